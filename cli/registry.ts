@@ -1,0 +1,12 @@
+// The command list. Loaded lazily so that `hardwire pki` does not import ssh2 or the lab.
+import type { Command } from './command.ts';
+
+const modules: Record<string, () => Promise<{ command: Command }>> = {
+  pki: () => import('./commands/pki.ts'),
+  render: () => import('./commands/render.ts'),
+};
+
+export async function commands(): Promise<Command[]> {
+  const loaded = await Promise.all(Object.values(modules).map((load) => load()));
+  return loaded.map((m) => m.command);
+}

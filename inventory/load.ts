@@ -1,0 +1,160 @@
+// Reads an inventory file into a resolved, validated Inventory. Any problem is one InputError line.
+import { readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { InputError } from '../lib/errors.ts';
+import { cidrContains, cidrsOverlap, firstServiceIp, parseCidr, type Cidr } from '../lib/net.ts';
+import { expandHome } from '../lib/paths.ts';
+import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
+
+const MAX_BYTES = 1024 * 1024;
+
+export interface Host extends HostDoc {
+  isEtcd: boolean;
+  isControlPlane: boolean;
+}
+
+export interface Inventory {
+  file: string;
+  doc: InventoryDoc;
+  cluster: InventoryDoc['cluster'];
+  hosts: Host[];
+  etcdHosts: Host[];
+  controlPlaneHosts: Host[];
+  serviceCidr: Cidr;
+  podCidr: Cidr;
+  /** The `kubernetes` Service IP: first address of serviceCIDR. */
+  serviceIp: string;
+  endpoint: { host: string; port: number };
+  knownHostsFile: string | undefined;
+  warnings: string[];
+}
+
+function formatPath(path: PropertyKey[]): string {
+  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+}
+
+/** Valid keys at a path, read from the schema itself so the hint never drifts. */
+function keysAt(path: PropertyKey[]): string[] {
+  let node: z.ZodType = inventorySchema;
+  for (const p of path) {
+    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+    if (node instanceof z.ZodArray) node = node.element as z.ZodType;
+    if (typeof p === 'number') continue;
+    if (!(node instanceof z.ZodObject)) return [];
+    node = (node.shape as Record<string, z.ZodType>)[String(p)]!;
+  }
+  while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+  if (node instanceof z.ZodArray) node = node.element as z.ZodType;
+  return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
+}
+
+function issueToError(issue: z.core.$ZodIssue): InputError {
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0]!;
+    return new InputError(formatPath([...issue.path, key]), `unknown key; valid keys here are ${keysAt(issue.path).join(', ')}`);
+  }
+  const field = formatPath(issue.path) || '(document)';
+  if (issue.code === 'invalid_type') {
+    return new InputError(field, `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${typeof issue.input}`}`);
+  }
+  return new InputError(field, issue.message);
+}
+
+export function parseInventory(text: string, file = '<inline>'): Inventory {
+  if (text.trim() === '') throw new InputError(file, 'inventory is empty; start from hosts/example.yaml');
+  const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  if (parsed.errors.length > 0) {
+    const e = parsed.errors[0]!;
+    const line = e.linePos?.[0]?.line;
+    throw new InputError(`${file}${line ? `:${line}` : ''}`, `YAML syntax: ${e.message.split('\n')[0]}`);
+  }
+  const raw: unknown = parsed.toJS();
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    throw new InputError('(document)', 'expected a mapping with apiVersion, kind, cluster and hosts');
+  }
+  const result = inventorySchema.safeParse(raw);
+  if (!result.success) throw issueToError(result.error.issues[0]!);
+  return resolveInventory(result.data, file);
+}
+
+export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
+  const c = doc.cluster;
+  const serviceCidr = parseCidr(c.serviceCIDR);
+  if (!serviceCidr) throw new InputError('cluster.serviceCIDR', `"${c.serviceCIDR}" is not an IPv4 network CIDR such as 10.96.0.0/12`);
+  if (serviceCidr.bits < 12) throw new InputError('cluster.serviceCIDR', `/${serviceCidr.bits} is too large; the apiserver allows at most a /12`);
+  const podCidr = parseCidr(c.podCIDR);
+  if (!podCidr) throw new InputError('cluster.podCIDR', `"${c.podCIDR}" is not an IPv4 network CIDR such as 10.244.0.0/16`);
+  if (cidrsOverlap(serviceCidr, podCidr)) {
+    throw new InputError('cluster.podCIDR', `${c.podCIDR} overlaps cluster.serviceCIDR ${c.serviceCIDR}; pick disjoint ranges`);
+  }
+
+  const names = new Map<string, number>();
+  const addrs = new Map<string, number>();
+  doc.hosts.forEach((h, i) => {
+    const n = names.get(h.name);
+    if (n !== undefined) throw new InputError(`hosts[${i}].name`, `"${h.name}" duplicates hosts[${n}].name; host names must be unique`);
+    names.set(h.name, i);
+    const a = addrs.get(h.address);
+    if (a !== undefined) throw new InputError(`hosts[${i}].address`, `${h.address} duplicates hosts[${a}].address; addresses must be unique`);
+    addrs.set(h.address, i);
+    if (new Set(h.roles).size !== h.roles.length) throw new InputError(`hosts[${i}].roles`, 'lists a role twice');
+    for (const cidr of [serviceCidr, podCidr]) {
+      if (cidrContains(cidr, h.address)) throw new InputError(`hosts[${i}].address`, `${h.address} lies inside ${cidr.text}; host addresses must be outside the service and pod CIDRs`);
+    }
+  });
+
+  const hosts: Host[] = doc.hosts.map((h) => ({ ...h, isEtcd: h.roles.includes('etcd'), isControlPlane: h.roles.includes('control-plane') }));
+  const etcdHosts = hosts.filter((h) => h.isEtcd);
+  const controlPlaneHosts = hosts.filter((h) => h.isControlPlane);
+  if (controlPlaneHosts.length === 0) throw new InputError('hosts[].roles', 'no host has the control-plane role; give at least one host "control-plane"');
+  if (etcdHosts.length === 0) throw new InputError('hosts[].roles', 'no host has the etcd role; give at least one host "etcd"');
+
+  const warnings: string[] = [];
+  if (etcdHosts.length % 2 === 0) {
+    warnings.push(`hosts: ${etcdHosts.length} etcd members tolerate no more failures than ${etcdHosts.length - 1}; use an odd number for quorum`);
+  }
+
+  const endpoint = parseEndpoint(c.apiServerEndpoint, controlPlaneHosts[0]!.address);
+  const base = dirname(resolve(file));
+  return {
+    file: resolve(file),
+    doc,
+    cluster: c,
+    hosts,
+    etcdHosts,
+    controlPlaneHosts,
+    serviceCidr,
+    podCidr,
+    serviceIp: firstServiceIp(serviceCidr),
+    endpoint,
+    knownHostsFile: doc.knownHosts ? resolve(base, expandHome(doc.knownHosts)) : undefined,
+    warnings,
+  };
+}
+
+function parseEndpoint(text: string, fallbackHost: string): { host: string; port: number } {
+  if (text === '') return { host: fallbackHost, port: 6443 };
+  const m = /^([a-zA-Z0-9.-]+)(?::(\d{1,5}))?$/.exec(text);
+  const port = m?.[2] === undefined ? 6443 : Number(m[2]);
+  if (!m || port < 1 || port > 65535) {
+    throw new InputError('cluster.apiServerEndpoint', `"${text}" is not host[:port]; use for example cp.example.com:6443`);
+  }
+  return { host: m[1]!, port };
+}
+
+export function loadInventory(file: string): Inventory {
+  let text: string;
+  try {
+    const st = statSync(file);
+    if (!st.isFile()) throw new InputError(file, 'is not a regular file; pass --inventory with a YAML file');
+    if (st.size > MAX_BYTES) throw new InputError(file, `is ${st.size} bytes; an inventory must be under 1 MiB`);
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    if (err instanceof InputError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new InputError('--inventory', `cannot read ${file} (${code ?? 'error'}); check the path and its permissions`);
+  }
+  return parseInventory(text, file);
+}
