@@ -18,7 +18,7 @@ const ssh = z.strictObject({
 
 const host = z.strictObject({
   name: dnsLabel,
-  address: z.string().refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 192.0.2.10' }),
+  address: z.string().refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 198.51.100.10' }),
   roles: z.array(z.enum(['etcd', 'control-plane'])).min(1).default(['etcd', 'control-plane']),
   ssh: ssh.default(ssh.parse({})),
 });
