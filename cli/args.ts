@@ -6,7 +6,8 @@ type Options = NonNullable<ParseArgsConfig['options']>;
 
 export function parse<O extends Options>(argv: string[], options: O, allowPositionals = true) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    const r = parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, allowPositionals, strict: true });
+    return { values: r.values, positionals: r.positionals as string[] };
   } catch (err) {
     const msg = err instanceof Error ? err.message.split('\n')[0] ?? String(err) : String(err);
     throw new InputError('argv', `${msg} (see --help)`);

@@ -57,7 +57,7 @@ function issueToError(issue: z.core.$ZodIssue): InputError {
   }
   const field = formatPath(issue.path) || '(document)';
   if (issue.code === 'invalid_type') {
-    return new InputError(field, `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${typeof issue.input}`}`);
+    return new InputError(field, `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`}`);
   }
   return new InputError(field, issue.message);
 }
@@ -74,8 +74,12 @@ export function parseInventory(text: string, file = '<inline>'): Inventory {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InputError('(document)', 'expected a mapping with apiVersion, kind, cluster and hosts');
   }
-  const result = inventorySchema.safeParse(raw);
-  if (!result.success) throw issueToError(result.error.issues[0]!);
+  const result = inventorySchema.safeParse(raw, { reportInput: true });
+  if (!result.success) {
+    // A typo'd key also shows up as a missing one; name the typo, it is the actual mistake.
+    const issues = result.error.issues;
+    throw issueToError(issues.find((i) => i.code === 'unrecognized_keys') ?? issues[0]!);
+  }
   return resolveInventory(result.data, file);
 }
 

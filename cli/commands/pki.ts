@@ -1,0 +1,39 @@
+import type { Command } from '../command.ts';
+import { parse } from '../args.ts';
+import { inventoryOptions, requireInventory, stateDirFrom } from '../common.ts';
+import { ensurePki } from '../../pki/store.ts';
+import { allLeaves } from '../../pki/table.ts';
+import { printJson } from '../../lib/log.ts';
+import { InputError } from '../../lib/errors.ts';
+
+export const command: Command = {
+  name: 'pki',
+  summary: 'load or create the cluster, etcd and front-proxy CAs, every leaf cert, kubeconfig and the encryption config',
+  help: `
+usage: hardwire pki [<cert-id>...] --inventory FILE [--state-dir DIR] [--json]
+
+Writes the operator copy under DIR/<cluster>/pki (default .hardwire/). Re-running is safe:
+a CA is never regenerated, a leaf is kept while it still fits the inventory, otherwise it is
+reissued and the reason is printed. Key files are 0600 and never printed.
+
+With <cert-id>, only those leaves are checked (like "kubeadm init phase certs apiserver");
+CAs are always loaded or created first. Ids: apiserver, apiserver-kubelet-client,
+apiserver-etcd-client, front-proxy-client, etcd-healthcheck-client, etcd-server, etcd-peer,
+kubeconfig-admin, kubeconfig-super-admin, kubeconfig-controller-manager, kubeconfig-scheduler.
+`,
+  async run({ argv, log }) {
+    const { values, positionals } = parse(argv, inventoryOptions);
+    const inv = requireInventory(values, log);
+    const known = new Set<string>(allLeaves(inv).map((l) => l.id));
+    for (const p of positionals) if (!known.has(p)) throw new InputError('cert-id', `unknown certificate "${p}"; valid: ${[...known].join(', ')}`);
+    const only = positionals.length ? (s: { id: string }) => positionals.includes(s.id) : undefined;
+    const result = await ensurePki(stateDirFrom(values), inv, only);
+    if (values.json) {
+      printJson({ dir: result.dir, events: result.events });
+    } else {
+      for (const e of result.events) log.info(`${e.action.padEnd(8)} ${e.file}${e.reasons.length ? `  (${e.reasons.join('; ')})` : ''}`);
+      log.info(`pki: ${result.dir}`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,42 @@
+import { flag, PKI, K, BIN, type ModelContext, type UnitModel } from './types.ts';
+
+export function apiserverModel({ inv, host }: ModelContext): UnitModel {
+  const etcdServers = inv.etcdHosts.map((h) => `https://${h.address}:2379`).join(',');
+  const issuer = `https://kubernetes.default.svc.${inv.cluster.dnsDomain}`;
+  return {
+    component: 'kube-apiserver',
+    description: 'Kubernetes API server (hardwire)',
+    documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-apiserver/',
+    type: 'simple',
+    binary: `${BIN}/kube-apiserver`,
+    flags: [
+      flag('advertise-address', host.address, 'the address published in the kubernetes Endpoints; must be reachable by the cluster'),
+      flag('allow-privileged', true, 'control-plane add-ons such as CNI agents need privileged pods'),
+      flag('authorization-mode', 'Node,RBAC', 'Node authorizer for kubelets, RBAC for everyone else'),
+      flag('client-ca-file', `${PKI}/ca.crt`, 'client certs signed by the cluster CA authenticate as their CN/O'),
+      flag('enable-admission-plugins', 'NodeRestriction', 'kubelets may only modify their own Node and Pods'),
+      flag('encryption-provider-config', `${K}/encryption-config.yaml`, 'Secrets are encrypted in etcd with aescbc (k8s:enc:aescbc:v1: prefix)'),
+      flag('etcd-cafile', `${PKI}/etcd/ca.crt`, 'verify etcd\'s serving cert against the etcd CA (KTHW had no etcd TLS)'),
+      flag('etcd-certfile', `${PKI}/apiserver-etcd-client.crt`, 'client cert the apiserver presents to etcd'),
+      flag('etcd-keyfile', `${PKI}/apiserver-etcd-client.key`, 'key of the etcd client cert'),
+      flag('etcd-servers', etcdServers, 'every etcd member, so the apiserver survives losing one'),
+      flag('kubelet-client-certificate', `${PKI}/apiserver-kubelet-client.crt`, 'a dedicated client cert toward kubelets, separate from the serving cert'),
+      flag('kubelet-client-key', `${PKI}/apiserver-kubelet-client.key`, 'key of the kubelet client cert'),
+      flag('kubelet-preferred-address-types', 'InternalIP,ExternalIP,Hostname', 'reach kubelets by IP first, as kubeadm does'),
+      flag('proxy-client-cert-file', `${PKI}/front-proxy-client.crt`, 'identity toward aggregated API servers'),
+      flag('proxy-client-key-file', `${PKI}/front-proxy-client.key`, 'key of the front-proxy client cert'),
+      flag('requestheader-allowed-names', 'front-proxy-client', 'only this CN may assert X-Remote-* headers'),
+      flag('requestheader-client-ca-file', `${PKI}/front-proxy-ca.crt`, 'front-proxy CA that signs the proxy client cert'),
+      flag('requestheader-extra-headers-prefix', 'X-Remote-Extra-', 'header prefix for user extras from the front proxy'),
+      flag('requestheader-group-headers', 'X-Remote-Group', 'header carrying groups from the front proxy'),
+      flag('requestheader-username-headers', 'X-Remote-User', 'header carrying the user name from the front proxy'),
+      flag('secure-port', 6443, 'HTTPS port; the kubeconfigs point here'),
+      flag('service-account-issuer', issuer, 'iss claim of service-account tokens'),
+      flag('service-account-key-file', `${PKI}/sa.pub`, 'public key that verifies service-account tokens'),
+      flag('service-account-signing-key-file', `${PKI}/sa.key`, 'private key that signs service-account tokens'),
+      flag('service-cluster-ip-range', inv.cluster.serviceCIDR, 'Service IPs; its first IP is the kubernetes Service and is in the serving cert (KTHW omitted this flag)'),
+      flag('tls-cert-file', `${PKI}/apiserver.crt`, 'serving cert'),
+      flag('tls-private-key-file', `${PKI}/apiserver.key`, 'key of the serving cert'),
+    ],
+  };
+}

@@ -1,0 +1,163 @@
+// The PKI, read back with the real openssl.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { hardwire } from './helpers/cli.ts';
+import { tempDir } from './helpers/tmp.ts';
+
+const inventory = join(import.meta.dirname, '..', 'hosts', 'example.yaml');
+let state: string;
+let pki: string;
+let firstRun: ReturnType<typeof hardwire>;
+
+function openssl(args: string[]): string {
+  return execFileSync('openssl', args, { encoding: 'utf8' });
+}
+
+function text(crt: string): string {
+  return openssl(['x509', '-in', join(pki, crt), '-noout', '-text']);
+}
+
+function sans(crt: string): string[] {
+  const m = /Subject Alternative Name:\s*\n\s*(.+)\n/.exec(text(crt));
+  return m ? m[1]!.split(', ').map((s) => s.trim()) : [];
+}
+
+function subject(crt: string): string {
+  return openssl(['x509', '-in', join(pki, crt), '-noout', '-subject', '-nameopt', 'RFC2253']).trim();
+}
+
+function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!e.isFile()) continue;
+    const p = join(e.parentPath, e.name);
+    out[p] = `${createHash('sha256').update(readFileSync(p)).digest('hex')} ${statSync(p).mtimeMs}`;
+  }
+  return out;
+}
+
+beforeAll(() => {
+  state = tempDir();
+  pki = join(state, 'demo', 'pki');
+  firstRun = hardwire(['pki', '--inventory', inventory, '--state-dir', state, '--json']);
+});
+
+describe('pki', () => {
+  it('runs and reports every file created', () => {
+    expect(firstRun.code).toBe(0);
+    const doc = JSON.parse(firstRun.stdout) as { events: { file: string; action: string }[] };
+    expect(doc.events.every((e) => e.action === 'created')).toBe(true);
+    expect(doc.events.map((e) => e.file)).toEqual(expect.arrayContaining(['ca.crt', 'front-proxy-ca.crt', 'etcd/ca.crt', 'sa.key', 'apiserver.crt', 'etcd/cp-2/peer.crt', 'encryption-config.yaml']));
+  });
+
+  const chains: [string, string][] = [
+    ['apiserver.crt', 'ca.crt'], ['apiserver-kubelet-client.crt', 'ca.crt'], ['apiserver-etcd-client.crt', 'etcd/ca.crt'],
+    ['front-proxy-client.crt', 'front-proxy-ca.crt'], ['etcd/healthcheck-client.crt', 'etcd/ca.crt'],
+    ['etcd/cp-0/server.crt', 'etcd/ca.crt'], ['etcd/cp-1/peer.crt', 'etcd/ca.crt'],
+    ['kubeconfig/admin.crt', 'ca.crt'], ['kubeconfig/scheduler.crt', 'ca.crt'],
+  ];
+  for (const [leaf, ca] of chains) {
+    it(`openssl verifies ${leaf} against ${ca} only`, () => {
+      expect(openssl(['verify', '-CAfile', join(pki, ca), join(pki, leaf)])).toContain(': OK');
+      const other = ca === 'ca.crt' ? 'etcd/ca.crt' : 'ca.crt';
+      expect(() => execFileSync('openssl', ['verify', '-CAfile', join(pki, other), join(pki, leaf)], { stdio: 'pipe' })).toThrow();
+    });
+  }
+
+  it('the apiserver cert has the service IP and kubernetes.default.svc.<domain>, not KTHW\'s SAN', () => {
+    const s = sans('apiserver.crt');
+    expect(s).toEqual(expect.arrayContaining(['IP Address:10.96.0.1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.12',
+      'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local', 'DNS:cp-1']));
+    expect(s).not.toContain('DNS:kubernetes.svc.cluster.local');
+    expect(text('apiserver.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Server Authentication\n/);
+  });
+
+  it('subjects and groups match kubeadm, without KTHW\'s scheduler typo', () => {
+    expect(subject('kubeconfig/scheduler.crt')).toBe('subject=CN=system:kube-scheduler');
+    expect(subject('kubeconfig/admin.crt')).toBe('subject=CN=kubernetes-admin,O=kubeadm:cluster-admins');
+    expect(subject('kubeconfig/super-admin.crt')).toBe('subject=CN=kubernetes-super-admin,O=system:masters');
+    expect(subject('kubeconfig/controller-manager.crt')).toBe('subject=CN=system:kube-controller-manager');
+    expect(subject('apiserver-etcd-client.crt')).toBe('subject=CN=kube-apiserver-etcd-client');
+    expect(subject('etcd/cp-1/server.crt')).toBe('subject=CN=cp-1');
+  });
+
+  it('etcd member certs carry that host\'s names for server and client auth', () => {
+    expect(sans('etcd/cp-1/peer.crt').sort()).toEqual(['DNS:cp-1', 'DNS:localhost', 'IP Address:0:0:0:0:0:0:0:1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.11'].sort());
+    expect(text('etcd/cp-1/peer.crt')).toMatch(/TLS Web Server Authentication, TLS Web Client Authentication/);
+    expect(text('apiserver-etcd-client.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Client Authentication\n/);
+  });
+
+  it('CAs are CAs for 10 years, leaves for 1 year, backdated 5 minutes, SHA-256, positive serials', () => {
+    const dates = (crt: string) => {
+      const out = openssl(['x509', '-in', join(pki, crt), '-noout', '-startdate', '-enddate']);
+      const [nb, na] = [...out.matchAll(/=(.+)/g)].map((m) => new Date(m[1]!).getTime());
+      return { nb: nb!, na: na! };
+    };
+    const day = 86_400_000;
+    const ca = dates('ca.crt');
+    expect(Math.round((ca.na - ca.nb - 5 * 60_000) / day)).toBe(3650);
+    const leaf = dates('apiserver.crt');
+    expect(Math.round((leaf.na - leaf.nb - 5 * 60_000) / day)).toBe(365);
+    expect(Date.now() - leaf.nb).toBeGreaterThan(4 * 60_000);
+    expect(text('ca.crt')).toMatch(/CA:TRUE/);
+    expect(text('ca.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment, Certificate Sign/);
+    expect(text('apiserver.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/);
+    expect(text('apiserver.crt')).toMatch(/Signature Algorithm: sha256WithRSAEncryption/);
+    expect(text('apiserver.crt')).toMatch(/Public-Key: \(2048 bit\)/);
+    expect(openssl(['x509', '-in', join(pki, 'apiserver.crt'), '-noout', '-serial'])).not.toContain('-');
+  });
+
+  it('keys are 0600 and no key material reaches stdout or stderr', () => {
+    for (const k of ['ca.key', 'etcd/ca.key', 'sa.key', 'apiserver.key', 'etcd/cp-0/server.key', 'encryption-config.yaml']) {
+      expect(statSync(join(pki, k)).mode & 0o777, k).toBe(0o600);
+    }
+    expect(statSync(join(state, 'demo', 'kubeconfigs', 'admin.conf')).mode & 0o777).toBe(0o600);
+    expect(firstRun.stdout + firstRun.stderr).not.toMatch(/PRIVATE KEY|secret:/);
+  });
+
+  it('a second run changes no byte and no mtime', () => {
+    const before = hashTree(state);
+    const r = hardwire(['pki', '--inventory', inventory, '--state-dir', state, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).events.every((e: { action: string }) => e.action === 'kept')).toBe(true);
+    expect(hashTree(state)).toEqual(before);
+  });
+
+  it('a changed inventory reissues only the leaves it affects, with the reason, and keeps the CA', () => {
+    const dir = tempDir();
+    const inv = join(dir, 'inv.yaml');
+    writeFileSync(inv, readFileSync(inventory, 'utf8').replace('extraSANs: []', 'extraSANs: [api.example.com]'));
+    const caBefore = readFileSync(join(pki, 'ca.crt'), 'utf8');
+    const r = hardwire(['pki', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(r.code).toBe(0);
+    const events = JSON.parse(r.stdout).events as { file: string; action: string; reasons: string[] }[];
+    const changed = events.filter((e) => e.action !== 'kept');
+    expect(changed.map((e) => e.file)).toEqual(['apiserver.crt']);
+    expect(changed[0]!.reasons.join()).toMatch(/DNS SANs differ \(missing: api\.example\.com/);
+    expect(readFileSync(join(pki, 'ca.crt'), 'utf8')).toBe(caBefore);
+    expect(sans('apiserver.crt')).toContain('DNS:api.example.com');
+  });
+
+  it('a lost CA key is an error, never a silent new CA', () => {
+    const dir = tempDir();
+    expect(hardwire(['pki', '--inventory', inventory, '--state-dir', dir]).code).toBe(0);
+    execFileSync('rm', [join(dir, 'demo', 'pki', 'etcd', 'ca.key')]);
+    const r = hardwire(['pki', '--inventory', inventory, '--state-dir', dir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/CA etcd-ca: found etcd\/ca\.crt but not etcd\/ca\.key; restore/);
+  });
+
+  it('the kubeconfigs carry the right servers and verify against the CA', () => {
+    const admin = readFileSync(join(state, 'demo', 'kubeconfigs', 'admin.conf'), 'utf8');
+    expect(admin).toMatch(/server: https:\/\/198\.51\.100\.10:6443/);
+    const sched = readFileSync(join(state, 'demo', 'kubeconfigs', 'scheduler.conf'), 'utf8');
+    expect(sched).toMatch(/server: https:\/\/127\.0\.0\.1:6443/);
+    const certB64 = /client-certificate-data: (\S+)/.exec(sched)![1]!;
+    const certFile = join(tempDir(), 'c.crt');
+    writeFileSync(certFile, Buffer.from(certB64, 'base64'));
+    expect(openssl(['verify', '-CAfile', join(pki, 'ca.crt'), certFile])).toContain(': OK');
+  });
+});

@@ -1,0 +1,88 @@
+// Rendered host trees: layout, flags, and the real systemd-analyze.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { hardwire } from './helpers/cli.ts';
+import { tempDir } from './helpers/tmp.ts';
+
+const inventory = join(import.meta.dirname, '..', 'hosts', 'example.yaml');
+let state: string;
+const hostDir = (h: string) => join(state, 'demo', 'hosts', h);
+const unit = (h: string, c: string) => readFileSync(join(hostDir(h), 'etc/systemd/system', `${c}.service`), 'utf8');
+
+function execStartFlags(text: string): string[] {
+  return text.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('--')).map((l) => l.replace(/ \\$/, ''));
+}
+
+beforeAll(() => {
+  state = tempDir();
+  const r = hardwire(['render', '--inventory', inventory, '--state-dir', state]);
+  expect(r.code, r.stderr).toBe(0);
+});
+
+describe('render', () => {
+  it('writes kubeadm\'s layout on every host', () => {
+    for (const h of ['cp-0', 'cp-1', 'cp-2']) {
+      for (const f of ['etc/kubernetes/pki/ca.crt', 'etc/kubernetes/pki/apiserver.key', 'etc/kubernetes/pki/etcd/server.crt', 'etc/kubernetes/pki/etcd/peer.key',
+        'etc/kubernetes/pki/sa.pub', 'etc/kubernetes/admin.conf', 'etc/kubernetes/controller-manager.conf', 'etc/kubernetes/scheduler.conf',
+        'etc/kubernetes/encryption-config.yaml', 'etc/systemd/system/etcd.service', 'etc/systemd/system/kube-apiserver.service',
+        'etc/systemd/system/kube-controller-manager.service', 'etc/systemd/system/kube-scheduler.service']) {
+        expect(existsSync(join(hostDir(h), f)), `${h}:${f}`).toBe(true);
+      }
+    }
+    expect(existsSync(join(hostDir('cp-0'), 'etc/kubernetes/super-admin.conf'))).toBe(true);
+    expect(existsSync(join(hostDir('cp-1'), 'etc/kubernetes/super-admin.conf'))).toBe(false);
+    expect(statSync(join(hostDir('cp-1'), 'etc/kubernetes/pki/etcd/peer.key')).mode & 0o777).toBe(0o600);
+    // each host gets its own etcd member cert
+    const s1 = readFileSync(join(hostDir('cp-1'), 'etc/kubernetes/pki/etcd/server.crt'), 'utf8');
+    expect(s1).toBe(readFileSync(join(state, 'demo/pki/etcd/cp-1/server.crt'), 'utf8'));
+  });
+
+  it('every flag is one --flag=value line with a reason above it', () => {
+    for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      const text = unit('cp-0', c);
+      const flags = execStartFlags(text);
+      expect(flags.length).toBeGreaterThan(4);
+      for (const f of flags) {
+        expect(f, c).toMatch(/^--[a-z0-9-]+=\S+$/);
+        const name = f.slice(2, f.indexOf('='));
+        expect(text, `${c} ${name}`).toMatch(new RegExp(`# --${name}: \\S`));
+      }
+    }
+  });
+
+  it('avoids KTHW\'s mistakes: service range, etcd TLS, every etcd member', () => {
+    const api = execStartFlags(unit('cp-1', 'kube-apiserver'));
+    expect(api).toContain('--service-cluster-ip-range=10.96.0.0/12');
+    expect(api).toContain('--etcd-servers=https://198.51.100.10:2379,https://198.51.100.11:2379,https://198.51.100.12:2379');
+    expect(api).toContain('--etcd-cafile=/etc/kubernetes/pki/etcd/ca.crt');
+    expect(api).toContain('--etcd-certfile=/etc/kubernetes/pki/apiserver-etcd-client.crt');
+    expect(api).toContain('--advertise-address=198.51.100.11');
+    const etcd = execStartFlags(unit('cp-1', 'etcd'));
+    expect(etcd).toEqual(expect.arrayContaining(['--client-cert-auth=true', '--peer-client-cert-auth=true', '--name=cp-1',
+      '--initial-cluster=cp-0=https://198.51.100.10:2380,cp-1=https://198.51.100.11:2380,cp-2=https://198.51.100.12:2380']));
+    for (const c of ['kube-controller-manager', 'kube-scheduler']) {
+      expect(execStartFlags(unit('cp-2', c))).toEqual(expect.arrayContaining(['--leader-elect=true', '--bind-address=127.0.0.1']));
+    }
+  });
+
+  it('units pass systemd-analyze verify, apart from the binaries not installed here', () => {
+    const dir = join(hostDir('cp-0'), 'etc/systemd/system');
+    const files = readdirSync(dir).map((f) => join(dir, f));
+    const r = spawnSync('systemd-analyze', ['verify', ...files], { encoding: 'utf8' });
+    const problems = (r.stderr + r.stdout).split('\n').filter((l) => l.trim() && !/Command \/usr\/local\/bin\/[a-z-]+ is not executable: No such file or directory/.test(l));
+    expect(problems).toEqual([]);
+  });
+
+  it('a second render changes no byte', () => {
+    const snapshot = () => Object.fromEntries(readdirSync(join(state, 'demo'), { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile()).map((e) => { const p = join(e.parentPath, e.name); return [p, `${createHash('sha256').update(readFileSync(p)).digest('hex')}@${statSync(p).mtimeMs}`]; }));
+    const before = snapshot();
+    const r = hardwire(['render', '--inventory', inventory, '--state-dir', state, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).hosts.every((h: { changed: unknown[] }) => h.changed.length === 0)).toBe(true);
+    expect(snapshot()).toEqual(before);
+  });
+});
