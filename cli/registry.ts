@@ -4,6 +4,7 @@ import type { Command } from './command.ts';
 const modules: Record<string, () => Promise<{ command: Command }>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
+  components: () => import('./commands/components.ts'),
 };
 
 export async function commands(): Promise<Command[]> {

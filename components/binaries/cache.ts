@@ -1,0 +1,190 @@
+// The binary cache: $HARDWIRE_CACHE/bin/<name>/<version>/<name> plus manifest.json beside it.
+// A manifest is written only after a binary has been verified; a binary whose sha256 no longer
+// matches its manifest is reported as corrupt and must never be handed out.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { chmod, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir } from '../../lib/paths.ts';
+import type { ComponentName, SourceKind } from './catalog.ts';
+import { isComponentName } from './catalog.ts';
+
+export interface Manifest {
+  name: ComponentName;
+  version: string;
+  sha256: string;
+  size: number;
+  source: SourceKind;
+  /** Where it came from: a URL, a local path, or the Go module directory. */
+  origin: string;
+  /** For builds: hash of go.mod, go.sum, flags and Go version; a different recipe means rebuild. */
+  recipe?: string;
+  /** What the binary printed when asked for its version. */
+  versionOutput: string;
+  createdAt: string;
+}
+
+export type CacheState =
+  | { state: 'ok'; path: string; manifest: Manifest }
+  | { state: 'missing'; path: string }
+  | { state: 'corrupt'; path: string; expected: string; actual: string };
+
+export function binRoot(): string {
+  return join(cacheDir(), 'bin');
+}
+
+/** Version strings such as v1.36.3+k0s.2 are safe as directory names; anything else is refused. */
+function safeSegment(s: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/.test(s)) throw new Error(`unsafe cache path segment "${s}"`);
+  return s;
+}
+
+export function entryDir(name: ComponentName, version: string): string {
+  return join(binRoot(), safeSegment(name), safeSegment(version));
+}
+
+export function binaryPath(name: ComponentName, version: string): string {
+  return join(entryDir(name, version), name);
+}
+
+function manifestPath(name: ComponentName, version: string): string {
+  return join(entryDir(name, version), 'manifest.json');
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export async function readManifest(name: ComponentName, version: string): Promise<Manifest | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(manifestPath(name, version), 'utf8')) as Manifest;
+    return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Looks at a cache entry and re-hashes the binary. Never trusts a size or a timestamp. */
+export async function inspect(name: ComponentName, version: string): Promise<CacheState> {
+  const path = binaryPath(name, version);
+  const manifest = await readManifest(name, version);
+  if (!manifest) return { state: 'missing', path };
+  let actual: string;
+  try {
+    actual = await sha256File(path);
+  } catch {
+    return { state: 'missing', path };
+  }
+  if (actual !== manifest.sha256) return { state: 'corrupt', path, expected: manifest.sha256, actual };
+  return { state: 'ok', path, manifest };
+}
+
+/** Removes a cache entry (binary and manifest). */
+export async function discard(name: ComponentName, version: string): Promise<void> {
+  await rm(entryDir(name, version), { recursive: true, force: true });
+}
+
+/**
+ * Copies a verified file into the cache atomically: temp file in the same directory, hash it,
+ * rename into place, then write the manifest (manifest last, so a crash leaves no manifest).
+ */
+export async function install(
+  file: string,
+  meta: Omit<Manifest, 'sha256' | 'size' | 'createdAt'>,
+  expectedSha256?: string,
+): Promise<Manifest> {
+  const dir = entryDir(meta.name, meta.version);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${meta.name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await rm(join(dir, 'manifest.json'), { force: true });
+    await copyFile(file, tmp);
+    await chmod(tmp, 0o755);
+    const sha256 = await sha256File(tmp);
+    if (expectedSha256 && sha256 !== expectedSha256) {
+      throw new Error(`copy of ${file} hashed to ${sha256}, expected ${expectedSha256}`);
+    }
+    const { size } = await stat(tmp);
+    await rename(tmp, join(dir, meta.name));
+    const manifest: Manifest = { ...meta, sha256, size, createdAt: new Date().toISOString() };
+    const mtmp = `${tmp}.json`;
+    await writeFile(mtmp, `${JSON.stringify(manifest, null, 2)}\n`);
+    await rename(mtmp, manifestPath(meta.name, meta.version));
+    return manifest;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** Every cache entry that has a manifest, with its state. */
+export async function listEntries(): Promise<Array<CacheState & { name: ComponentName; version: string }>> {
+  const out: Array<CacheState & { name: ComponentName; version: string }> = [];
+  let names: string[];
+  try {
+    names = await readdir(binRoot());
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    if (!isComponentName(name)) continue;
+    for (const version of (await readdir(join(binRoot(), name)).catch(() => [] as string[])).sort()) {
+      const st = await inspect(name, version);
+      if (st.state !== 'missing') out.push({ ...st, name, version });
+    }
+  }
+  return out;
+}
+
+/** A scratch directory inside the cache (same filesystem, so renames are atomic). */
+export async function scratchDir(label: string): Promise<string> {
+  const dir = join(cacheDir(), 'tmp', `${label}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * A cross-process lock so that parallel test workers or commands do not build the same group
+ * twice. The lock file holds the owner's pid; a lock whose owner is gone is taken over.
+ */
+export async function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+  const dir = join(cacheDir(), 'locks');
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, `${safeSegment(label)}.lock`);
+  let waited = false;
+  for (;;) {
+    try {
+      const fh = await open(file, 'wx');
+      await fh.writeFile(String(process.pid));
+      await fh.close();
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const text = (await readFile(file, 'utf8').catch(() => '')).trim();
+      const owner = Number(text);
+      const fresh = text === '' && Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? 0) < 5000;
+      if (!fresh && (!Number.isInteger(owner) || owner <= 0 || !alive(owner))) {
+        await rm(file, { force: true });
+        continue;
+      }
+      if (!waited) { onWait(); waited = true; }
+      await new Promise((r) => setTimeout(r, 500));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await rm(file, { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

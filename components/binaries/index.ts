@@ -1,0 +1,207 @@
+// The one way downstream code (wire, compare, the flag map) gets a component binary.
+// Sources in order of preference: a local directory, the verified cache, an official release
+// download, a Go module build. A cached binary whose sha256 no longer matches its manifest is
+// discarded and replaced, never handed out.
+import { rm } from 'node:fs/promises';
+import { InputError, StepError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/log.ts';
+import * as cache from './cache.ts';
+import {
+  COMPONENT_NAMES, DEFAULT_KUBERNETES, VERSION_TABLE, groupOf, versionOf, versionsFor,
+  type ComponentGroup, type ComponentName, type SourceKind, type VersionSet,
+} from './catalog.ts';
+import { currentRecipe, goBuild } from './build.ts';
+import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
+import { localBinary, resolveFromDir } from './local.ts';
+import { probeVersion } from './verify.ts';
+
+export type { ComponentName, SourceKind } from './catalog.ts';
+export { COMPONENT_NAMES } from './catalog.ts';
+
+export interface EnsureOptions {
+  /** Kubernetes release that picks every version (default v1.36.3); etcd and k0s follow from it. */
+  kubernetesVersion?: string;
+  /** Exact version of the binary asked for (e.g. "v3.6.8" for etcd); must be in the version table. */
+  version?: string;
+  /** Directory holding the binaries (--from DIR or inventory components.from). */
+  from?: string;
+  /**
+   * Where to get a missing binary: "auto" (default) downloads and, if the release server cannot
+   * be reached, builds; "fetch" only downloads; "build" only builds, and also replaces a cached
+   * binary that was not built by the current recipe (go.mod, go.sum, flags, Go version).
+   */
+  source?: 'auto' | 'fetch' | 'build';
+  /** Rebuild or re-download even if the cache holds a verified binary. */
+  force?: boolean;
+  log?: Logger;
+  /** Release base URLs (else HARDWIRE_*_RELEASE_URL, else the official servers). */
+  urls?: Partial<ReleaseUrls>;
+}
+
+export interface EnsuredBinary {
+  name: ComponentName;
+  version: string;
+  path: string;
+  sha256: string;
+  source: SourceKind;
+  origin: string;
+  /** True if this call built, downloaded or copied it; false if the cache already had it. */
+  acquired: boolean;
+}
+
+const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
+
+function versionSetFor(name: ComponentName, opts: EnsureOptions): VersionSet {
+  if (opts.version === undefined) return versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES);
+  const group = groupOf(name);
+  const rows = VERSION_TABLE.filter((r) => r[group] === opts.version && (!opts.kubernetesVersion || r.kubernetes === opts.kubernetesVersion));
+  if (rows.length === 0) {
+    throw new InputError('version', `${name} ${opts.version} is not in the version table (known: ${[...new Set(VERSION_TABLE.map((r) => r[group]))].join(', ')})`);
+  }
+  return rows[0]!;
+}
+
+export async function ensureBinary(name: ComponentName, opts: EnsureOptions = {}): Promise<EnsuredBinary> {
+  const [one] = await ensureAll([name], opts);
+  return one!;
+}
+
+function toResult(m: cache.Manifest, path: string, acquired: boolean): EnsuredBinary {
+  return { name: m.name, version: m.version, path, sha256: m.sha256, source: m.source, origin: m.origin, acquired };
+}
+
+/** Ensures every named binary, building each group (one go build) at most once. */
+export async function ensureAll(names: readonly ComponentName[], opts: EnsureOptions = {}): Promise<EnsuredBinary[]> {
+  const log = opts.log ?? silent;
+  const wanted = [...new Set(names)];
+  for (const n of wanted) if (!(COMPONENT_NAMES as readonly string[]).includes(n)) throw new InputError('name', `unknown component "${n}"`);
+  const sets = new Map(wanted.map((n) => [n, versionSetFor(n, opts)] as const));
+
+  if (opts.from !== undefined) {
+    const dir = resolveFromDir(opts.from, '--from');
+    const out: EnsuredBinary[] = [];
+    for (const n of wanted) out.push(await fromLocal(n, versionOf(n, sets.get(n)!), localBinary(dir, n, '--from'), log));
+    return out;
+  }
+
+  const done = new Map<ComponentName, EnsuredBinary>();
+  const missing = new Map<string, ComponentName[]>();
+  for (const n of wanted) {
+    const hit = await usable(n, sets.get(n)!, opts, log);
+    if (hit) done.set(n, hit);
+    else {
+      const key = `${groupOf(n)}@${versionOf(n, sets.get(n)!)}`;
+      missing.set(key, [...(missing.get(key) ?? []), n]);
+    }
+  }
+  for (const group of missing.values()) {
+    const set = sets.get(group[0]!)!;
+    for (const r of await acquireGroup(group, set, opts, log)) done.set(r.name, r);
+  }
+  return wanted.map((n) => done.get(n)!);
+}
+
+/** A verified cache entry acceptable for these options, or undefined (corrupt ones are discarded). */
+async function usable(name: ComponentName, set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary | undefined> {
+  const version = versionOf(name, set);
+  const st = await cache.inspect(name, version);
+  if (st.state === 'corrupt') {
+    log.warn(`cached ${name} ${version} is corrupt: sha256 ${st.actual} does not match its manifest (${st.expected}); discarding it`);
+    await cache.discard(name, version);
+    return undefined;
+  }
+  if (st.state !== 'ok' || opts.force) return undefined;
+  const m = st.manifest;
+  if (opts.source === 'fetch' && m.source !== 'fetch') return undefined;
+  if (opts.source === 'build') {
+    if (m.source !== 'build') return undefined;
+    const recipe = await currentRecipe(groupOf(name), set);
+    if (recipe !== undefined && recipe !== m.recipe) {
+      log.info(`  ${name} ${version} was built from another recipe (go.mod, flags or Go changed); rebuilding`);
+      return undefined;
+    }
+  }
+  return toResult(m, st.path, false);
+}
+
+async function fromLocal(name: ComponentName, version: string, file: string, log: Logger): Promise<EnsuredBinary> {
+  const sha = await cache.sha256File(file);
+  const st = await cache.inspect(name, version);
+  if (st.state === 'ok' && st.manifest.source === 'local' && st.manifest.sha256 === sha) return toResult(st.manifest, st.path, false);
+  if (st.state === 'corrupt') log.warn(`cached ${name} ${version} is corrupt (sha256 ${st.actual}, manifest ${st.expected}); replacing it`);
+  const versionOutput = await probeVersion(name, version, file);
+  const m = await cache.install(file, { name, version, source: 'local', origin: file, versionOutput }, sha);
+  log.info(`  ${name} ${version} from ${file}`);
+  return toResult(m, cache.binaryPath(name, version), true);
+}
+
+async function acquireGroup(names: ComponentName[], set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary[]> {
+  const group: ComponentGroup = groupOf(names[0]!);
+  const version = versionOf(names[0]!, set);
+  return cache.withLock(`${group}-${version}`, () => log.info(`  waiting for another hardwire process building ${group} ${version}`), async () => {
+    // Someone else may have finished it while we waited.
+    const ready: EnsuredBinary[] = [];
+    const todo: ComponentName[] = [];
+    for (const n of names) {
+      const hit = opts.force ? undefined : await usable(n, set, opts, log);
+      if (hit) ready.push(hit); else todo.push(n);
+    }
+    if (todo.length === 0) return ready;
+
+    const scratch = await cache.scratchDir(`${group}-${version}`);
+    try {
+      const mode = opts.source ?? 'auto';
+      let staged: { files: Map<ComponentName, string>; origin: (n: ComponentName) => string; source: SourceKind; recipe?: string };
+      if (mode === 'build') {
+        staged = await viaBuild(todo, set, scratch, log);
+      } else {
+        try {
+          const f = await fetchGroup(todo, set, scratch, log, opts.urls);
+          staged = { files: f.files, origin: (n) => f.origin.get(n)!, source: 'fetch' };
+        } catch (err) {
+          if (mode === 'auto' && err instanceof DownloadError && err.kind === 'network') {
+            log.warn(`${err.message}; building ${group} ${version} from Go modules instead`);
+            staged = await viaBuild(todo, set, scratch, log);
+          } else {
+            throw err;
+          }
+        }
+      }
+      for (const n of todo) {
+        const file = staged.files.get(n)!;
+        const versionOutput = await probeVersion(n, version, file);
+        const m = await cache.install(file, { name: n, version, source: staged.source, origin: staged.origin(n), recipe: staged.recipe, versionOutput });
+        log.info(`  cached ${n} ${version} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`);
+        ready.push(toResult(m, cache.binaryPath(n, version), true));
+      }
+      return ready;
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+}
+
+async function viaBuild(names: ComponentName[], set: VersionSet, scratch: string, log: Logger) {
+  const b = await goBuild(names, set, scratch, log, Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000));
+  return { files: b.files, origin: () => b.moduleDir, source: 'build' as const, recipe: b.recipe };
+}
+
+export interface ListedBinary {
+  name: ComponentName;
+  version: string;
+  path: string;
+  sha256: string;
+  source: SourceKind | 'corrupt';
+  origin: string;
+  size: number;
+  createdAt: string;
+}
+
+/** Every binary in the cache, re-hashed. A corrupt one is listed as such (and would be replaced). */
+export async function listBinaries(): Promise<ListedBinary[]> {
+  return (await cache.listEntries()).map((e) => e.state === 'ok'
+    ? { name: e.name, version: e.version, path: e.path, sha256: e.manifest.sha256, source: e.manifest.source, origin: e.manifest.origin, size: e.manifest.size, createdAt: e.manifest.createdAt }
+    : e.state === 'corrupt'
+      ? { name: e.name, version: e.version, path: e.path, sha256: e.actual, source: 'corrupt' as const, origin: `manifest says ${e.expected}`, size: 0, createdAt: '' }
+      : (() => { throw new StepError('list', 'unreachable'); })());
+}
