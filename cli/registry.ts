@@ -5,6 +5,7 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
   components: () => import('./commands/components.ts'),
+  lab: () => import('./commands/lab.ts'),
 };
 
 export async function commands(): Promise<Command[]> {

@@ -1,0 +1,121 @@
+// Powering one lab host on and off: a detached systemd-nspawn over the shared base rootfs, wired to the
+// lab bridge through a veth whose names we choose, so nothing has to be found by name afterwards.
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { StepError } from '../lib/errors.ts';
+import { findContainerInit, isSameProcess, procStartTime, run, signal, waitFor } from './sys.ts';
+import type { LabHostState, LabState } from './state.ts';
+
+export function consoleLog(host: LabHostState): string {
+  return join(dirname(host.upper), 'console.log');
+}
+
+export function isRunning(host: LabHostState): boolean {
+  return isSameProcess(host.pid, host.startTime);
+}
+
+export async function linkExists(name: string): Promise<boolean> {
+  return (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true })).code === 0;
+}
+
+/** The lab bridge with the host-side address; no forwarding or NAT, so traffic stays on lab addresses. */
+export async function ensureBridge(state: LabState): Promise<void> {
+  const step = { step: 'lab-network' };
+  if (!(await linkExists(state.bridge))) await run('ip', ['link', 'add', 'name', state.bridge, 'type', 'bridge'], step);
+  await run('ip', ['addr', 'replace', `${state.bridgeAddress}/${state.prefix}`, 'dev', state.bridge], step);
+  await run('ip', ['link', 'set', 'dev', state.bridge, 'up'], step);
+}
+
+function consoleTail(host: LabHostState): string[] {
+  try {
+    return readFileSync(consoleLog(host), 'utf8').trimEnd().split('\n').slice(-10);
+  } catch {
+    return [];
+  }
+}
+
+/** Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known. */
+export async function bootHost(state: LabState, host: LabHostState, record: () => void): Promise<void> {
+  const args = [
+    '--quiet',
+    `--directory=${state.rootfs}`,
+    // Copy-on-write root: the shared rootfs below, this host's upper dir on top.
+    `--overlay=${state.rootfs}:${host.upper}:/`,
+    `--machine=${host.machine}`,
+    '--boot',
+    // The build machine runs no systemd: do not register with machined or ask for a scope unit.
+    '--register=no',
+    '--keep-unit',
+    `--network-veth-extra=${host.veth}:host0`,
+    '--resolv-conf=off',
+    '--timezone=off',
+    '--link-journal=no',
+    '--console=read-only',
+  ];
+  const out = openSync(consoleLog(host), 'w', 0o644);
+  // detached: setsid, so the host outlives the command that started it.
+  const child = spawn('systemd-nspawn', args, { detached: true, stdio: ['ignore', out, out] });
+  closeSync(out);
+  const spawned = await new Promise<number>((resolve, reject) => {
+    child.once('spawn', () => resolve(child.pid!));
+    child.once('error', (err) => reject(new StepError('lab-boot', `cannot run systemd-nspawn: ${err.message}; install it with: apt-get install -y systemd-container`, { host: host.name, cause: err })));
+  });
+  child.unref();
+  host.pid = spawned;
+  host.startTime = procStartTime(spawned) ?? null;
+  host.initPid = null;
+  host.initStartTime = null;
+  record();
+
+  let init: number | undefined;
+  const up = await waitFor(async () => {
+    if (!isRunning(host)) return true; // exited: fail below with its console output
+    init ??= findContainerInit(spawned);
+    return init !== undefined && (await linkExists(host.veth));
+  }, 15_000);
+  if (!isRunning(host) || !up || init === undefined) {
+    const why = isRunning(host) ? 'did not start its init and veth within 15 s' : 'exited during start';
+    if (isRunning(host)) await stopHost(host);
+    host.pid = null;
+    host.startTime = null;
+    record();
+    throw new StepError('lab-boot', `systemd-nspawn ${why} (console: ${consoleLog(host)})`, { host: host.name, detail: consoleTail(host) });
+  }
+  host.initPid = init;
+  host.initStartTime = procStartTime(init) ?? null;
+  record();
+
+  const step = { step: 'lab-network', host: host.name };
+  await run('ip', ['link', 'set', 'dev', host.veth, 'master', state.bridge], step);
+  await run('ip', ['link', 'set', 'dev', host.veth, host.cut ? 'down' : 'up'], step);
+  // Address host0 from inside the container's network namespace. No default route: only lab addresses are reachable.
+  const inNs = (args: string[]) => run('nsenter', [`--target=${init}`, '--net', '--', 'ip', ...args], step);
+  await inNs(['addr', 'replace', `${host.address}/${state.prefix}`, 'dev', 'host0']);
+  await inNs(['link', 'set', 'dev', 'host0', 'up']);
+}
+
+/** Powers the host off: orderly shutdown (nspawn turns SIGTERM into SIGRTMIN+3 for systemd), then force. */
+export async function stopHost(host: LabHostState, graceMs = 20_000): Promise<void> {
+  if (isRunning(host)) {
+    signal(host.pid!, 'SIGTERM');
+    if (!(await waitFor(() => !isRunning(host), graceMs))) {
+      // Killing PID 1 of a PID namespace takes down the whole container; then nspawn exits too.
+      if (isSameProcess(host.initPid, host.initStartTime)) signal(host.initPid!, 'SIGKILL');
+      signal(host.pid!, 'SIGKILL');
+      await waitFor(() => !isRunning(host), 5000);
+    }
+  } else if (isSameProcess(host.initPid, host.initStartTime)) {
+    // nspawn died but its container lives on, reparented: stop it by its recorded PID.
+    signal(host.initPid!, 'SIGKILL');
+    await waitFor(() => !isSameProcess(host.initPid, host.initStartTime), 5000);
+  }
+  host.pid = null;
+  host.startTime = null;
+  host.initPid = null;
+  host.initStartTime = null;
+}
+
+export function upperExists(host: LabHostState): boolean {
+  return existsSync(host.upper);
+}

@@ -1,0 +1,120 @@
+// The cached Debian 12 base root filesystem every lab host overlays. Built once with debootstrap into a
+// temporary directory and renamed into place, so an interrupted build is never used.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StepError } from '../lib/errors.ts';
+import type { Logger } from '../lib/log.ts';
+import { cacheDir } from '../lib/paths.ts';
+import { withLock } from './lock.ts';
+
+export const SUITE = 'bookworm';
+export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl'];
+const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
+
+export function rootfsDir(): string {
+  return join(cacheDir(), 'lab', `rootfs-${SUITE}`);
+}
+
+/** The Debian mirror this machine's apt already uses (deb822 or one-line sources), so no new host is contacted. */
+export function aptMirror(): string {
+  const files = ['/etc/apt/sources.list'];
+  for (const dir of ['/etc/apt/sources.list.d']) {
+    try { files.push(...readdirSync(dir).filter((f) => /\.(list|sources)$/.test(f)).sort().map((f) => join(dir, f))); } catch { /* none */ }
+  }
+  for (const f of files) {
+    let text: string;
+    try { text = readFileSync(f, 'utf8'); } catch { continue; }
+    const found = mirrorFromSources(text);
+    if (found) return found;
+  }
+  return FALLBACK_MIRROR;
+}
+
+/** First URI serving the Debian main archive (not -security) in sources text. */
+export function mirrorFromSources(text: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line);
+    if (m && m[2] === SUITE && !m[1]!.includes('security')) return m[1]!.replace(/\/$/, '');
+  }
+  for (const stanza of text.split(/\n\s*\n/)) {
+    if (!/^Types:.*\bdeb\b/m.test(stanza)) continue;
+    const suites = /^Suites:\s*(.*)$/m.exec(stanza)?.[1]?.split(/\s+/) ?? [];
+    const uri = /^URIs:\s*(\S+)/m.exec(stanza)?.[1];
+    if (uri && suites.includes(SUITE) && !uri.includes('security')) return uri.replace(/\/$/, '');
+  }
+  return undefined;
+}
+
+/** Returns the base rootfs path, building it first if absent. */
+export async function ensureBaseRootfs(log: Logger): Promise<string> {
+  const dir = rootfsDir();
+  if (existsSync(join(dir, 'etc', 'os-release'))) return dir;
+  return withLock(`${dir}.lock`, 'the base rootfs build', 15 * 60_000, async () => {
+    if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
+    const parent = join(cacheDir(), 'lab');
+    mkdirSync(parent, { recursive: true });
+    for (const f of readdirSync(parent)) if (f.startsWith(`.rootfs-${SUITE}.tmp-`)) rmSync(join(parent, f), { recursive: true, force: true });
+    const tmp = join(parent, `.rootfs-${SUITE}.tmp-${process.pid}`);
+    const mirror = aptMirror();
+    const started = Date.now();
+    log.step(`building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`);
+    await debootstrap(tmp, mirror, log);
+    customize(tmp);
+    renameSync(tmp, dir);
+    log.info(`base rootfs ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
+    return dir;
+  });
+}
+
+function debootstrap(target: string, mirror: string, log: Logger): Promise<void> {
+  const args = ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, target, mirror];
+  return new Promise((resolve, reject) => {
+    const child = spawn('debootstrap', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const tail: string[] = [];
+    let phase = '';
+    let count = 0;
+    let lastPrint = 0;
+    const onLine = (line: string) => {
+      tail.push(line);
+      if (tail.length > 20) tail.shift();
+      const m = /^I: (\w+)/.exec(line);
+      if (!m) return;
+      count++;
+      // Print phase changes and a heartbeat every few seconds: plain lines, no terminal tricks.
+      const group = m[1] === 'Validating' ? 'Retrieving' : m[1]!; // they alternate per package
+      if (group !== phase || Date.now() - lastPrint > 5000) {
+        phase = group;
+        lastPrint = Date.now();
+        log.info(`  debootstrap: ${line.slice(3)}`);
+      }
+    };
+    let buf = '';
+    const feed = (d: Buffer) => {
+      buf += d.toString('utf8');
+      const lines = buf.split('\n');
+      buf = lines.pop() ?? '';
+      lines.forEach(onLine);
+    };
+    child.stdout.on('data', feed);
+    child.stderr.on('data', feed);
+    child.on('error', (err) => reject(new StepError('lab-rootfs', `cannot run debootstrap: ${err.message}; install it with: apt-get install -y debootstrap`, { cause: err })));
+    child.on('close', (code) => {
+      if (code === 0) return resolve();
+      rmSync(target, { recursive: true, force: true });
+      reject(new StepError('lab-rootfs', `debootstrap exited ${code} after ${count} steps`, { detail: tail.slice(-10) }));
+    });
+  });
+}
+
+/** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */
+function customize(root: string): void {
+  const sshDir = join(root, 'etc', 'ssh');
+  for (const f of readdirSync(sshDir)) if (f.startsWith('ssh_host_')) rmSync(join(sshDir, f));
+  writeFileSync(join(root, 'etc', 'machine-id'), '');
+  rmSync(join(root, 'var', 'lib', 'dbus', 'machine-id'), { force: true });
+  for (const f of readdirSync(join(root, 'var', 'cache', 'apt', 'archives'))) {
+    if (f.endsWith('.deb')) rmSync(join(root, 'var', 'cache', 'apt', 'archives', f));
+  }
+  writeFileSync(join(root, '.hardwire-rootfs.json'), `${JSON.stringify({ suite: SUITE, packages: PACKAGES, built: new Date().toISOString() }, null, 2)}\n`);
+}

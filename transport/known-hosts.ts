@@ -1,0 +1,129 @@
+// known_hosts parsing and host-key pinning, in the OpenSSH file format (plain and hashed entries).
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+
+export interface KnownHostEntry {
+  /** 1-based line number in the file, for messages that point at the entry. */
+  line: number;
+  marker: '' | '@revoked' | '@cert-authority';
+  /** Comma-separated patterns, or one `|1|salt|hash` hashed name. */
+  hosts: string;
+  keyType: string;
+  /** Raw key blob (base64-decoded), as the server sends it. */
+  key: Buffer;
+}
+
+export type HostKeyCheck =
+  | { status: 'match'; entry: KnownHostEntry }
+  | { status: 'unknown' }
+  | { status: 'changed'; entry: KnownHostEntry }
+  | { status: 'revoked'; entry: KnownHostEntry };
+
+/** The name a host is looked up under: `host` on port 22, `[host]:port` otherwise. */
+export function knownHostName(host: string, port = 22): string {
+  return port === 22 ? host : `[${host}]:${port}`;
+}
+
+/** Parses known_hosts text. Malformed lines are skipped, as OpenSSH does. */
+export function parseKnownHosts(text: string): KnownHostEntry[] {
+  const entries: KnownHostEntry[] = [];
+  text.split('\n').forEach((raw, i) => {
+    const lineText = raw.trim();
+    if (lineText === '' || lineText.startsWith('#')) return;
+    const fields = lineText.split(/\s+/);
+    let marker: KnownHostEntry['marker'] = '';
+    if (fields[0] === '@revoked' || fields[0] === '@cert-authority') marker = fields.shift() as KnownHostEntry['marker'];
+    else if (fields[0]?.startsWith('@')) return; // unknown marker
+    const [hosts, keyType, b64] = fields;
+    if (!hosts || !keyType || !b64 || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) return;
+    const key = Buffer.from(b64, 'base64');
+    if (!blobHasType(key, keyType)) return;
+    entries.push({ line: i + 1, marker, hosts, keyType, key });
+  });
+  return entries;
+}
+
+/** A key blob starts with its own type name as an SSH string; a mismatch means a corrupt line. */
+function blobHasType(blob: Buffer, keyType: string): boolean {
+  if (blob.length < 4) return false;
+  const n = blob.readUInt32BE(0);
+  return n + 4 <= blob.length && blob.subarray(4, 4 + n).toString('latin1') === keyType;
+}
+
+/** The key type named inside a raw key blob (e.g. "ssh-ed25519"). */
+export function keyTypeOfBlob(blob: Buffer): string {
+  if (blob.length < 4) return '';
+  const n = blob.readUInt32BE(0);
+  return n + 4 <= blob.length ? blob.subarray(4, 4 + n).toString('latin1') : '';
+}
+
+/** OpenSSH glob: `*` and `?` only, case-insensitive. */
+function globMatch(pattern: string, name: string): boolean {
+  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`, 'i');
+  return re.test(name);
+}
+
+/** Does the entry's host field name `name` (already in `[host]:port` form when needed)? */
+export function entryMatchesHost(hosts: string, name: string): boolean {
+  if (hosts.startsWith('|1|')) {
+    const [, , salt, hash] = hosts.split('|');
+    if (!salt || !hash) return false;
+    const want = Buffer.from(hash, 'base64');
+    const got = createHmac('sha1', Buffer.from(salt, 'base64')).update(name).digest();
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+  let matched = false;
+  for (const pat of hosts.split(',')) {
+    if (pat.startsWith('!')) {
+      if (globMatch(pat.slice(1), name)) return false; // a negated match wins over everything
+    } else if (globMatch(pat, name)) {
+      matched = true;
+    }
+  }
+  return matched;
+}
+
+/**
+ * Checks a presented key against the entries for `name`. Any entry for the host that does not match
+ * counts as a changed key, including one of another key type: pinning must not be downgraded.
+ */
+export function checkHostKey(entries: KnownHostEntry[], name: string, key: Buffer): HostKeyCheck {
+  const forHost = entries.filter((e) => e.marker !== '@cert-authority' && entryMatchesHost(e.hosts, name));
+  const revoked = forHost.find((e) => e.marker === '@revoked' && e.key.equals(key));
+  if (revoked) return { status: 'revoked', entry: revoked };
+  const pinned = forHost.filter((e) => e.marker === '');
+  const match = pinned.find((e) => e.key.equals(key));
+  if (match) return { status: 'match', entry: match };
+  if (pinned.length === 0) return { status: 'unknown' };
+  const type = keyTypeOfBlob(key);
+  return { status: 'changed', entry: pinned.find((e) => e.keyType === type) ?? pinned[0]! };
+}
+
+/** Key types pinned for `name`, so the client can ask the server for exactly those first. */
+export function pinnedKeyTypes(entries: KnownHostEntry[], name: string): string[] {
+  return [...new Set(entries.filter((e) => e.marker === '' && entryMatchesHost(e.hosts, name)).map((e) => e.keyType))];
+}
+
+/** One known_hosts line, hashed (like `ssh-keyscan -H`) or plain. */
+export function formatKnownHost(names: string[], key: Buffer, opts: { hash?: boolean } = {}): string {
+  const type = keyTypeOfBlob(key);
+  if (!type) throw new Error('formatKnownHost: not an SSH public key blob');
+  const hostField = opts.hash
+    ? names.map((n) => {
+        const salt = randomBytes(20);
+        return `|1|${salt.toString('base64')}|${createHmac('sha1', salt).update(n).digest('base64')}`;
+      })
+    : [names.join(',')];
+  return hostField.map((h) => `${h} ${type} ${key.toString('base64')}`).join('\n');
+}
+
+export function readKnownHostsFile(file: string): KnownHostEntry[] {
+  return existsSync(file) ? parseKnownHosts(readFileSync(file, 'utf8')) : [];
+}
+
+/** Appends entries, making sure the previous last line was terminated. */
+export function appendKnownHost(file: string, line: string): void {
+  const prev = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const sep = prev === '' || prev.endsWith('\n') ? '' : '\n';
+  appendFileSync(file, `${sep}${line}\n`, { mode: 0o600 });
+}
