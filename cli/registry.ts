@@ -4,6 +4,7 @@ import type { Command } from './command.ts';
 const modules: Record<string, () => Promise<{ command: Command }>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
+  wire: () => import('./commands/wire.ts'),
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
 };

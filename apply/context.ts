@@ -1,0 +1,64 @@
+// Everything one wire run knows, passed explicitly from phase to phase (no globals).
+import type { Inventory } from '../inventory/load.ts';
+import type { Logger } from '../lib/log.ts';
+import type { PkiResult } from '../pki/store.ts';
+import type { HostTree } from '../render/host-tree.ts';
+import type { Session } from '../transport/index.ts';
+import type { HostFacts, Plan } from '../plan/types.ts';
+import type { HostWant } from '../plan/build.ts';
+import type { ComponentName } from '../components/models/index.ts';
+import { Wet } from './wet.ts';
+
+export interface LocalBinary { name: string; path: string; sha256: string; version: string; source: string }
+
+export interface WireOptions {
+  dryRun: boolean;
+  acceptNewHostKeys: boolean;
+  /** Per-gate timeout. */
+  gateTimeoutMs: number;
+}
+
+export interface Restart { host: string; unit: string; action: 'start' | 'restart' }
+
+export interface WireContext {
+  inv: Inventory;
+  stateDir: string;
+  clusterDir: string;
+  opts: WireOptions;
+  log: Logger;
+  wet: Wet;
+  pki?: PkiResult;
+  trees: Map<string, HostTree>;
+  binaries: Map<string, LocalBinary>;
+  wants: HostWant[];
+  sessions: Map<string, Session>;
+  facts: Map<string, HostFacts>;
+  plan?: Plan;
+  restarted: Restart[];
+  durationsMs: Record<string, number>;
+}
+
+export function newContext(inv: Inventory, stateDir: string, clusterDir: string, opts: WireOptions, log: Logger): WireContext {
+  return {
+    inv, stateDir, clusterDir, opts, log,
+    wet: new Wet(opts.dryRun, log),
+    trees: new Map(), binaries: new Map(), wants: [], sessions: new Map(), facts: new Map(),
+    restarted: [], durationsMs: {},
+  };
+}
+
+export function session(ctx: WireContext, host: string): Session {
+  const s = ctx.sessions.get(host);
+  if (!s) throw new Error(`no SSH session for ${host}`);
+  return s;
+}
+
+/** Binaries each host needs, and which component reads each (a change restarts it). */
+export function binariesFor(host: { isEtcd: boolean; isControlPlane: boolean }): { name: string; readBy: ComponentName[] }[] {
+  const out: { name: string; readBy: ComponentName[] }[] = [];
+  if (host.isEtcd) out.push({ name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] });
+  if (host.isControlPlane) {
+    out.push({ name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] }, { name: 'kube-scheduler', readBy: ['kube-scheduler'] });
+  }
+  return out;
+}

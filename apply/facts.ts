@@ -1,0 +1,27 @@
+// Reads what is on a host: file hashes and unit states. Read-only, so it needs no Wet.
+import type { Session } from '../transport/index.ts';
+import type { ComponentName } from '../components/models/index.ts';
+import type { HostFacts, UnitFacts } from '../plan/types.ts';
+
+export async function unitFacts(s: Session, components: ComponentName[]): Promise<Map<ComponentName, UnitFacts>> {
+  const out = new Map<ComponentName, UnitFacts>();
+  if (components.length === 0) return out;
+  const r = await s.exec(['systemctl', 'show', '--property=Id,LoadState,ActiveState,ActiveEnterTimestampMonotonic,UnitFileState', ...components.map((c) => `${c}.service`)], { timeoutMs: 15_000 });
+  // One block per unit, separated by blank lines, in the order asked.
+  const blocks = r.stdout.trim().split(/\n\s*\n/);
+  components.forEach((c, i) => {
+    const kv = new Map((blocks[i] ?? '').split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+    out.set(c, {
+      loadState: kv.get('LoadState') ?? 'not-found',
+      activeState: kv.get('ActiveState') ?? 'inactive',
+      activeEnterMonotonic: kv.get('ActiveEnterTimestampMonotonic') ?? '0',
+      enabled: kv.get('UnitFileState') === 'enabled',
+    });
+  });
+  return out;
+}
+
+export async function readFacts(host: string, s: Session, paths: string[], components: ComponentName[]): Promise<HostFacts> {
+  const [hashes, units] = await Promise.all([s.sha256Many(paths), unitFacts(s, components)]);
+  return { host, hashes, units };
+}

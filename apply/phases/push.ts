@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import type { Phase } from '../phase.ts';
+import { session, type WireContext } from '../context.ts';
+import { StepError } from '../../lib/errors.ts';
+import { BIN } from '../../components/models/types.ts';
+
+async function pushHost(ctx: WireContext, host: string): Promise<void> {
+  const plan = ctx.plan!.hosts.find((h) => h.host === host)!;
+  const s = session(ctx, host);
+  const tree = ctx.trees.get(host)!;
+  for (const c of plan.changes) {
+    // Binaries are read from the cache only when they must move: one copy per checksum.
+    const data = c.kind === 'binary'
+      ? readFileSync(ctx.binaries.get(c.path.slice(BIN.length + 1))!.path)
+      : tree.files.find((f) => f.path === c.path)!.content;
+    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, () => s.writeFileAtomic(c.path, data, { mode: c.mode, owner: 'root:root' }));
+  }
+  if (plan.daemonReload) await ctx.wet.run(host, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
+  const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
+  if (toEnable.length > 0) await ctx.wet.run(host, `systemctl enable ${toEnable.join(' ')}`, () => s.exec(['systemctl', 'enable', '--quiet', ...toEnable]));
+}
+
+export const pushPhase: Phase = {
+  id: 'push',
+  title: 'Push files and binaries (atomic, only what changed)',
+  shouldRun: (ctx) => !ctx.opts.dryRun,
+  async run(ctx) {
+    const results = await Promise.allSettled(ctx.plan!.hosts.map((h) => pushHost(ctx, h.host)));
+    const bad = results.flatMap((r, i) => (r.status === 'rejected' ? [{ host: ctx.plan!.hosts[i]!.host, err: r.reason as unknown }] : []));
+    if (bad.length > 0) {
+      const { host, err } = bad[0]!;
+      if (err instanceof StepError) throw err;
+      throw new StepError('push', err instanceof Error ? err.message : String(err), { host });
+    }
+  },
+};

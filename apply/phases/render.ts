@@ -1,0 +1,17 @@
+import type { Phase } from '../phase.ts';
+import { renderHostTree } from '../../render/host-tree.ts';
+import { writeHostTree } from '../../render/write.ts';
+import { citer } from '../../render/citations.ts';
+
+export const renderPhase: Phase = {
+  id: 'render',
+  title: 'Render host trees',
+  async run(ctx) {
+    const cite = await citer(ctx.inv.cluster.kubernetesVersion);
+    for (const h of ctx.inv.hosts) {
+      const tree = renderHostTree(ctx.inv, h, ctx.pki!.dir, cite);
+      ctx.trees.set(h.name, tree);
+      writeHostTree(ctx.clusterDir, tree);
+    }
+  },
+};

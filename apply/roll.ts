@@ -1,0 +1,31 @@
+// Starting and restarting one component across hosts. Fresh starts go in parallel (etcd needs its
+// peers to form quorum); restarts of running members go one host at a time, each followed by its
+// gate, so quorum and at least one ready apiserver survive the roll.
+import type { ComponentName } from '../components/models/index.ts';
+import { hostsFor } from '../plan/build.ts';
+import { session, type WireContext } from './context.ts';
+
+export async function roll(ctx: WireContext, component: ComponentName, gate: (hosts: string[]) => Promise<void>): Promise<void> {
+  const plan = ctx.plan!;
+  const unit = `${component}.service`;
+  const starts = hostsFor(plan, component, 'start');
+  const restarts = hostsFor(plan, component, 'restart');
+  if (starts.length > 0) {
+    await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async () => {
+      // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
+      await session(ctx, h).exec(['systemctl', 'reset-failed', unit], { allowFail: true });
+      await session(ctx, h).exec(['systemctl', 'start', '--no-block', unit]);
+      ctx.restarted.push({ host: h, unit, action: 'start' });
+    })));
+    await gate(starts);
+  }
+  for (const h of restarts) {
+    await ctx.wet.run(h, `systemctl restart ${unit}`, async () => {
+      // Blocking, so the gate below cannot be answered by the old process.
+      await session(ctx, h).exec(['systemctl', 'restart', unit], { timeoutMs: 150_000 });
+      ctx.restarted.push({ host: h, unit, action: 'restart' });
+    });
+    await gate([h]);
+  }
+  if (starts.length === 0 && restarts.length === 0 && !ctx.opts.dryRun) await gate([]);
+}

@@ -1,0 +1,30 @@
+// `hardwire wire`: the ordered phase list, and the run that drives it.
+import type { Phase } from './phase.ts';
+import { runPhases } from './phase.ts';
+import { newContext, type WireContext, type WireOptions } from './context.ts';
+import type { Inventory } from '../inventory/load.ts';
+import type { Logger } from '../lib/log.ts';
+import { clusterStateDir } from '../pki/store.ts';
+import { pkiPhase } from './phases/pki.ts';
+import { renderPhase } from './phases/render.ts';
+import { binariesPhase } from './phases/binaries.ts';
+import { connectPhase } from './phases/connect.ts';
+import { readPhase } from './phases/read.ts';
+import { planPhase } from './phases/plan.ts';
+import { pushPhase } from './phases/push.ts';
+import { etcdPhase } from './phases/etcd.ts';
+import { apiserverPhase } from './phases/apiserver.ts';
+import { rbacPhase } from './phases/rbac.ts';
+import { controllersPhase } from './phases/controllers.ts';
+import { statusPhase } from './phases/status.ts';
+
+export const WIRE_PHASES: readonly Phase[] = [
+  pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase,
+  pushPhase, etcdPhase, apiserverPhase, rbacPhase, controllersPhase, statusPhase,
+];
+
+export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), opts, log);
+  await runPhases(WIRE_PHASES, ctx);
+  return ctx;
+}

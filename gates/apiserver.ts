@@ -1,0 +1,23 @@
+// kube-apiserver gate: /livez and /readyz return 200 on the host, using the admin credentials.
+import { StepError } from '../lib/errors.ts';
+import { kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
+import type { Session } from '../transport/index.ts';
+import { waitUntil } from './wait.ts';
+import { journalTail } from './journal.ts';
+
+export async function checkApiserver(creds: KubeCreds, address: string): Promise<void> {
+  const c = withServer(creds, `https://${address}:6443`);
+  for (const path of ['/livez', '/readyz']) {
+    const r = await kubeRequest(c, 'GET', path, { timeoutMs: 5000 });
+    if (r.status !== 200) throw new Error(`${path} returned ${r.status}: ${r.body.trim().split('\n').filter((l) => l.includes('failed')).join('; ').slice(0, 300)}`);
+  }
+}
+
+export async function apiserverGate(creds: KubeCreds, host: { name: string; address: string }, s: Session | undefined, timeoutMs: number): Promise<void> {
+  try {
+    await waitUntil(() => checkApiserver(creds, host.address), timeoutMs, 1000);
+  } catch (err) {
+    const detail = s ? await journalTail(s, 'kube-apiserver') : [];
+    throw new StepError('gate kube-apiserver', `not ready after ${timeoutMs / 1000}s: ${err instanceof Error ? err.message : String(err)}`, { host: host.name, detail });
+  }
+}

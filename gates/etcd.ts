@@ -1,0 +1,49 @@
+// etcd gate: every member healthy over mTLS with the healthcheck-client cert, and the member list
+// equals the inventory.
+import { StepError } from '../lib/errors.ts';
+import type { Inventory } from '../inventory/load.ts';
+import type { Session } from '../transport/index.ts';
+import { PKI } from '../components/models/types.ts';
+import { waitUntil } from './wait.ts';
+import { journalTail } from './journal.ts';
+
+export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
+  return [
+    '/usr/local/bin/etcdctl',
+    `--endpoints=${inv.etcdHosts.map((h) => `https://${h.address}:2379`).join(',')}`,
+    `--cacert=${PKI}/etcd/ca.crt`,
+    `--cert=${PKI}/etcd/healthcheck-client.crt`,
+    `--key=${PKI}/etcd/healthcheck-client.key`,
+    '--dial-timeout=3s', '--command-timeout=5s',
+    ...cmd,
+  ];
+}
+
+export interface EtcdHealth { members: string[]; healthy: string[] }
+
+export async function checkEtcd(inv: Inventory, s: Session): Promise<EtcdHealth> {
+  const h = await s.exec(etcdctlArgv(inv, 'endpoint', 'health', '-w', 'json'), { allowFail: true, timeoutMs: 20_000 });
+  const health = JSON.parse(h.stdout || '[]') as { endpoint: string; health: boolean; error?: string }[];
+  const bad = health.filter((e) => !e.health);
+  if (health.length !== inv.etcdHosts.length || bad.length > 0) {
+    throw new Error(`unhealthy: ${bad.map((b) => `${b.endpoint} (${b.error ?? 'no answer'})`).join(', ') || h.stderr.trim().split('\n').pop()}`);
+  }
+  const m = await s.exec(etcdctlArgv(inv, 'member', 'list', '-w', 'json'), { timeoutMs: 20_000 });
+  const members = ((JSON.parse(m.stdout) as { members?: { name?: string }[] }).members ?? []).map((x) => x.name ?? '').sort();
+  const want = inv.etcdHosts.map((x) => x.name).sort();
+  if (members.join() !== want.join()) throw new Error(`member list is [${members.join(', ')}], inventory says [${want.join(', ')}]`);
+  return { members, healthy: health.map((e) => e.endpoint) };
+}
+
+/** Waits for etcd health, asked from `via`; on timeout names the unhealthy hosts with their journals. */
+export async function etcdGate(inv: Inventory, via: Session, sessions: Map<string, Session>, timeoutMs: number): Promise<EtcdHealth> {
+  try {
+    return await waitUntil(() => checkEtcd(inv, via), timeoutMs, 1000);
+  } catch (err) {
+    const msg = err instanceof Error ? err.message : String(err);
+    const suspect = inv.etcdHosts.find((h) => msg.includes(h.address)) ?? inv.etcdHosts[0]!;
+    const s = sessions.get(suspect.name);
+    const detail = s ? await journalTail(s, 'etcd') : [];
+    throw new StepError('gate etcd', `etcd not healthy after ${timeoutMs / 1000}s: ${msg} (journal of etcd on ${suspect.name} below)`, { host: suspect.name, detail });
+  }
+}

@@ -1,0 +1,33 @@
+// Leader-election gate: the component's Lease in kube-system is held and its renewTime advances.
+import { StepError } from '../lib/errors.ts';
+import { kubeJson, type KubeCreds } from '../kube/client.ts';
+import { waitUntil } from './wait.ts';
+
+export interface LeaseState { holder: string; renewTime: string }
+
+export async function readLease(creds: KubeCreds, name: string): Promise<LeaseState> {
+  const { json } = await kubeJson<{ spec?: { holderIdentity?: string; renewTime?: string } }>(creds, 'GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`);
+  return { holder: json.spec?.holderIdentity ?? '', renewTime: json.spec?.renewTime ?? '' };
+}
+
+/** Held, and renewed at least once while we watch (the default retry period is 2 s). */
+export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowMs = 6000): Promise<LeaseState> {
+  const a = await readLease(creds, name);
+  if (!a.holder) throw new Error(`Lease kube-system/${name} has no holder`);
+  const deadline = Date.now() + windowMs;
+  while (Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    const b = await readLease(creds, name);
+    if (b.holder && b.renewTime !== a.renewTime) return b;
+  }
+  throw new Error(`Lease kube-system/${name} held by ${a.holder} but not renewed since ${a.renewTime}`);
+}
+
+export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>): Promise<LeaseState> {
+  try {
+    return await waitUntil(() => checkLeaseRenewing(creds, name), timeoutMs, 1000);
+  } catch (err) {
+    const j = await journal();
+    throw new StepError(`gate ${name}`, `${err instanceof Error ? err.message : String(err)} after ${timeoutMs / 1000}s`, { host: j.host, detail: j.lines });
+  }
+}

@@ -1,0 +1,15 @@
+// Polls a check until it passes or the deadline passes; the last failure explains the timeout.
+export async function waitUntil<T>(check: () => Promise<T>, timeoutMs: number, intervalMs = 1000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() + intervalMs > deadline) break;
+    await new Promise((r) => setTimeout(r, intervalMs));
+  }
+  throw last instanceof Error ? last : new Error(String(last));
+}
