@@ -1,0 +1,151 @@
+// Transport pieces that need no host: argv quoting (checked against a real sh) and known_hosts pinning.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { InputError } from '../lib/errors.ts';
+import {
+  appendKnownHost, checkHostKey, entryMatchesHost, formatKnownHost, knownHostName, parseKnownHosts, readKnownHostsFile,
+} from '../transport/known-hosts.ts';
+import { shJoin, shQuote } from '../transport/quote.ts';
+import { parseProxyJump } from '../transport/ssh.ts';
+import { tempDir } from './helpers/tmp.ts';
+
+/** Runs the quoted command line through a real POSIX shell and returns the argv it saw. */
+function roundTrip(args: string[]): string[] {
+  const out = execFileSync('sh', ['-c', `printf '%s\\0' ${shJoin(args)}`]);
+  return out.toString('utf8').split('\0').slice(0, -1);
+}
+
+describe('shQuote', () => {
+  const nasty = [
+    '', ' ', 'plain', 'a b', "it's", "''", '"double"', '$(id)', '`id`', '$HOME', '${x:-y}', 'a;b', 'a&&b', 'a|b', '>out', '<in',
+    '*', '?', '[a]', '~', '~root', '#comment', '!', 'new\nline', 'tab\there', '\\', "\\'", '-n', '--', 'a=b', '%s', 'ünïcödé', '日本',
+    "x'; rm -rf / #", '\t', '{a,b}',
+  ];
+
+  it('round-trips every argument byte for byte through sh', () => {
+    expect(roundTrip(nasty)).toEqual(nasty);
+  });
+
+  it('leaves safe words bare and quotes everything else', () => {
+    expect(shQuote('systemctl')).toBe('systemctl');
+    expect(shQuote('/etc/kubernetes/pki/ca.crt')).toBe('/etc/kubernetes/pki/ca.crt');
+    expect(shQuote('--data-dir=/var/lib/etcd')).toBe('--data-dir=/var/lib/etcd');
+    expect(shQuote('')).toBe("''");
+    expect(shQuote('a b')).toBe("'a b'");
+    expect(shQuote("it's")).toBe("'it'\\''s'");
+    expect(shQuote('~')).toBe("'~'");
+  });
+
+  it('refuses NUL bytes and empty argv', () => {
+    expect(() => shQuote('a\0b')).toThrow(/NUL/);
+    expect(() => shJoin([])).toThrow(/empty/);
+  });
+});
+
+// Two real keys; the hashed lines below were made by `ssh-keygen -H` from "10.1.2.3" and "[10.1.2.4]:2222".
+const KEY_A = 'AAAAC3NzaC1lZDI1NTE5AAAAIMEPWapqk6c3W4D3Ugv1eMR3y3nSXdw/xK6JBp9Os9NT';
+const KEY_B = 'AAAAC3NzaC1lZDI1NTE5AAAAIDIPj15z3irLD+lH5mTbd6MeBShhAIGbg1U4XQ3cxybQ';
+const blobA = Buffer.from(KEY_A, 'base64');
+const blobB = Buffer.from(KEY_B, 'base64');
+const HASHED = [
+  `|1|1nd508rL1zjYA78Zrh5oIXOEfhU=|ek1brHlhquHLeYhWSmQj8FpuSYo= ssh-ed25519 ${KEY_A}`,
+  `|1|G67jxSC5h4ZDkoPQvmeLIjKCegs=|MT7PfnXcciw7ziq+jnWTYQzC8Oc= ssh-ed25519 ${KEY_A}`,
+].join('\n');
+
+describe('known_hosts', () => {
+  it('parses plain lines with comments, markers and junk', () => {
+    const text = [
+      '# comment',
+      '',
+      `node1,10.0.0.1 ssh-ed25519 ${KEY_A} root@node1`,
+      '@cert-authority *.example ssh-ed25519 ' + KEY_B,
+      `@revoked bad.example ssh-ed25519 ${KEY_B}`,
+      'broken line',
+      `mismatch ssh-rsa ${KEY_A}`, // blob says ed25519: corrupt, skipped
+      '@weird x ssh-ed25519 ' + KEY_A,
+    ].join('\n');
+    const e = parseKnownHosts(text);
+    expect(e.map((x) => [x.line, x.marker, x.hosts, x.keyType])).toEqual([
+      [3, '', 'node1,10.0.0.1', 'ssh-ed25519'],
+      [4, '@cert-authority', '*.example', 'ssh-ed25519'],
+      [5, '@revoked', 'bad.example', 'ssh-ed25519'],
+    ]);
+  });
+
+  it('matches hashed entries written by ssh-keygen -H, including [host]:port', () => {
+    const e = parseKnownHosts(HASHED);
+    expect(checkHostKey(e, '10.1.2.3', blobA).status).toBe('match');
+    expect(checkHostKey(e, knownHostName('10.1.2.4', 2222), blobA).status).toBe('match');
+    expect(checkHostKey(e, '10.1.2.4', blobA).status).toBe('unknown'); // port 22 is a different name
+    expect(checkHostKey(e, '10.1.2.5', blobA).status).toBe('unknown');
+  });
+
+  it('reports a changed key with the pinning line', () => {
+    const e = parseKnownHosts(`# x\n${HASHED}`);
+    const r = checkHostKey(e, '10.1.2.3', blobB);
+    expect(r.status).toBe('changed');
+    expect(r.status === 'changed' && r.entry.line).toBe(2);
+  });
+
+  it('treats a pinned key of another type as changed, not unknown', () => {
+    const rsaLike = Buffer.concat([Buffer.from([0, 0, 0, 7]), Buffer.from('ssh-rsa'), Buffer.alloc(8)]);
+    const e = parseKnownHosts(`h ssh-ed25519 ${KEY_A}`);
+    expect(checkHostKey(e, 'h', rsaLike).status).toBe('changed');
+  });
+
+  it('handles wildcards, negation, case and revocation', () => {
+    expect(entryMatchesHost('*.lab,!bad.lab', 'node1.lab')).toBe(true);
+    expect(entryMatchesHost('*.lab,!bad.lab', 'bad.lab')).toBe(false);
+    expect(entryMatchesHost('node?', 'NODE1')).toBe(true);
+    expect(entryMatchesHost('10.0.0.1', '10.0.0.10')).toBe(false);
+    expect(entryMatchesHost('10.0.0.*', '10.0.0.10')).toBe(true);
+    const e = parseKnownHosts(`@revoked * ssh-ed25519 ${KEY_B}\nh ssh-ed25519 ${KEY_B}`);
+    expect(checkHostKey(e, 'h', blobB).status).toBe('revoked');
+  });
+
+  it('ignores @cert-authority lines for pinning', () => {
+    const e = parseKnownHosts(`@cert-authority h ssh-ed25519 ${KEY_B}`);
+    expect(checkHostKey(e, 'h', blobA).status).toBe('unknown');
+  });
+
+  it('writes lines it reads back, plain and hashed, and appends safely', () => {
+    const dir = tempDir();
+    const file = join(dir, 'known_hosts');
+    writeFileSync(file, `other ssh-ed25519 ${KEY_B}`); // no trailing newline
+    appendKnownHost(file, formatKnownHost(['node1', '10.9.9.9'], blobA));
+    appendKnownHost(file, formatKnownHost([knownHostName('10.9.9.8', 2200)], blobA, { hash: true }));
+    const text = readFileSync(file, 'utf8');
+    expect(text.split('\n')[1]).toBe(`node1,10.9.9.9 ssh-ed25519 ${KEY_A}`);
+    expect(text.split('\n')[2]).toMatch(/^\|1\|/);
+    const e = readKnownHostsFile(file);
+    expect(checkHostKey(e, 'other', blobB).status).toBe('match');
+    expect(checkHostKey(e, '10.9.9.9', blobA).status).toBe('match');
+    expect(checkHostKey(e, '[10.9.9.8]:2200', blobA).status).toBe('match');
+    expect(readKnownHostsFile(join(dir, 'missing'))).toEqual([]);
+  });
+
+  it('is readable by OpenSSH: ssh-keygen -F finds our hashed entry', () => {
+    const dir = tempDir();
+    const file = join(dir, 'known_hosts');
+    writeFileSync(file, `${formatKnownHost(['[10.9.9.8]:2200'], blobA, { hash: true })}\n`);
+    const out = execFileSync('ssh-keygen', ['-F', '[10.9.9.8]:2200', '-f', file]).toString();
+    expect(out).toContain(KEY_A);
+  });
+});
+
+describe('parseProxyJump', () => {
+  it('parses hops with defaults', () => {
+    expect(parseProxyJump('', 'root')).toEqual([]);
+    expect(parseProxyJump('bastion', 'root')).toEqual([{ user: 'root', address: 'bastion', port: 22 }]);
+    expect(parseProxyJump('ops@10.0.0.1:2222,[::1]:22', 'root')).toEqual([
+      { user: 'ops', address: '10.0.0.1', port: 2222 },
+      { user: 'root', address: '::1', port: 22 },
+    ]);
+  });
+  it('rejects junk as an InputError naming the field', () => {
+    expect(() => parseProxyJump('a b', 'root')).toThrow(InputError);
+    expect(() => parseProxyJump('h:99999', 'root')).toThrow(/ssh.proxyJump/);
+  });
+});
