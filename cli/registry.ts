@@ -5,6 +5,9 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
   wire: () => import('./commands/wire.ts'),
+  verify: () => import('./commands/verify.ts'),
+  teardown: () => import('./commands/teardown.ts'),
+  kubeconfig: () => import('./commands/kubeconfig.ts'),
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
 };

@@ -8,6 +8,8 @@ const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
   message: 'must be a DNS label: lowercase letters, digits and "-", at most 63 characters',
 });
 
+const flagName = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { message: 'must be a flag name without dashes in front, such as "v" or "audit-log-path"' });
+
 const ssh = z.strictObject({
   user: z.string().min(1).default('root'),
   port: z.number().int().min(1).max(65535).default(22),
@@ -31,6 +33,13 @@ const cluster = z.strictObject({
   dnsDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a DNS domain such as cluster.local' }).default('cluster.local'),
   apiServerEndpoint: z.string().default(''),
   extraSANs: z.array(z.string().min(1)).default([]),
+  /** Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`. */
+  extraArgs: z.strictObject({
+    etcd: z.record(flagName, z.string()).optional(),
+    'kube-apiserver': z.record(flagName, z.string()).optional(),
+    'kube-controller-manager': z.record(flagName, z.string()).optional(),
+    'kube-scheduler': z.record(flagName, z.string()).optional(),
+  }).default({}),
   certValidity: z.strictObject({
     leafDays: z.number().int().min(1).max(3650).default(365),
     caDays: z.number().int().min(1).max(36500).default(3650),

@@ -1,0 +1,35 @@
+import type { Phase } from '../phase.ts';
+import { session, type WireContext } from '../context.ts';
+import { START_ORDER, componentsOn } from '../../components/models/index.ts';
+import { MANIFEST_PATH, parseManifest } from '../manifest.ts';
+import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+
+async function teardownHost(ctx: WireContext, name: string, purgeData: boolean): Promise<void> {
+  const host = ctx.inv.hosts.find((h) => h.name === name)!;
+  const s = session(ctx, name);
+  const units = [...START_ORDER].reverse().filter((c) => componentsOn(host).includes(c)).map((c) => `${c}.service`);
+  const present = await s.exec(['systemctl', 'list-unit-files', '--no-legend', ...units], { allowFail: true });
+  const installed = units.filter((u) => present.stdout.includes(u));
+  if (installed.length > 0) {
+    await ctx.wet.run(name, `systemctl disable --now ${installed.join(' ')}`, () => s.exec(['systemctl', 'disable', '--now', '--quiet', ...installed], { timeoutMs: 120_000 }));
+  }
+  const m = await s.exec(['cat', MANIFEST_PATH], { allowFail: true });
+  const paths = m.code === 0 ? parseManifest(m.stdout) : [];
+  if (paths.length > 0) {
+    await ctx.wet.run(name, `remove ${paths.length} files hardwire installed (${MANIFEST_PATH})`, () => s.exec(['rm', '-f', '--', ...paths, MANIFEST_PATH]));
+    await ctx.wet.run(name, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
+  }
+  if (purgeData && host.isEtcd) {
+    await ctx.wet.run(name, `remove etcd data ${ETCD_DATA_DIR} (--purge-data)`, () => s.exec(['rm', '-rf', '--', ETCD_DATA_DIR]));
+  }
+}
+
+export function teardownPhase(purgeData: boolean): Phase {
+  return {
+    id: 'teardown',
+    title: `Stop and remove everything hardwire installed${purgeData ? ', and the etcd data' : ' (etcd data kept; --purge-data removes it)'}`,
+    async run(ctx) {
+      await Promise.all(ctx.inv.hosts.map((h) => teardownHost(ctx, h.name, purgeData)));
+    },
+  };
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs what hardwire needs on a fresh Debian 12 machine; quick and silent when all is present.
+# Progress goes to stderr. Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+say() { printf '==> %s\n' "$*" >&2; }
+
+TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
+APT_PACKAGES=(systemd-container debootstrap openssl iproute2 openssh-client ca-certificates)
+
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "apt-get install ${missing[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+export PATH="$TOOLCHAIN/node_modules/.bin:/usr/local/go/bin:$PATH"
+if [ "$(node_major)" -lt 22 ] || ! command -v pnpm >/dev/null; then
+  say "installing node@24 and pnpm@10 from the npm registry into $TOOLCHAIN"
+  mkdir -p "$TOOLCHAIN"
+  # Use the machine's npm (any node) to fetch node@24; the new node then shadows the old on PATH.
+  PATH="${PATH#"$TOOLCHAIN/node_modules/.bin:"}" npm install --prefix "$TOOLCHAIN" --no-fund --no-audit --loglevel=error node@24 pnpm@10 >&2
+fi
+[ "$(node_major)" -ge 22 ] || { echo "error: node: still $(node --version) after install; check $TOOLCHAIN" >&2; exit 1; }
+
+command -v go >/dev/null || { echo "error: go: not found; hardwire builds etcd and Kubernetes with Go (expected /usr/local/go/bin/go)" >&2; exit 1; }
+
+say "pnpm install"
+pnpm install --frozen-lockfile --silent >&2
+
+say "component binaries (first build from Go modules takes minutes; cached in ~/.cache)"
+node cli/hardwire.ts components build >&2
