@@ -138,7 +138,9 @@ describe('corrupted cache entries', () => {
       expect(listed.find((b) => b.name === 'etcdctl')?.source).toBe('corrupt');
 
       const log = recorder();
-      const again = await ensureBinary('etcdctl', { source: 'build', log });
+      process.env.HARDWIRE_PROGRESS_MS = '100';
+      const again = await ensureBinary('etcdctl', { source: 'build', log }).finally(() => { delete process.env.HARDWIRE_PROGRESS_MS; });
+      expect(log.lines.join('\n')).toMatch(/still building etcd v3\.6\.8 \(etcdctl\): \d+s elapsed/);
       expect(log.lines.join('\n')).toMatch(/etcdctl v3\.6\.8 is corrupt: sha256 [0-9a-f]{64} does not match its manifest/);
       expect(log.lines.join('\n')).toMatch(/go build etcd v3\.6\.8/);
       expect(again.acquired).toBe(true);
@@ -147,6 +149,16 @@ describe('corrupted cache entries', () => {
       expect(again.sha256).toBe(first.sha256);
       expect(sha256(again.path)).toBe(first.sha256);
       expect(execFileSync(again.path, ['version'], { encoding: 'utf8' })).toMatch(/^etcdctl version: 3\.6\.8$/m);
+    });
+  }, COLD_BUILD_MS);
+
+  it('builds a group once when several callers ask at the same time', async () => {
+    await withCache(async () => {
+      const log = recorder();
+      const [a, b] = await Promise.all([ensureBinary('etcd', { source: 'build', log }), ensureBinary('etcd', { source: 'build', log })]);
+      expect(log.lines.filter((l) => l.startsWith('==> go build'))).toHaveLength(1);
+      expect([a.acquired, b.acquired].sort()).toEqual([false, true]);
+      expect(a.sha256).toBe(b.sha256);
     });
   }, COLD_BUILD_MS);
 
