@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -38,6 +38,7 @@ async function withCache<T>(fn: (dir: string) => Promise<T>): Promise<T> {
     return await fn(dir);
   } finally {
     if (saved === undefined) delete process.env.HARDWIRE_CACHE; else process.env.HARDWIRE_CACHE = saved;
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -217,7 +218,10 @@ describe('release download over loopback', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+  afterAll(async () => {
+    await new Promise<void>((r) => server.close(() => r()));
+    rmSync(work, { recursive: true, force: true });
+  });
 
   it('parses both checksum file formats', () => {
     expect(checksumFor(`${'a'.repeat(64)}\n`, 'kubectl')).toBe('a'.repeat(64));
@@ -304,6 +308,7 @@ describe('local directory source', () => {
       const r = hardwire(['components', 'fetch', 'etcd', '--inventory', inv, '--json'], { env: { HARDWIRE_CACHE: dir } });
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).binaries[0]).toMatchObject({ name: 'etcd', source: 'local', origin: join(from, 'etcd') });
+      rmSync(from, { recursive: true, force: true });
     });
   });
 
