@@ -60,9 +60,10 @@ export async function ensureBaseRootfs(log: Logger): Promise<string> {
     const started = Date.now();
     log.step(`building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`);
     await debootstrap(tmp, mirror, log);
-    customize(tmp);
+    const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+    customize(tmp, { mirror, seconds });
     renameSync(tmp, dir);
-    log.info(`base rootfs ready in ${((Date.now() - started) / 1000).toFixed(1)} s: ${dir}`);
+    log.info(`base rootfs ready in ${seconds} s: ${dir}`);
     return dir;
   });
 }
@@ -108,7 +109,7 @@ function debootstrap(target: string, mirror: string, log: Logger): Promise<void>
 }
 
 /** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */
-function customize(root: string): void {
+function customize(root: string, build: { mirror: string; seconds: number }): void {
   const sshDir = join(root, 'etc', 'ssh');
   for (const f of readdirSync(sshDir)) if (f.startsWith('ssh_host_')) rmSync(join(sshDir, f));
   writeFileSync(join(root, 'etc', 'machine-id'), '');
@@ -116,5 +117,5 @@ function customize(root: string): void {
   for (const f of readdirSync(join(root, 'var', 'cache', 'apt', 'archives'))) {
     if (f.endsWith('.deb')) rmSync(join(root, 'var', 'cache', 'apt', 'archives', f));
   }
-  writeFileSync(join(root, '.hardwire-rootfs.json'), `${JSON.stringify({ suite: SUITE, packages: PACKAGES, built: new Date().toISOString() }, null, 2)}\n`);
+  writeFileSync(join(root, '.hardwire-rootfs.json'), `${JSON.stringify({ suite: SUITE, packages: PACKAGES, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`);
 }

@@ -226,16 +226,19 @@ class SshSession implements Session {
   #active = 0;
   #waiting: (() => void)[] = [];
   #lost: StepError | undefined;
+  #closed: boolean[] = [];
 
   constructor(host: SshTarget, clients: Client[]) {
     this.host = host;
-    this.#clients = clients;
     this.#client = clients[clients.length - 1]!;
     const onLost = () => {
       this.#lost ??= new StepError('ssh-connection-lost', `connection to ${host.address} was lost`, { host: host.name });
     };
     this.#client.on('close', onLost);
     this.#client.on('error', onLost);
+    this.#clients = [...clients].reverse(); // close the target first, then the jump hosts
+    this.#closed = this.#clients.map(() => false);
+    this.#clients.forEach((c, i) => c.once('close', () => { this.#closed[i] = true; }));
   }
 
   async #slot(): Promise<() => void> {
@@ -329,11 +332,13 @@ class SshSession implements Session {
   }
 
   async close(): Promise<void> {
-    for (const c of [...this.#clients].reverse()) {
+    for (const [i, c] of [...this.#clients].entries()) {
+      if (this.#closed[i]) continue;
       await new Promise<void>((resolve) => {
-        c.once('close', () => resolve());
+        // A dead peer never answers the disconnect: give it a moment, then drop the socket.
+        const timer = setTimeout(() => { c.destroy(); resolve(); }, 1000);
+        c.once('close', () => { clearTimeout(timer); resolve(); });
         c.end();
-        setTimeout(resolve, 1000).unref();
       });
     }
   }
