@@ -1,7 +1,7 @@
 // Powering one lab host on and off: a detached systemd-nspawn over the shared base rootfs, wired to the
 // lab bridge through a veth whose names we choose, so nothing has to be found by name afterwards.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StepError } from '../lib/errors.ts';
 import { findContainerInit, isSameProcess, procStartTime, run, signal, waitFor } from './sys.ts';
@@ -53,6 +53,9 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     '--link-journal=no',
     '--console=read-only',
   ];
+  // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
+  const hostDir = dirname(host.upper);
+  for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
   const out = openSync(consoleLog(host), 'w', 0o644);
   // detached: setsid, so the host outlives the command that started it.
   const child = spawn('systemd-nspawn', args, { detached: true, stdio: ['ignore', out, out] });

@@ -32,6 +32,8 @@ export interface LabHostInfo {
   address: string;
   running: boolean;
   ssh: boolean;
+  /** Network cut by labCut. */
+  cut: boolean;
 }
 
 export interface LabInfo {
@@ -144,7 +146,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
     log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
     await Promise.all(state.hosts.map((h) => waitReady(files, h)));
     log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
-    return info(files, state, state.hosts.map((h) => ({ name: h.name, address: h.address, running: true, ssh: true })));
+    return info(files, state, state.hosts.map((h) => ({ name: h.name, address: h.address, running: true, ssh: true, cut: false })));
   });
 }
 
@@ -188,7 +190,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
   const state = loadExisting(name, files);
   const hosts = await Promise.all(state.hosts.map(async (h) => {
     const running = isRunning(h);
-    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false };
+    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false, cut: h.cut };
   }));
   return info(files, state, hosts);
 }

@@ -13,6 +13,7 @@ import { mirrorFromSources } from '../lab/rootfs.ts';
 import type { LabState } from '../lab/state.ts';
 import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
 import ssh2 from 'ssh2';
+import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 // A fixed name and state dir: a crashed earlier run is cleaned by the labDown in beforeAll.
@@ -229,6 +230,24 @@ describe('lab (root, systemd-nspawn)', () => {
     const again = await open('node2');
     expect((await again.readFile('/root/persist.txt')).toString()).toBe('kept across power cycles\n');
   }, 120_000);
+
+  it('prints the documented JSON from the CLI', () => {
+    const env = { HARDWIRE_STATE: stateDir };
+    const up = hardwire(['lab', 'up', '--name', NAME, '--json'], { env });
+    expect(up.code, up.stderr).toBe(0);
+    expect(JSON.parse(up.stdout)).toEqual({ name: NAME, inventory: info.inventory, hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true })) });
+    const st = hardwire(['lab', 'status', '--name', NAME, '--json'], { env });
+    expect(st.code, st.stderr).toBe(0);
+    expect(JSON.parse(st.stdout)).toEqual({ name: NAME, inventory: info.inventory, hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true, running: true })) });
+    const bad = hardwire(['lab', 'cut', '--name', NAME, 'node9'], { env });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/^error: host: no host "node9"/);
+    expect(hardwire(['lab', 'explode'], { env }).code).toBe(2);
+    expect(hardwire(['lab', 'up', '--name', 'Bad_Name'], { env }).stderr).toMatch(/--name/);
+    const help = hardwire(['lab', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^usage: hardwire lab/);
+  }, 60_000);
 
   it('up again on a healthy lab changes nothing and is quick', async () => {
     const before = readFileSync(join(info.dir, 'state.json'), 'utf8');

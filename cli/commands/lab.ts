@@ -16,7 +16,7 @@ Needs root, systemd-container and debootstrap (apt-get install -y systemd-contai
                      host runs systemd and answers SSH, write its inventory and print the path.
                      The first run builds a Debian base rootfs (about a minute, cached).
   down               remove the lab: containers, veths, bridge, host disks, keys, state
-  status             each host: running, address, whether SSH answers
+  status             each host: running, address, whether SSH answers (exit 1 unless all are up)
   ssh <host> [-- cmd...]   open a shell (or run cmd) as root on a lab host, host key pinned
   stop <host>        power the host off; its disk stays
   start <host>       boot a stopped host again
