@@ -53,6 +53,10 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     '--link-journal=no',
     '--console=read-only',
   ];
+  // A veth of a container that was just killed may linger a moment; nspawn cannot reuse the name until it goes.
+  if (!(await waitFor(async () => !(await linkExists(host.veth)), 5000))) {
+    await run('ip', ['link', 'delete', 'dev', host.veth], { step: 'lab-network', host: host.name });
+  }
   // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
   const hostDir = dirname(host.upper);
   for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });

@@ -96,6 +96,10 @@ function newState(name: string, count: number, dir: string, stateDir: string | u
 async function checkRoutes(name: string, count: number, stateDir: string | undefined): Promise<void> {
   const plan = labPlan(name, count, stateDir);
   const routes = JSON.parse((await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'], { step: 'lab-network' })).stdout || '[]') as { dst?: string; dev?: string }[];
+  if (await linkExists(plan.bridge)) {
+    // Same name, but this state dir never made it: another HARDWIRE_STATE's lab, or one whose state was deleted.
+    throw new StepError('lab-network', `bridge ${plan.bridge} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`);
+  }
   const clash = collidingRoutes(routes, plan);
   if (clash.length > 0) {
     throw new StepError('lab-network', `lab "${name}" would use ${plan.subnet.text}, which collides with existing route ${clash.join('; ')}; pick another --name`);
@@ -111,43 +115,52 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   if (opts.hosts !== undefined) validateHostCount(opts.hosts);
   checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  return withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, async () => {
-    const existing = readState(files);
-    const count = opts.hosts ?? existing?.hosts.length ?? DEFAULT_HOSTS;
-    if (existing && existing.hosts.length !== count) {
-      throw new InputError('--hosts', `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`);
-    }
-    if (!existing) await checkRoutes(name, count, opts.stateDir);
-    const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
-    if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
-      throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
-    }
-    const state = existing ?? newState(name, count, dir, opts.stateDir, rootfs);
-    const record = () => writeState(files, state);
-    record();
-    const pub = ensureLabKey(files, name);
-    await ensureBridge(state);
+  try {
+    return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () => up(name, files, log, opts));
+  } catch (err) {
+    // A lab that failed before recording any state owns nothing: leave no empty directory behind.
+    if (!existsSync(files.state)) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
 
-    const down = state.hosts.filter((h) => !isRunning(h));
-    for (const h of down) {
-      await stopHost(h); // reaps a container whose nspawn died, so the upper dir is free to edit
-      prepareUpper(state, h, pub);
-    }
-    writeKnownHosts(files, state);
-    writeLabInventory(files, state);
-    // `up` restores a healthy lab: reconnect any host left cut.
-    for (const h of state.hosts.filter((x) => x.cut && isRunning(x))) {
-      await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
-    }
-    for (const h of state.hosts) h.cut = false;
-    record();
-    if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${state.subnet})`);
-    await Promise.all(down.map((h) => bootHost(state, h, record)));
-    log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
-    await Promise.all(state.hosts.map((h) => waitReady(files, h)));
-    log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
-    return info(files, state, state.hosts.map((h) => ({ name: h.name, address: h.address, running: true, ssh: true, cut: false })));
-  });
+async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions): Promise<LabInfo> {
+  const dir = files.dir;
+  const existing = readState(files);
+  const count = opts.hosts ?? existing?.hosts.length ?? DEFAULT_HOSTS;
+  if (existing && existing.hosts.length !== count) {
+    throw new InputError('--hosts', `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`);
+  }
+  if (!existing) await checkRoutes(name, count, opts.stateDir);
+  const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
+  if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
+    throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
+  }
+  const state = existing ?? newState(name, count, dir, opts.stateDir, rootfs);
+  const record = () => writeState(files, state);
+  record();
+  const pub = ensureLabKey(files, name);
+  await ensureBridge(state);
+
+  const down = state.hosts.filter((h) => !isRunning(h));
+  for (const h of down) {
+    await stopHost(h); // reaps a container whose nspawn died, so the upper dir is free to edit
+    prepareUpper(state, h, pub);
+  }
+  writeKnownHosts(files, state);
+  writeLabInventory(files, state);
+  // `up` restores a healthy lab: reconnect any host left cut.
+  for (const h of state.hosts.filter((x) => x.cut && isRunning(x))) {
+    await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
+  }
+  for (const h of state.hosts) h.cut = false;
+  record();
+  if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${state.subnet})`);
+  await Promise.all(down.map((h) => bootHost(state, h, record)));
+  log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
+  await Promise.all(state.hosts.map((h) => waitReady(files, h)));
+  log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
+  return info(files, state, state.hosts.map((h) => ({ name: h.name, address: h.address, running: true, ssh: true, cut: false })));
 }
 
 /** Removes everything the lab created: containers, veths, bridge, upper dirs, keys and state. */
