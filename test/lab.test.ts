@@ -156,6 +156,12 @@ describe('lab (root, systemd-nspawn)', () => {
     await expect(s.exec(['sleep', '5'], { timeoutMs: 300 })).rejects.toMatchObject({ step: 'ssh-exec-timeout' });
   }, 60_000);
 
+  it('runs many commands in parallel on one session (more than sshd MaxSessions)', async () => {
+    const s = await open('node1');
+    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => s.exec(['echo', String(i)])));
+    expect(results.map((r) => r.stdout.trim())).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+  }, 60_000);
+
   it('supports become: sudo and proxyJump through another lab host', async () => {
     const node1 = hostOf('node1');
     const sudoSession = await connect({ ...node1, ssh: { ...node1.ssh, become: 'sudo' } }, { knownHostsFile: info.knownHosts });

@@ -241,12 +241,14 @@ class SshSession implements Session {
     this.#clients.forEach((c, i) => c.once('close', () => { this.#closed[i] = true; }));
   }
 
+  /** A channel slot; a released slot passes straight to the next waiter so the cap is never exceeded. */
   async #slot(): Promise<() => void> {
-    if (this.#active >= MAX_CHANNELS) await new Promise<void>((r) => this.#waiting.push(r));
-    this.#active++;
+    if (this.#active < MAX_CHANNELS) this.#active++;
+    else await new Promise<void>((r) => this.#waiting.push(r));
     return () => {
-      this.#active--;
-      this.#waiting.shift()?.();
+      const next = this.#waiting.shift();
+      if (next) next();
+      else this.#active--;
     };
   }
 
