@@ -21,7 +21,16 @@ export async function unitFacts(s: Session, components: ComponentName[]): Promis
   return out;
 }
 
+/** Restart markers left by a run that pushed files but did not get to restart (see roll.ts). */
+export const PENDING_DIR = '/var/lib/hardwire/pending-restart';
+
+async function pendingRestarts(s: Session, components: ComponentName[]): Promise<Set<ComponentName>> {
+  const r = await s.exec(['ls', '-1', PENDING_DIR], { allowFail: true });
+  const names = new Set(r.stdout.split('\n').map((l) => l.trim()));
+  return new Set(components.filter((c) => names.has(c)));
+}
+
 export async function readFacts(host: string, s: Session, paths: string[], components: ComponentName[]): Promise<HostFacts> {
-  const [hashes, units] = await Promise.all([s.sha256Many(paths), unitFacts(s, components)]);
-  return { host, hashes, units };
+  const [hashes, units, pending] = await Promise.all([s.sha256Many(paths), unitFacts(s, components), pendingRestarts(s, components)]);
+  return { host, hashes, units, pendingRestart: pending };
 }

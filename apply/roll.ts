@@ -4,6 +4,7 @@
 import type { ComponentName } from '../components/models/index.ts';
 import { hostsFor } from '../plan/build.ts';
 import { session, type WireContext } from './context.ts';
+import { PENDING_DIR } from './facts.ts';
 
 export async function roll(ctx: WireContext, component: ComponentName, gate: (hosts: string[]) => Promise<void>): Promise<void> {
   const plan = ctx.plan!;
@@ -26,6 +27,7 @@ export async function roll(ctx: WireContext, component: ComponentName, gate: (ho
       ctx.restarted.push({ host: h, unit, action: 'restart' });
     });
     await gate([h]);
+    await ctx.wet.run(h, `clear ${component} restart mark`, () => session(ctx, h).exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
   }
   if (starts.length === 0 && restarts.length === 0 && !ctx.opts.dryRun) await gate([]);
 }

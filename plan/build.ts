@@ -20,6 +20,7 @@ export function planHost(want: HostWant, facts: HostFacts): HostPlan {
   const units: UnitAction[] = want.components.map((component) => {
     const u = facts.units.get(component);
     const touched = changes.filter((c) => c.readBy.includes(component)).map((c) => `${c.path} ${c.reason}`);
+    if (facts.pendingRestart?.has(component)) touched.push('restart pending from an interrupted run');
     if (!u || u.loadState !== 'loaded' || u.activeState !== 'active') {
       const state = !u || u.loadState !== 'loaded' ? 'not installed' : `is ${u.activeState}`;
       return { component, action: 'start', reasons: [state, ...touched] };

@@ -24,6 +24,8 @@ export interface HostFacts {
   host: string;
   hashes: Map<string, string | null>;
   units: Map<ComponentName, UnitFacts>;
+  /** Components an interrupted run changed files for but did not restart. */
+  pendingRestart?: Set<ComponentName>;
 }
 
 export interface FileChange extends WantedFile {

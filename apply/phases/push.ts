@@ -3,11 +3,17 @@ import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
 import { BIN } from '../../components/models/types.ts';
+import { PENDING_DIR } from '../facts.ts';
 
 async function pushHost(ctx: WireContext, host: string): Promise<void> {
   const plan = ctx.plan!.hosts.find((h) => h.host === host)!;
   const s = session(ctx, host);
   const tree = ctx.trees.get(host)!;
+  // Mark restarts before touching files: if this run dies after the push, the next run still
+  // sees that the running process has not loaded the new files.
+  for (const u of plan.units.filter((x) => x.action === 'restart')) {
+    await ctx.wet.run(host, `mark ${u.component} restart pending`, () => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
+  }
   for (const c of plan.changes) {
     // Binaries are read from the cache only when they must move: one copy per checksum.
     const data = c.kind === 'binary'

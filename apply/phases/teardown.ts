@@ -2,7 +2,14 @@ import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import { START_ORDER, componentsOn } from '../../components/models/index.ts';
 import { MANIFEST_PATH, parseManifest } from '../manifest.ts';
+import { PENDING_DIR } from '../facts.ts';
 import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+
+function ancestors(path: string): string[] {
+  const out: string[] = [];
+  for (let d = path.slice(0, path.lastIndexOf('/')); d.length > 1; d = d.slice(0, d.lastIndexOf('/'))) out.push(d);
+  return out;
+}
 
 async function teardownHost(ctx: WireContext, name: string, purgeData: boolean): Promise<void> {
   const host = ctx.inv.hosts.find((h) => h.name === name)!;
@@ -16,7 +23,11 @@ async function teardownHost(ctx: WireContext, name: string, purgeData: boolean):
   const m = await s.exec(['cat', MANIFEST_PATH], { allowFail: true });
   const paths = m.code === 0 ? parseManifest(m.stdout) : [];
   if (paths.length > 0) {
-    await ctx.wet.run(name, `remove ${paths.length} files hardwire installed (${MANIFEST_PATH})`, () => s.exec(['rm', '-f', '--', ...paths, MANIFEST_PATH]));
+    await ctx.wet.run(name, `remove ${paths.length} files hardwire installed (${MANIFEST_PATH})`, () => s.exec(['rm', '-rf', '--', ...paths, MANIFEST_PATH, PENDING_DIR]));
+    // Then the directories that only held them, deepest first; shared ones stay.
+    const keep = new Set(['/usr/local/bin', '/etc/systemd/system', '/var/lib', '/etc', '/usr/local', '/usr', '/var']);
+    const dirs = [...new Set([...paths, MANIFEST_PATH, `${PENDING_DIR}/x`].flatMap((p) => ancestors(p)))].filter((d) => !keep.has(d)).sort((a, b) => b.length - a.length);
+    await ctx.wet.run(name, `remove empty directories ${dirs.join(' ')}`, () => s.exec(['rmdir', '--ignore-fail-on-non-empty', '--', ...dirs], { allowFail: true }));
     await ctx.wet.run(name, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
   }
   if (purgeData && host.isEtcd) {

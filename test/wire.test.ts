@@ -1,0 +1,162 @@
+// End to end on a real 3-host lab: wire, verify, no-op, rolling flag change, a host cut mid-wire,
+// a changed host key, teardown.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { hardwire } from './helpers/cli.ts';
+import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { labCut, labHeal } from '../lab/index.ts';
+import { repoRoot } from '../lib/paths.ts';
+
+let lab: TestLab;
+let inv: string;
+let state: string;
+
+interface WireJson {
+  kubeconfig: string;
+  restarted: { host: string; unit: string; action: string }[];
+  hosts: { name: string; components: Record<string, { activeState: string; activeEnterMonotonic: string }> }[];
+  plan: { noop: boolean };
+  durationsMs: Record<string, number>;
+}
+
+function withExtraArgs(extra: Record<string, Record<string, string>>, file: string): string {
+  const doc = parse(readFileSync(inv, 'utf8')) as { cluster: Record<string, unknown> };
+  doc.cluster.extraArgs = extra;
+  const out = join(state, file);
+  writeFileSync(out, stringify(doc));
+  return out;
+}
+
+function wireJson(inventory: string, extra: string[] = []): WireJson {
+  const r = hardwire(['wire', '--inventory', inventory, '--state-dir', state, '--json', ...extra], { timeoutMs: 600_000 });
+  expect(r.code, r.stderr.slice(-3000)).toBe(0);
+  return JSON.parse(r.stdout) as WireJson;
+}
+
+const timestamps = (w: WireJson) => Object.fromEntries(w.hosts.flatMap((h) => Object.entries(h.components).map(([c, u]) => [`${h.name}/${c}`, u.activeEnterMonotonic])));
+
+beforeAll(async () => {
+  lab = await testLab('wiretest', 3);
+  inv = lab.info.inventory;
+  state = join(lab.stateDir, 'state');
+});
+
+afterAll(async () => {
+  await lab?.down();
+});
+
+describe('wire on a 3-host lab', () => {
+  let first: WireJson;
+
+  it('--dry-run prints a plan and touches no host', async () => {
+    const r = hardwire(['wire', '--inventory', inv, '--state-dir', state, '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^node1:\n {2}\+ \/usr\/local\/bin\/etcd \(binary/m);
+    expect(r.stdout).toMatch(/> start kube-apiserver: not installed/);
+    const s = await lab.ssh('node1');
+    expect(await remote(s, ['ls', '/etc/kubernetes', '/usr/local/bin/etcd'])).toBe('');
+    await s.close();
+  });
+
+  it('wires etcd, apiserver and controllers, and verify is green', () => {
+    first = wireJson(inv);
+    expect(first.restarted).toHaveLength(12);
+    expect(first.restarted.filter((r) => r.unit === 'etcd.service').map((r) => r.host).sort()).toEqual(['node1', 'node2', 'node3']);
+    for (const h of first.hosts) for (const c of Object.values(h.components)) expect(c.activeState).toBe('active');
+    expect(existsSync(first.kubeconfig)).toBe(true);
+    const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(v.code, v.stderr.slice(-2000)).toBe(0);
+    const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean }[] };
+    expect(report.ok).toBe(true);
+    expect(report.smoke.map((c) => c.name)).toEqual(expect.arrayContaining(['server-side apply conflict', 'watch', 'Secret encrypted at rest', 'CRD with a CEL validation rule']));
+  });
+
+  it('kubectl works with admin.conf (kubeadm:cluster-admins is bound)', () => {
+    const kubectl = hardwire(['components', 'list', '--json']);
+    const bin = (JSON.parse(kubectl.stdout) as { binaries: { name: string; path: string }[] }).binaries.find((b) => b.name === 'kubectl')!.path;
+    const r = spawnSyncText(bin, ['--kubeconfig', first.kubeconfig, 'auth', 'can-i', 'delete', 'nodes']);
+    expect(r.trim()).toBe('yes');
+  });
+
+  it('a second wire is a no-op: nothing restarted, timestamps unchanged', () => {
+    const again = wireJson(inv);
+    expect(again.plan.noop).toBe(true);
+    expect(again.restarted).toEqual([]);
+    expect(timestamps(again)).toEqual(timestamps(first));
+    console.log(`no-op wire of 3 hosts: ${again.durationsMs.total} ms`);
+  });
+
+  it('a changed flag restarts only that component, one host at a time', () => {
+    const before = wireJson(inv);
+    const changed = wireJson(withExtraArgs({ 'kube-scheduler': { v: '2' } }, 'inv-v2.yaml'));
+    expect(changed.restarted).toEqual(['node1', 'node2', 'node3'].map((host) => ({ host, unit: 'kube-scheduler.service', action: 'restart' })));
+    const b = timestamps(before);
+    const a = timestamps(changed);
+    for (const k of Object.keys(b)) {
+      if (k.endsWith('/kube-scheduler')) expect(a[k], k).not.toBe(b[k]);
+      else expect(a[k], k).toBe(b[k]);
+    }
+  });
+
+  it('a host cut mid-wire fails naming the host; after heal, wire converges', async () => {
+    const changedInv = withExtraArgs({ 'kube-scheduler': { v: '2' }, 'kube-apiserver': { v: '1' } }, 'inv-api.yaml');
+    const child = spawn(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), 'wire', '--inventory', changedInv, '--state-dir', state, '--gate-timeout', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    let cut = false;
+    const done = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+      if (!cut && stderr.includes('[node1] systemctl restart kube-apiserver.service')) {
+        cut = true;
+        void labCut('node3', { name: lab.name, stateDir: lab.stateDir });
+      }
+    });
+    const code = await done;
+    expect(cut).toBe(true);
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: \[node3\] /);
+    await labHeal('node3', { name: lab.name, stateDir: lab.stateDir });
+    const healed = wireJson(changedInv);
+    expect(healed.restarted.map((r) => `${r.host}/${r.unit}`)).toContain('node3/kube-apiserver.service');
+    expect(wireJson(changedInv).plan.noop).toBe(true);
+  }, 300_000);
+
+  it('a changed host key is refused, with a message that says so', () => {
+    const kh = readFileSync(join(lab.info.knownHosts), 'utf8').trim().split('\n');
+    const key = (h: string) => kh.find((l) => l.split(/\s/)[0]!.split(',').includes(h))!;
+    // node1's entry now carries node2's key: exactly what a replaced or spoofed host looks like.
+    const swapped = [key('node2').replace(/^\S+/, `node1,${lab.info.hosts[0]!.address}`), key('node2'), key('node3')].join('\n');
+    const khFile = join(state, 'known_hosts.swapped');
+    writeFileSync(khFile, `${swapped}\n`);
+    const doc = parse(readFileSync(inv, 'utf8')) as Record<string, unknown>;
+    doc.knownHosts = khFile;
+    const bad = join(state, 'inv-badkey.yaml');
+    writeFileSync(bad, stringify(doc));
+    const r = hardwire(['wire', '--inventory', bad, '--state-dir', state, '--accept-new-host-keys']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/node1/);
+    expect(r.stderr).toMatch(/CHANGED/i);
+  });
+
+  it('teardown removes what wire installed and keeps etcd data unless --purge-data', async () => {
+    const r = hardwire(['teardown', '--inventory', inv, '--state-dir', state]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = await lab.ssh('node2');
+    expect(await remote(s, ['systemctl', 'list-unit-files', '--no-legend', 'etcd.service', 'kube-apiserver.service'])).toBe('');
+    expect(await remote(s, ['sh', '-c', 'find /etc/kubernetes /var/lib/hardwire /usr/local/bin -mindepth 1 2>/dev/null | wc -l'])).toBe('0');
+    expect(await remote(s, ['ls', '/etc/systemd/system/etcd.service'])).toBe('');
+    expect((await s.exec(['test', '-d', '/var/lib/etcd/member'], { allowFail: true })).code).toBe(0);
+    const purge = hardwire(['teardown', '--inventory', inv, '--state-dir', state, '--purge-data']);
+    expect(purge.code, purge.stderr).toBe(0);
+    expect((await s.exec(['test', '-e', '/var/lib/etcd'], { allowFail: true })).code).toBe(1);
+    await s.close();
+  });
+});
+
+import { spawnSync } from 'node:child_process';
+function spawnSyncText(cmd: string, args: string[]): string {
+  return spawnSync(cmd, args, { encoding: 'utf8' }).stdout;
+}
