@@ -1,0 +1,768 @@
+package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/printer"
+	"go/token"
+	"go/types"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"golang.org/x/tools/go/packages"
+)
+
+const maxConsumed = 8
+
+type progCache struct {
+	ix   *index
+	regs []*reg
+}
+
+var caches = map[*program]*progCache{}
+
+func cacheFor(prog *program) *progCache {
+	pc := caches[prog]
+	if pc == nil {
+		ix := buildIndex(prog)
+		pc = &progCache{ix: ix, regs: ix.findRegistrations()}
+		caches[prog] = pc
+	}
+	return pc
+}
+
+type attributed struct {
+	o    *occ
+	b    *binding
+	m    int
+	tier int // 0 direct, 1 copied value, 2 lookup by name, 3 containing struct, 4 shared code
+	read Read
+}
+
+// readClass orders reads: meaningful direct or copied reads, then reads of the containing
+// struct, then validation, then generated conversion/deep-copy code.
+func readClass(a attributed) int {
+	switch a.read.Kind {
+	case "validation":
+		return 2
+	case "generated":
+		return 3
+	}
+	if a.tier >= 3 {
+		return 1
+	}
+	return 0
+}
+
+func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
+	pc := cacheFor(prog)
+	ix := pc.ix
+	dot := strings.LastIndex(c.Root, ".")
+	rootPkg := prog.byPath[c.Root[:dot]]
+	if rootPkg == nil {
+		return nil, fmt.Errorf("root package %s not loaded", c.Root[:dot])
+	}
+	rootFn, _ := rootPkg.Types.Scope().Lookup(c.Root[dot+1:]).(*types.Func)
+	if rootFn == nil {
+		return nil, fmt.Errorf("root function %s not found", c.Root)
+	}
+	reach := ix.reachable(rootFn)
+
+	// Packages in the component's import closure: lookups by name only count there.
+	closure := map[string]bool{}
+	var visit func(p *packages.Package)
+	visit = func(p *packages.Package) {
+		if closure[p.PkgPath] {
+			return
+		}
+		closure[p.PkgPath] = true
+		for _, imp := range p.Imports {
+			visit(imp)
+		}
+	}
+	for _, pat := range c.Patterns {
+		if p := prog.byPath[pat]; p != nil {
+			visit(p)
+		}
+	}
+
+	cands := map[string][]*reg{}
+	for _, r := range pc.regs {
+		if !closure[r.call.pkg.PkgPath] {
+			continue
+		}
+		// Package-level variable initializers always run; functions must be reachable.
+		if r.call.fn.obj != nil && !reach[r.call.fn] {
+			continue
+		}
+		std := r.callee.Pkg().Path() == "flag"
+		if std != c.StdFlag {
+			continue
+		}
+		cands[r.name] = append(cands[r.name], r)
+	}
+	rtByName := map[string]runtimeFlag{}
+	for _, f := range rt {
+		rtByName[f.Name] = f
+	}
+	var names []string
+	if c.StdFlag {
+		// etcd: the flag set is what newConfig registers; the runtime list only supplies defaults.
+		seen := map[string]bool{}
+		for n := range cands {
+			seen[n] = true
+		}
+		for n := range rtByName {
+			seen[n] = true
+		}
+		names = sortedKeys(seen)
+	} else {
+		for _, f := range rt {
+			names = append(names, f.Name)
+		}
+		sort.Strings(names)
+	}
+
+	doc := &Doc{Component: c.Name, KubernetesVersion: kubernetesVersion, Root: c.Root, Gaps: []string{}}
+	doc.ComponentVersion = kubernetesVersion
+	doc.Method = "flag set: pflag FlagSet of the command built by " + c.Root + " (via cmd/k8sflags); sources: static analysis with go/packages"
+	if c.StdFlag {
+		doc.ComponentVersion = etcdVersion
+		doc.Method = "flag set: flag registrations reachable from " + c.Root + "; defaults: embed.Config.AddFlags at runtime (etcd/cmd/etcdflags); sources: static analysis with go/packages"
+	}
+	deprecatedEtcd := map[string]string{}
+	if c.StdFlag {
+		deprecatedEtcd = stringMapVar(rootPkg, "deprecatedFlags")
+	}
+
+	flags := make([]FlagOut, len(names))
+	var bindings []*binding
+	for i, name := range names {
+		f := &flags[i]
+		f.Name = name
+		f.ConsumedAt = []Read{}
+		rf, hasRT := rtByName[name]
+		rs := append([]*reg(nil), cands[name]...)
+		sort.Slice(rs, func(a, b int) bool { return rs[a].call.expr.Pos() < rs[b].call.expr.Pos() })
+		if len(rs) > 1 && hasRT {
+			var same []*reg
+			for _, r := range rs {
+				if r.hasUsage && r.usage == rf.Help {
+					same = append(same, r)
+				}
+			}
+			if len(same) > 0 {
+				rs = same
+			}
+		}
+		if hasRT {
+			f.Shorthand, f.Type, f.Default, f.Help, f.Hidden = rf.Shorthand, rf.Type, rf.Default, rf.Help, rf.Hidden
+			if rf.Deprecated != "" {
+				f.Deprecated, f.DeprecatedMessage = true, rf.Deprecated
+			}
+		}
+		if msg, ok := deprecatedEtcd[name]; ok {
+			f.Deprecated, f.DeprecatedMessage = true, msg
+		}
+		if len(rs) == 0 {
+			f.Binding, f.ReadBy = "none", "none"
+			doc.Gaps = append(doc.Gaps, fmt.Sprintf("--%s: no registration with a constant name found in code reachable from %s", name, c.Root))
+			continue
+		}
+		if len(rs) > 1 {
+			doc.Gaps = append(doc.Gaps, fmt.Sprintf("--%s: %d registrations with this name are reachable; all are listed and their bound objects all count", name, len(rs)))
+		}
+		for j, r := range rs {
+			var reg Registration
+			if r.inner != r.call {
+				// Registered by a helper: cite the pflag/flag call, and the call site that passes
+				// the constant name.
+				site, err := ix.site(r.inner.pkg, r.inner.fn, r.inner.expr.Pos())
+				if err != nil {
+					return nil, err
+				}
+				from, err := ix.site(r.call.pkg, r.call.fn, r.nameArg.Pos())
+				if err != nil {
+					return nil, err
+				}
+				reg = Registration{Site: site, Call: qualifiedFunc(r.callee), Via: r.via, CalledFrom: &from, NameArg: r.nameValue, NameFormat: r.format}
+			} else {
+				site, err := ix.site(r.call.pkg, r.call.fn, r.nameArg.Pos())
+				if err != nil {
+					return nil, err
+				}
+				reg = Registration{Site: site, Call: qualifiedFunc(r.callee)}
+			}
+			if id := constIdent(r.call.pkg.TypesInfo, r.nameArg); id != nil {
+				cs, err := ix.site(r.call.pkg, nil, id.Pos())
+				if err == nil {
+					reg.NameConst = &ConstRef{Ident: id.Name(), Site: cs}
+				}
+			}
+			if j == 0 {
+				f.RegisteredAt = &reg
+			} else {
+				f.AlsoRegisteredAt = append(f.AlsoRegisteredAt, reg)
+			}
+			if !hasRT {
+				f.Type = staticType(r)
+				f.Help = r.usage
+				if d, ok := constString(r.call.pkg.TypesInfo, r.defExpr); ok {
+					f.Default = d
+				} else if r.defExpr != nil {
+					if tv, ok := r.call.pkg.TypesInfo.Types[r.defExpr]; ok && tv.Value != nil {
+						f.Default = tv.Value.ExactString()
+					} else {
+						f.DefaultNote = "not a constant: " + exprString(prog.fset, r.defExpr)
+					}
+				} else {
+					f.DefaultNote = "set by the flag.Value constructor"
+				}
+			} else if c.StdFlag && f.Type == "" {
+				f.Type = staticType(r)
+			}
+			steps, root, kind := resolveBound(r.boundPkg.TypesInfo, r.bound, 0)
+			if r.boundIsResult {
+				steps, root, kind = pathOf(r.boundPkg.TypesInfo, r.bound)
+			}
+			if r.bound == nil && r.call.flowTo != nil {
+				steps, root, kind = pathOf(r.call.pkg.TypesInfo, r.call.flowTo)
+			}
+			if len(r.prefix) > 0 && kind == "field" {
+				steps = append(append([]step(nil), r.prefix...), steps...)
+				root = r.prefixRoot
+			}
+			if f.Binding == "" || f.Binding == "value" || f.Binding == "none" {
+				f.Binding = kind
+			}
+			if kind == "field" || kind == "variable" {
+				b := &binding{flag: i, steps: steps, rootVar: root}
+				b.display, b.path = describe(steps, root)
+				if f.Field == "" {
+					f.Field, f.Path = b.display, b.path
+				}
+				bindings = append(bindings, b)
+			}
+		}
+	}
+
+	// Lookups by name: fs.Lookup("x"), fs.Changed("x"), etcd's flags.UniqueURLsFromFlag(fs, "x").
+	nameIdx := map[string]int{}
+	for i, n := range names {
+		nameIdx[n] = i
+	}
+	var lookups []attributed
+	for _, cl := range ix.calls {
+		if !closure[cl.pkg.PkgPath] || ix.inRegistration(cl.expr.Pos()) {
+			continue
+		}
+		callee := calleeOf(cl.pkg.TypesInfo, cl.expr)
+		if callee == nil || !isLookup(callee) {
+			continue
+		}
+		for _, a := range cl.expr.Args {
+			s, ok := constString(cl.pkg.TypesInfo, a)
+			if !ok {
+				continue
+			}
+			i, ok := nameIdx[s]
+			if !ok {
+				continue
+			}
+			site, err := ix.site(cl.pkg, cl.fn, a.Pos())
+			if err != nil {
+				return nil, err
+			}
+			sel := fmt.Sprintf("%q", s)
+			if id := constIdent(cl.pkg.TypesInfo, a); id != nil {
+				sel = id.Name()
+			}
+			rd := Read{Site: site, Selector: sel, Kind: readKind(c, cl.pkg.PkgPath, site.File, cl.fn.name), Match: 0, Via: "lookup by name: " + qualifiedFunc(callee)}
+			lookups = append(lookups, attributed{b: &binding{flag: i}, tier: 2, read: rd})
+			if cl.flowTo != nil {
+				steps, root, kind := pathOf(cl.pkg.TypesInfo, cl.flowTo)
+				if kind == "field" || kind == "variable" {
+					b := &binding{flag: i, tier: 1, steps: steps, rootVar: root}
+					b.display, b.path = describe(steps, root)
+					b.via = b.display
+					bindings = append(bindings, b)
+					if flags[i].Binding != "field" && flags[i].Binding != "variable" {
+						flags[i].Binding = "lookup"
+						if flags[i].Field == "" {
+							flags[i].Field, flags[i].Path = b.display, b.path
+						}
+					}
+				}
+			}
+		}
+	}
+
+	// Direct reads (tier 0), then reads of the places those values are copied to (tier 1).
+	claimed := map[*occ]bool{}
+	direct, ambiguous := ix.attribute(c, closure, bindings, 0, claimed)
+	var flows []*binding
+	seenFlow := map[string]bool{}
+	for _, a := range direct {
+		if a.o.flowTo == nil || a.o.write {
+			continue
+		}
+		steps, root, kind := flowTarget(a.o)
+		if kind != "field" && kind != "variable" {
+			continue
+		}
+		if len(steps) > 0 && len(a.b.steps) > 0 && steps[len(steps)-1].v == a.b.steps[len(a.b.steps)-1].v {
+			continue // copied into the same field of another instance: tier 0 already matches it
+		}
+		b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root}
+		b.display, b.path = describe(steps, root)
+		b.via = b.display
+		key := fmt.Sprintf("%d|%s|%p", b.flag, b.path, root)
+		if seenFlow[key] {
+			continue
+		}
+		seenFlow[key] = true
+		flows = append(flows, b)
+	}
+	for _, b := range bindings {
+		if b.tier == 1 {
+			flows = append(flows, b)
+		}
+	}
+	viaReads, amb1 := ix.attribute(c, closure, flows, 1, claimed)
+	for i, n := range amb1 {
+		ambiguous[i] += n
+	}
+
+	// Reads of the struct that holds the flag's field, passed on as a whole (etcd's
+	// cfg.PeerTLSInfo handed to the listener): a read of every flag bound inside it.
+	containerReads := ix.containerReads(c, closure, bindings, claimed)
+
+	perFlag := map[int][]attributed{}
+	for _, list := range [][]attributed{direct, viaReads, lookups, containerReads} {
+		for _, a := range list {
+			perFlag[a.b.flag] = append(perFlag[a.b.flag], a)
+		}
+	}
+	for i := range flags {
+		f := &flags[i]
+		reads := perFlag[i]
+		sort.SliceStable(reads, func(x, y int) bool {
+			rx, ry := reads[x].read, reads[y].read
+			if cx, cy := readClass(reads[x]), readClass(reads[y]); cx != cy {
+				return cx < cy
+			}
+			kx, ky := kindRank[rx.Kind], kindRank[ry.Kind]
+			if kx != ky {
+				return kx < ky
+			}
+			if reads[x].tier != reads[y].tier {
+				return reads[x].tier < reads[y].tier
+			}
+			if rx.Match != ry.Match {
+				return rx.Match > ry.Match
+			}
+			if rx.Module != ry.Module {
+				return rx.Module < ry.Module
+			}
+			if rx.File != ry.File {
+				return rx.File < ry.File
+			}
+			if rx.Line != ry.Line {
+				return rx.Line < ry.Line
+			}
+			return rx.Col < ry.Col
+		})
+		// One citation per line.
+		seen := map[string]bool{}
+		var uniq []Read
+		for _, a := range reads {
+			k := fmt.Sprintf("%s/%s:%d", a.read.Module, a.read.File, a.read.Line)
+			if seen[k] {
+				continue
+			}
+			seen[k] = true
+			uniq = append(uniq, a.read)
+		}
+		f.ConsumedTotal = len(uniq)
+		f.SharedReadsTotal = ambiguous[i]
+		if len(uniq) > maxConsumed {
+			uniq = uniq[:maxConsumed]
+		}
+		f.ConsumedAt = append(f.ConsumedAt, uniq...)
+		f.ReadBy = "none"
+		hasValidation, hasGenerated := false, false
+		for _, a := range reads {
+			switch a.read.Kind {
+			case "validation":
+				hasValidation = true
+			case "generated":
+				hasGenerated = true
+			default:
+				f.ReadBy = "read"
+			}
+		}
+		if f.ReadBy == "none" && hasValidation {
+			f.ReadBy = "validation-only"
+		} else if f.ReadBy == "none" && hasGenerated {
+			f.ReadBy = "copy-only"
+		}
+		if f.Binding == "" {
+			f.Binding = "none"
+		}
+		cov := &doc.Coverage
+		cov.Flags++
+		if f.RegisteredAt == nil {
+			cov.Unregistered++
+			continue
+		}
+		cov.Registered++
+		switch f.ReadBy {
+		case "read":
+			cov.WithRead++
+		case "validation-only":
+			cov.ValidationOnly++
+		case "copy-only":
+			cov.CopyOnly++
+		default:
+			cov.NeverRead++
+		}
+	}
+	doc.Flags = flags
+	return doc, nil
+}
+
+// attribute finds the reads of the given bindings. A field read is matched by its last field and
+// then by how many trailing fields of the binding's path its selector spells out; the binding
+// with the longest match wins, and a tie between different flags is ambiguous (counted, not cited).
+func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, tier int, claimed map[*occ]bool) ([]attributed, map[int]int) {
+	byLast := map[*types.Var][]*binding{}
+	byVar := map[*types.Var][]*binding{}
+	var lastOrder []*types.Var
+	for _, b := range bs {
+		if len(b.steps) == 0 {
+			if b.rootVar != nil {
+				byVar[b.rootVar] = append(byVar[b.rootVar], b)
+			}
+			continue
+		}
+		last := b.steps[len(b.steps)-1].v
+		if _, ok := byLast[last]; !ok {
+			lastOrder = append(lastOrder, last)
+		}
+		byLast[last] = append(byLast[last], b)
+	}
+	var out []attributed
+	amb := map[int]int{}
+	consider := func(o *occ, cands []*binding, isVar bool) {
+		if o.write || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
+			return
+		}
+		info := o.pkg.TypesInfo
+		best, bestM := []*binding{}, 0
+		for _, b := range cands {
+			m := 1
+			if !isVar {
+				chain, base := chainOf(info, o.expr)
+				m = stepsEqualSuffix(b.steps, chain)
+				if m == 0 {
+					continue
+				}
+				if b.rootVar != nil {
+					if m < len(b.steps) || len(chain) != len(b.steps) || baseVar(info, base) != b.rootVar {
+						continue
+					}
+					m++
+				}
+			}
+			if m > bestM {
+				best, bestM = []*binding{b}, m
+			} else if m == bestM {
+				best = append(best, b)
+			}
+		}
+		if len(best) == 0 {
+			return
+		}
+		flagsHit := map[int]bool{}
+		for _, b := range best {
+			flagsHit[b.flag] = true
+		}
+		shared := ""
+		if len(flagsHit) > 1 {
+			// Code shared by several flags' instances (AuditBatchOptions methods run for both the
+			// log and the webhook backend; transport code reads any TLSInfo): a read of each.
+			for f := range flagsHit {
+				amb[f]++
+			}
+			shared = fmt.Sprintf("shared: the same field path is bound by %d flags", len(flagsHit))
+		}
+		b := best[0]
+		pos := o.expr.Pos()
+		sel := ""
+		switch e := o.expr.(type) {
+		case *ast.SelectorExpr:
+			pos, sel = e.Sel.Pos(), "."+e.Sel.Name
+		case *ast.Ident:
+			sel = e.Name
+		}
+		site, err := ix.site(o.pkg, o.fn, pos)
+		if err != nil {
+			return
+		}
+		claimed[o] = true
+		rd := Read{Site: site, Selector: sel, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM, Via: b.via}
+		if shared != "" {
+			rd.Via = strings.TrimPrefix(b.via+"; "+shared, "; ")
+			seen := map[int]bool{}
+			for _, bb := range best {
+				if !seen[bb.flag] {
+					seen[bb.flag] = true
+					out = append(out, attributed{o: o, b: bb, m: bestM, tier: 4, read: rd})
+				}
+			}
+			return
+		}
+		out = append(out, attributed{o: o, b: b, m: bestM, tier: tier, read: rd})
+	}
+	for _, last := range lastOrder {
+		for _, o := range ix.fieldOccs[last] {
+			consider(o, byLast[last], false)
+		}
+	}
+	for v, cands := range byVar {
+		for _, o := range ix.varOccs[v] {
+			consider(o, cands, true)
+		}
+	}
+	return out, amb
+}
+
+func flowTarget(o *occ) ([]step, *types.Var, string) {
+	info := o.pkg.TypesInfo
+	if o.flowIn != nil {
+		id, ok := o.flowTo.(*ast.Ident)
+		if !ok {
+			return nil, nil, "none"
+		}
+		v, ok := info.Uses[id].(*types.Var)
+		if !ok || !v.IsField() {
+			return nil, nil, "none"
+		}
+		return []step{{v: v.Origin(), owner: o.flowIn}}, nil, "field"
+	}
+	if id, ok := o.flowTo.(*ast.Ident); ok {
+		if id.Name == "_" {
+			return nil, nil, "none"
+		}
+		v, _ := info.Defs[id].(*types.Var)
+		if v == nil {
+			v, _ = info.Uses[id].(*types.Var)
+		}
+		if v == nil {
+			return nil, nil, "none"
+		}
+		return nil, v.Origin(), "variable"
+	}
+	return pathOf(info, o.flowTo)
+}
+
+func describe(steps []step, root *types.Var) (display, path string) {
+	if len(steps) == 0 {
+		if root == nil {
+			return "", ""
+		}
+		n := root.Name()
+		if root.Pkg() != nil && root.Parent() == root.Pkg().Scope() {
+			n = root.Pkg().Name() + "." + n
+		} else {
+			n = "(local) " + n
+		}
+		return n, n
+	}
+	last := steps[len(steps)-1]
+	display = ownerName(last.owner) + "." + last.v.Name()
+	if root != nil {
+		path = root.Pkg().Name() + "." + root.Name() + joinSteps(steps)
+	} else {
+		path = ownerName(steps[0].owner) + joinSteps(steps)
+	}
+	return display, path
+}
+
+func isLookup(f *types.Func) bool {
+	if isRegistration(f) {
+		return false
+	}
+	n := f.Name()
+	if strings.HasPrefix(n, "Mark") || strings.HasPrefix(n, "Set") || n == "AddFlag" || n == "AddGoFlag" {
+		return false
+	}
+	sig := f.Type().(*types.Signature)
+	if sig.Recv() != nil && isFlagSetPtr(sig.Recv().Type()) {
+		return n == "Lookup" || n == "Changed" || strings.HasPrefix(n, "Get")
+	}
+	for i := 0; i < sig.Params().Len(); i++ {
+		if isFlagSetPtr(sig.Params().At(i).Type()) {
+			return true
+		}
+	}
+	return false
+}
+
+func constIdent(info *types.Info, e ast.Expr) *types.Const {
+	switch x := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		c, _ := info.Uses[x].(*types.Const)
+		return c
+	case *ast.SelectorExpr:
+		c, _ := info.Uses[x.Sel].(*types.Const)
+		return c
+	}
+	return nil
+}
+
+var reVarSuffix = regexp.MustCompile(`VarP?$`)
+
+func staticType(r *reg) string {
+	n := reVarSuffix.ReplaceAllString(r.callee.Name(), "")
+	if n == "" && r.bound != nil {
+		if tv, ok := r.boundPkg.TypesInfo.Types[r.bound]; ok && tv.Type != nil {
+			return typeShort(tv.Type)
+		}
+	}
+	if n == "" {
+		return "value"
+	}
+	rs := []rune(n)
+	rs[0] = unicode.ToLower(rs[0])
+	return string(rs)
+}
+
+func exprString(fset *token.FileSet, e ast.Expr) string {
+	var b strings.Builder
+	_ = printerFprint(&b, fset, e)
+	return b.String()
+}
+
+// stringMapVar reads a package-level map[string]string literal (etcd's deprecatedFlags).
+func stringMapVar(p *packages.Package, name string) map[string]string {
+	out := map[string]string{}
+	for _, f := range p.Syntax {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, s := range gd.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, id := range vs.Names {
+					if id.Name != name || i >= len(vs.Values) {
+						continue
+					}
+					cl, ok := vs.Values[i].(*ast.CompositeLit)
+					if !ok {
+						continue
+					}
+					for _, el := range cl.Elts {
+						kv, ok := el.(*ast.KeyValueExpr)
+						if !ok {
+							continue
+						}
+						k, ok1 := constString(p.TypesInfo, kv.Key)
+						v, ok2 := constString(p.TypesInfo, kv.Value)
+						if ok1 && ok2 {
+							out[k] = v
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+func printerFprint(b *strings.Builder, fset *token.FileSet, e ast.Expr) error {
+	return printer.Fprint(b, fset, e)
+}
+
+func (ix *index) containerReads(c component, closure map[string]bool, bs []*binding, claimed map[*occ]bool) []attributed {
+	type group struct {
+		steps   []step
+		root    *types.Var
+		flags   []int
+		display string
+	}
+	groups := map[string]*group{}
+	var keys []string
+	for _, b := range bs {
+		if b.tier != 0 || len(b.steps) < 2 {
+			continue
+		}
+		cs := b.steps[:len(b.steps)-1]
+		_, path := describe(cs, b.rootVar)
+		g := groups[path]
+		if g == nil {
+			g = &group{steps: cs, root: b.rootVar}
+			g.display, _ = describe(cs, b.rootVar)
+			groups[path] = g
+			keys = append(keys, path)
+		}
+		if len(g.flags) == 0 || g.flags[len(g.flags)-1] != b.flag {
+			g.flags = append(g.flags, b.flag)
+		}
+	}
+	sort.Strings(keys)
+	byLast := map[*types.Var][]*group{}
+	var lasts []*types.Var
+	for _, k := range keys {
+		g := groups[k]
+		l := g.steps[len(g.steps)-1].v
+		if _, ok := byLast[l]; !ok {
+			lasts = append(lasts, l)
+		}
+		byLast[l] = append(byLast[l], g)
+	}
+	var out []attributed
+	for _, l := range lasts {
+		for _, o := range ix.fieldOccs[l] {
+			if o.write || o.selected || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
+				continue
+			}
+			info := o.pkg.TypesInfo
+			chain, base := chainOf(info, o.expr)
+			var best []*group
+			bestM := 0
+			for _, g := range byLast[l] {
+				m := stepsEqualSuffix(g.steps, chain)
+				if g.root != nil {
+					if m < len(g.steps) || len(chain) != len(g.steps) || baseVar(info, base) != g.root {
+						continue
+					}
+					m++
+				}
+				if m > bestM {
+					best, bestM = []*group{g}, m
+				} else if m == bestM {
+					best = append(best, g)
+				}
+			}
+			if len(best) != 1 {
+				continue
+			}
+			g := best[0]
+			se := o.expr.(*ast.SelectorExpr)
+			site, err := ix.site(o.pkg, o.fn, se.Sel.Pos())
+			if err != nil {
+				continue
+			}
+			rd := Read{Site: site, Selector: "." + se.Sel.Name, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM,
+				Via: "the containing " + g.display + " value, read as a whole"}
+			for _, f := range g.flags {
+				out = append(out, attributed{o: o, b: &binding{flag: f}, m: bestM, tier: 3, read: rd})
+			}
+		}
+	}
+	return out
+}

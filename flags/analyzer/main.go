@@ -1,0 +1,170 @@
+// Command analyzer builds hardwire's flag map (issue 6): for every flag a pinned component
+// registers, where it is registered, the Go object the flag value is bound to, and where that
+// object is read.
+//
+// It loads the component's command package with golang.org/x/tools/go/packages and full type
+// information, finds flag registrations (pflag/flag *Var, *VarP, Var, and helpers that forward a
+// constant name to them), resolves the pointer argument to an access path of struct fields, and
+// matches every field selection in the loaded Kubernetes/etcd packages against those paths.
+//
+// Usage (run from this directory, GOMODCACHE set as for every hardwire Go command):
+//
+//	go run . -out ../data/v1.36.3 -runtime /tmp/k8sflags.json -etcd-runtime /tmp/etcdflags.json
+//
+// The runtime files come from ./cmd/k8sflags and ./etcd/cmd/etcdflags: they list the flags each
+// command really has, with pflag's own type/default/help/deprecated/hidden values. Source
+// locations and read sites come only from the static analysis below.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// Pinned versions. The go.mod files in this directory and ./etcd pin the same ones.
+const (
+	kubernetesVersion = "v1.36.3"
+	stagingVersion    = "v0.36.3"
+	etcdVersion       = "v3.6.8"
+)
+
+type component struct {
+	Name     string
+	Dir      string   // module directory to load from (relative to the analyzer)
+	Patterns []string // package patterns to load
+	Root     string   // function whose call graph holds the flag registrations: pkgpath.Func
+	StdFlag  bool     // registers with the standard library flag package (etcd)
+	AppPkg   string   // package prefix counted as the component's own app code when ranking reads
+}
+
+var components = []component{
+	{Name: "kube-apiserver", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-apiserver"},
+		Root: "k8s.io/kubernetes/cmd/kube-apiserver/app.NewAPIServerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-apiserver/app"},
+	{Name: "kube-controller-manager", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-controller-manager"},
+		Root: "k8s.io/kubernetes/cmd/kube-controller-manager/app.NewControllerManagerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-controller-manager/app"},
+	{Name: "kube-scheduler", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-scheduler"},
+		Root: "k8s.io/kubernetes/cmd/kube-scheduler/app.NewSchedulerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-scheduler/app"},
+	{Name: "etcd", Dir: "etcd", Patterns: []string{"go.etcd.io/etcd/server/v3/etcdmain"},
+		Root: "go.etcd.io/etcd/server/v3/etcdmain.newConfig", StdFlag: true, AppPkg: "go.etcd.io/etcd/server/v3/etcdmain"},
+}
+
+func main() {
+	out := flag.String("out", "", "directory for <component>.json (required)")
+	runtimeFile := flag.String("runtime", "", "JSON from ./cmd/k8sflags (required for Kubernetes components)")
+	etcdRuntimeFile := flag.String("etcd-runtime", "", "JSON from ./etcd/cmd/etcdflags (required for etcd)")
+	only := flag.String("component", "", "analyze only this component")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "analyzer: -out is required")
+		os.Exit(2)
+	}
+	runtime := map[string][]runtimeFlag{}
+	for _, f := range []string{*runtimeFile, *etcdRuntimeFile} {
+		if f == "" {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fatal(err)
+		}
+		var m map[string][]runtimeFlag
+		if err := json.Unmarshal(b, &m); err != nil {
+			fatal(fmt.Errorf("%s: %w", f, err))
+		}
+		for k, v := range m {
+			runtime[k] = v
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		fatal(err)
+	}
+
+	// Kubernetes components share one load: the three command packages share most of their code.
+	groups := map[string][]component{}
+	var order []string
+	for _, c := range components {
+		if *only != "" && c.Name != *only {
+			continue
+		}
+		if _, ok := groups[c.Dir]; !ok {
+			order = append(order, c.Dir)
+		}
+		groups[c.Dir] = append(groups[c.Dir], c)
+	}
+	for _, dir := range order {
+		cs := groups[dir]
+		var patterns []string
+		for _, c := range cs {
+			patterns = append(patterns, c.Patterns...)
+		}
+		start := time.Now()
+		prog, err := load(dir, patterns)
+		if err != nil {
+			fatal(err)
+		}
+		fmt.Fprintf(os.Stderr, "analyzer: loaded %d packages from %s in %s\n", len(prog.all), dir, time.Since(start).Round(time.Millisecond))
+		for _, c := range cs {
+			rt, ok := runtime[c.Name]
+			if !ok {
+				fatal(fmt.Errorf("no runtime flag list for %s (pass -runtime/-etcd-runtime)", c.Name))
+			}
+			start := time.Now()
+			doc, err := analyze(prog, c, rt)
+			if err != nil {
+				fatal(fmt.Errorf("%s: %w", c.Name, err))
+			}
+			b, err := json.MarshalIndent(doc, "", "  ")
+			if err != nil {
+				fatal(err)
+			}
+			path := filepath.Join(*out, c.Name+".json")
+			if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+				fatal(err)
+			}
+			fmt.Fprintf(os.Stderr, "analyzer: %s: %d flags (%s) -> %s in %s\n", c.Name, len(doc.Flags), doc.Coverage.String(), path, time.Since(start).Round(time.Millisecond))
+		}
+	}
+}
+
+func fatal(err error) {
+	fmt.Fprintf(os.Stderr, "analyzer: %v\n", err)
+	os.Exit(1)
+}
+
+// program is one packages.Load result with the indexes the analysis needs.
+type program struct {
+	fset    fileSet
+	all     []*packages.Package
+	byPath  map[string]*packages.Package
+	modRoot map[string]moduleInfo // package path -> module it belongs to
+	srcRoot string                // GOMODCACHE
+}
+
+type moduleInfo struct {
+	Path, Version, Dir string
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func trimExcerpt(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 200 {
+		s = s[:197] + "..."
+	}
+	return s
+}
