@@ -62,7 +62,7 @@ export interface Session {
 
 const DEFAULT_TIMEOUT_MS = 10_000;
 /** sshd's MaxSessions defaults to 10 channels per connection; stay under it. */
-const MAX_CHANNELS = 8;
+const MAX_CHANNELS = 6;
 
 export function fingerprint(keyBlob: Buffer): string {
   return `SHA256:${createHash('sha256').update(keyBlob).digest('base64').replace(/=+$/, '')}`;
@@ -219,6 +219,8 @@ const WRITE_SCRIPT = [
 // Prints one line per argument, in order: the hex digest, or "-" for a missing/non-regular file.
 const HASH_SCRIPT = 'for f do if [ -f "$f" ]; then sha256sum < "$f" | cut -d" " -f1; else echo -; fi; done';
 
+interface RawResult { code: number; signal?: string; stdout: Buffer; stderr: Buffer }
+
 class SshSession implements Session {
   readonly host: SshTarget;
   #clients: Client[];
@@ -252,45 +254,59 @@ class SshSession implements Session {
     };
   }
 
-  async #run(argv: string[], opts: ExecOptions): Promise<{ code: number; signal?: string; stdout: Buffer; stderr: Buffer }> {
+  async #run(argv: string[], opts: ExecOptions): Promise<RawResult> {
     const full = this.host.ssh.become === 'sudo' ? ['sudo', '-n', '--', ...argv] : argv;
     const cmd = shJoin(full);
-    if (this.#lost) throw this.#lost;
     const release = await this.#slot();
     try {
-      return await new Promise((resolve, reject) => {
-        this.#client.exec(cmd, (err, stream) => {
-          if (err) return reject(new StepError('ssh-exec', `cannot start ${display(argv)}: ${err.message}`, { host: this.host.name, cause: err }));
-          const out: Buffer[] = [];
-          const errOut: Buffer[] = [];
-          let code = -1;
-          let signal: string | undefined;
-          let timer: NodeJS.Timeout | undefined;
-          const onLost = () => reject(this.#lost ?? new StepError('ssh-connection-lost', `connection lost while running ${display(argv)}`, { host: this.host.name }));
-          this.#client.once('close', onLost);
-          if (opts.timeoutMs) {
-            timer = setTimeout(() => {
-              stream.close();
-              reject(new StepError('ssh-exec-timeout', `${display(argv)} did not finish within ${opts.timeoutMs} ms`, { host: this.host.name, detail: tail(errOut) }));
-            }, opts.timeoutMs);
-          }
-          stream.on('data', (d: Buffer) => out.push(d));
-          stream.stderr.on('data', (d: Buffer) => errOut.push(d));
-          stream.on('exit', (c: number | null, sig?: string) => {
-            if (typeof c === 'number') code = c;
-            if (sig) signal = sig;
-          });
-          stream.on('close', () => {
-            clearTimeout(timer);
-            this.#client.off('close', onLost);
-            resolve({ code, ...(signal ? { signal } : {}), stdout: Buffer.concat(out), stderr: Buffer.concat(errOut) });
-          });
-          stream.end(opts.stdin ?? undefined);
-        });
-      });
+      // sshd frees a session slot only after it has reaped the command, a moment after the channel closed on
+      // our side, so under load a channel open can be refused: retry briefly.
+      for (let attempt = 0; ; attempt++) {
+        if (this.#lost) throw this.#lost;
+        const r = await this.#runOnce(cmd, argv, opts, attempt < 40);
+        if (r !== 'refused') return r;
+        await new Promise((res) => setTimeout(res, Math.min(25 * (attempt + 1), 250)));
+      }
     } finally {
       release();
     }
+  }
+
+  #runOnce(cmd: string, argv: string[], opts: ExecOptions, mayRetry: boolean): Promise<RawResult | 'refused'> {
+    return new Promise((resolve, reject) => {
+      this.#client.exec(cmd, (err, stream) => {
+        if (err) {
+          if (mayRetry && /open failed|Channel open failure/i.test(err.message)) return resolve('refused');
+          return reject(new StepError('ssh-exec', `cannot start ${display(argv)}: ${err.message}`, { host: this.host.name, cause: err }));
+        }
+        // Listeners go on synchronously: exit status and close can arrive in the same packet batch as the reply.
+        const out: Buffer[] = [];
+        const errOut: Buffer[] = [];
+        let code = -1;
+        let signal: string | undefined;
+        let timer: NodeJS.Timeout | undefined;
+        const onLost = () => reject(this.#lost ?? new StepError('ssh-connection-lost', `connection lost while running ${display(argv)}`, { host: this.host.name }));
+        this.#client.once('close', onLost);
+        if (opts.timeoutMs) {
+          timer = setTimeout(() => {
+            stream.close();
+            reject(new StepError('ssh-exec-timeout', `${display(argv)} did not finish within ${opts.timeoutMs} ms`, { host: this.host.name, detail: tail(errOut) }));
+          }, opts.timeoutMs);
+        }
+        stream.on('data', (d: Buffer) => out.push(d));
+        stream.stderr.on('data', (d: Buffer) => errOut.push(d));
+        stream.on('exit', (c: number | null, sig?: string) => {
+          if (typeof c === 'number') code = c;
+          if (sig) signal = sig;
+        });
+        stream.on('close', () => {
+          clearTimeout(timer);
+          this.#client.off('close', onLost);
+          resolve({ code, ...(signal ? { signal } : {}), stdout: Buffer.concat(out), stderr: Buffer.concat(errOut) });
+        });
+        stream.end(opts.stdin ?? undefined);
+      });
+    });
   }
 
   async #checked(argv: string[], opts: ExecOptions, step: string) {
