@@ -124,6 +124,8 @@ describe('known_hosts', () => {
     expect(checkHostKey(e, '10.9.9.9', blobA).status).toBe('match');
     expect(checkHostKey(e, '[10.9.9.8]:2200', blobA).status).toBe('match');
     expect(readKnownHostsFile(join(dir, 'missing'))).toEqual([]);
+    appendKnownHost(join(dir, 'new', '.ssh', 'known_hosts'), formatKnownHost(['n'], blobA));
+    expect(readKnownHostsFile(join(dir, 'new', '.ssh', 'known_hosts'))).toHaveLength(1);
   });
 
   it('is readable by OpenSSH: ssh-keygen -F finds our hashed entry', () => {

@@ -1,6 +1,7 @@
 // known_hosts parsing and host-key pinning, in the OpenSSH file format (plain and hashed entries).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 export interface KnownHostEntry {
   /** 1-based line number in the file, for messages that point at the entry. */
@@ -123,6 +124,7 @@ export function readKnownHostsFile(file: string): KnownHostEntry[] {
 
 /** Appends entries, making sure the previous last line was terminated. */
 export function appendKnownHost(file: string, line: string): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   const prev = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sep = prev === '' || prev.endsWith('\n') ? '' : '\n';
   appendFileSync(file, `${sep}${line}\n`, { mode: 0o600 });
