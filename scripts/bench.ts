@@ -1,0 +1,20 @@
+// `pnpm bench <name>`: benchmark scripts that print figures. Not timed tests.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const benches: Record<string, string> = {
+  pki: 'bench-pki.ts',
+  components: 'bench-components.ts',
+  lab: 'bench-lab.ts',
+  wire: 'bench-wire.ts',
+  'pki-vs-kubeadm': 'bench-pki-vs-kubeadm.ts',
+  rolling: 'bench-rolling.ts',
+};
+
+const [name, ...rest] = process.argv.slice(2);
+if (!name || !(name in benches)) {
+  process.stderr.write(`usage: pnpm bench <${Object.keys(benches).join('|')}> [options]\n`);
+  process.exit(name === '--help' || name === '-h' ? 0 : 2);
+}
+const r = spawnSync(process.execPath, [join(import.meta.dirname, benches[name]!), ...rest], { stdio: 'inherit' });
+process.exit(r.status ?? 1);
