@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 say() { printf '==> %s\n' "$*" >&2; }
 
 TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
-APT_PACKAGES=(systemd-container debootstrap openssl iproute2 openssh-client ca-certificates)
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

@@ -104,6 +104,7 @@ export async function planFor(group: ComponentGroup, versions: VersionSet): Prom
     const moduleDir = join(repoRoot, 'components', 'go', 'etcd');
     await requireInGoMod(moduleDir, 'go.etcd.io/etcd/server/v3', versions.etcd, 'etcdVersion');
     await requireInGoMod(moduleDir, 'go.etcd.io/etcd/etcdctl/v3', versions.etcd, 'etcdVersion');
+    await requireInGoMod(moduleDir, 'go.etcd.io/etcd/etcdutl/v3', versions.etcd, 'etcdVersion');
     // etcd's version is a constant in go.etcd.io/etcd/api/v3/version; GitSHA is the only ldflag
     // its build script sets, and the release commit is not known here, so it keeps its default.
     return {

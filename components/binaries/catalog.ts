@@ -4,7 +4,7 @@ import { InputError } from '../../lib/errors.ts';
 import { PINNED_KUBERNETES } from '../../inventory/schema.ts';
 
 export const KUBERNETES_NAMES = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubeadm', 'kubectl'] as const;
-export const ETCD_NAMES = ['etcd', 'etcdctl'] as const;
+export const ETCD_NAMES = ['etcd', 'etcdctl', 'etcdutl'] as const;
 export const K0S_NAMES = ['k0s'] as const;
 export const COMPONENT_NAMES = [...KUBERNETES_NAMES, ...ETCD_NAMES, ...K0S_NAMES] as const;
 
@@ -81,6 +81,7 @@ export const VERSION_PROBES: Record<ComponentName, VersionProbe> = {
   kubectl: { args: ['version', '--client'], expect: (v) => `Client Version: ${v}` },
   etcd: { args: ['--version'], expect: (v) => `etcd Version: ${v.replace(/^v/, '')}` },
   etcdctl: { args: ['version'], expect: (v) => `etcdctl version: ${v.replace(/^v/, '')}` },
+  etcdutl: { args: ['version'], expect: (v) => `etcdutl version: ${v.replace(/^v/, '')}` },
   k0s: { args: ['version'], expect: (v) => v },
 };
 
@@ -94,6 +95,8 @@ export const GO_PACKAGES: Record<ComponentName, string> = {
   // Both module roots are main packages (server/v3 is etcd's own wrapper around etcdmain.Main).
   etcd: 'go.etcd.io/etcd/server/v3',
   etcdctl: 'go.etcd.io/etcd/etcdctl/v3',
+  // Offline snapshot status and restore (etcdctl's were removed in 3.6).
+  etcdutl: 'go.etcd.io/etcd/etcdutl/v3',
   k0s: 'github.com/k0sproject/k0s',
 };
 
