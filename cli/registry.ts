@@ -10,6 +10,7 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   kubeconfig: () => import('./commands/kubeconfig.ts'),
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
+  flags: () => import('./commands/flags.ts'),
 };
 
 export async function commands(): Promise<Command[]> {

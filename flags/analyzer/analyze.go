@@ -416,6 +416,7 @@ type binding struct {
 	steps   []step     // field path, outermost first (may be empty for a variable)
 	rootVar *types.Var // package-level or local variable the path starts from, if any
 	via     string     // tier 1: where the value was copied
+	src     *occ       // tier 1: the read that copied it
 	display string     // qualified selector of the last element
 	path    string     // full path for display
 }

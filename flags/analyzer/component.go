@@ -315,7 +315,7 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 		if len(steps) > 0 && len(a.b.steps) > 0 && steps[len(steps)-1].v == a.b.steps[len(a.b.steps)-1].v {
 			continue // copied into the same field of another instance: tier 0 already matches it
 		}
-		b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root}
+		b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root, src: a.o}
 		b.display, b.path = describe(steps, root)
 		b.via = b.display
 		key := fmt.Sprintf("%d|%s|%p", b.flag, b.path, root)
@@ -331,6 +331,13 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 		}
 	}
 	viaReads, amb1 := ix.attribute(c, closure, flows, 1, claimed)
+	// A read whose value is handed on to code that reads it again explains the flag best.
+	handsOn := map[*occ]bool{}
+	for _, a := range viaReads {
+		if a.b.src != nil {
+			handsOn[a.b.src] = true
+		}
+	}
 	for i, n := range amb1 {
 		ambiguous[i] += n
 	}
@@ -359,6 +366,9 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			}
 			if reads[x].tier != reads[y].tier {
 				return reads[x].tier < reads[y].tier
+			}
+			if hx, hy := handsOn[reads[x].o], handsOn[reads[y].o]; hx != hy {
+				return hx
 			}
 			if rx.Match != ry.Match {
 				return rx.Match > ry.Match

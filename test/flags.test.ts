@@ -1,0 +1,156 @@
+// The flag map against the real pinned source (Kubernetes v1.36.3, etcd v3.6.8). No line numbers
+// here: `flags verify` checks every cited line.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, loadFlagMap, type FlagEntry } from '../flags/map.ts';
+import { verifyFlagMaps } from '../flags/verify.ts';
+import { goBinary, regenerate } from '../flags/regenerate.ts';
+import { repoRoot } from '../lib/paths.ts';
+
+function flag(component: string, name: string): FlagEntry {
+  const f = findFlag(component, name);
+  if (!f) throw new Error(`${component} has no --${name}`);
+  return f;
+}
+
+function meaningful(f: FlagEntry) {
+  return f.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');
+}
+
+const cases: Array<{ component: string; flag: string; regModule: string; regFile: string; field: string; readModule: string; readFile: string }> = [
+  { component: 'kube-apiserver', flag: 'etcd-servers', regModule: 'k8s.io/apiserver', regFile: 'pkg/server/options/etcd.go',
+    field: 'storagebackend.TransportConfig.ServerList', readModule: 'k8s.io/apiserver', readFile: 'pkg/storage/storagebackend/factory/etcd3.go' },
+  { component: 'kube-apiserver', flag: 'service-account-issuer', regModule: 'k8s.io/kubernetes', regFile: 'pkg/kubeapiserver/options/authentication.go',
+    field: 'options.ServiceAccountAuthenticationOptions.Issuers', readModule: 'k8s.io/kubernetes', readFile: 'pkg/controlplane/apiserver/config.go' },
+  { component: 'kube-apiserver', flag: 'authorization-mode', regModule: 'k8s.io/kubernetes', regFile: 'pkg/kubeapiserver/options/authorization.go',
+    field: 'options.BuiltInAuthorizationOptions.Modes', readModule: 'k8s.io/kubernetes', readFile: 'pkg/kubeapiserver/options/authorization.go' },
+  { component: 'kube-controller-manager', flag: 'cluster-signing-cert-file', regModule: 'k8s.io/kubernetes', regFile: 'cmd/kube-controller-manager/app/options/csrsigningcontroller.go',
+    field: 'config.CSRSigningControllerConfiguration.ClusterSigningCertFile', readModule: 'k8s.io/kubernetes', readFile: 'cmd/kube-controller-manager/app/certificates.go' },
+  { component: 'kube-controller-manager', flag: 'leader-elect', regModule: 'k8s.io/component-base', regFile: 'config/options/leaderelectionconfig.go',
+    field: 'config.LeaderElectionConfiguration.LeaderElect', readModule: 'k8s.io/kubernetes', readFile: 'cmd/kube-controller-manager/app/controllermanager.go' },
+  { component: 'kube-scheduler', flag: 'leader-elect', regModule: 'k8s.io/component-base', regFile: 'config/options/leaderelectionconfig.go',
+    field: 'config.LeaderElectionConfiguration.LeaderElect', readModule: 'k8s.io/kubernetes', readFile: 'cmd/kube-scheduler/app/server.go' },
+  { component: 'etcd', flag: 'peer-client-cert-auth', regModule: 'go.etcd.io/etcd/server/v3', regFile: 'embed/config.go',
+    field: 'transport.TLSInfo.ClientCertAuth', readModule: 'go.etcd.io/etcd/server/v3', readFile: 'embed/etcd.go' },
+];
+
+describe('flag map (committed data, v1.36.3)', () => {
+  it('has all four components with their pinned versions', () => {
+    for (const c of flagComponents) {
+      const m = loadFlagMap(c);
+      expect(m.component).toBe(c);
+      expect(m.kubernetesVersion).toBe('v1.36.3');
+      expect(m.componentVersion).toBe(c === 'etcd' ? 'v3.6.8' : 'v1.36.3');
+      expect(m.flags.length).toBeGreaterThan(50);
+      expect(m.coverage.flags).toBe(m.flags.length);
+    }
+  });
+
+  for (const t of cases) {
+    it(`${t.component} --${t.flag}: registration and a meaningful read`, () => {
+      const f = flag(t.component, t.flag);
+      expect(f.registeredAt?.module).toBe(t.regModule);
+      expect(f.registeredAt?.file).toBe(t.regFile);
+      // The literal, or a named constant whose declaration holds it (authorizationModeFlag).
+      const nc = f.registeredAt?.nameConst;
+      if (nc) {
+        expect(f.registeredAt?.excerpt).toContain(nc.ident);
+        expect(nc.excerpt).toContain(`"${t.flag}"`);
+      } else {
+        expect(f.registeredAt?.excerpt).toContain(`"${t.flag}"`);
+      }
+      expect(f.field).toBe(t.field);
+      expect(f.readBy).toBe('read');
+      const reads = meaningful(f);
+      expect(reads.some((r) => r.module === t.readModule && r.file === t.readFile)).toBe(true);
+    });
+  }
+
+  it('keeps reads inside the component: kube-controller-manager --leader-elect is not read by kube-scheduler code', () => {
+    const f = flag('kube-controller-manager', 'leader-elect');
+    expect(f.consumedAt.some((r) => r.file.startsWith('cmd/kube-scheduler/'))).toBe(false);
+  });
+
+  it('distinguishes peer from client TLS fields that share a type', () => {
+    const peer = flag('etcd', 'peer-client-cert-auth');
+    expect(peer.consumedAt.some((r) => r.excerpt.includes('ClientTLSInfo.ClientCertAuth'))).toBe(false);
+    expect(peer.consumedAt.some((r) => r.excerpt.includes('PeerTLSInfo.ClientCertAuth'))).toBe(true);
+  });
+
+  it('resolves names built by helpers (audit flags) and named constants', () => {
+    const f = flag('kube-apiserver', 'audit-log-maxage');
+    expect(f.registeredAt?.file).toBe('pkg/server/options/audit.go');
+    const b = flag('kube-apiserver', 'audit-webhook-batch-max-size');
+    expect(b.registeredAt?.nameFormat).toBe('audit-%s-batch-max-size');
+    expect(b.registeredAt?.nameArg).toBe('webhook');
+    expect(b.path).toContain('WebhookOptions');
+  });
+
+  it('bestCitation names the etcd3 client factory for --etcd-servers', () => {
+    const c = bestCitation('kube-apiserver', '--etcd-servers');
+    expect(c?.kind).toBe('read');
+    expect(c?.text).toMatch(/^read at k8s\.io\/apiserver@v0\.36\.3\/pkg\/storage\/storagebackend\/factory\/etcd3\.go:\d+$/);
+    expect(c?.url).toMatch(/^https:\/\/github\.com\/kubernetes\/kubernetes\/blob\/v1\.36\.3\/staging\/src\/k8s\.io\/apiserver\/pkg\/storage\/storagebackend\/factory\/etcd3\.go#L\d+$/);
+    expect(bestCitation('kube-apiserver', 'no-such-flag')).toBeUndefined();
+  });
+
+  it('explain prints registration, field and reads', () => {
+    const ex = explain('kube-apiserver', '--etcd-servers');
+    const text = ex.lines.join('\n');
+    expect(text).toContain('registered at k8s.io/apiserver@v0.36.3/pkg/server/options/etcd.go:');
+    expect(text).toContain('bound to storagebackend.TransportConfig.ServerList');
+    expect(text).toMatch(/read at \d+ sites/);
+  });
+
+  it('the CLI prints the trace and the JSON contract', () => {
+    const node = process.execPath;
+    const out = execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', 'explain', 'kube-apiserver', '--etcd-servers'], { encoding: 'utf8' });
+    expect(out).toContain('registered at');
+    const json = JSON.parse(execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', 'kube-apiserver', '--flag', 'etcd-servers', '--json'], { encoding: 'utf8' }));
+    expect(json.component).toBe('kube-apiserver');
+    expect(json.kubernetesVersion).toBe('v1.36.3');
+    const f = json.flags[0];
+    for (const k of ['name', 'type', 'default', 'help', 'deprecated', 'field', 'registeredAt', 'consumedAt']) expect(f).toHaveProperty(k);
+    expect(f.type).toBe('stringSlice');
+    expect(f.default).toBe('[]');
+  });
+});
+
+describe('flags verify (every citation against the module source)', () => {
+  it('verifies all citations with 0 failures', () => {
+    const res = verifyFlagMaps();
+    expect(res.failures).toEqual([]);
+    expect(res.citations).toBeGreaterThan(1000);
+    expect(res.verified).toBe(res.citations);
+  }, 600_000);
+});
+
+const haveGo = (() => {
+  try {
+    execFileSync(goBinary(), ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+describe.skipIf(!haveGo)('regeneration (needs Go)', () => {
+  it('is byte-identical to the committed data', () => {
+    const out = mkdtempSync(join(tmpdir(), 'hardwire-flags-test-'));
+    try {
+      regenerate({ outDir: out, log: { info: () => {}, warn: () => {}, step: () => {} } });
+      const committed = readdirSync(dataDir('v1.36.3')).sort();
+      expect(readdirSync(out).sort()).toEqual(committed);
+      for (const f of committed) {
+        expect(existsSync(join(out, f))).toBe(true);
+        const same = readFileSync(join(out, f)).equals(readFileSync(join(dataDir('v1.36.3'), f)));
+        expect(same, `${f} differs from the regenerated copy`).toBe(true);
+      }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 1_200_000);
+});
