@@ -8,6 +8,7 @@ import type { HostFacts, Plan } from '../plan/types.ts';
 import type { HostWant } from '../plan/build.ts';
 import type { ComponentName } from '../components/models/index.ts';
 import { Wet } from './wet.ts';
+import { randomBytes } from 'node:crypto';
 
 export interface LocalBinary { name: string; path: string; sha256: string; version: string; source: string }
 
@@ -20,7 +21,11 @@ export interface WireOptions {
 
 export interface Restart { host: string; unit: string; action: 'start' | 'restart' }
 
+export interface SnapshotInfo { file: string; from: string; revision: number; totalKey: number; hash: number; sizeBytes: number }
+
 export interface WireContext {
+  /** Names this run's backups and snapshot: sortable UTC time plus a random suffix. */
+  runId: string;
   inv: Inventory;
   stateDir: string;
   clusterDir: string;
@@ -36,10 +41,18 @@ export interface WireContext {
   plan?: Plan;
   restarted: Restart[];
   durationsMs: Record<string, number>;
+  snapshot?: SnapshotInfo | { skipped: string };
+  /** Hosts where this run backed up files it overwrote. */
+  backups: string[];
+}
+
+export function newRunId(now = new Date()): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
 }
 
 export function newContext(inv: Inventory, stateDir: string, clusterDir: string, opts: WireOptions, log: Logger): WireContext {
   return {
+    runId: newRunId(), backups: [],
     inv, stateDir, clusterDir, opts, log,
     wet: new Wet(opts.dryRun, log),
     trees: new Map(), binaries: new Map(), wants: [], sessions: new Map(), facts: new Map(),
@@ -56,7 +69,7 @@ export function session(ctx: WireContext, host: string): Session {
 /** Binaries each host needs, and which component reads each (a change restarts it). */
 export function binariesFor(host: { isEtcd: boolean; isControlPlane: boolean }): { name: string; readBy: ComponentName[] }[] {
   const out: { name: string; readBy: ComponentName[] }[] = [];
-  if (host.isEtcd) out.push({ name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] });
+  if (host.isEtcd) out.push({ name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] });
   if (host.isControlPlane) {
     out.push({ name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] }, { name: 'kube-scheduler', readBy: ['kube-scheduler'] });
   }

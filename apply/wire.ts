@@ -17,10 +17,11 @@ import { apiserverPhase } from './phases/apiserver.ts';
 import { rbacPhase } from './phases/rbac.ts';
 import { controllersPhase } from './phases/controllers.ts';
 import { statusPhase } from './phases/status.ts';
+import { snapshotPhase } from './phases/snapshot.ts';
 
 export const WIRE_PHASES: readonly Phase[] = [
   pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase,
-  pushPhase, etcdPhase, apiserverPhase, rbacPhase, controllersPhase, statusPhase,
+  snapshotPhase, pushPhase, etcdPhase, apiserverPhase, rbacPhase, controllersPhase, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

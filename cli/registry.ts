@@ -8,6 +8,8 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   verify: () => import('./commands/verify.ts'),
   teardown: () => import('./commands/teardown.ts'),
   kubeconfig: () => import('./commands/kubeconfig.ts'),
+  rollback: () => import('./commands/rollback.ts'),
+  etcd: () => import('./commands/etcd.ts'),
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
   flags: () => import('./commands/flags.ts'),

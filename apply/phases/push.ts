@@ -4,6 +4,31 @@ import { session, type WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
 import { BIN } from '../../components/models/types.ts';
 import { PENDING_DIR } from '../facts.ts';
+import type { FileChange } from '../../plan/types.ts';
+import { BACKUP_RECORD, BACKUP_ROOT, KEEP_BACKUPS, PRUNE_SCRIPT, type BackupRecord } from '../backup.ts';
+
+const COPY_SCRIPT = 'set -e; for p in "$@"; do mkdir -p -- "$BK$(dirname -- "$p")"; cp -p -- "$p" "$BK$p"; done';
+
+// Keep the previous version of every file this run overwrites, and a list of the files it creates,
+// under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
+async function backup(ctx: WireContext, host: string, changes: FileChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  const s = session(ctx, host);
+  const dir = `${BACKUP_ROOT}/${ctx.runId}`;
+  const overwritten = changes.filter((c) => c.reason === 'changed');
+  const record: BackupRecord = {
+    runId: ctx.runId,
+    overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
+    created: changes.filter((c) => c.reason === 'missing').map((c) => ({ path: c.path, readBy: c.readBy })),
+  };
+  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, async () => {
+    await s.exec(['mkdir', '-p', '-m', '0700', dir]);
+    if (overwritten.length > 0) await s.exec(['env', `BK=${dir}`, 'sh', '-c', COPY_SCRIPT, 'sh', ...overwritten.map((c) => c.path)]);
+    await s.writeFileAtomic(`${dir}/${BACKUP_RECORD}`, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
+    await s.exec(['sh', '-c', PRUNE_SCRIPT, 'sh', BACKUP_ROOT, String(KEEP_BACKUPS)]);
+  });
+  ctx.backups.push(host);
+}
 
 async function pushHost(ctx: WireContext, host: string): Promise<void> {
   const plan = ctx.plan!.hosts.find((h) => h.host === host)!;
@@ -14,6 +39,7 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
   for (const u of plan.units.filter((x) => x.action === 'restart')) {
     await ctx.wet.run(host, `mark ${u.component} restart pending`, () => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
   }
+  await backup(ctx, host, plan.changes);
   for (const c of plan.changes) {
     // Binaries are read from the cache only when they must move: one copy per checksum.
     const data = c.kind === 'binary'

@@ -3,6 +3,8 @@ import { session, type WireContext } from '../context.ts';
 import { START_ORDER, componentsOn } from '../../components/models/index.ts';
 import { MANIFEST_PATH, parseManifest } from '../manifest.ts';
 import { PENDING_DIR } from '../facts.ts';
+import { BACKUP_ROOT } from '../backup.ts';
+import { REMOTE_SNAPSHOT_DIR } from '../../etcd/snapshot.ts';
 import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
 
 function ancestors(path: string): string[] {
@@ -23,10 +25,10 @@ async function teardownHost(ctx: WireContext, name: string, purgeData: boolean):
   const m = await s.exec(['cat', MANIFEST_PATH], { allowFail: true });
   const paths = m.code === 0 ? parseManifest(m.stdout) : [];
   if (paths.length > 0) {
-    await ctx.wet.run(name, `remove ${paths.length} files hardwire installed (${MANIFEST_PATH})`, () => s.exec(['rm', '-rf', '--', ...paths, MANIFEST_PATH, PENDING_DIR]));
+    await ctx.wet.run(name, `remove ${paths.length} files hardwire installed (${MANIFEST_PATH})`, () => s.exec(['rm', '-rf', '--', ...paths, MANIFEST_PATH, PENDING_DIR, BACKUP_ROOT, REMOTE_SNAPSHOT_DIR]));
     // Then the directories that only held them, deepest first; shared ones stay.
     const keep = new Set(['/usr/local/bin', '/etc/systemd/system', '/var/lib', '/etc', '/usr/local', '/usr', '/var']);
-    const dirs = [...new Set([...paths, MANIFEST_PATH, `${PENDING_DIR}/x`].flatMap((p) => ancestors(p)))].filter((d) => !keep.has(d)).sort((a, b) => b.length - a.length);
+    const dirs = [...new Set([...paths, MANIFEST_PATH, `${PENDING_DIR}/x`, `${BACKUP_ROOT}/x`].flatMap((p) => ancestors(p)))].filter((d) => !keep.has(d)).sort((a, b) => b.length - a.length);
     await ctx.wet.run(name, `remove empty directories ${dirs.join(' ')}`, () => s.exec(['rmdir', '--ignore-fail-on-non-empty', '--', ...dirs], { allowFail: true }));
     await ctx.wet.run(name, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
   }

@@ -51,6 +51,9 @@ Host keys are pinned (inventory knownHosts); unknown keys are refused unless --a
       })),
       plan: ctx.plan,
       restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
+      runId: ctx.runId,
+      backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.backups } : null,
+      snapshot: ctx.snapshot ?? null,
       durationsMs: { ...ctx.durationsMs, total: totalMs },
     };
     if (values.json) {

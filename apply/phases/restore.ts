@@ -1,0 +1,56 @@
+import type { Phase } from '../phase.ts';
+import { readFileSync } from 'node:fs';
+import { session, type WireContext } from '../context.ts';
+import { componentsOn, START_ORDER } from '../../components/models/index.ts';
+import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+import { snapshotStatus } from '../../etcd/snapshot.ts';
+import { StepError } from '../../lib/errors.ts';
+
+const RESTORE_DB = '/var/lib/hardwire/restore.db';
+
+async function stopAll(ctx: WireContext): Promise<void> {
+  // Apiservers and controllers first, so nothing writes while etcd goes away.
+  for (const c of [...START_ORDER].reverse()) {
+    await Promise.all(ctx.inv.hosts.filter((h) => componentsOn(h).includes(c)).map((h) =>
+      ctx.wet.run(h.name, `systemctl stop ${c}.service`, () => session(ctx, h.name).exec(['systemctl', 'stop', `${c}.service`], { timeoutMs: 120_000 }))));
+  }
+}
+
+async function restoreMember(ctx: WireContext, name: string, data: Buffer): Promise<void> {
+  const h = ctx.inv.etcdHosts.find((x) => x.name === name)!;
+  const s = session(ctx, name);
+  const aside = `${ETCD_DATA_DIR}.before-restore-${ctx.runId}`;
+  await ctx.wet.run(name, `copy snapshot to ${RESTORE_DB}`, () => s.writeFileAtomic(RESTORE_DB, data, { mode: 0o600 }));
+  await ctx.wet.run(name, `move ${ETCD_DATA_DIR} aside to ${aside} (kept, never deleted here)`, () => s.exec(['sh', '-c', 'if [ -e "$1" ]; then mv -- "$1" "$2"; fi', 'sh', ETCD_DATA_DIR, aside]));
+  const peers = ctx.inv.etcdHosts.map((x) => `${x.name}=https://${x.address}:2380`).join(',');
+  await ctx.wet.run(name, `etcdutl snapshot restore into ${ETCD_DATA_DIR} as member ${name}`, () => s.exec([
+    '/usr/local/bin/etcdutl', 'snapshot', 'restore', RESTORE_DB,
+    `--name=${name}`, `--initial-cluster=${peers}`, `--initial-cluster-token=hardwire-${ctx.inv.cluster.name}`,
+    `--initial-advertise-peer-urls=https://${h.address}:2380`, `--data-dir=${ETCD_DATA_DIR}`,
+  ], { timeoutMs: 120_000 }));
+  await ctx.wet.run(name, `remove ${RESTORE_DB}`, () => s.exec(['rm', '-f', '--', RESTORE_DB]));
+}
+
+/** Stops everything, restores every member from one snapshot, then plans a start of everything. */
+export function restorePhase(file: string): Phase {
+  return {
+    id: 'restore',
+    title: `Restore etcd from ${file}`,
+    async run(ctx) {
+      const st = await snapshotStatus(file);
+      ctx.log.info(`  snapshot: revision ${st.revision}, ${st.totalKey} keys, hash ${st.hash}`);
+      const data = readFileSync(file);
+      // Check every member can restore before anything is stopped.
+      await Promise.all(ctx.inv.etcdHosts.map(async (h) => {
+        const r = await session(ctx, h.name).exec(['test', '-x', '/usr/local/bin/etcdutl'], { allowFail: true });
+        if (r.code !== 0) throw new StepError('restore preflight', '/usr/local/bin/etcdutl is missing; run "hardwire wire" first (it installs etcdutl); nothing was stopped', { host: h.name });
+      }));
+      await stopAll(ctx);
+      await Promise.all(ctx.inv.etcdHosts.map((h) => restoreMember(ctx, h.name, data)));
+      ctx.plan = {
+        noop: false,
+        hosts: ctx.inv.hosts.map((h) => ({ host: h.name, changes: [], daemonReload: false, units: componentsOn(h).map((component) => ({ component, action: 'start' as const, reasons: ['restored from snapshot'] })) })),
+      };
+    },
+  };
+}
