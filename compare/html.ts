@@ -1,0 +1,109 @@
+// One self-contained HTML file: no external CSS, JS or fonts. Tables sort on a header click;
+// differing rows and cells are highlighted; citations link to upstream source at the tag.
+import { COMPONENTS, PLANES } from './types.ts';
+import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
+
+const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+const link = (text: string, url: string | undefined) => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
+
+function flagRow(f: FlagRow, collected: PlaneName[]): string {
+  const vals = PLANES.map((p) => {
+    const v = f.values[p];
+    const title = f.raw[p] !== null && f.raw[p] !== v ? ` title="raw: ${esc(f.raw[p]!)}"` : '';
+    const odd = collected.includes(p) && f.class !== 'same' ? ' class="d"' : '';
+    return `<td${odd}${title}>${v === null ? '<span class="absent">—</span>' : esc(v)}</td>`;
+  }).join('');
+  const reg = f.registeredAt ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url) : '';
+  const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
+  const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
+  const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td>--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td>${reg}</td><td>${reads}</td></tr>`;
+}
+
+function certCell(row: CertRow, p: PlaneName): string {
+  const c = row.planes[p];
+  if (!c) return '<td class="absent">unmatched</td>';
+  const hi = (field: string, text: string) => `<div${row.differs.includes(field) ? ' class="d"' : ''}>${text}</div>`;
+  return `<td title="${esc(c.path)}">${[
+    hi('subject', esc(c.subject)),
+    hi('sans', `SAN ${esc(c.sans.join(' ') || '-')}`),
+    hi('keyUsage', `KU ${esc(c.keyUsage.join(', ') || '-')}`),
+    hi('extKeyUsage', `EKU ${esc(c.extKeyUsage.join(', ') || '-')}`),
+    hi('validityDays', `${esc(c.notBefore.slice(0, 10))} → ${esc(c.notAfter.slice(0, 10))} (${c.validityDays} d)`),
+    hi('keyAlgorithm', esc(c.keyAlgorithm)),
+    hi('issuer', `issuer ${esc(c.issuer)}`),
+    ...(c.server ? [hi('server', `server ${esc(c.server)}`)] : []),
+  ].join('')}</td>`;
+}
+
+const SCRIPT = `
+document.querySelectorAll('table.sortable th').forEach(function (th, i) {
+  th.addEventListener('click', function () {
+    var table = th.closest('table'), body = table.tBodies[0];
+    var asc = th.getAttribute('data-dir') !== 'asc';
+    table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });
+    th.setAttribute('data-dir', asc ? 'asc' : 'desc');
+    var rows = Array.prototype.slice.call(body.rows);
+    rows.sort(function (a, b) {
+      var x = a.cells[i].textContent.trim(), y = b.cells[i].textContent.trim();
+      return (asc ? 1 : -1) * x.localeCompare(y, undefined, { numeric: true });
+    });
+    rows.forEach(function (r) { body.appendChild(r); });
+  });
+});
+document.getElementById('only-diff').addEventListener('change', function (e) {
+  document.body.classList.toggle('only-diff', e.target.checked);
+});`;
+
+const STYLE = `
+body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
+th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
+th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
+th[data-dir=asc]::after{content:" ▲"} th[data-dir=desc]::after{content:" ▼"}
+td{font-family:ui-monospace,monospace;word-break:break-all}
+tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
+td.d,div.d{background:#ffd0d0 !important;font-weight:600}
+.absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
+.planes td{font-family:system-ui,sans-serif} .no{color:#b00;font-weight:600}
+body.only-diff tr.same{display:none}
+`;
+
+export function html(r: CompareReport): string {
+  const collected = PLANES.filter((p) => r.planes[p].collected);
+  const planes = PLANES.map((p) => {
+    const pl = r.planes[p];
+    return `<tr data-plane="${p}"><td><b>${p}</b></td><td class="${pl.collected ? '' : 'no'}">${pl.collected ? 'collected' : 'not collected'}</td><td>${esc(pl.why)}${pl.notes.map((n) => `<div class="def">${esc(n)}</div>`).join('')}</td></tr>`;
+  }).join('');
+  const flagTables = COMPONENTS.map((c) => {
+    const comp = r.components[c];
+    return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
+<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th></tr></thead>
+<tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
+  }).join('\n');
+  const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>
+${r.certs.map((row) => `<tr class="${row.differs.length || row.matched === 'some' ? 'differs' : 'same'}" data-role="${esc(row.role)}"><td>${esc(row.role)}</td><td>${esc(row.differs.join(', '))}${row.matched === 'some' ? ' (unmatched)' : ''}</td>${PLANES.map((p) => certCell(row, p)).join('')}</tr>`).join('\n')}</tbody></table>`;
+  const procs = PLANES.map((p) => {
+    if (!r.planes[p].collected) return `<section class="proc" data-plane="${p}"><h3>${p}</h3><p class="no">not collected: ${esc(r.planes[p].why)}</p></section>`;
+    return `<section class="proc" data-plane="${p}"><h3>${p}</h3><table class="sortable"><thead><tr><th>process</th><th>kind</th><th>parent</th><th>pid / state</th><th>details</th><th>source</th></tr></thead><tbody>${r.processes[p].map((pr) =>
+      `<tr><td>${esc(pr.name)}</td><td>${pr.kind}</td><td>${esc(pr.parent)}</td><td>${pr.pid ?? ''} ${esc(pr.state ?? '')}</td><td>${Object.entries(pr.details).filter(([, v]) => v).map(([k, v]) => `${esc(k)}: ${esc(v)}`).join('<br>')}</td><td>${pr.citation ? link(pr.citation.text, pr.citation.url) : esc(pr.source)}</td></tr>`).join('')}</tbody></table></section>`;
+  }).join('\n');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>hardwire compare ${esc(r.kubernetesVersion)}</title><style>${STYLE}</style></head>
+<body>
+<h1>hardwire vs kubeadm vs k0s at Kubernetes ${esc(r.kubernetesVersion)}</h1>
+<p>Every plane: cluster <code>${esc(r.params.clusterName)}</code>, node <code>${esc(r.params.nodeName)}</code>, advertise address ${esc(r.params.advertiseAddress)}, service CIDR ${esc(r.params.serviceCIDR)} (first IP ${esc(r.params.firstServiceIp)}), pod CIDR ${esc(r.params.podCIDR)}, DNS domain ${esc(r.params.dnsDomain)}. Generated ${esc(r.generatedAt)}.</p>
+<h2>Planes</h2><table class="planes" id="planes"><tbody>${planes}</tbody></table>
+${r.notes.map((n) => `<p class="def">${esc(n)}</p>`).join('')}
+<p>Paths are normalised: <code>&lt;pki&gt;/</code> is the plane's PKI directory, <code>&lt;conf&gt;/</code> its kubeconfig directory (hover a cell for the raw value). Click a header to sort. <label><input type="checkbox" id="only-diff"> show only differences</label></p>
+<h2>Flags</h2>
+${flagTables}
+<h2>Certificates and kubeconfig identities</h2>
+${certs}
+<h2>Process model</h2>
+${procs}
+<h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>
+<script>${SCRIPT}</script>
+</body></html>
+`;
+}
