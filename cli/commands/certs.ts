@@ -1,0 +1,116 @@
+import type { Command } from '../command.ts';
+import { parse } from '../args.ts';
+import { stateDirFrom } from '../common.ts';
+import { inventoryOrLab } from '../lab-inventory.ts';
+import { printJson } from '../../lib/log.ts';
+import { InputError } from '../../lib/errors.ts';
+import { clusterStateDir } from '../../pki/store.ts';
+import { newContext } from '../../apply/context.ts';
+import { runPhases } from '../../apply/phase.ts';
+import { connectPhase } from '../../apply/phases/connect.ts';
+import { checkHosts, formatCheck, problems, type CheckReport } from '../../certs/check.ts';
+import { renewableNames } from '../../certs/catalog.ts';
+import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../certs/renew.ts';
+import type { Inventory } from '../../inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+
+const HELP = `
+usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--json]
+       hardwire certs renew <name>...|all [--restart] [--new-key] [--inventory FILE] [--state-dir DIR]
+                            [--gate-timeout SECONDS] [--accept-new-host-keys] [--json]
+
+check   reads the certificates actually installed on every host over SSH, including the client
+        certs embedded in kubeconfigs (only the client-certificate-data line is read; private keys
+        stay on the host), and prints them like "kubeadm certs check-expiration": CERTIFICATE, HOST,
+        EXPIRES, RESIDUAL TIME, CERTIFICATE AUTHORITY, FILE; then the CAs. EXPIRED, MISSING,
+        NOT YET VALID and a cert not signed by the CA file on the same host are shown plainly.
+        Exit 1 when any of those is found.
+
+renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, keeping each cert's
+        subject, SANs, usages and key (--new-key: a new key), then pushes only those files to the
+        hosts, atomically, through wire's plan. The CA is never touched; its fingerprint is compared
+        before and after. Without --restart, it prints exactly which components must restart and
+        why (they read certs and kubeconfigs only at start) and leaves restart markers, so the next
+        "hardwire wire" restarts them. With --restart, it restarts them like wire: etcd, then
+        kube-apiserver, then controller-manager and scheduler, one host at a time, each followed by
+        its gate; then every gate must be green.
+        Names (kubeadm's): admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client,
+        controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server,
+        front-proxy-client, scheduler.conf, super-admin.conf; or all.
+
+Without --inventory, the local lab is used.
+`;
+
+async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, import('../../transport/index.ts').Session>) => Promise<T>): Promise<T> {
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: acceptNew, gateTimeoutMs: 60_000 }, log);
+  let out: T | undefined;
+  await runPhases([connectPhase, { id: 'read-certs', title: 'Read certificates on every host', run: async (c) => { out = await fn(c.sessions); } }], ctx);
+  return out as T;
+}
+
+export async function certsCheck(inv: Inventory, stateDir: string, log: Logger): Promise<CheckReport> {
+  return withSessions(inv, stateDir, log, false, (sessions) => checkHosts(inv, sessions));
+}
+
+export const command: Command = {
+  name: 'certs',
+  summary: 'check expiry of the certs on the hosts (like kubeadm certs check-expiration); renew from the existing CA',
+  help: HELP,
+  async run({ argv, log }) {
+    const { values, positionals } = parse(argv, {
+      inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' },
+      restart: { type: 'boolean' }, 'new-key': { type: 'boolean' }, 'gate-timeout': { type: 'string' }, 'accept-new-host-keys': { type: 'boolean' },
+    });
+    const [sub, ...names] = positionals;
+    if (sub !== 'check' && sub !== 'renew') throw new InputError('subcommand', `${sub ? `unknown "${sub}"` : 'missing'}; use "certs check" or "certs renew <name>|all" (see --help)`);
+    const stateDir = stateDirFrom(values);
+
+    if (sub === 'check') {
+      for (const f of ['restart', 'new-key', 'gate-timeout'] as const) if (values[f] !== undefined) throw new InputError(`--${f}`, 'only applies to "certs renew"');
+      if (names.length > 0) throw new InputError('argv', `"certs check" takes no names (got ${names.join(' ')})`);
+      const inv = await inventoryOrLab(values, log, false);
+      const report = await certsCheck(inv, stateDir, log);
+      const bad = problems(report);
+      if (values.json) printJson({ ok: bad.length === 0, ...report });
+      else process.stdout.write(formatCheck(report));
+      return bad.length === 0 ? 0 : 1;
+    }
+
+    const gateS = Number(values['gate-timeout'] ?? 90);
+    if (!Number.isFinite(gateS) || gateS <= 0) throw new InputError('--gate-timeout', `"${values['gate-timeout']}" is not a positive number of seconds`);
+    if (names.length === 0) throw new InputError('name', 'missing; pass a certificate name such as scheduler.conf, or all (see --help)');
+    const inv = await inventoryOrLab(values, log, false);
+    const known = renewableNames(inv);
+    const chosen = names.includes('all') ? [...known.keys()] : names;
+    for (const n of chosen) if (!known.has(n)) throw new InputError('name', `unknown certificate "${n}"; valid: ${[...known.keys()].join(', ')}, all`);
+    const leafIds = [...new Set(chosen.map((n) => known.get(n)!))];
+
+    const before = caFingerprints(stateDir, inv).certs;
+    log.step(`Renew ${chosen.join(', ')} from the existing CA`);
+    const renewed = await renewOperatorCopies(stateDir, inv, leafIds, { newKey: values['new-key'] === true, log });
+    const pushed = await pushRenewed(inv, stateDir, leafIds, { restart: values.restart === true, gateTimeoutMs: gateS * 1000, acceptNewHostKeys: values['accept-new-host-keys'] === true, log });
+    const after = caFingerprints(stateDir, inv).certs;
+    const files = pushed.ctx.plan!.hosts.flatMap((h) => h.changes.map((c) => ({ host: h.host, path: c.path })));
+    const report = {
+      renewed: renewed.map((r) => ({ ...r, name: chosen.find((n) => known.get(n) === r.leafId) })),
+      pushed: files,
+      restarted: pushed.restarted,
+      restartNeeded: pushed.pending.map((p) => ({ ...p, why: `${p.component} reads ${p.reasons.map((r) => r.replace(/ (changed|missing)$/, '')).join(', ')} only at start` })),
+      caFingerprint: { before, after, unchanged: JSON.stringify(before) === JSON.stringify(after) },
+    };
+    if (values.json) {
+      printJson(report);
+    } else {
+      for (const f of files) process.stdout.write(`pushed    [${f.host}] ${f.path}\n`);
+      for (const r of report.restarted) process.stdout.write(`restarted [${r.host}] ${r.unit}\n`);
+      if (report.restartNeeded.length > 0) {
+        process.stdout.write('restart needed (markers left under /var/lib/hardwire/pending-restart; "hardwire wire" or "certs renew --restart" does it in order):\n');
+        for (const p of report.restartNeeded) process.stdout.write(`  [${p.host}] ${p.component}: ${p.why}\n`);
+      } else if (!values.restart) {
+        process.stdout.write('no restart needed: no running component reads the renewed files at start\n');
+      }
+      process.stdout.write(`CA fingerprints unchanged: ${Object.entries(after).map(([k, v]) => `${k} ${v.slice(0, 23)}...`).join(', ')}\n`);
+    }
+    return 0;
+  },
+};
