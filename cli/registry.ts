@@ -12,6 +12,7 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   etcd: () => import('./commands/etcd.ts'),
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
+  certs: () => import('./commands/certs.ts'),
   compare: () => import('./commands/compare.ts'),
   flags: () => import('./commands/flags.ts'),
 };
