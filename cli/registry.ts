@@ -13,6 +13,7 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   components: () => import('./commands/components.ts'),
   lab: () => import('./commands/lab.ts'),
   certs: () => import('./commands/certs.ts'),
+  drill: () => import('./commands/drill.ts'),
   compare: () => import('./commands/compare.ts'),
   flags: () => import('./commands/flags.ts'),
 };
