@@ -370,6 +370,9 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			if hx, hy := handsOn[reads[x].o], handsOn[reads[y].o]; hx != hy {
 				return hx
 			}
+			if ax, ay := reads[x].o != nil && reads[x].o.addr, reads[y].o != nil && reads[y].o.addr; ax != ay {
+				return ay // a pointer handed out may be a write: after plain reads
+			}
 			if rx.Match != ry.Match {
 				return rx.Match > ry.Match
 			}

@@ -33,6 +33,7 @@ type occ struct {
 	// The occurrence is only the operand of a further field selection (x.F.G): it is not a read of
 	// x.F as a whole.
 	selected bool
+	addr     bool // &x.F: handed out as a pointer (may be written through)
 }
 
 // call is one call expression in interesting code.
@@ -259,6 +260,9 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 		if sel := p.TypesInfo.Selections[se]; sel != nil && sel.Kind() == types.FieldVal {
 			o.selected = true
 		}
+	}
+	if u, ok := parent.(*ast.UnaryExpr); ok && u.Op == token.AND {
+		o.addr = true
 	}
 	switch par := parent.(type) {
 	case *ast.AssignStmt:
