@@ -1,6 +1,23 @@
 // With no --inventory, host-touching commands use the built-in local lab.
+import { existsSync, statSync } from 'node:fs';
 import { loadInventory, type Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
+import { InputError } from '../lib/errors.ts';
+import { expandHome } from '../lib/paths.ts';
+
+/** Host-touching commands need a usable key (or an agent) before any connection is tried. */
+export function checkSshIdentities(inv: Inventory): void {
+  if (process.env.SSH_AUTH_SOCK) return;
+  inv.hosts.forEach((h, i) => {
+    const file = expandHome(h.ssh.identityFile);
+    if (!existsSync(file) || !statSync(file).isFile()) {
+      throw new InputError(`hosts[${i}].ssh.identityFile`, `${file} does not exist; point it at the private key for ${h.ssh.user}@${h.name}, or start ssh-agent`);
+    }
+  });
+  if (inv.knownHostsFile && existsSync(inv.knownHostsFile) && !statSync(inv.knownHostsFile).isFile()) {
+    throw new InputError('knownHosts', `${inv.knownHostsFile} is not a file`);
+  }
+}
 
 export async function inventoryOrLab(values: { inventory?: string | undefined; 'state-dir'?: string | undefined }, log: Logger, bringUp: boolean): Promise<Inventory> {
   let file = values.inventory;
@@ -12,6 +29,7 @@ export async function inventoryOrLab(values: { inventory?: string | undefined; '
     file = info.inventory;
   }
   const inv = loadInventory(file);
+  checkSshIdentities(inv);
   for (const w of inv.warnings) log.warn(w);
   return inv;
 }

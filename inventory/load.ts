@@ -56,6 +56,7 @@ function issueToError(issue: z.core.$ZodIssue): InputError {
     return new InputError(formatPath([...issue.path, key]), `unknown key; valid keys here are ${keysAt(issue.path).join(', ')}`);
   }
   const field = formatPath(issue.path) || '(document)';
+  if (issue.code === 'invalid_key') return new InputError(field, 'is not a flag name; write it without leading dashes, such as v or audit-log-path');
   if (issue.code === 'invalid_type') {
     return new InputError(field, `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`}`);
   }
@@ -64,11 +65,11 @@ function issueToError(issue: z.core.$ZodIssue): InputError {
 
 export function parseInventory(text: string, file = '<inline>'): Inventory {
   if (text.trim() === '') throw new InputError(file, 'inventory is empty; start from hosts/example.yaml');
-  const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
+  const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (parsed.errors.length > 0) {
     const e = parsed.errors[0]!;
     const line = e.linePos?.[0]?.line;
-    throw new InputError(`${file}${line ? `:${line}` : ''}`, `YAML syntax: ${e.message.split('\n')[0]}`);
+    throw new InputError(`${file}${line ? `:${line}` : ''}`, `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`);
   }
   const raw: unknown = parsed.toJS();
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {

@@ -52,7 +52,7 @@ Host keys are pinned (inventory knownHosts); unknown keys are refused unless --a
       plan: ctx.plan,
       restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
       runId: ctx.runId,
-      backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.backups } : null,
+      backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)) } : null,
       snapshot: ctx.snapshot ?? null,
       durationsMs: { ...ctx.durationsMs, total: totalMs },
     };
