@@ -93,7 +93,7 @@ export function certRows(planes: PerPlane<PlaneData>): CertRow[] {
 
 export function k0sSentence(k0s: PlaneData): string {
   if (!k0s.collected) {
-    return `k0s could not be collected on this machine (${k0s.why.split('. ')[0]}), so this report cannot say from the running tool what k0s folds into one process; on hardwire each component is its own systemd unit, on kubeadm each is its own static Pod under the kubelet.`;
+    return `k0s could not be collected on this machine (${k0s.why.split('. Pass')[0]}), so this report cannot say from the running tool what k0s folds into one process; on hardwire each component is its own systemd unit, on kubeadm each is its own static Pod under the kubelet.`;
   }
   const children = k0s.processes.filter((p) => p.kind === 'child').map((p) => p.name);
   const inproc = k0s.processes.filter((p) => p.kind === 'in-process').map((p) => p.name);

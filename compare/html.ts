@@ -37,8 +37,9 @@ function certCell(row: CertRow, p: PlaneName): string {
 }
 
 const SCRIPT = `
-document.querySelectorAll('table.sortable th').forEach(function (th, i) {
+document.querySelectorAll('table.sortable th').forEach(function (th) {
   th.addEventListener('click', function () {
+    var i = th.cellIndex;
     var table = th.closest('table'), body = table.tBodies[0];
     var asc = th.getAttribute('data-dir') !== 'asc';
     table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });

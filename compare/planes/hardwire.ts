@@ -105,7 +105,7 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       }
       plane.why = plane.mode === 'live'
         ? `rendered host tree of ${opts.host.name} and live /proc/<pid>/cmdline of its ${tree.components.length} units`
-        : `rendered host tree of ${opts.host.name} (units not running there)`;
+        : `rendered host tree of ${opts.host.name} (${opts.live ? 'units not running or host not reachable' : '--no-live'})`;
       return plane;
     },
   };

@@ -27,8 +27,8 @@ export interface K0sOptions {
 }
 
 function errorText(err: unknown): string {
-  if (err instanceof StepError) return [err.message, ...err.detail.map((d) => d.trim())].filter(Boolean).join(' | ');
-  return err instanceof Error ? err.message : String(err);
+  const text = err instanceof StepError ? [err.message, ...err.detail.map((d) => d.trim())].filter(Boolean).join(' | ') : err instanceof Error ? err.message : String(err);
+  return text.replace(/[.\s]+$/, '');
 }
 
 /** Tries every way hardwire has to get k0s; on failure, the reasons as the tools gave them. */

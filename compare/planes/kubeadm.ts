@@ -9,6 +9,7 @@ import { ensureBinary } from '../../components/binaries/index.ts';
 import { goModCache } from '../../components/binaries/build.ts';
 import { certFacts } from '../x509.ts';
 import { KUBEADM_TOKENS, kubeconfigCert, roleOf } from '../normalize.ts';
+import { labDir } from '../../lab/plan.ts';
 import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../types.ts';
 import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../transport/index.ts';
@@ -114,7 +115,18 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (1 host)`);
       let t0 = performance.now();
       await lab.labDown(labOpts);
-      const info = await lab.labUp({ ...labOpts, hosts: 1 });
+      let info: Awaited<ReturnType<typeof lab.labUp>>;
+      try {
+        info = await lab.labUp({ ...labOpts, hosts: 1 });
+      } catch (err) {
+        // A host that dies during boot (seen once under load): start over once, and say so.
+        const consoleLog = join(labDir(opts.lab, ctx.stateDir), 'hosts', 'node1', 'console.log');
+        const tail = existsSync(consoleLog) ? readFileSync(consoleLog, 'utf8').trim().split('\n').slice(-8).join(' | ') : '';
+        plane.notes.push(`lab "${opts.lab}" failed to boot once (${err instanceof Error ? err.message : String(err)})${tail ? `; console: ${tail}` : ''}; recreated it`);
+        ctx.log.warn(plane.notes[plane.notes.length - 1]!);
+        await lab.labDown(labOpts);
+        info = await lab.labUp({ ...labOpts, hosts: 1 });
+      }
       const host = info.hosts[0]!;
       plane.steps.push({ step: `fresh lab "${opts.lab}" up`, ms: Math.round(performance.now() - t0), ok: true, output: `${host.name} ${host.address}` });
       plane.host = `${opts.lab}/${host.name}`;
