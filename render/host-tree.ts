@@ -9,6 +9,7 @@ import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
 import { componentsOn, modelsFor, type ComponentName, type UnitModel } from '../components/models/index.ts';
 import { K, PKI } from '../components/models/types.ts';
 import { renderUnit, type Citer } from './systemd.ts';
+import { checkFlagsKnown } from './citations.ts';
 
 export interface HostFile {
   /** Absolute path on the host. */
@@ -78,6 +79,7 @@ export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?
   }
 
   const models = modelsFor({ inv, host });
+  if (cite) checkFlagsKnown(models, inv.cluster.kubernetesVersion);
   for (const m of models) {
     const after = m.component === 'kube-apiserver' && host.isEtcd ? ['etcd.service'] : [];
     files.push(file(unitPath(m.component), renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }), PUBLIC, [m.component]));

@@ -1,7 +1,7 @@
 // Rendered host trees: layout, flags, and the real systemd-analyze.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { hardwire } from './helpers/cli.ts';
@@ -51,6 +51,25 @@ describe('render', () => {
         expect(text, `${c} ${name}`).toMatch(new RegExp(`# --${name}: \\S`));
       }
     }
+  });
+
+  it('every flag carries the source line that reads it, from the flag map', () => {
+    for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      const lines = unit('cp-0', c).split('\n').map((l) => l.trim());
+      lines.forEach((l, i) => {
+        if (!l.startsWith('--')) return;
+        expect(lines[i - 1], `${c} ${l}`).toMatch(/^# {3}read at (k8s\.io|go\.etcd\.io)\/[a-z0-9./-]+@v[0-9.]+\/\S+\.go:\d+$/);
+      });
+    }
+  });
+
+  it('refuses an extraArgs flag the component does not register', () => {
+    const dir = tempDir();
+    const inv = join(dir, 'inv.yaml');
+    writeFileSync(inv, readFileSync(inventory, 'utf8').replace('extraSANs: []', 'extraSANs: []\n  extraArgs:\n    kube-scheduler: {leader-elekt: "true"}'));
+    const r = hardwire(['render', '--inventory', inv, '--state-dir', join(dir, 's')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toBe('error: cluster.extraArgs.kube-scheduler.leader-elekt: kube-scheduler (Kubernetes v1.36.3) registers no flag --leader-elekt; see "hardwire flags kube-scheduler"');
   });
 
   it('avoids KTHW\'s mistakes: service range, etcd TLS, every etcd member', () => {
