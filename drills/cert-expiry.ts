@@ -149,7 +149,7 @@ async function readyzEtcd(inv: Inventory, creds: KubeCreds): Promise<string | un
       bad.push(`${h.name} /readyz unreachable (${errText(e)}): kube-apiserver cannot reach its storage, so it does not serve`);
     }
   }
-  return bad.length === inv.controlPlaneHosts.length ? bad.join(' | ') : undefined;
+  return bad.length > 0 ? bad.join(' | ') : undefined;
 }
 
 async function symptomNow(def: TargetDef, inv: Inventory, creds: KubeCreds, via: Session): Promise<string | undefined> {
@@ -228,15 +228,18 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
   mark(`baseline green (${baseGates.length} gates); ${caId} ${caBefore[caId]}`);
 
   // 2. Break: a cert from the real CA, same subject/SANs/usages and key as the operator copy.
+  const hosts: Host[] = def.where === 'first-etcd' ? [inv.etcdHosts[0]!] : inv.hosts.filter((h) => remoteCerts(inv, h).some((c) => c.leafId === def.leafId));
+  log.step(`Break: stop ${def.component}, install a ${def.cert} cert ${opts.mode === 'expired' ? 'that has already expired' : `valid for ${opts.windowS} s`} on ${hosts.map((h) => h.name).join(', ')}, start it`);
+  const dir = pkiDir(stateDir, inv);
+  const ca = loadSigner(stateDir, inv, caId);
+  const files: string[] = [];
+  // Stop first (a kube-apiserver drains for up to 60 s), so the window starts when the component loads the cert.
+  await Promise.all(hosts.map((h) => ctx.wet.run(h.name, `systemctl stop ${def.component}.service`, () => s(h.name).exec(['systemctl', 'stop', `${def.component}.service`], { timeoutMs: 180_000 }))));
+  mark(`${def.component} stopped on ${hosts.map((h) => h.name).join(', ')}`);
   const now = Date.now();
   const win: Window = opts.mode === 'expired'
     ? { notBefore: new Date(now - 2 * 3600_000), notAfter: new Date(now - 3600_000) }
     : { notBefore: new Date(now - 60_000), notAfter: new Date(now + opts.windowS * 1000) };
-  const hosts: Host[] = def.where === 'first-etcd' ? [inv.etcdHosts[0]!] : inv.hosts.filter((h) => remoteCerts(inv, h).some((c) => c.leafId === def.leafId));
-  log.step(`Break: install a ${def.cert} cert ${opts.mode === 'expired' ? `that expired at ${iso(win.notAfter)}` : `valid until ${iso(win.notAfter)} (${opts.windowS} s)`} on ${hosts.map((h) => h.name).join(', ')}, restart ${def.component}`);
-  const dir = pkiDir(stateDir, inv);
-  const ca = loadSigner(stateDir, inv, caId);
-  const files: string[] = [];
   const installedAt = Date.now();
   await Promise.all(hosts.map(async (h) => {
     const spec = spec0.find((x) => !x.host || x.host === h.name)!;
@@ -254,13 +257,13 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
     files.push(`${h.name}:${rc.path}`);
   }));
   mark(`installed ${def.cert} valid ${iso(win.notBefore)} .. ${iso(win.notAfter)} on ${hosts.map((h) => h.name).join(', ')}`);
-  const restart = async (why: string) => {
+  const restart = async (verb: 'start' | 'restart', why: string) => {
     // In parallel: this is the break, not a roll; the roll comes with the recovery.
-    await Promise.all(hosts.map((h) => ctx.wet.run(h.name, `systemctl restart ${def.component}.service (${why})`, () => s(h.name).exec(['systemctl', 'restart', `${def.component}.service`], { timeoutMs: 180_000 }))));
+    await Promise.all(hosts.map((h) => ctx.wet.run(h.name, `systemctl ${verb} ${def.component}.service (${why})`, () => s(h.name).exec(['systemctl', verb, `${def.component}.service`], { timeoutMs: 180_000 }))));
   };
-  await restart('load the short-lived cert');
+  await restart('start', 'load the short-lived cert');
   const loadedAt = Date.now();
-  mark(`${def.component} restarted on ${hosts.map((h) => h.name).join(', ')}: it now presents the ${opts.mode === 'expired' ? 'expired' : 'short-lived'} cert`);
+  mark(`${def.component} started on ${hosts.map((h) => h.name).join(', ')}: it now presents the ${opts.mode === 'expired' ? 'expired' : 'short-lived'} cert`);
   let invalidFrom = opts.mode === 'expired' ? loadedAt : win.notAfter.getTime();
   if (opts.mode === 'window') {
     log.step(`Wait out the window: ${Math.max(0, Math.round((invalidFrom - Date.now()) / 1000))} s until ${iso(invalidFrom)}`);
@@ -296,9 +299,9 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
     if (symptom && captured.size > 0) break;
     // A client cert is checked at the TLS handshake: a connection opened while the cert was valid
     // stays up after it expires. If nothing shows, force the reconnect a restart or reboot would.
-    if (opts.mode === 'window' && !reconnectForced && captured.size === 0 && !symptom && Date.now() > invalidFrom + 30_000) {
-      const why = `nothing failed 30 s after expiry: ${def.component} keeps connections opened while the cert was valid, and TLS checks a cert only at the handshake; restart it, as the next reboot or crash would`;
-      await restart('reconnect with the expired cert');
+    if (opts.mode === 'window' && !reconnectForced && !symptom && Date.now() > invalidFrom + 30_000) {
+      const why = `no symptom 30 s after expiry: ${def.component} keeps the connections it opened while the cert was valid, and TLS checks a cert only at the handshake; restart it, as the next reboot or crash would`;
+      await restart('restart', 'reconnect with the expired cert');
       reconnectForced = { at: iso(), why };
       invalidFrom = Date.now();
       mark(`restarted ${def.component}: ${why}`);
