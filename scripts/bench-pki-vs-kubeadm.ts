@@ -51,7 +51,7 @@ function kubeadmOnce(): number {
 function hardwireOnce(): number {
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-bench-pki-'));
   try {
-    return run(process.execPath, [join(root, 'cli', 'hardwire.ts'), 'pki', '--inventory', invFile, '--state-dir', dir, '--quiet']);
+    return run(process.execPath, [join(root, 'cli', 'hardwire.ts'), 'pki', '--inventory', invFile, '--state-dir', dir]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
