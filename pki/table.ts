@@ -77,8 +77,10 @@ export function leafTable(inv: Inventory): LeafSpec[] {
   const leaves: LeafSpec[] = [
     { id: 'apiserver', file: 'apiserver', ca: 'ca', cn: 'kube-apiserver', o: [], usage: 'server', ...sans,
       why: 'serving cert; includes the first service IP and kubernetes.default.svc.<domain>, which KTHW missed' },
-    { id: 'apiserver-kubelet-client', file: 'apiserver-kubelet-client', ca: 'ca', cn: 'kube-apiserver-kubelet-client', o: ['kubeadm:cluster-admins'], usage: 'client', dns: [], ips: [],
-      why: 'the apiserver as a client of kubelets; separate from its serving cert (KTHW reused one)' },
+    // No O: kubeadm v1.36.3 (certlist.go KubeadmCertKubeletClient) gives it no group and binds the
+    // user to system:kubelet-api-admin instead (tlsbootstrap.go AllowAPIServerToAccessKubeletAPI).
+    { id: 'apiserver-kubelet-client', file: 'apiserver-kubelet-client', ca: 'ca', cn: 'kube-apiserver-kubelet-client', o: [], usage: 'client', dns: [], ips: [],
+      why: 'the apiserver as a client of kubelets; separate from its serving cert (KTHW reused one); RBAC grants it system:kubelet-api-admin only' },
     { id: 'apiserver-etcd-client', file: 'apiserver-etcd-client', ca: 'etcd-ca', cn: 'kube-apiserver-etcd-client', o: [], usage: 'client', dns: [], ips: [],
       why: 'the apiserver as an etcd client over mTLS' },
     { id: 'front-proxy-client', file: 'front-proxy-client', ca: 'front-proxy-ca', cn: 'front-proxy-client', o: [], usage: 'client', dns: [], ips: [],

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 say() { printf '==> %s\n' "$*" >&2; }
 
 TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates)
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -16,6 +16,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   say "apt-get install ${missing[*]}"
   apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >&2
+fi
+
+# Every lab host's systemd takes inotify instances; the default 128 runs out at about 8 hosts
+# ("Failed to allocate manager object: Too many open files").
+if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 0)" -lt 1024 ]; then
+  say "sysctl fs.inotify.max_user_instances=1024 (lab hosts each run systemd)"
+  sysctl -q -w fs.inotify.max_user_instances=1024 >&2 || echo "warning: could not raise fs.inotify.max_user_instances; large labs may fail to boot" >&2
 fi
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }

@@ -81,6 +81,8 @@ describe('pki', () => {
     expect(subject('kubeconfig/super-admin.crt')).toBe('subject=CN=kubernetes-super-admin,O=system:masters');
     expect(subject('kubeconfig/controller-manager.crt')).toBe('subject=CN=system:kube-controller-manager');
     expect(subject('apiserver-etcd-client.crt')).toBe('subject=CN=kube-apiserver-etcd-client');
+    // kubeadm v1.36.3 gives the kubelet client no group (RBAC binds the user instead)
+    expect(subject('apiserver-kubelet-client.crt')).toBe('subject=CN=kube-apiserver-kubelet-client');
     expect(subject('etcd/cp-1/server.crt')).toBe('subject=CN=cp-1');
   });
 

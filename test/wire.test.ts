@@ -79,6 +79,9 @@ describe('wire on a 3-host lab', () => {
     const bin = (JSON.parse(kubectl.stdout) as { binaries: { name: string; path: string }[] }).binaries.find((b) => b.name === 'kubectl')!.path;
     const r = spawnSyncText(bin, ['--kubeconfig', first.kubeconfig, 'auth', 'can-i', 'delete', 'nodes']);
     expect(r.trim()).toBe('yes');
+    // the apiserver's kubelet client may reach kubelets, and nothing more
+    expect(spawnSyncText(bin, ['--kubeconfig', first.kubeconfig, 'auth', 'can-i', 'get', 'nodes/proxy', '--as', 'kube-apiserver-kubelet-client']).trim()).toBe('yes');
+    expect(spawnSyncText(bin, ['--kubeconfig', first.kubeconfig, 'auth', 'can-i', 'delete', 'secrets', '--as', 'kube-apiserver-kubelet-client']).trim()).toBe('no');
   });
 
   it('a second wire is a no-op: nothing restarted, timestamps unchanged', () => {
