@@ -2,7 +2,7 @@
 import type { Command } from './command.ts';
 import { stderrLogger } from '../lib/log.ts';
 import { exitCodeOf, InputError, StepError } from '../lib/errors.ts';
-import { commands } from './registry.ts';
+import { command, commands } from './registry.ts';
 
 function usage(list: Command[]): string {
   const width = Math.max(...list.map((c) => c.name.length));
@@ -15,12 +15,11 @@ function usage(list: Command[]): string {
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
-  const list = await commands();
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${usage(list)}\n`);
+    process.stdout.write(`${usage(await commands())}\n`);
     return name ? 0 : 2;
   }
-  const cmd = list.find((c) => c.name === name);
+  const cmd = await command(name);
   const log = stderrLogger(rest.includes('--quiet'));
   try {
     if (!cmd) throw new InputError('command', `unknown command "${name}"; run "hardwire --help" for the list`);

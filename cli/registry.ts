@@ -18,6 +18,13 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   flags: () => import('./commands/flags.ts'),
 };
 
+/** One command, loading only its own module. */
+export async function command(name: string): Promise<Command | undefined> {
+  const load = Object.hasOwn(modules, name) ? modules[name] : undefined;
+  return load ? (await load()).command : undefined;
+}
+
+/** Every command, for the --help listing. */
 export async function commands(): Promise<Command[]> {
   const loaded = await Promise.all(Object.values(modules).map((load) => load()));
   return loaded.map((m) => m.command);
