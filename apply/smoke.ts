@@ -11,13 +11,18 @@ export interface CheckResult { name: string; ok: boolean; detail: string; ms: nu
 
 type Meta = { metadata: { name: string; ownerReferences?: { kind: string; name: string }[] } };
 
-async function check(results: CheckResult[], name: string, fn: () => Promise<string>): Promise<void> {
+/** Runs one check; a throw is a failed check with its message as the detail. */
+export async function timed(name: string, fn: () => Promise<string>): Promise<CheckResult> {
   const t0 = performance.now();
   try {
-    results.push({ name, ok: true, detail: await fn(), ms: Math.round(performance.now() - t0) });
+    return { name, ok: true, detail: await fn(), ms: Math.round(performance.now() - t0) };
   } catch (err) {
-    results.push({ name, ok: false, detail: err instanceof Error ? err.message : String(err), ms: Math.round(performance.now() - t0) });
+    return { name, ok: false, detail: err instanceof Error ? err.message : String(err), ms: Math.round(performance.now() - t0) };
   }
+}
+
+async function check(results: CheckResult[], name: string, fn: () => Promise<string>): Promise<void> {
+  results.push(await timed(name, fn));
 }
 
 export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Session): Promise<CheckResult[]> {

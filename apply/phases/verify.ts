@@ -4,18 +4,9 @@ import { adminCreds } from '../creds.ts';
 import { checkEtcd } from '../../gates/etcd.ts';
 import { checkApiserver } from '../../gates/apiserver.ts';
 import { checkLeaseRenewing } from '../../gates/leases.ts';
-import { smoke, type CheckResult } from '../smoke.ts';
+import { smoke, timed, type CheckResult } from '../smoke.ts';
 
 export interface VerifyReport { gates: CheckResult[]; smoke: CheckResult[] }
-
-async function timed(name: string, fn: () => Promise<string>): Promise<CheckResult> {
-  const t0 = performance.now();
-  try {
-    return { name, ok: true, detail: await fn(), ms: Math.round(performance.now() - t0) };
-  } catch (err) {
-    return { name, ok: false, detail: err instanceof Error ? err.message : String(err), ms: Math.round(performance.now() - t0) };
-  }
-}
 
 export function verifyPhase(report: VerifyReport): Phase {
   return {
