@@ -321,7 +321,7 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
   const t0 = Date.now();
   recovery.push({ step: `renew ${def.cert} in the operator PKI from the existing ${caId} (subject, SANs, usages and key kept)`, why: 'the CA is not the problem and must not change: every other cert and every host trusts it; only the leaf is reissued', at: iso() });
   await renewOperatorCopies(stateDir, inv, [def.leafId], { newKey: false, log });
-  recovery.push({ step: `push ${def.cert} to ${hosts.map((h) => h.name).join(', ')} atomically; restart ${def.component} one host at a time, each followed by its gate; then every gate`, why: `${def.component} reads the file only at start; wire's order (etcd, kube-apiserver, controllers) restarts a dependency before its clients, and one host at a time keeps quorum and a ready apiserver`, at: iso() });
+  recovery.push({ step: `push ${def.cert} to ${hosts.map((h) => h.name).join(', ')} atomically; restart ${def.component} where it runs, one host at a time, each followed by its gate (start it where it is down); then every gate`, why: `${def.component} reads the file only at start; wire's order (etcd, kube-apiserver, controllers) restarts a dependency before its clients, and one host at a time keeps quorum and a ready apiserver`, at: iso() });
   const wireLog: TimelineEntry[] = [];
   await pushRenewed(inv, stateDir, [def.leafId], { restart: true, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: false, log: recording(log, wireLog) });
   for (const e of wireLog) recovery.push({ step: e.event, why: 'wire roll', at: e.at });
