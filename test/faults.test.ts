@@ -14,6 +14,7 @@ import { labStart, labStop } from '../lab/index.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { renderHostTree } from '../render/host-tree.ts';
+import { citer } from '../render/citations.ts';
 import { ensurePki } from '../pki/store.ts';
 import { credsFromKubeconfig } from '../kube/client.ts';
 import { checkApiserver } from '../gates/apiserver.ts';
@@ -96,7 +97,8 @@ describe('fault suite', () => {
     const record = async (file: string) => {
       const i = loadInventory(file);
       const pki = await ensurePki(state, i);
-      for (const h of i.hosts) for (const f of renderHostTree(i, h, pki.dir).files) {
+      const cite = await citer(i.cluster.kubernetesVersion); // wire renders with citations too
+      for (const h of i.hosts) for (const f of renderHostTree(i, h, pki.dir, cite).files) {
         const key = `${h.name}:${f.path}`;
         allowed.set(key, (allowed.get(key) ?? new Set()).add(f.sha256));
       }
