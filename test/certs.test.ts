@@ -1,0 +1,149 @@
+// certs check and certs renew against the files really installed on a wired 2-host lab.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hardwire } from './helpers/cli.ts';
+import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { loadInventory } from '../inventory/load.ts';
+import { allLeaves } from '../pki/table.ts';
+import { issueLeaf } from '../pki/issue.ts';
+import { keptSpec, loadSigner, publicPemOf } from '../certs/renew.ts';
+import { kubeconfigYaml } from '../pki/kubeconfig.ts';
+import { remoteCerts } from '../certs/catalog.ts';
+
+let lab: TestLab;
+let inv: string;
+let state: string;
+
+interface Row { name: string; host: string; path: string; status: string; notAfter?: string; fingerprint?: string; signedByHostCa?: boolean }
+interface Check { ok: boolean; certs: Row[]; cas: Row[] }
+
+function check(): { code: number; report: Check } {
+  const r = hardwire(['certs', 'check', '--inventory', inv, '--state-dir', state, '--json']);
+  expect([0, 1], r.stderr).toContain(r.code);
+  return { code: r.code, report: JSON.parse(r.stdout) as Check };
+}
+
+const row = (c: Check, name: string, host: string) => c.certs.find((x) => x.name === name && x.host === host)!;
+
+/** A cert from the real CA for leaf id, expired an hour ago, same key as the operator copy. */
+async function expiredPem(leafId: string): Promise<{ certPem: string; keyPem: string }> {
+  const i = loadInventory(inv);
+  const spec = allLeaves(i).find((l) => l.id === leafId && (!l.host || l.host === 'node2'))!;
+  const dir = join(state, i.cluster.name, 'pki');
+  const keyPem = readFileSync(join(dir, `${spec.file}.key`), 'utf8');
+  const now = Date.now();
+  const signed = await issueLeaf(keptSpec(spec, readFileSync(join(dir, `${spec.file}.crt`), 'utf8')), loadSigner(state, i, spec.ca), { notBefore: new Date(now - 7200_000), notAfter: new Date(now - 3600_000) }, { key: { keyPem, publicPem: publicPemOf(keyPem) } });
+  return { certPem: signed.certPem, keyPem };
+}
+
+beforeAll(async () => {
+  lab = await testLab('certstest', 2);
+  inv = lab.info.inventory;
+  state = join(lab.stateDir, 'state');
+  const w = hardwire(['wire', '--inventory', inv, '--state-dir', state], { timeoutMs: 900_000 });
+  expect(w.code, w.stderr.slice(-3000)).toBe(0);
+});
+
+afterAll(async () => {
+  await lab?.down();
+});
+
+describe('certs on a wired 2-host lab', () => {
+  it('bad input: one line, exit 2', () => {
+    const a = hardwire(['certs', 'renew', 'kubelet.conf', '--inventory', inv, '--state-dir', state]);
+    expect(a.code).toBe(2);
+    // One error line (the lab's 2-member etcd warning may precede it).
+    expect(a.stderr.trim().split('\n').filter((l) => !l.startsWith('warning:'))).toHaveLength(1);
+    expect(a.stderr).toMatch(/name: unknown certificate "kubelet.conf"; valid: admin.conf, apiserver/);
+    expect(hardwire(['certs', '--inventory', inv]).code).toBe(2);
+    expect(hardwire(['certs', 'check', '--restart', '--inventory', inv]).stderr).toMatch(/--restart: only applies to "certs renew"/);
+    expect(hardwire(['certs', '--help']).stdout).toMatch(/^usage: hardwire certs check/);
+  });
+
+  it('check lists every installed cert, kubeconfig client certs included, matching the remote bytes', async () => {
+    const { code, report } = check();
+    expect(code).toBe(0);
+    expect(report.ok).toBe(true);
+    const i = loadInventory(inv);
+    expect(report.certs).toHaveLength(i.hosts.flatMap((h) => remoteCerts(i, h)).length);
+    expect(report.certs.every((c) => c.status === 'ok' && c.signedByHostCa === true)).toBe(true);
+    expect(report.cas.map((c) => `${c.name}@${c.host}`).sort()).toEqual(['ca@node1', 'ca@node2', 'etcd-ca@node1', 'etcd-ca@node2', 'front-proxy-ca@node1', 'front-proxy-ca@node2']);
+    // The scheduler.conf row is the cert embedded in the file on node2, read over SSH.
+    const s = await lab.ssh('node2');
+    const conf = await remote(s, ['cat', '/etc/kubernetes/scheduler.conf']);
+    await s.close();
+    const b64 = /client-certificate-data: (\S+)/.exec(conf)![1]!;
+    expect(row(report, 'scheduler.conf', 'node2').fingerprint).toBe(new X509Certificate(Buffer.from(b64, 'base64')).fingerprint256);
+    const text = hardwire(['certs', 'check', '--inventory', inv, '--state-dir', state]).stdout;
+    expect(text.split('\n')[0]).toMatch(/^CERTIFICATE\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+CERTIFICATE AUTHORITY\s+FILE$/);
+    expect(text).toMatch(/^CERTIFICATE AUTHORITY\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+FILE$/m);
+    expect(text).not.toMatch(/PRIVATE KEY|client-key-data/);
+  });
+
+  it('an expired cert and a missing one on a host are shown plainly, exit 1', async () => {
+    const hc = await expiredPem('etcd-healthcheck-client');
+    const sc = await expiredPem('kubeconfig-scheduler');
+    const i = loadInventory(inv);
+    const caPem = loadSigner(state, i, 'ca').certPem;
+    const s = await lab.ssh('node2');
+    await s.writeFileAtomic('/etc/kubernetes/pki/etcd/healthcheck-client.crt', hc.certPem, { mode: 0o644 });
+    await s.writeFileAtomic('/etc/kubernetes/scheduler.conf', kubeconfigYaml({ cluster: i.cluster.name, server: 'https://127.0.0.1:6443', caPem, certPem: sc.certPem, keyPem: sc.keyPem, user: 'system:kube-scheduler' }), { mode: 0o600 });
+    await s.exec(['rm', '-f', '/etc/kubernetes/pki/front-proxy-client.crt']);
+    await s.close();
+    const { code, report } = check();
+    expect(code).toBe(1);
+    expect(report.ok).toBe(false);
+    expect(row(report, 'etcd-healthcheck-client', 'node2').status).toBe('EXPIRED');
+    expect(row(report, 'scheduler.conf', 'node2').status).toBe('EXPIRED');
+    expect(row(report, 'front-proxy-client', 'node2').status).toBe('MISSING');
+    expect(row(report, 'scheduler.conf', 'node1').status).toBe('ok');
+    expect(report.certs.filter((c) => c.status !== 'ok')).toHaveLength(3);
+    const text = hardwire(['certs', 'check', '--inventory', inv, '--state-dir', state]).stdout;
+    expect(text).toMatch(/^scheduler\.conf\s+node2\s+.*EXPIRED \d+m ago\s+ca\s+\/etc\/kubernetes\/scheduler\.conf$/m);
+    expect(text).toMatch(/^front-proxy-client\s+node2\s+-\s+MISSING\s/m);
+  });
+
+  it('renew without --restart pushes, keeps key and CA, and names exactly what must restart and why', async () => {
+    const s = await lab.ssh('node2');
+    const keyBefore = await remote(s, ['sha256sum', '/etc/kubernetes/pki/etcd/healthcheck-client.key']);
+    const r = hardwire(['certs', 'renew', 'etcd-healthcheck-client', 'scheduler.conf', 'front-proxy-client', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const out = JSON.parse(r.stdout) as { pushed: { host: string; path: string }[]; restarted: unknown[]; restartNeeded: { host: string; component: string; why: string }[]; caFingerprint: { before: unknown; after: unknown; unchanged: boolean } };
+    expect(out.caFingerprint.unchanged).toBe(true);
+    expect(out.restarted).toEqual([]);
+    expect(out.pushed.map((p) => `${p.host}:${p.path}`).sort()).toEqual([
+      'node1:/etc/kubernetes/pki/etcd/healthcheck-client.crt', 'node1:/etc/kubernetes/pki/front-proxy-client.crt', 'node1:/etc/kubernetes/scheduler.conf',
+      'node2:/etc/kubernetes/pki/etcd/healthcheck-client.crt', 'node2:/etc/kubernetes/pki/front-proxy-client.crt', 'node2:/etc/kubernetes/scheduler.conf',
+    ]);
+    // healthcheck-client is read by nobody at start; the other two are.
+    expect(out.restartNeeded.map((p) => `${p.host}/${p.component}`).sort()).toEqual(['node1/kube-apiserver', 'node1/kube-scheduler', 'node2/kube-apiserver', 'node2/kube-scheduler']);
+    expect(out.restartNeeded.find((p) => p.host === 'node2' && p.component === 'kube-scheduler')!.why).toBe('kube-scheduler reads /etc/kubernetes/scheduler.conf only at start');
+    expect(await remote(s, ['ls', '/var/lib/hardwire/pending-restart'])).toBe('kube-apiserver\nkube-scheduler');
+    expect(await remote(s, ['sha256sum', '/etc/kubernetes/pki/etcd/healthcheck-client.key'])).toBe(keyBefore);
+    await s.close();
+    const { code, report } = check();
+    expect(code).toBe(0);
+    expect(report.certs.every((c) => c.status === 'ok')).toBe(true);
+    expect(r.stdout + r.stderr).not.toMatch(/PRIVATE KEY|client-key-data/);
+  });
+
+  it('renew --restart restarts the readers in wire order, one host at a time, markers cleared', async () => {
+    const r = hardwire(['certs', 'renew', 'scheduler.conf', '--restart', '--inventory', inv, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const out = JSON.parse(r.stdout) as { restarted: { host: string; unit: string }[]; caFingerprint: { unchanged: boolean } };
+    // The apiserver markers left by the previous test are honoured first (etcd, apiserver, then controllers).
+    expect(out.restarted.map((x) => `${x.host}/${x.unit}`)).toEqual(['node1/kube-apiserver.service', 'node2/kube-apiserver.service', 'node1/kube-scheduler.service', 'node2/kube-scheduler.service']);
+    expect(out.caFingerprint.unchanged).toBe(true);
+    const s = await lab.ssh('node1');
+    expect(await remote(s, ['ls', '/var/lib/hardwire/pending-restart'])).toBe('');
+    await s.close();
+    const v = hardwire(['verify', '--inventory', inv, '--state-dir', state], { timeoutMs: 300_000 });
+    expect(v.code, v.stderr.slice(-2000)).toBe(0);
+    const { report } = check();
+    const sched = report.certs.filter((c) => c.name === 'scheduler.conf');
+    const operator = new X509Certificate(readFileSync(join(state, loadInventory(inv).cluster.name, 'pki', 'kubeconfig', 'scheduler.crt'))).fingerprint256;
+    expect(sched.map((c) => c.fingerprint)).toEqual([operator, operator]);
+  }, 600_000);
+});
