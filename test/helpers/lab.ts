@@ -1,13 +1,19 @@
-// A lab for one test file: its own name and state dir, torn down afterwards.
+// A lab for one test file, torn down afterwards. Its state dir is stable per lab name, so a run
+// that crashed (leaving a bridge, veths or containers) is cleaned up by the next run's labDown
+// instead of blocking it.
+import { mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { labDown, labUp, labConnect, type LabInfo } from '../../lab/index.ts';
 import type { Session } from '../../transport/index.ts';
-import { tempDir } from './tmp.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
 
 export async function testLab(name: string, hosts: number): Promise<TestLab> {
-  const stateDir = tempDir(`hardwire-${name}-`);
+  const stateDir = join(tmpdir(), 'hardwire-test-labs', name);
   await labDown({ name, stateDir }).catch(() => undefined);
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
   const info = await labUp({ name, stateDir, hosts });
   return {
     name, stateDir, info,
