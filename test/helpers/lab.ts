@@ -1,7 +1,7 @@
 // A lab for one test file, torn down afterwards. Its state dir is stable per lab name, so a run
 // that crashed (leaving a bridge, veths or containers) is cleaned up by the next run's labDown
 // instead of blocking it.
-import { mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labDown, labUp, labConnect, type LabInfo } from '../../lab/index.ts';
@@ -12,6 +12,10 @@ export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(ho
 export async function testLab(name: string, hosts: number): Promise<TestLab> {
   const stateDir = join(tmpdir(), 'hardwire-test-labs', name);
   await labDown({ name, stateDir }).catch(() => undefined);
+  // Labs a test made inside its cluster state dir (compare's kubeadm host) go down too.
+  const nested = join(stateDir, 'state');
+  const nestedLabs = existsSync(join(nested, 'lab')) ? readdirSync(join(nested, 'lab')) : [];
+  for (const n of nestedLabs) await labDown({ name: n, stateDir: nested }).catch(() => undefined);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   const info = await labUp({ name, stateDir, hosts });
