@@ -3,7 +3,7 @@
 // rate. Prints requests sent/failed/retried, the longest window with no ready apiserver, whether etcd
 // quorum was ever lost, and whether every acknowledged write reads back. Figures, not a test.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -15,7 +15,7 @@ import { etcdctlArgv } from '../gates/etcd.ts';
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const rateHz = Number(process.argv[2] ?? 10);
 const name = 'benchroll';
-const stateDir = mkdtempSync(join(tmpdir(), 'hardwire-benchroll-'));
+const stateDir = join(tmpdir(), 'hardwire-bench-labs', name);
 const state = join(stateDir, 'state');
 
 function wire(inv: string): void {
@@ -24,8 +24,10 @@ function wire(inv: string): void {
 }
 
 await labDown({ name, stateDir }).catch(() => undefined);
-const lab = await labUp({ name, stateDir, hosts: 3 });
+rmSync(stateDir, { recursive: true, force: true });
+mkdirSync(stateDir, { recursive: true });
 try {
+  const lab = await labUp({ name, stateDir, hosts: 3 });
   wire(lab.inventory);
   const inv = loadInventory(lab.inventory);
   const creds = credsFromKubeconfig(join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf'));

@@ -2,7 +2,7 @@
 // floor (the same files and units started on one host by a bare tar-over-ssh + systemctl), and
 // how cold wire grows with 1, 3 and 5 hosts. Prints figures; not a test.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labDown, labUp } from '../lab/index.ts';
@@ -22,11 +22,14 @@ function wire(inv: string, state: string): { total: number; phases: Record<strin
 
 const rows: string[] = [];
 for (const n of sizes) {
-  const stateDir = mkdtempSync(join(tmpdir(), `hardwire-benchwire-${n}-`));
+  // Stable state dir per lab, so a crashed run's lab is taken down by the next run.
   const name = `benchw${n}`;
+  const stateDir = join(tmpdir(), 'hardwire-bench-labs', name);
   await labDown({ name, stateDir }).catch(() => undefined);
-  const lab = await labUp({ name, stateDir, hosts: n });
+  rmSync(stateDir, { recursive: true, force: true });
+  mkdirSync(stateDir, { recursive: true });
   try {
+    const lab = await labUp({ name, stateDir, hosts: n });
     const state = join(stateDir, 'state');
     const cold = wire(lab.inventory, state);
     const noop = wire(lab.inventory, state);
