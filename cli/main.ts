@@ -20,7 +20,7 @@ export async function main(argv: string[]): Promise<number> {
     return name ? 0 : 2;
   }
   const cmd = await command(name);
-  const log = stderrLogger(rest.includes('--quiet'));
+  const log = stderrLogger(rest.includes('--quiet'), process.stderr.isTTY === true && !rest.includes('--json'));
   try {
     if (!cmd) throw new InputError('command', `unknown command "${name}"; run "hardwire --help" for the list`);
     if (rest.includes('--help') || rest.includes('-h')) {
