@@ -259,7 +259,9 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
   mark(`installed ${def.cert} valid ${iso(win.notBefore)} .. ${iso(win.notAfter)} on ${hosts.map((h) => h.name).join(', ')}`);
   const restart = async (verb: 'start' | 'restart', why: string) => {
     // In parallel: this is the break, not a roll; the roll comes with the recovery.
-    await Promise.all(hosts.map((h) => ctx.wet.run(h.name, `systemctl ${verb} ${def.component}.service (${why})`, () => s(h.name).exec(['systemctl', verb, `${def.component}.service`], { timeoutMs: 180_000 }))));
+    // --no-block: etcd is Type=notify, and a member whose peer cert is rejected never reports ready,
+    // so a blocking start would wait out TimeoutStartSec instead of letting the drill observe.
+    await Promise.all(hosts.map((h) => ctx.wet.run(h.name, `systemctl ${verb} ${def.component}.service (${why})`, () => s(h.name).exec(['systemctl', verb, '--no-block', `${def.component}.service`], { timeoutMs: 180_000 }))));
   };
   await restart('start', 'load the short-lived cert');
   const loadedAt = Date.now();
