@@ -35,6 +35,17 @@ function consoleTail(host: LabHostState): string[] {
   }
 }
 
+/** Units the host's console reported as failed, for errors when a host never becomes reachable. */
+export function consoleFailures(host: LabHostState): string[] {
+  try {
+    // eslint-disable-next-line no-control-regex
+    const text = readFileSync(consoleLog(host), 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
+    return text.split('\n').filter((l) => l.includes('FAILED')).map((l) => l.trim());
+  } catch {
+    return [];
+  }
+}
+
 /** Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known. */
 export async function bootHost(state: LabState, host: LabHostState, record: () => void): Promise<void> {
   const args = [

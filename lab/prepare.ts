@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import ssh2 from 'ssh2';
 import { stringify } from 'yaml';
 import type { InventoryInput } from '../inventory/schema.ts';
+import { generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
 import { formatKnownHost } from '../transport/known-hosts.ts';
 import type { LabFiles, LabHostState, LabState } from './state.ts';
 
@@ -18,7 +18,7 @@ function write(path: string, data: string, mode: number): void {
 /** The lab's client key (ed25519, 0600). Returns the public key line. */
 export function ensureLabKey(files: LabFiles, labName: string): string {
   if (!existsSync(files.key) || !existsSync(`${files.key}.pub`)) {
-    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `hardwire-lab-${labName}` });
+    const pair = generateEd25519(`hardwire-lab-${labName}`);
     write(files.key, pair.private, 0o600);
     write(`${files.key}.pub`, `${pair.public}\n`, 0o644);
   }
@@ -58,8 +58,10 @@ export function prepareUpper(state: LabState, host: LabHostState, labPubKey: str
   const machineId = join(up, 'etc', 'machine-id');
   if (!existsSync(machineId)) write(machineId, `${randomBytes(16).toString('hex')}\n`, 0o444);
   const hostKey = join(up, 'etc', 'ssh', 'ssh_host_ed25519_key');
-  if (!existsSync(hostKey) || !existsSync(`${hostKey}.pub`)) {
-    const pair = ssh2.utils.generateKeyPairSync('ed25519', { comment: `root@${host.name}` });
+  // A malformed key (made by an older hardwire with ssh2's generator) keeps sshd down: replace it.
+  const usable = existsSync(hostKey) && existsSync(`${hostKey}.pub`) && isWellFormedEd25519Public(readFileSync(`${hostKey}.pub`, 'utf8'));
+  if (!usable) {
+    const pair = generateEd25519(`root@${host.name}`);
     write(hostKey, pair.private, 0o600);
     write(`${hostKey}.pub`, `${pair.public}\n`, 0o644);
   }

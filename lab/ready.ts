@@ -2,6 +2,7 @@
 import { Socket } from 'node:net';
 import { StepError } from '../lib/errors.ts';
 import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
+import { consoleFailures, consoleLog } from './container.ts';
 import type { LabFiles, LabHostState } from './state.ts';
 import { sleep } from './sys.ts';
 
@@ -28,7 +29,10 @@ export function labConnectHost(files: LabFiles, host: LabHostState, timeoutMs = 
 export async function waitReady(files: LabFiles, host: LabHostState, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await tcpOpen(host.address, 22, 1000))) {
-    if (Date.now() > deadline) throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer within ${timeoutMs / 1000} s`, { host: host.name });
+    if (Date.now() > deadline) {
+      const failed = consoleFailures(host);
+      throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer within ${timeoutMs / 1000} s (console: ${consoleLog(host)})`, { host: host.name, detail: failed });
+    }
     await sleep(50);
   }
   const s = await labConnectHost(files, host);

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { utils as sshUtils } from 'ssh2';
+import { generateEd25519 } from '../transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, type TestLab } from './helpers/lab.ts';
 import { writeBadInventories } from './fixtures/bad-inventories.ts';
@@ -159,7 +159,7 @@ describe('fault suite', () => {
   }, 600_000);
 
   it('SSH auth failure and a changed host key are clear, distinct errors', () => {
-    const { private: priv } = sshUtils.generateKeyPairSync('ed25519');
+    const { private: priv } = generateEd25519();
     const keyFile = join(lab.stateDir, 'stranger_ed25519');
     writeFileSync(keyFile, priv, { mode: 0o600 });
     const auth = hardwire(['wire', '--inventory', variant('inv-auth.yaml', (d) => { d.hosts[1].ssh.identityFile = keyFile; }), '--state-dir', state]);

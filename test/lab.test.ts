@@ -12,7 +12,7 @@ import { collidingRoutes, labPlan } from '../lab/plan.ts';
 import { mirrorFromSources } from '../lab/rootfs.ts';
 import type { LabState } from '../lab/state.ts';
 import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
-import ssh2 from 'ssh2';
+import { generateEd25519 } from '../transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 
@@ -198,7 +198,7 @@ describe('lab (root, systemd-nspawn)', () => {
     expect(readFileSync(empty, 'utf8')).toContain(`${n1!.address} ${keyOf('node1')}`);
 
     const wrongKey = join(dir, 'wrong_key');
-    writeFileSync(wrongKey, ssh2.utils.generateKeyPairSync('ed25519').private, { mode: 0o600 });
+    writeFileSync(wrongKey, generateEd25519().private, { mode: 0o600 });
     const node1 = hostOf('node1');
     const auth = await stepErrorOf(connect({ ...node1, ssh: { ...node1.ssh, identityFile: wrongKey } }, { knownHostsFile: info.knownHosts, timeoutMs: 5000 }));
     expect(auth.step).toBe('ssh-auth');

@@ -1,5 +1,6 @@
 // Transport pieces that need no host: argv quoting (checked against a real sh) and known_hosts pinning.
 import { execFileSync } from 'node:child_process';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +8,7 @@ import { InputError } from '../lib/errors.ts';
 import {
   appendKnownHost, checkHostKey, entryMatchesHost, formatKnownHost, knownHostName, parseKnownHosts, readKnownHostsFile,
 } from '../transport/known-hosts.ts';
+import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
 import { shJoin, shQuote } from '../transport/quote.ts';
 import { parseProxyJump } from '../transport/ssh.ts';
 import { tempDir } from './helpers/tmp.ts';
@@ -149,5 +151,36 @@ describe('parseProxyJump', () => {
   it('rejects junk as an InputError naming the field', () => {
     expect(() => parseProxyJump('a b', 'root')).toThrow(InputError);
     expect(() => parseProxyJump('h:99999', 'root')).toThrow(/ssh.proxyJump/);
+  });
+});
+
+describe('ed25519 key files', () => {
+  /** What OpenSSH itself reads back from the private key file: "ssh-ed25519 AAAA…". */
+  function opensshPublic(priv: string): string {
+    const dir = tempDir('keygen');
+    const file = join(dir, 'key');
+    writeFileSync(file, priv, { mode: 0o600 });
+    return execFileSync('ssh-keygen', ['-y', '-f', file]).toString().trim().split(' ').slice(0, 2).join(' ');
+  }
+
+  it('are read by ssh-keygen, including keys whose public key starts with a zero byte', () => {
+    // ssh2's own generator breaks exactly these (1 in 256): sshd then refuses the host key.
+    let zeroLead: { seed: Buffer; pub: Buffer } | undefined;
+    for (let i = 0; i < 10_000 && !zeroLead; i++) {
+      const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+      const pub = Buffer.from(jwk.x!, 'base64url');
+      if (pub[0] === 0) zeroLead = { seed: Buffer.from(jwk.d!, 'base64url'), pub };
+    }
+    expect(zeroLead).toBeDefined();
+    const pairs = [encodeEd25519(zeroLead!.seed, zeroLead!.pub, 'root@zero'), ...Array.from({ length: 8 }, (_, i) => generateEd25519(`k${i}`))];
+    for (const p of pairs) {
+      expect(opensshPublic(p.private)).toBe(p.public.split(' ').slice(0, 2).join(' '));
+      expect(p.private).not.toMatch(/\n\n/);
+    }
+    expect(pairs[0]!.public).toMatch(/ root@zero$/);
+    expect(pairs.every((p) => isWellFormedEd25519Public(p.public))).toBe(true);
+    // The shape ssh2's generator writes for such a key: the leading zero stripped, 31 bytes left.
+    const stripped = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 31]), zeroLead!.pub.subarray(1)]);
+    expect(isWellFormedEd25519Public(`ssh-ed25519 ${stripped.toString('base64')} root@zero`)).toBe(false);
   });
 });

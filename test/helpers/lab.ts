@@ -18,7 +18,11 @@ export async function testLab(name: string, hosts: number): Promise<TestLab> {
   for (const n of nestedLabs) await labDown({ name: n, stateDir: nested }).catch(() => undefined);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  const info = await labUp({ name, stateDir, hosts });
+  // A lab that failed to come up is taken down here: the test's afterAll never sees it.
+  const info = await labUp({ name, stateDir, hosts }).catch(async (err: unknown) => {
+    await labDown({ name, stateDir }).catch(() => undefined);
+    throw err;
+  });
   return {
     name, stateDir, info,
     ssh: (host) => labConnect(host, { name, stateDir }),
