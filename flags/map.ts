@@ -33,7 +33,7 @@ export interface Registration extends Site {
   nameConst?: Site & { ident: string };
 }
 
-export type ReadKind = 'consumer' | 'app' | 'apply' | 'options' | 'validation' | 'generated';
+export type ReadKind = 'consumer' | 'app' | 'apply' | 'options' | 'log' | 'lookup' | 'validation' | 'generated';
 
 export interface ReadSite extends Site {
   /** What the cited line contains: ".Field", a variable name, or a "flag-name" literal (lookup by name). */
@@ -43,6 +43,10 @@ export interface ReadSite extends Site {
   match: number;
   /** Set when this is not a direct read of the bound field: a copy, the containing struct, shared code, a lookup. */
   via?: string;
+  /** For a read through copies of the value: how many copies away from the bound field (1..3). */
+  hop?: number;
+  /** The read only copies the value into this field or variable. */
+  copyTo?: string;
 }
 
 export type ReadBy = 'read' | 'validation-only' | 'copy-only' | 'none';
@@ -199,7 +203,8 @@ export function explain(component: string, flagName: string, version: string = d
     const label = f.readBy === 'read' ? 'read' : `read (${f.readBy})`;
     lines.push(`${label} at ${f.consumedTotal} site${f.consumedTotal === 1 ? '' : 's'}; first ${Math.min(maxReads, f.consumedAt.length)}:`);
     for (const r of f.consumedAt.slice(0, maxReads)) {
-      lines.push(`  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${r.via ? ` via ${r.via}` : ''}`);
+      const via = r.via ? ` via ${r.via}${r.hop ? ` (${r.hop} cop${r.hop === 1 ? 'y' : 'ies'} away)` : ''}` : '';
+      lines.push(`  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${via}${r.copyTo ? `, copies it to ${r.copyTo}` : ''}`);
       lines.push(`      ${r.excerpt}`);
     }
   }

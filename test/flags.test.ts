@@ -97,6 +97,39 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(bestCitation('kube-apiserver', 'no-such-flag')).toBeUndefined();
   });
 
+  it('follows copies of the value to the code that acts on it, and cites that first', () => {
+    // ServerRunOptions -> server.Config -> GenericAPIServer: the 429 Retry-After switch itself.
+    const f = flag('kube-apiserver', 'shutdown-send-retry-after');
+    const first = f.consumedAt[0]!;
+    expect(first.file).toBe('pkg/server/genericapiserver.go');
+    expect(first.hop).toBe(2);
+    expect(first.copyTo).toBeUndefined();
+    const copy = f.consumedAt.find((r) => r.file === 'pkg/server/config.go' && r.copyTo === 'server.GenericAPIServer.ShutdownSendRetryAfter');
+    expect(copy).toBeDefined();
+    expect(f.consumedAt.indexOf(copy!)).toBeGreaterThan(0);
+    // etcd: embed.Config -> config.ServerConfig -> the token provider that uses it.
+    const tok = flag('etcd', 'auth-token').consumedAt[0]!;
+    expect(tok.excerpt).toContain('NewTokenProvider');
+  });
+
+  it('never attributes a bare .Duration of some other metav1.Duration to a flag', () => {
+    for (const c of flagComponents) {
+      for (const f of loadFlagMap(c).flags) {
+        const bogus = f.consumedAt.filter((r) => r.selector === '.Duration' && r.match < 2 && !r.via);
+        expect(bogus.map((r) => `${c} --${f.name} ${r.file}:${r.line}`)).toEqual([]);
+      }
+    }
+    const hpa = flag('kube-controller-manager', 'min-resync-period');
+    expect(hpa.consumedAt.some((r) => r.file.includes('podautoscaler'))).toBe(false);
+  });
+
+  it('ranks log lines after reads that act on the value', () => {
+    const f = flag('etcd', 'auto-compaction-mode');
+    expect(f.consumedAt[0]!.kind).not.toBe('log');
+    expect(f.consumedAt[0]!.excerpt).not.toMatch(/zap\./);
+    expect(f.consumedAt.some((r) => r.kind === 'log' && r.excerpt.includes('zap.'))).toBe(true);
+  });
+
   it('explain prints registration, field and reads', () => {
     const ex = explain('kube-apiserver', '--etcd-servers');
     const text = ex.lines.join('\n');

@@ -55,10 +55,12 @@ type Registration struct {
 
 type Read struct {
 	Site
-	Selector string `json:"selector"`      // what the cited line contains: ".Field", a variable name, or a "flag-name" literal
-	Kind     string `json:"kind"`          // consumer | app | apply | options | validation | generated | lookup
-	Match    int    `json:"match"`         // how many trailing fields of the bound path this read's selector spells out
-	Via      string `json:"via,omitempty"` // for reads of a value copied out of the flag's field: where it was copied to
+	Selector string `json:"selector"`         // what the cited line contains: ".Field", a variable name, or a "flag-name" literal
+	Kind     string `json:"kind"`             // consumer | app | apply | options | validation | generated | lookup
+	Match    int    `json:"match"`            // how many trailing fields of the bound path this read's selector spells out
+	Via      string `json:"via,omitempty"`    // for reads of a value copied out of the flag's field: where it was copied to
+	Hop      int    `json:"hop,omitempty"`    // for such reads: how many copies away from the registered object (1..3)
+	CopyTo   string `json:"copyTo,omitempty"` // the read only copies the value into this field or variable
 }
 
 type FlagOut struct {
@@ -415,6 +417,7 @@ type binding struct {
 	tier    int        // 0: the registered object; 1: a field or variable the value was copied to
 	steps   []step     // field path, outermost first (may be empty for a variable)
 	rootVar *types.Var // package-level or local variable the path starts from, if any
+	hop     int        // tier 1: how many copies away from the registered object
 	via     string     // tier 1: where the value was copied
 	src     *occ       // tier 1: the read that copied it
 	display string     // qualified selector of the last element
@@ -537,7 +540,7 @@ func readKind(c component, pkgPath, file, fn string) string {
 		short = fn[i+1:]
 	}
 	switch {
-	case strings.HasPrefix(base, "zz_generated"), strings.HasPrefix(short, "Convert_"), strings.HasPrefix(short, "autoConvert_"),
+	case strings.HasPrefix(base, "zz_generated"), strings.HasSuffix(base, ".pb.go"), strings.HasSuffix(base, ".pb.gw.go"), strings.HasPrefix(short, "Convert_"), strings.HasPrefix(short, "autoConvert_"),
 		strings.HasPrefix(short, "DeepCopy"), strings.HasPrefix(short, "SetDefaults"), strings.HasPrefix(short, "SetObjectDefaults"):
 		return "generated"
 	case reValidation.MatchString(short) || strings.HasSuffix(pkgPath, "/validation") || strings.Contains(base, "validation"):
@@ -553,7 +556,7 @@ func readKind(c component, pkgPath, file, fn string) string {
 	return "consumer"
 }
 
-var kindRank = map[string]int{"consumer": 0, "lookup": 1, "app": 1, "apply": 2, "options": 3, "validation": 4, "generated": 5}
+var kindRank = map[string]int{"consumer": 0, "lookup": 1, "app": 1, "apply": 2, "options": 3, "log": 3, "validation": 4, "generated": 5}
 
 func (ix *index) site(p *packages.Package, fn *funcNode, pos token.Pos) (Site, error) {
 	position := ix.prog.fset.Position(pos)

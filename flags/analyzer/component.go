@@ -16,6 +16,9 @@ import (
 
 const maxConsumed = 8
 
+// maxHops bounds how many copies of a flag's value are followed.
+const maxHops = 3
+
 type progCache struct {
 	ix   *index
 	regs []*reg
@@ -49,11 +52,113 @@ func readClass(a attributed) int {
 		return 2
 	case "generated":
 		return 3
+	case "log":
+		return 1
 	}
 	if a.tier >= 3 {
 		return 1
 	}
 	return 0
+}
+
+// plumbing: the read only copies the value into a field or variable of the same name
+// (cfg.AuthToken = o.AuthToken): the reads further on explain the flag better.
+func plumbing(r Read) bool {
+	if r.CopyTo == "" {
+		return false
+	}
+	src := strings.ToLower(strings.TrimPrefix(r.Selector, "."))
+	dst := r.CopyTo
+	if i := strings.LastIndex(dst, "."); i >= 0 {
+		dst = dst[i+1:]
+	}
+	dst = strings.ToLower(dst)
+	return src != "" && dst != "" && (strings.Contains(src, dst) || strings.Contains(dst, src))
+}
+
+func oneFieldStruct(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	st, ok := t.Underlying().(*types.Struct)
+	if !ok || st.NumFields() != 1 {
+		return false
+	}
+	// A value wrapper such as metav1.Duration{Duration time.Duration}: field named like its type.
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && st.Field(0).Name() == n.Obj().Name()
+}
+
+func stdlibField(v *types.Var) bool {
+	if v.Pkg() == nil {
+		return true
+	}
+	first, _, _ := strings.Cut(v.Pkg().Path(), "/")
+	return !strings.Contains(first, ".")
+}
+
+// isPrinter: String/Error methods format the value for people; they do not act on it.
+func isPrinter(fn string) bool {
+	short := fn
+	if i := strings.LastIndex(fn, "."); i >= 0 {
+		short = fn[i+1:]
+	}
+	return short == "String" || short == "Error" || short == "GoString" || short == "MarshalLogObject"
+}
+
+// promoteDownstream puts, in front of each plumbing copy, the best read of the place it copies
+// to (following further plumbing copies): the code that acts on the value, not the line that
+// moves it. The order is otherwise unchanged.
+func promoteDownstream(sorted []attributed) []attributed {
+	children := map[*occ][]int{}
+	for i, a := range sorted {
+		if a.b.src != nil {
+			children[a.b.src] = append(children[a.b.src], i)
+		}
+	}
+	// The first downstream use that hands the value to a call (loads the file, builds the
+	// client), else the first downstream use at all.
+	var walk func(o *occ, depth int, arg bool) int
+	walk = func(o *occ, depth int, arg bool) int {
+		if depth > maxHops {
+			return -1
+		}
+		for _, i := range children[o] {
+			a := sorted[i]
+			if readClass(a) != 0 {
+				continue
+			}
+			if !plumbing(a.read) && (!arg || a.o.arg) {
+				return i
+			}
+			if j := walk(a.o, depth+1, arg); j >= 0 {
+				return j
+			}
+		}
+		return -1
+	}
+	use := func(o *occ) int {
+		if j := walk(o, 1, true); j >= 0 {
+			return j
+		}
+		return walk(o, 1, false)
+	}
+	out := make([]attributed, 0, len(sorted))
+	done := make([]bool, len(sorted))
+	for i, a := range sorted {
+		if done[i] {
+			continue
+		}
+		if a.o != nil && plumbing(a.read) && readClass(a) == 0 {
+			if j := use(a.o); j >= 0 && !done[j] {
+				out = append(out, sorted[j])
+				done[j] = true
+			}
+		}
+		out = append(out, a)
+		done[i] = true
+	}
+	return out
 }
 
 func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
@@ -302,35 +407,54 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 	// Direct reads (tier 0), then reads of the places those values are copied to (tier 1).
 	claimed := map[*occ]bool{}
 	direct, ambiguous := ix.attribute(c, closure, bindings, 0, claimed)
-	var flows []*binding
+	// Values are often copied several times before use (options -> Config -> GenericAPIServer):
+	// follow copies up to maxHops, so the read that acts on the value is found too.
 	seenFlow := map[string]bool{}
-	for _, a := range direct {
-		if a.o.flowTo == nil || a.o.write {
-			continue
+	flowsFrom := func(reads []attributed) []*binding {
+		var flows []*binding
+		for _, a := range reads {
+			if a.o == nil || a.o.flowTo == nil || a.o.write || a.tier == 4 {
+				continue
+			}
+			steps, root, kind := flowTarget(a.o)
+			if kind != "field" && kind != "variable" {
+				continue
+			}
+			if len(steps) > 0 && len(a.b.steps) > 0 && steps[len(steps)-1].v == a.b.steps[len(a.b.steps)-1].v {
+				continue // copied into the same field of another instance: the earlier hop already matches it
+			}
+			if len(steps) > 0 && stdlibField(steps[len(steps)-1].v) {
+				continue // tls.Config.InsecureSkipVerify is read all over: its reads say nothing about this flag
+			}
+			b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root, src: a.o, hop: a.b.hop + 1}
+			b.display, b.path = describe(steps, root)
+			b.via = b.display
+			key := fmt.Sprintf("%d|%s|%p", b.flag, b.path, root)
+			if seenFlow[key] {
+				continue
+			}
+			seenFlow[key] = true
+			flows = append(flows, b)
 		}
-		steps, root, kind := flowTarget(a.o)
-		if kind != "field" && kind != "variable" {
-			continue
-		}
-		if len(steps) > 0 && len(a.b.steps) > 0 && steps[len(steps)-1].v == a.b.steps[len(a.b.steps)-1].v {
-			continue // copied into the same field of another instance: tier 0 already matches it
-		}
-		b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root, src: a.o}
-		b.display, b.path = describe(steps, root)
-		b.via = b.display
-		key := fmt.Sprintf("%d|%s|%p", b.flag, b.path, root)
-		if seenFlow[key] {
-			continue
-		}
-		seenFlow[key] = true
-		flows = append(flows, b)
+		return flows
 	}
+	flows := flowsFrom(direct)
 	for _, b := range bindings {
 		if b.tier == 1 {
+			b.hop = 1
 			flows = append(flows, b)
 		}
 	}
-	viaReads, amb1 := ix.attribute(c, closure, flows, 1, claimed)
+	var viaReads []attributed
+	amb1 := map[int]int{}
+	for hop := 1; hop <= maxHops && len(flows) > 0; hop++ {
+		got, amb := ix.attribute(c, closure, flows, 1, claimed)
+		for i, n := range amb {
+			amb1[i] += n
+		}
+		viaReads = append(viaReads, got...)
+		flows = flowsFrom(got)
+	}
 	// A read whose value is handed on to code that reads it again explains the flag best.
 	handsOn := map[*occ]bool{}
 	for _, a := range viaReads {
@@ -387,6 +511,7 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			}
 			return rx.Col < ry.Col
 		})
+		reads = promoteDownstream(reads)
 		// One citation per line.
 		seen := map[string]bool{}
 		var uniq []Read
@@ -482,6 +607,11 @@ func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, 
 				if m == 0 {
 					continue
 				}
+				// x.Duration of a metav1.Duration says nothing about which flag it is: a field of a
+				// one-field wrapper type only counts with the field that holds the wrapper.
+				if m < 2 && len(b.steps) >= 2 && oneFieldStruct(b.steps[len(b.steps)-1].owner) {
+					continue
+				}
 				if b.rootVar != nil {
 					if m < len(b.steps) || len(chain) != len(b.steps) || baseVar(info, base) != b.rootVar {
 						continue
@@ -525,7 +655,15 @@ func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, 
 			return
 		}
 		claimed[o] = true
-		rd := Read{Site: site, Selector: sel, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM, Via: b.via}
+		rd := Read{Site: site, Selector: sel, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM, Via: b.via, Hop: b.hop}
+		if rd.Kind != "generated" && rd.Kind != "validation" && (o.logged || isPrinter(o.fn.name)) {
+			rd.Kind = "log"
+		}
+		if o.flowTo != nil {
+			if steps, root, kind := flowTarget(o); kind == "field" || kind == "variable" {
+				rd.CopyTo, _ = describe(steps, root)
+			}
+		}
 		if shared != "" {
 			rd.Via = strings.TrimPrefix(b.via+"; "+shared, "; ")
 			seen := map[int]bool{}

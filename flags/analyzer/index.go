@@ -34,6 +34,9 @@ type occ struct {
 	// x.F as a whole.
 	selected bool
 	addr     bool // &x.F: handed out as a pointer (may be written through)
+	// The nearest call around the occurrence takes it as an argument: logged is a log or fmt
+	// call (zap.String("name", x), klog.InfoS), arg any other call (not len or cap).
+	logged, arg bool
 }
 
 // call is one call expression in interesting code.
@@ -254,6 +257,63 @@ func (ix *index) walk(p *packages.Package, fn *funcNode, root ast.Node) {
 	})
 }
 
+// isLogCall: the call prints its arguments for people (zap fields, klog.InfoS, fmt.Sprintf).
+func isLogCall(f *types.Func) bool {
+	if f.Pkg() == nil {
+		return false
+	}
+	switch f.Pkg().Path() {
+	case "go.uber.org/zap", "fmt", "log":
+		return true
+	case "k8s.io/klog/v2":
+		for _, p := range []string{"Info", "Warning", "Error", "Fatal", "Exit"} {
+			if strings.HasPrefix(f.Name(), p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// callContext reports how the calls around e (within its statement) use it: logged when any of
+// them prints it, arg when the nearest real call (not a conversion, len or cap) takes it.
+func callContext(info *types.Info, e ast.Expr, stack []ast.Node) (logged, arg bool) {
+	child := ast.Node(e)
+	nearest := true
+	for i := len(stack) - 1; i >= 0; i-- {
+		n := stack[i]
+		if n == e {
+			continue
+		}
+		switch n := n.(type) {
+		case ast.Stmt, *ast.FuncLit:
+			return logged, arg
+		case *ast.CallExpr:
+			if n.Fun == child {
+				return logged, arg
+			}
+			if tv, ok := info.Types[n.Fun]; ok && tv.IsType() {
+				break // a conversion: look further out
+			}
+			switch f := typeutil.Callee(info, n).(type) {
+			case *types.Builtin:
+				if nearest && (f.Name() == "len" || f.Name() == "cap") {
+					nearest = false
+				}
+			case *types.Func:
+				if isLogCall(f) {
+					return true, false
+				}
+			}
+			if nearest {
+				arg, nearest = true, false
+			}
+		}
+		child = n
+	}
+	return logged, arg
+}
+
 func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent ast.Node, stack []ast.Node) *occ {
 	o := &occ{pkg: p, fn: fn, expr: e}
 	if se, ok := parent.(*ast.SelectorExpr); ok && se.X == e {
@@ -264,6 +324,7 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 	if u, ok := parent.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		o.addr = true
 	}
+	o.logged, o.arg = callContext(p.TypesInfo, e, stack)
 	switch par := parent.(type) {
 	case *ast.AssignStmt:
 		for i, l := range par.Lhs {
