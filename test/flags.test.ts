@@ -123,6 +123,12 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(hpa.consumedAt.some((r) => r.file.includes('podautoscaler'))).toBe(false);
   });
 
+  it('ranks reads in code the component never runs last (cloud-provider ApplyTo for kcm --kubeconfig)', () => {
+    const f = flag('kube-controller-manager', 'kubeconfig');
+    expect(f.consumedAt[0]!.file).toBe('cmd/kube-controller-manager/app/options/options.go');
+    expect(f.consumedAt.some((r) => r.module === 'k8s.io/cloud-provider')).toBe(true);
+  });
+
   it('ranks log lines after reads that act on the value', () => {
     const f = flag('etcd', 'auto-compaction-mode');
     expect(f.consumedAt[0]!.kind).not.toBe('log');

@@ -106,6 +106,19 @@ func isPrinter(fn string) bool {
 	return short == "String" || short == "Error" || short == "GoString" || short == "MarshalLogObject"
 }
 
+func lookupFunc(prog *program, qualified string) (*types.Func, error) {
+	dot := strings.LastIndex(qualified, ".")
+	pkg := prog.byPath[qualified[:dot]]
+	if pkg == nil {
+		return nil, fmt.Errorf("package %s not loaded", qualified[:dot])
+	}
+	fn, _ := pkg.Types.Scope().Lookup(qualified[dot+1:]).(*types.Func)
+	if fn == nil {
+		return nil, fmt.Errorf("function %s not found", qualified)
+	}
+	return fn, nil
+}
+
 // promoteDownstream puts, in front of each plumbing copy, the best read of the place it copies
 // to (following further plumbing copies): the code that acts on the value, not the line that
 // moves it. The order is otherwise unchanged.
@@ -476,6 +489,15 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			perFlag[a.b.flag] = append(perFlag[a.b.flag], a)
 		}
 	}
+	runs := reach
+	if c.Entry != "" {
+		fn, err := lookupFunc(prog, c.Entry)
+		if err != nil {
+			return nil, err
+		}
+		runs = ix.reachable(fn)
+	}
+	unreached := func(a attributed) bool { return a.o != nil && a.o.fn != nil && a.o.fn.obj != nil && !runs[a.o.fn] }
 	for i := range flags {
 		f := &flags[i]
 		reads := perFlag[i]
@@ -483,6 +505,11 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			rx, ry := reads[x].read, reads[y].read
 			if cx, cy := readClass(reads[x]), readClass(reads[y]); cx != cy {
 				return cx < cy
+			}
+			// Code the component's command never calls (cloud-controller-manager's ApplyTo in a
+			// shared module) may read the same config type: after code it does call.
+			if ux, uy := unreached(reads[x]), unreached(reads[y]); ux != uy {
+				return uy
 			}
 			kx, ky := kindRank[rx.Kind], kindRank[ry.Kind]
 			if kx != ky {

@@ -41,6 +41,7 @@ type component struct {
 	Dir      string   // module directory to load from (relative to the analyzer)
 	Patterns []string // package patterns to load
 	Root     string   // function whose call graph holds the flag registrations: pkgpath.Func
+	Entry    string   // function whose call graph the process runs, for ranking reads (default Root)
 	StdFlag  bool     // registers with the standard library flag package (etcd)
 	AppPkg   string   // package prefix counted as the component's own app code when ranking reads
 }
@@ -53,7 +54,7 @@ var components = []component{
 	{Name: "kube-scheduler", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-scheduler"},
 		Root: "k8s.io/kubernetes/cmd/kube-scheduler/app.NewSchedulerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-scheduler/app"},
 	{Name: "etcd", Dir: "etcd", Patterns: []string{"go.etcd.io/etcd/server/v3/etcdmain"},
-		Root: "go.etcd.io/etcd/server/v3/etcdmain.newConfig", StdFlag: true, AppPkg: "go.etcd.io/etcd/server/v3/etcdmain"},
+		Root: "go.etcd.io/etcd/server/v3/etcdmain.newConfig", Entry: "go.etcd.io/etcd/server/v3/etcdmain.Main", StdFlag: true, AppPkg: "go.etcd.io/etcd/server/v3/etcdmain"},
 }
 
 func main() {
