@@ -4,7 +4,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
-import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { wiredTestLab, remote, type TestLab } from './helpers/lab.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { allLeaves } from '../pki/table.ts';
 import { issueLeaf } from '../pki/issue.ts';
@@ -39,11 +39,7 @@ async function expiredPem(leafId: string): Promise<{ certPem: string; keyPem: st
 }
 
 beforeAll(async () => {
-  lab = await testLab('certstest', 2);
-  inv = lab.info.inventory;
-  state = join(lab.stateDir, 'state');
-  const w = hardwire(['wire', '--inventory', inv, '--state-dir', state], { timeoutMs: 900_000 });
-  expect(w.code, w.stderr.slice(-3000)).toBe(0);
+  ({ lab, inv, state } = await wiredTestLab('certstest', 2));
 });
 
 afterAll(async () => {

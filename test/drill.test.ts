@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
-import { testLab, type TestLab } from './helpers/lab.ts';
+import { wiredTestLab, type TestLab } from './helpers/lab.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -50,11 +50,7 @@ function noKeyMaterial(text: string): void {
 }
 
 beforeAll(async () => {
-  lab = await testLab('drilltest', 2);
-  inv = lab.info.inventory;
-  state = join(lab.stateDir, 'state');
-  const w = hardwire(['wire', '--inventory', inv, '--state-dir', state], { timeoutMs: 900_000 });
-  expect(w.code, w.stderr.slice(-3000)).toBe(0);
+  ({ lab, inv, state } = await wiredTestLab('drilltest', 2));
 });
 
 afterAll(async () => {

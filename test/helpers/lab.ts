@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { labDown, labUp, labConnect, type LabInfo } from '../../lab/index.ts';
 import type { Session } from '../../transport/index.ts';
+import { hardwire } from './cli.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
 
@@ -32,4 +33,18 @@ export async function testLab(name: string, hosts: number): Promise<TestLab> {
 
 export async function remote(s: Session, argv: string[]): Promise<string> {
   return (await s.exec(argv, { allowFail: true })).stdout.trim();
+}
+
+export interface WiredLab { lab: TestLab; inv: string; state: string }
+
+/** A test lab with the control plane wired on it by the real CLI, state under the lab's dir. */
+export async function wiredTestLab(name: string, hosts: number): Promise<WiredLab> {
+  const lab = await testLab(name, hosts);
+  const state = join(lab.stateDir, 'state');
+  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state], { timeoutMs: 900_000 });
+  if (w.code !== 0) {
+    await lab.down().catch(() => undefined);
+    throw new Error(`wire on test lab ${name} exited ${w.code}:\n${w.stderr.slice(-3000)}`);
+  }
+  return { lab, inv: lab.info.inventory, state };
 }
