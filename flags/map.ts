@@ -162,7 +162,16 @@ export function bestCitation(component: string, flagName: string, version: strin
   const f = findFlag(component, flagName, version);
   if (!f) return undefined;
   const read = f.consumedAt[0];
-  if (read) return { text: `read at ${siteRef(read)}`, kind: 'read', site: read, url: read.url };
+  if (read) {
+    const acting = f.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');
+    if (acting.length > 0 && acting.every((r) => r.copyTo)) {
+      // kube-controller-manager --cluster-name: copied into config that nothing in this binary reads.
+      return { text: `only copied, at ${siteRef(read)} (no read of the copy found)`, kind: 'read', site: read, url: read.url };
+    }
+    const hops = read.hop ? ` (${read.hop} cop${read.hop === 1 ? 'y' : 'ies'} away)` : '';
+    const whole = read.via?.startsWith('the containing ') ? ` (${read.via.replace(/, read as a whole$/, '')}, read as a whole)` : '';
+    return { text: `read at ${siteRef(read)}${hops}${whole}`, kind: 'read', site: read, url: read.url };
+  }
   if (f.registeredAt) {
     return { text: `registered at ${siteRef(f.registeredAt)} (no read site found)`, kind: 'registration', site: f.registeredAt, url: f.registeredAt.url };
   }

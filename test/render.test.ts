@@ -58,7 +58,9 @@ describe('render', () => {
       const lines = unit('cp-0', c).split('\n').map((l) => l.trim());
       lines.forEach((l, i) => {
         if (!l.startsWith('--')) return;
-        expect(lines[i - 1], `${c} ${l}`).toMatch(/^# {3}read at (k8s\.io|go\.etcd\.io)\/[a-z0-9./-]+@v[0-9.]+\/\S+\.go:\d+$/);
+        // A read site, or (kube-controller-manager --cluster-name) the copy that is its only read, said plainly.
+        expect(lines[i - 1], `${c} ${l}`).toMatch(/^# {3}(read at|only copied, at) (k8s\.io|go\.etcd\.io)\/[a-z0-9./-]+@v[0-9.]+\/\S+\.go:\d+( \(.+\))?$/);
+        if (lines[i - 1]!.includes('only copied')) expect(lines[i - 2]).toMatch(/only copied/);
       });
     }
   });

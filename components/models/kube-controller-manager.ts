@@ -15,7 +15,7 @@ export function controllerManagerModel({ inv }: ModelContext): UnitModel {
       flag('bind-address', '127.0.0.1', 'serve its secure port on loopback only'),
       flag('client-ca-file', `${PKI}/ca.crt`, 'client certs it accepts on its own secure port'),
       flag('cluster-cidr', inv.cluster.podCIDR, 'the pod network range'),
-      flag('cluster-name', inv.cluster.name, 'prefix for cloud resources; the inventory\'s cluster name'),
+      flag('cluster-name', inv.cluster.name, 'kubeadm and KTHW set it; it names cloud resources, and the cloud controllers that read it are no longer in kube-controller-manager, so here it is only copied'),
       flag('cluster-signing-cert-file', `${PKI}/ca.crt`, 'CSR signer: certs approved through the API are signed by the cluster CA'),
       flag('cluster-signing-key-file', `${PKI}/ca.key`, 'CSR signer key; this is why ca.key lives on control-plane hosts'),
       flag('kubeconfig', conf, 'its identity toward the apiserver (system:kube-controller-manager)'),

@@ -89,6 +89,15 @@ func oneFieldStruct(t types.Type) bool {
 	return ok && st.Field(0).Name() == n.Obj().Name()
 }
 
+// occKind is readKind, with reads that only print the value (log fields, String methods) as "log".
+func occKind(c component, o *occ, site Site) string {
+	k := readKind(c, o.pkg.PkgPath, site.File, o.fn.name)
+	if k != "generated" && k != "validation" && (o.logged || isPrinter(o.fn.name)) {
+		return "log"
+	}
+	return k
+}
+
 func stdlibField(v *types.Var) bool {
 	if v.Pkg() == nil {
 		return true
@@ -521,6 +530,9 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			if hx, hy := handsOn[reads[x].o], handsOn[reads[y].o]; hx != hy {
 				return hx
 			}
+			if qx, qy := reads[x].o != nil && reads[x].o.cond, reads[y].o != nil && reads[y].o.cond; qx != qy {
+				return qy // `if len(x) > 0` checks the value; `for _, m := range x` uses it
+			}
 			if ax, ay := reads[x].o != nil && reads[x].o.addr, reads[y].o != nil && reads[y].o.addr; ax != ay {
 				return ay // a pointer handed out may be a write: after plain reads
 			}
@@ -682,10 +694,7 @@ func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, 
 			return
 		}
 		claimed[o] = true
-		rd := Read{Site: site, Selector: sel, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM, Via: b.via, Hop: b.hop}
-		if rd.Kind != "generated" && rd.Kind != "validation" && (o.logged || isPrinter(o.fn.name)) {
-			rd.Kind = "log"
-		}
+		rd := Read{Site: site, Selector: sel, Kind: occKind(c, o, site), Match: bestM, Via: b.via, Hop: b.hop}
 		if o.flowTo != nil {
 			if steps, root, kind := flowTarget(o); kind == "field" || kind == "variable" {
 				rd.CopyTo, _ = describe(steps, root)
@@ -935,7 +944,7 @@ func (ix *index) containerReads(c component, closure map[string]bool, bs []*bind
 			if err != nil {
 				continue
 			}
-			rd := Read{Site: site, Selector: "." + se.Sel.Name, Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: bestM,
+			rd := Read{Site: site, Selector: "." + se.Sel.Name, Kind: occKind(c, o, site), Match: bestM,
 				Via: "the containing " + g.display + " value, read as a whole"}
 			for _, f := range g.flags {
 				out = append(out, attributed{o: o, b: &binding{flag: f}, m: bestM, tier: 3, read: rd})

@@ -37,6 +37,8 @@ type occ struct {
 	// The nearest call around the occurrence takes it as an argument: logged is a log or fmt
 	// call (zap.String("name", x), klog.InfoS), arg any other call (not len or cap).
 	logged, arg bool
+	// cond: the occurrence is in an if or switch condition: it checks the value rather than uses it.
+	cond bool
 }
 
 // call is one call expression in interesting code.
@@ -275,6 +277,26 @@ func isLogCall(f *types.Func) bool {
 	return false
 }
 
+func inCondition(e ast.Expr, stack []ast.Node) bool {
+	child := ast.Node(e)
+	for i := len(stack) - 1; i >= 0; i-- {
+		n := stack[i]
+		if n == e {
+			continue
+		}
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			return n.Cond == child
+		case *ast.SwitchStmt:
+			return n.Tag == child
+		case ast.Stmt, *ast.FuncLit:
+			return false
+		}
+		child = n
+	}
+	return false
+}
+
 // callContext reports how the calls around e (within its statement) use it: logged when any of
 // them prints it, arg when the nearest real call (not a conversion, len or cap) takes it.
 func callContext(info *types.Info, e ast.Expr, stack []ast.Node) (logged, arg bool) {
@@ -325,6 +347,7 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 		o.addr = true
 	}
 	o.logged, o.arg = callContext(p.TypesInfo, e, stack)
+	o.cond = inCondition(e, stack)
 	switch par := parent.(type) {
 	case *ast.AssignStmt:
 		for i, l := range par.Lhs {
