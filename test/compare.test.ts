@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { hardwire } from './helpers/cli.ts';
+import { findFlag } from '../flags/map.ts';
 import { testLab, type TestLab } from './helpers/lab.ts';
 import { labDown } from '../lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../compare/normalize.ts';
@@ -81,6 +82,24 @@ describe('hardwire compare on the lab', () => {
     expect(etcdServers.reason).toMatch(/hardwire: /);
     expect(flag('kube-controller-manager', 'controllers')?.values.kubeadm).toContain('bootstrapsigner');
     for (const c of Object.values(report.components)) expect(c.flags.length).toBeGreaterThan(3);
+  });
+
+  it('flag-map coverage: every flag hardwire or the real kubeadm passes has a registration and a read site', () => {
+    const gaps: string[] = [];
+    let n = 0;
+    for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const) {
+      for (const f of report.components[c].flags) {
+        if (f.values.hardwire === null && f.values.kubeadm === null) continue;
+        n++;
+        const entry = findFlag(c, f.name);
+        // The only allowed exception: a flag the map records as genuinely never read.
+        if (entry?.readBy === 'none') continue;
+        if (!f.inFlagMap || !f.registeredAt || f.consumedAt.length === 0) gaps.push(`${c} --${f.name}`);
+      }
+    }
+    console.log(`flag-map coverage of flags hardwire or kubeadm pass: ${n - gaps.length}/${n}`);
+    expect(n).toBeGreaterThan(60);
+    expect(gaps).toEqual([]);
   });
 
   it('cert matrix: both apiserver serving certs cover the first service IP; unmatched roles are shown', () => {
