@@ -118,4 +118,22 @@ describe('drill cert-expiry on a wired 2-host lab', () => {
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json'], { timeoutMs: 300_000 });
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
   }, 600_000);
+
+  it('etcd-peer, already expired: the other member rejects the peer, then the member rejoins (the broken etcd must not block its start)', async () => {
+    const r = drill(['--target', 'etcd-peer', '--mode', 'expired'], join(state, 'drill-etcd-peer.md'));
+    const x509 = r.captured.filter((c) => c.unit === 'etcd.service');
+    expect(x509.length).toBeGreaterThan(0);
+    for (const c of x509) {
+      expect(c.line).toMatch(/rejected connection on peer endpoint.*x509: certificate has expired or is not yet valid/);
+      expect(await inJournal(c), `${c.host} ${c.unit} ${c.at}`).toBe(true);
+    }
+    // Only the first etcd host's peer cert is broken; the rejection is logged by the other member.
+    expect(new Set(x509.map((c) => c.host))).toEqual(new Set(['node2']));
+    expect(r.symptom?.kind).toBe('etcd-unhealthy');
+    expect(Object.fromEntries(r.checkAfterBreak.map((c) => [c.host, c.status]))).toEqual({ node1: 'EXPIRED', node2: 'ok' });
+    expect(r.recovered).toBe(true);
+    expect(r.finalGates.every((g) => g.ok)).toBe(true);
+    expect(r.caFingerprint.unchanged).toBe(true);
+    console.log(`drill etcd-peer (expired): detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; first line: ${x509[0]!.host} ${x509[0]!.at} ${x509[0]!.line.slice(0, 300)}`);
+  }, 600_000);
 });
