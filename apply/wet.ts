@@ -17,7 +17,8 @@ export class Wet {
   async run<T>(host: string, msg: string, fn: () => Promise<T>): Promise<T | undefined> {
     this.intents.push({ host, msg });
     if (this.dryRun) return undefined;
-    this.#log.info(`  [${host}] ${msg}`);
+    if (this.#log.host) this.#log.host(host, msg);
+    else this.#log.info(`  [${host}] ${msg}`);
     return fn();
   }
 }
