@@ -186,14 +186,9 @@ func promoteDownstream(sorted []attributed) []attributed {
 func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 	pc := cacheFor(prog)
 	ix := pc.ix
-	dot := strings.LastIndex(c.Root, ".")
-	rootPkg := prog.byPath[c.Root[:dot]]
-	if rootPkg == nil {
-		return nil, fmt.Errorf("root package %s not loaded", c.Root[:dot])
-	}
-	rootFn, _ := rootPkg.Types.Scope().Lookup(c.Root[dot+1:]).(*types.Func)
-	if rootFn == nil {
-		return nil, fmt.Errorf("root function %s not found", c.Root)
+	rootFn, err := lookupFunc(prog, c.Root)
+	if err != nil {
+		return nil, fmt.Errorf("root: %w", err)
 	}
 	reach := ix.reachable(rootFn)
 
@@ -261,7 +256,7 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 	}
 	deprecatedEtcd := map[string]string{}
 	if c.StdFlag {
-		deprecatedEtcd = stringMapVar(rootPkg, "deprecatedFlags")
+		deprecatedEtcd = stringMapVar(prog.byPath[rootFn.Pkg().Path()], "deprecatedFlags")
 	}
 
 	flags := make([]FlagOut, len(names))
