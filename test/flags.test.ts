@@ -129,6 +129,16 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(f.consumedAt.some((r) => r.module === 'k8s.io/cloud-provider')).toBe(true);
   });
 
+  it('follows flag names through a table that is looped over (etcd experimental-* -> feature gates)', () => {
+    const f = flag('etcd', 'experimental-initial-corrupt-check');
+    expect(f.readBy).toBe('read');
+    const r = f.consumedAt.find((x) => x.via?.includes('ExperimentalFlagToFeatureMap'))!;
+    expect(r.file).toBe('embed/config.go');
+    expect(r.excerpt).toMatch(/range features\.ExperimentalFlagToFeatureMap/);
+    expect(r.via).toMatch(/key "experimental-initial-corrupt-check" is at features\/etcd_features\.go:\d+/);
+    expect(loadFlagMap('etcd').coverage.neverRead).toBe(0);
+  });
+
   it('ranks log lines after reads that act on the value', () => {
     const f = flag('etcd', 'auto-compaction-mode');
     expect(f.consumedAt[0]!.kind).not.toBe('log');

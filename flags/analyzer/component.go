@@ -115,6 +115,79 @@ func isPrinter(fn string) bool {
 	return short == "String" || short == "Error" || short == "GoString" || short == "MarshalLogObject"
 }
 
+// nameTableReads: a package-level map keyed by flag names and ranged over, so that each flag is
+// read by name (etcd 3.6's features.ExperimentalFlagToFeatureMap feeds
+// SetFeatureGatesFromExperimentalFlags, which fetches each experimental-* flag's value).
+func (ix *index) nameTableReads(c component, closure map[string]bool, runs map[*funcNode]bool, nameIdx map[string]int, names []string) []attributed {
+	var out []attributed
+	for _, p := range ix.prog.all {
+		if !closure[p.PkgPath] {
+			continue
+		}
+		for _, file := range p.Syntax {
+			for _, d := range file.Decls {
+				gd, ok := d.(*ast.GenDecl)
+				if !ok || gd.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range gd.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for vi, val := range vs.Values {
+						cl, ok := val.(*ast.CompositeLit)
+						if !ok || vi >= len(vs.Names) {
+							continue
+						}
+						if _, ok := p.TypesInfo.TypeOf(cl).Underlying().(*types.Map); !ok {
+							continue
+						}
+						v, _ := p.TypesInfo.Defs[vs.Names[vi]].(*types.Var)
+						if v == nil {
+							continue
+						}
+						var keys []int
+						keyPos := map[int]token.Pos{}
+						for _, el := range cl.Elts {
+							kv, ok := el.(*ast.KeyValueExpr)
+							if !ok {
+								continue
+							}
+							if s, ok := constString(p.TypesInfo, kv.Key); ok {
+								if i, ok := nameIdx[s]; ok {
+									keys = append(keys, i)
+									keyPos[i] = kv.Key.Pos()
+								}
+							}
+						}
+						if len(keys) == 0 {
+							continue
+						}
+						sort.Ints(keys)
+						for _, o := range ix.varOccs[v.Origin()] {
+							if !o.ranged || !closure[o.pkg.PkgPath] || o.fn == nil || (o.fn.obj != nil && !runs[o.fn]) {
+								continue
+							}
+							site, err := ix.site(o.pkg, o.fn, o.expr.Pos())
+							if err != nil {
+								continue
+							}
+							for _, i := range keys {
+								key, err := ix.site(p, nil, keyPos[i])
+								if err != nil {
+									continue
+								}
+								rd := Read{Site: site, Selector: v.Name(), Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: 0,
+									Via: fmt.Sprintf("by name: the loop over %s.%s, whose key %q is at %s:%d", v.Pkg().Name(), v.Name(), names[i], key.File, key.Line)}
+								out = append(out, attributed{b: &binding{flag: i}, tier: 2, read: rd})
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
 func lookupFunc(prog *program, qualified string) (*types.Func, error) {
 	dot := strings.LastIndex(qualified, ".")
 	pkg := prog.byPath[qualified[:dot]]
@@ -421,6 +494,16 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 		}
 	}
 
+	runs := reach
+	if c.Entry != "" {
+		fn, err := lookupFunc(prog, c.Entry)
+		if err != nil {
+			return nil, err
+		}
+		runs = ix.reachable(fn)
+	}
+	lookups = append(lookups, ix.nameTableReads(c, closure, runs, nameIdx, names)...)
+
 	// Direct reads (tier 0), then reads of the places those values are copied to (tier 1).
 	claimed := map[*occ]bool{}
 	direct, ambiguous := ix.attribute(c, closure, bindings, 0, claimed)
@@ -492,14 +575,6 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 		for _, a := range list {
 			perFlag[a.b.flag] = append(perFlag[a.b.flag], a)
 		}
-	}
-	runs := reach
-	if c.Entry != "" {
-		fn, err := lookupFunc(prog, c.Entry)
-		if err != nil {
-			return nil, err
-		}
-		runs = ix.reachable(fn)
 	}
 	unreached := func(a attributed) bool { return a.o != nil && a.o.fn != nil && a.o.fn.obj != nil && !runs[a.o.fn] }
 	for i := range flags {

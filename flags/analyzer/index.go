@@ -39,6 +39,8 @@ type occ struct {
 	logged, arg bool
 	// cond: the occurrence is in an if or switch condition: it checks the value rather than uses it.
 	cond bool
+	// ranged: the occurrence is what a for-range statement iterates over.
+	ranged bool
 }
 
 // call is one call expression in interesting code.
@@ -348,6 +350,9 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 	}
 	o.logged, o.arg = callContext(p.TypesInfo, e, stack)
 	o.cond = inCondition(e, stack)
+	if r, ok := parent.(*ast.RangeStmt); ok && r.X == e {
+		o.ranged = true
+	}
 	switch par := parent.(type) {
 	case *ast.AssignStmt:
 		for i, l := range par.Lhs {
