@@ -136,4 +136,25 @@ describe('drill cert-expiry on a wired 2-host lab', () => {
     expect(r.caFingerprint.unchanged).toBe(true);
     console.log(`drill etcd-peer (expired): detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; first line: ${x509[0]!.host} ${x509[0]!.at} ${x509[0]!.line.slice(0, 300)}`);
   }, 600_000);
+
+  it('kube-controller-manager and the apiserver serving cert, already expired: the real x509 line from the journal that logs it, then recovery', async () => {
+    for (const t of [
+      { target: 'kube-controller-manager', unit: 'kube-apiserver.service', symptom: 'lease-not-renewing' },
+      // Clients verify the serving cert: the scheduler or controller-manager logs the x509 error.
+      { target: 'apiserver', unit: /^kube-(scheduler|controller-manager)\.service$/, symptom: 'apiserver-tls-rejected' },
+    ]) {
+      const r = drill(['--target', t.target, '--mode', 'expired'], join(state, `drill-${t.target}.md`));
+      const x509 = r.captured.filter((c) => (typeof t.unit === 'string' ? c.unit === t.unit : t.unit.test(c.unit)));
+      expect(x509.length, t.target).toBeGreaterThan(0);
+      for (const c of x509) {
+        expect(c.line).toMatch(/x509: certificate has expired or is not yet valid/);
+        expect(await inJournal(c), `${c.host} ${c.unit} ${c.at}`).toBe(true);
+      }
+      expect(r.symptom?.kind).toBe(t.symptom);
+      expect(r.recovered, t.target).toBe(true);
+      expect(r.finalGates.every((g) => g.ok)).toBe(true);
+      expect(r.caFingerprint.unchanged).toBe(true);
+      console.log(`drill ${t.target} (expired): detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; first line: ${x509[0]!.host} ${x509[0]!.unit} ${x509[0]!.line.slice(0, 200)}`);
+    }
+  }, 900_000);
 });
