@@ -94,6 +94,8 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(c?.kind).toBe('read');
     expect(c?.text).toMatch(/^read at k8s\.io\/apiserver@v0\.36\.3\/pkg\/storage\/storagebackend\/factory\/etcd3\.go:\d+$/);
     expect(c?.url).toMatch(/^https:\/\/github\.com\/kubernetes\/kubernetes\/blob\/v1\.36\.3\/staging\/src\/k8s\.io\/apiserver\/pkg\/storage\/storagebackend\/factory\/etcd3\.go#L\d+$/);
+    // The line that hands the list to the etcd client library, not the health prober's copy.
+    expect(c?.site.excerpt).toMatch(/Endpoints:\s+c\.ServerList/);
     expect(bestCitation('kube-apiserver', 'no-such-flag')).toBeUndefined();
   });
 

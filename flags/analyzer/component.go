@@ -188,6 +188,24 @@ func (ix *index) nameTableReads(c component, closure map[string]bool, runs map[*
 	return out
 }
 
+// handsToOtherModule: the read copies the value into a field of a type from another module (a
+// client library's config), which is where the value leaves for the code that acts on it.
+func (ix *index) handsToOtherModule(a attributed) bool {
+	if a.o == nil || a.o.flowTo == nil {
+		return false
+	}
+	steps, _, kind := flowTarget(a.o)
+	if kind != "field" || len(steps) == 0 {
+		return false
+	}
+	v := steps[len(steps)-1].v
+	if v.Pkg() == nil {
+		return false
+	}
+	m, ok := ix.prog.modRoot[v.Pkg().Path()]
+	return ok && m.Path != a.read.Module
+}
+
 func lookupFunc(prog *program, qualified string) (*types.Func, error) {
 	dot := strings.LastIndex(qualified, ".")
 	pkg := prog.byPath[qualified[:dot]]
@@ -602,6 +620,9 @@ func analyze(prog *program, c component, rt []runtimeFlag) (*Doc, error) {
 			}
 			if qx, qy := reads[x].o != nil && reads[x].o.cond, reads[y].o != nil && reads[y].o.cond; qx != qy {
 				return qy // `if len(x) > 0` checks the value; `for _, m := range x` uses it
+			}
+			if hx, hy := ix.handsToOtherModule(reads[x]), ix.handsToOtherModule(reads[y]); hx != hy {
+				return hx // Endpoints: c.ServerList into clientv3.Config: the library that connects
 			}
 			if ax, ay := reads[x].o != nil && reads[x].o.addr, reads[y].o != nil && reads[y].o.addr; ax != ay {
 				return ay // a pointer handed out may be a write: after plain reads
