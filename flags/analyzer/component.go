@@ -124,63 +124,48 @@ func (ix *index) nameTableReads(c component, closure map[string]bool, runs map[*
 		if !closure[p.PkgPath] {
 			continue
 		}
-		for _, file := range p.Syntax {
-			for _, d := range file.Decls {
-				gd, ok := d.(*ast.GenDecl)
-				if !ok || gd.Tok != token.VAR {
+		for _, vl := range packageVarLiterals(p) {
+			if _, ok := p.TypesInfo.TypeOf(vl.lit).Underlying().(*types.Map); !ok {
+				continue
+			}
+			v, _ := p.TypesInfo.Defs[vl.name].(*types.Var)
+			if v == nil {
+				continue
+			}
+			var keys []int
+			keyPos := map[int]token.Pos{}
+			for _, el := range vl.lit.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
 					continue
 				}
-				for _, spec := range gd.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for vi, val := range vs.Values {
-						cl, ok := val.(*ast.CompositeLit)
-						if !ok || vi >= len(vs.Names) {
-							continue
-						}
-						if _, ok := p.TypesInfo.TypeOf(cl).Underlying().(*types.Map); !ok {
-							continue
-						}
-						v, _ := p.TypesInfo.Defs[vs.Names[vi]].(*types.Var)
-						if v == nil {
-							continue
-						}
-						var keys []int
-						keyPos := map[int]token.Pos{}
-						for _, el := range cl.Elts {
-							kv, ok := el.(*ast.KeyValueExpr)
-							if !ok {
-								continue
-							}
-							if s, ok := constString(p.TypesInfo, kv.Key); ok {
-								if i, ok := nameIdx[s]; ok {
-									keys = append(keys, i)
-									keyPos[i] = kv.Key.Pos()
-								}
-							}
-						}
-						if len(keys) == 0 {
-							continue
-						}
-						sort.Ints(keys)
-						for _, o := range ix.varOccs[v.Origin()] {
-							if !o.ranged || !closure[o.pkg.PkgPath] || o.fn == nil || (o.fn.obj != nil && !runs[o.fn]) {
-								continue
-							}
-							site, err := ix.site(o.pkg, o.fn, o.expr.Pos())
-							if err != nil {
-								continue
-							}
-							for _, i := range keys {
-								key, err := ix.site(p, nil, keyPos[i])
-								if err != nil {
-									continue
-								}
-								rd := Read{Site: site, Selector: v.Name(), Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: 0,
-									Via: fmt.Sprintf("by name: the loop over %s.%s, whose key %q is at %s:%d", v.Pkg().Name(), v.Name(), names[i], key.File, key.Line)}
-								out = append(out, attributed{b: &binding{flag: i}, tier: 2, read: rd})
-							}
-						}
+				if s, ok := constString(p.TypesInfo, kv.Key); ok {
+					if i, ok := nameIdx[s]; ok {
+						keys = append(keys, i)
+						keyPos[i] = kv.Key.Pos()
 					}
+				}
+			}
+			if len(keys) == 0 {
+				continue
+			}
+			sort.Ints(keys)
+			for _, o := range ix.varOccs[v.Origin()] {
+				if !o.ranged || !closure[o.pkg.PkgPath] || o.fn == nil || (o.fn.obj != nil && !runs[o.fn]) {
+					continue
+				}
+				site, err := ix.site(o.pkg, o.fn, o.expr.Pos())
+				if err != nil {
+					continue
+				}
+				for _, i := range keys {
+					key, err := ix.site(p, nil, keyPos[i])
+					if err != nil {
+						continue
+					}
+					rd := Read{Site: site, Selector: v.Name(), Kind: readKind(c, o.pkg.PkgPath, site.File, o.fn.name), Match: 0,
+						Via: fmt.Sprintf("by name: the loop over %s.%s, whose key %q is at %s:%d", v.Pkg().Name(), v.Name(), names[i], key.File, key.Line)}
+					out = append(out, attributed{b: &binding{flag: i}, tier: 2, read: rd})
 				}
 			}
 		}
@@ -924,9 +909,15 @@ func exprString(fset *token.FileSet, e ast.Expr) string {
 	return b.String()
 }
 
-// stringMapVar reads a package-level map[string]string literal (etcd's deprecatedFlags).
-func stringMapVar(p *packages.Package, name string) map[string]string {
-	out := map[string]string{}
+// varLiteral is a package-level `var name = T{...}` declaration.
+type varLiteral struct {
+	name *ast.Ident
+	lit  *ast.CompositeLit
+}
+
+// packageVarLiterals lists a package's package-level variables initialised with a composite literal.
+func packageVarLiterals(p *packages.Package) []varLiteral {
+	var out []varLiteral
 	for _, f := range p.Syntax {
 		for _, d := range f.Decls {
 			gd, ok := d.(*ast.GenDecl)
@@ -936,25 +927,35 @@ func stringMapVar(p *packages.Package, name string) map[string]string {
 			for _, s := range gd.Specs {
 				vs := s.(*ast.ValueSpec)
 				for i, id := range vs.Names {
-					if id.Name != name || i >= len(vs.Values) {
+					if i >= len(vs.Values) {
 						continue
 					}
-					cl, ok := vs.Values[i].(*ast.CompositeLit)
-					if !ok {
-						continue
-					}
-					for _, el := range cl.Elts {
-						kv, ok := el.(*ast.KeyValueExpr)
-						if !ok {
-							continue
-						}
-						k, ok1 := constString(p.TypesInfo, kv.Key)
-						v, ok2 := constString(p.TypesInfo, kv.Value)
-						if ok1 && ok2 {
-							out[k] = v
-						}
+					if cl, ok := vs.Values[i].(*ast.CompositeLit); ok {
+						out = append(out, varLiteral{id, cl})
 					}
 				}
+			}
+		}
+	}
+	return out
+}
+
+// stringMapVar reads a package-level map[string]string literal (etcd's deprecatedFlags).
+func stringMapVar(p *packages.Package, name string) map[string]string {
+	out := map[string]string{}
+	for _, vl := range packageVarLiterals(p) {
+		if vl.name.Name != name {
+			continue
+		}
+		for _, el := range vl.lit.Elts {
+			kv, ok := el.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			k, ok1 := constString(p.TypesInfo, kv.Key)
+			v, ok2 := constString(p.TypesInfo, kv.Value)
+			if ok1 && ok2 {
+				out[k] = v
 			}
 		}
 	}
