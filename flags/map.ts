@@ -152,6 +152,10 @@ export interface Citation {
   url: string;
 }
 
+function copiesAway(hop: number): string {
+  return `${hop} cop${hop === 1 ? 'y' : 'ies'} away`;
+}
+
 /**
  * The one site that explains a flag best, for the comment the renderer puts above each flag:
  * `# --etcd-servers: read at k8s.io/apiserver@v0.36.3/pkg/storage/storagebackend/factory/etcd3.go:237`.
@@ -168,7 +172,7 @@ export function bestCitation(component: string, flagName: string, version: strin
       // kube-controller-manager --cluster-name: copied into config that nothing in this binary reads.
       return { text: `only copied, at ${siteRef(read)} (no read of the copy found)`, kind: 'read', site: read, url: read.url };
     }
-    const hops = read.hop ? ` (${read.hop} cop${read.hop === 1 ? 'y' : 'ies'} away)` : '';
+    const hops = read.hop ? ` (${copiesAway(read.hop)})` : '';
     const whole = read.via?.startsWith('the containing ') ? ` (${read.via.replace(/, read as a whole$/, '')}, read as a whole)` : '';
     return { text: `read at ${siteRef(read)}${hops}${whole}`, kind: 'read', site: read, url: read.url };
   }
@@ -212,7 +216,7 @@ export function explain(component: string, flagName: string, version: string = d
     const label = f.readBy === 'read' ? 'read' : `read (${f.readBy})`;
     lines.push(`${label} at ${f.consumedTotal} site${f.consumedTotal === 1 ? '' : 's'}; first ${Math.min(maxReads, f.consumedAt.length)}:`);
     for (const r of f.consumedAt.slice(0, maxReads)) {
-      const via = r.via ? ` via ${r.via}${r.hop ? ` (${r.hop} cop${r.hop === 1 ? 'y' : 'ies'} away)` : ''}` : '';
+      const via = r.via ? ` via ${r.via}${r.hop ? ` (${copiesAway(r.hop)})` : ''}` : '';
       lines.push(`  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${via}${r.copyTo ? `, copies it to ${r.copyTo}` : ''}`);
       lines.push(`      ${r.excerpt}`);
     }

@@ -27,23 +27,23 @@ export async function ensureBridge(state: LabState): Promise<void> {
   await run('ip', ['link', 'set', 'dev', state.bridge, 'up'], step);
 }
 
-function consoleTail(host: LabHostState): string[] {
+function readConsole(host: LabHostState): string | undefined {
   try {
-    return readFileSync(consoleLog(host), 'utf8').trimEnd().split('\n').slice(-10);
+    return readFileSync(consoleLog(host), 'utf8');
   } catch {
-    return [];
+    return undefined;
   }
+}
+
+function consoleTail(host: LabHostState): string[] {
+  return readConsole(host)?.trimEnd().split('\n').slice(-10) ?? [];
 }
 
 /** Units the host's console reported as failed, for errors when a host never becomes reachable. */
 export function consoleFailures(host: LabHostState): string[] {
-  try {
-    // eslint-disable-next-line no-control-regex
-    const text = readFileSync(consoleLog(host), 'utf8').replace(/\x1b\[[0-9;]*m/g, '');
-    return text.split('\n').filter((l) => l.includes('FAILED')).map((l) => l.trim());
-  } catch {
-    return [];
-  }
+  // eslint-disable-next-line no-control-regex
+  const text = (readConsole(host) ?? '').replace(/\x1b\[[0-9;]*m/g, '');
+  return text.split('\n').filter((l) => l.includes('FAILED')).map((l) => l.trim());
 }
 
 /** Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known. */

@@ -1,7 +1,7 @@
-// Drill 3.C5 end to end on a real wired 2-host lab: a kubeconfig client cert (the scheduler, a
-// 60 s window) and a TLS client cert toward etcd (apiserver-etcd-client, already expired). Each
-// run must capture a real x509 line from a journal, recover with every gate green, and leave the
-// CA untouched.
+// Drill 3.C5 end to end on a real wired 2-host lab, for all five targets: kubeconfig client certs
+// (the scheduler in a 60 s window, the controller-manager), the TLS client cert toward etcd
+// (apiserver-etcd-client), the apiserver's serving cert and an etcd peer cert. Each run must capture
+// a real x509 line from a journal, recover with every gate green, and leave the CA untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
