@@ -6,7 +6,6 @@ import type { HostTree } from '../render/host-tree.ts';
 import type { Session } from '../transport/index.ts';
 import type { HostFacts, Plan } from '../plan/types.ts';
 import type { HostWant } from '../plan/build.ts';
-import type { ComponentName } from '../components/models/index.ts';
 import { Wet } from './wet.ts';
 import { randomBytes } from 'node:crypto';
 
@@ -64,14 +63,4 @@ export function session(ctx: WireContext, host: string): Session {
   const s = ctx.sessions.get(host);
   if (!s) throw new Error(`no SSH session for ${host}`);
   return s;
-}
-
-/** Binaries each host needs, and which component reads each (a change restarts it). */
-export function binariesFor(host: { isEtcd: boolean; isControlPlane: boolean }): { name: string; readBy: ComponentName[] }[] {
-  const out: { name: string; readBy: ComponentName[] }[] = [];
-  if (host.isEtcd) out.push({ name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] });
-  if (host.isControlPlane) {
-    out.push({ name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] }, { name: 'kube-scheduler', readBy: ['kube-scheduler'] });
-  }
-  return out;
 }

@@ -1,14 +1,16 @@
-// Starting and restarting one component across hosts. Fresh starts go in parallel (etcd needs its
-// peers to form quorum); restarts of running members go one host at a time, each followed by its
-// gate, so quorum and at least one ready apiserver survive the roll.
-import type { ComponentName } from '../components/models/index.ts';
+// Starting and restarting one component across hosts, then its gate from the registry. Fresh starts
+// go in parallel (etcd needs its peers to form quorum); restarts of running members go one host at
+// a time, each followed by its gate, so quorum and at least one ready apiserver survive the roll.
+// A dry run records every start and restart it would make through Wet, and gates nothing.
+import { specOf, type ComponentName } from '../components/registry/index.ts';
 import { hostsFor } from '../plan/build.ts';
 import { session, type WireContext } from './context.ts';
 import { PENDING_DIR } from './facts.ts';
 
-export async function roll(ctx: WireContext, component: ComponentName, gate: (hosts: string[]) => Promise<void>): Promise<void> {
+export async function roll(ctx: WireContext, component: ComponentName): Promise<void> {
   const plan = ctx.plan!;
   const unit = `${component}.service`;
+  const gate = (hosts: string[]) => (ctx.opts.dryRun ? Promise.resolve() : specOf(component).gate.wait(ctx, hosts));
   const starts = hostsFor(plan, component, 'start');
   const restarts = hostsFor(plan, component, 'restart');
   if (starts.length > 0) {
@@ -29,5 +31,5 @@ export async function roll(ctx: WireContext, component: ComponentName, gate: (ho
     await gate([h]);
     await ctx.wet.run(h, `clear ${component} restart mark`, () => session(ctx, h).exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
   }
-  if (starts.length === 0 && restarts.length === 0 && !ctx.opts.dryRun) await gate([]);
+  if (starts.length === 0 && restarts.length === 0) await gate([]);
 }

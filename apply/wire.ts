@@ -12,16 +12,19 @@ import { connectPhase } from './phases/connect.ts';
 import { readPhase } from './phases/read.ts';
 import { planPhase } from './phases/plan.ts';
 import { pushPhase } from './phases/push.ts';
-import { etcdPhase } from './phases/etcd.ts';
-import { apiserverPhase } from './phases/apiserver.ts';
 import { rbacPhase } from './phases/rbac.ts';
-import { controllersPhase } from './phases/controllers.ts';
+import { startPhasesSplitAfter } from './phases/start.ts';
 import { statusPhase } from './phases/status.ts';
 import { snapshotPhase } from './phases/snapshot.ts';
 
+/** Local work, then what is on the hosts, then the plan: everything before the first host change. */
+export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
+
+// The admin.conf binding must exist before the Lease gates, which read Leases as admin.
+const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
+
 export const WIRE_PHASES: readonly Phase[] = [
-  pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase,
-  snapshotPhase, pushPhase, etcdPhase, apiserverPhase, rbacPhase, controllersPhase, statusPhase,
+  ...PLAN_PHASES, snapshotPhase, pushPhase, ...throughApiserver, rbacPhase, ...afterApiserver, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

@@ -117,7 +117,7 @@ export async function checkHosts(inv: Inventory, sessions: Map<string, Session>,
   const perHost = await Promise.all(inv.hosts.map(async (h) => {
     const s = sessions.get(h.name);
     if (!s) throw new Error(`no SSH session for ${h.name}`);
-    const cas = await Promise.all(remoteCas(h).map((c) => caRow(s, c, now)));
+    const cas = await Promise.all(remoteCas(inv, h).map((c) => caRow(s, c, now)));
     const byName = new Map(cas.map((c) => [c.row.name, c.x]));
     const certs = await Promise.all(remoteCerts(inv, h).map((c) => certRow(s, c, byName.get(c.ca), now)));
     return { certs, cas: cas.map((c) => c.row) };

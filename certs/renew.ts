@@ -14,7 +14,11 @@ import { inspect } from '../pki/inspect.ts';
 import { clusterStateDir, pkiDir, writeKubeconfigs } from '../pki/store.ts';
 import { newContext, type WireContext } from '../apply/context.ts';
 import { runPhases, type Phase } from '../apply/phase.ts';
-import { WIRE_PHASES } from '../apply/wire.ts';
+import { PLAN_PHASES } from '../apply/wire.ts';
+import { pushPhase } from '../apply/phases/push.ts';
+import { snapshotPhase } from '../apply/phases/snapshot.ts';
+import { statusPhase } from '../apply/phases/status.ts';
+import { START_PHASES } from '../apply/phases/start.ts';
 import { remoteCerts } from './catalog.ts';
 
 export type CaFingerprints = Record<CaId, string>;
@@ -139,13 +143,11 @@ export interface PushResult { ctx: WireContext; restarted: { host: string; unit:
  */
 export async function pushRenewed(inv: Inventory, stateDir: string, leafIds: string[], opts: { restart: boolean; gateTimeoutMs: number; acceptNewHostKeys: boolean; log: Logger }): Promise<PushResult> {
   const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys, gateTimeoutMs: opts.gateTimeoutMs }, opts.log);
-  const ids = WIRE_PHASES.map((p) => p.id);
-  const upTo = (id: string) => WIRE_PHASES.slice(0, ids.indexOf(id) + 1);
   const scope = onlyPaths(hostPathsFor(inv, leafIds));
-  // pki, render, binaries | scope | connect, read, plan, push [| etcd, apiserver, rbac, controllers, status]
-  const head = upTo('binaries');
-  const tail = opts.restart ? WIRE_PHASES.slice(head.length) : WIRE_PHASES.slice(head.length, ids.indexOf('push') + 1);
-  await runPhases([...head, scope, ...tail], ctx);
+  // The scope narrows the wanted files right after they are known (binaries), before the hosts are read.
+  const at = PLAN_PHASES.findIndex((p) => p.id === 'binaries') + 1;
+  const plan = [...PLAN_PHASES.slice(0, at), scope, ...PLAN_PHASES.slice(at)];
+  await runPhases(opts.restart ? [...plan, snapshotPhase, pushPhase, ...START_PHASES, statusPhase] : [...plan, snapshotPhase, pushPhase], ctx);
   const pending = opts.restart ? [] : ctx.plan!.hosts.flatMap((h) => h.units.filter((u) => u.action === 'restart').map((u) => ({ host: h.host, component: u.component, reasons: u.reasons })));
   return { ctx, restarted: ctx.restarted.map((r) => ({ ...r })), pending };
 }

@@ -7,8 +7,10 @@ import type { Logger } from '../lib/log.ts';
 export const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
 export type PlaneName = (typeof PLANES)[number];
 
-export const COMPONENTS = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-export type Component = (typeof COMPONENTS)[number];
+/** The components compared across planes: hardwire's registry. */
+import { COMPONENT_NAMES, type ComponentName } from '../components/registry/index.ts';
+export const COMPONENTS = COMPONENT_NAMES;
+export type Component = ComponentName;
 
 /** The cluster parameters every plane is generated with. */
 export interface ClusterParams {

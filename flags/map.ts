@@ -4,10 +4,13 @@ import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
 
-export const flagComponents = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const;
-export type FlagComponent = (typeof flagComponents)[number];
-export const defaultFlagVersion = 'v1.36.3';
+/** Every registered component has a flag map (flags/data/<version>/<component>.json). */
+import { COMPONENT_NAMES, type ComponentName } from '../components/registry/index.ts';
+export const flagComponents = COMPONENT_NAMES;
+export type FlagComponent = ComponentName;
+export const defaultFlagVersion = PINNED_KUBERNETES;
 
 export interface Site {
   module: string;

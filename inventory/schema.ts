@@ -1,8 +1,10 @@
 // The inventory contract (hardwire/v1). Field names are public API: keep them.
 import { z } from 'zod';
 import { isIP } from 'node:net';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+import { COMPONENT_NAMES } from '../components/registry/index.ts';
 
-export const PINNED_KUBERNETES = 'v1.36.3';
+export { PINNED_KUBERNETES };
 
 const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
   message: 'must be a DNS label: lowercase letters, digits and "-", at most 63 characters',
@@ -34,12 +36,7 @@ const cluster = z.strictObject({
   apiServerEndpoint: z.string().default(''),
   extraSANs: z.array(z.string().min(1)).default([]),
   /** Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`. */
-  extraArgs: z.strictObject({
-    etcd: z.record(flagName, z.string()).optional(),
-    'kube-apiserver': z.record(flagName, z.string()).optional(),
-    'kube-controller-manager': z.record(flagName, z.string()).optional(),
-    'kube-scheduler': z.record(flagName, z.string()).optional(),
-  }).default({}),
+  extraArgs: z.partialRecord(z.enum(COMPONENT_NAMES), z.record(flagName, z.string())).default({}),
   certValidity: z.strictObject({
     leafDays: z.number().int().min(1).max(3650).default(365),
     caDays: z.number().int().min(1).max(36500).default(3650),

@@ -4,10 +4,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Inventory, Host } from '../inventory/load.ts';
-import { KUBECONFIGS, kubeconfigLeaf } from '../pki/table.ts';
+import { CAS, KUBECONFIGS, SECRET_FILES, kubeconfigLeaf, kubeconfigPlacement, leafTable, placedOn, type Placement } from '../pki/table.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
-import { componentsOn, modelsFor, type ComponentName, type UnitModel } from '../components/models/index.ts';
-import { K, PKI } from '../components/models/types.ts';
+import { modelsFor, type UnitModel } from '../components/models/index.ts';
+import { componentsOn, specOf, type ComponentName } from '../components/registry/index.ts';
+import { UNIT_DIR } from '../lib/constants.ts';
 import { renderUnit, type Citer } from './systemd.ts';
 import { checkFlagsKnown } from './citations.ts';
 
@@ -29,7 +30,7 @@ export interface HostTree {
 }
 
 export function unitPath(c: ComponentName): string {
-  return `/etc/systemd/system/${c}.service`;
+  return `${UNIT_DIR}/${c}.service`;
 }
 
 function file(path: string, content: string | Buffer, mode: number, readBy: ComponentName[]): HostFile {
@@ -40,48 +41,46 @@ function file(path: string, content: string | Buffer, mode: number, readBy: Comp
 const PRIVATE = 0o600;
 const PUBLIC = 0o644;
 
-export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?: Citer): HostTree {
-  const read = (rel: string) => readFileSync(join(pkiDir, rel));
-  const files: HostFile[] = [];
-  const pair = (src: string, dst: string, readBy: ComponentName[]) => {
-    files.push(file(`${PKI}/${dst}.crt`, read(`${src}.crt`), PUBLIC, readBy));
-    files.push(file(`${PKI}/${dst}.key`, read(`${src}.key`), PRIVATE, readBy));
-  };
+/** Adds a file, or merges the readers of one already placed at that path (a host with both roles). */
+function place(files: Map<string, HostFile>, f: HostFile): void {
+  const had = files.get(f.path);
+  files.set(f.path, had ? { ...had, readBy: [...new Set([...had.readBy, ...f.readBy])] } : f);
+}
 
-  if (host.isEtcd) {
-    files.push(file(`${PKI}/etcd/ca.crt`, read('etcd/ca.crt'), PUBLIC, host.isControlPlane ? ['etcd', 'kube-apiserver'] : ['etcd']));
-    pair(`etcd/${host.name}/server`, 'etcd/server', ['etcd']);
-    pair(`etcd/${host.name}/peer`, 'etcd/peer', ['etcd']);
-    pair('etcd/healthcheck-client', 'etcd/healthcheck-client', []);
-  }
-  if (host.isControlPlane) {
-    if (!host.isEtcd) files.push(file(`${PKI}/etcd/ca.crt`, read('etcd/ca.crt'), PUBLIC, ['kube-apiserver']));
-    pair('ca', 'ca', ['kube-apiserver', 'kube-controller-manager']);
-    files.push(file(`${PKI}/front-proxy-ca.crt`, read('front-proxy-ca.crt'), PUBLIC, ['kube-apiserver', 'kube-controller-manager']));
-    pair('apiserver', 'apiserver', ['kube-apiserver']);
-    pair('apiserver-kubelet-client', 'apiserver-kubelet-client', ['kube-apiserver']);
-    pair('apiserver-etcd-client', 'apiserver-etcd-client', ['kube-apiserver']);
-    pair('front-proxy-client', 'front-proxy-client', ['kube-apiserver']);
-    files.push(file(`${PKI}/sa.key`, read('sa.key'), PRIVATE, ['kube-apiserver', 'kube-controller-manager']));
-    files.push(file(`${PKI}/sa.pub`, read('sa.pub'), PUBLIC, ['kube-apiserver']));
-    files.push(file(`${K}/encryption-config.yaml`, read('encryption-config.yaml'), PRIVATE, ['kube-apiserver']));
-    const caPem = read('ca.crt').toString();
-    const first = inv.controlPlaneHosts[0]?.name === host.name;
-    for (const k of KUBECONFIGS) {
-      if (k.id === 'super-admin' && !first) continue; // break-glass credential: one host only, as kubeadm does
-      const leaf = kubeconfigLeaf(k);
-      const readBy: ComponentName[] = k.id === 'controller-manager' ? ['kube-controller-manager'] : k.id === 'scheduler' ? ['kube-scheduler'] : [];
-      files.push(file(`${K}/${k.file}`, kubeconfigYaml({
-        cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem,
-        certPem: read(`${leaf.file}.crt`).toString(), keyPem: read(`${leaf.file}.key`).toString(), user: k.cn,
-      }), PRIVATE, readBy));
+/** Every certificate, key, kubeconfig and secret the table places on this host. */
+function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
+  const read = (rel: string) => readFileSync(join(pkiDir, rel));
+  const files = new Map<string, HostFile>();
+  const pairs = [...CAS, ...leafTable(inv)] as { file: string; host?: string; placements: Placement[] }[];
+  for (const e of pairs) {
+    for (const p of e.placements.filter((x) => placedOn(x, inv, host, e.host))) {
+      place(files, file(`${p.path}.crt`, read(`${e.file}.crt`), PUBLIC, p.readBy));
+      if (p.key) place(files, file(`${p.path}.key`, read(`${e.file}.key`), PRIVATE, p.readBy));
     }
   }
+  for (const sf of SECRET_FILES.filter((x) => placedOn(x.placement, inv, host))) {
+    place(files, file(sf.placement.path, read(sf.file), sf.private ? PRIVATE : PUBLIC, sf.placement.readBy));
+  }
+  const caPem = () => read('ca.crt').toString();
+  for (const k of KUBECONFIGS) {
+    const p = kubeconfigPlacement(k);
+    if (!placedOn(p, inv, host)) continue;
+    const leaf = kubeconfigLeaf(k);
+    place(files, file(p.path, kubeconfigYaml({
+      cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem: caPem(),
+      certPem: read(`${leaf.file}.crt`).toString(), keyPem: read(`${leaf.file}.key`).toString(), user: k.cn,
+    }), PRIVATE, p.readBy));
+  }
+  return [...files.values()];
+}
 
+export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?: Citer): HostTree {
+  const files = pkiFiles(inv, host, pkiDir);
   const models = modelsFor({ inv, host });
   if (cite) checkFlagsKnown(models, inv.cluster.kubernetesVersion);
   for (const m of models) {
-    const after = m.component === 'kube-apiserver' && host.isEtcd ? ['etcd.service'] : [];
+    const spec = specOf(m.component);
+    const after = componentsOn(host).filter((c) => spec.after?.includes(c)).map((c) => `${c}.service`);
     files.push(file(unitPath(m.component), renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }), PUBLIC, [m.component]));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));

@@ -1,5 +1,5 @@
 import type { Phase } from '../phase.ts';
-import { binariesFor } from '../context.ts';
+import { binariesFor } from '../../components/registry/index.ts';
 import { resolveBinaries } from '../binaries.ts';
 import { BIN } from '../../components/models/types.ts';
 import { installedManifest } from '../manifest.ts';

@@ -1,16 +1,18 @@
 import type { Phase } from '../phase.ts';
 import { readFileSync } from 'node:fs';
 import { session, type WireContext } from '../context.ts';
-import { componentsOn, START_ORDER } from '../../components/models/index.ts';
-import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+import { COMPONENT_NAMES, componentsOn } from '../../components/registry/index.ts';
+import { ETCD_DATA_DIR, initialCluster, initialClusterToken, peerUrl } from '../../components/models/etcd.ts';
+import { BIN_DIR, HOST_STATE_DIR } from '../../lib/constants.ts';
 import { snapshotStatus } from '../../etcd/snapshot.ts';
 import { StepError } from '../../lib/errors.ts';
 
-const RESTORE_DB = '/var/lib/hardwire/restore.db';
+const RESTORE_DB = `${HOST_STATE_DIR}/restore.db`;
+const ETCDUTL = `${BIN_DIR}/etcdutl`;
 
 async function stopAll(ctx: WireContext): Promise<void> {
   // Apiservers and controllers first, so nothing writes while etcd goes away.
-  for (const c of [...START_ORDER].reverse()) {
+  for (const c of [...COMPONENT_NAMES].reverse()) {
     await Promise.all(ctx.inv.hosts.filter((h) => componentsOn(h).includes(c)).map((h) =>
       ctx.wet.run(h.name, `systemctl stop ${c}.service`, () => session(ctx, h.name).exec(['systemctl', 'stop', `${c}.service`], { timeoutMs: 120_000 }))));
   }
@@ -22,11 +24,10 @@ async function restoreMember(ctx: WireContext, name: string, data: Buffer): Prom
   const aside = `${ETCD_DATA_DIR}.before-restore-${ctx.runId}`;
   await ctx.wet.run(name, `copy snapshot to ${RESTORE_DB}`, () => s.writeFileAtomic(RESTORE_DB, data, { mode: 0o600 }));
   await ctx.wet.run(name, `move ${ETCD_DATA_DIR} aside to ${aside} (kept, never deleted here)`, () => s.exec(['sh', '-c', 'if [ -e "$1" ]; then mv -- "$1" "$2"; fi', 'sh', ETCD_DATA_DIR, aside]));
-  const peers = ctx.inv.etcdHosts.map((x) => `${x.name}=https://${x.address}:2380`).join(',');
   await ctx.wet.run(name, `etcdutl snapshot restore into ${ETCD_DATA_DIR} as member ${name}`, () => s.exec([
-    '/usr/local/bin/etcdutl', 'snapshot', 'restore', RESTORE_DB,
-    `--name=${name}`, `--initial-cluster=${peers}`, `--initial-cluster-token=hardwire-${ctx.inv.cluster.name}`,
-    `--initial-advertise-peer-urls=https://${h.address}:2380`, `--data-dir=${ETCD_DATA_DIR}`,
+    ETCDUTL, 'snapshot', 'restore', RESTORE_DB,
+    `--name=${name}`, `--initial-cluster=${initialCluster(ctx.inv)}`, `--initial-cluster-token=${initialClusterToken(ctx.inv)}`,
+    `--initial-advertise-peer-urls=${peerUrl(h.address)}`, `--data-dir=${ETCD_DATA_DIR}`,
   ], { timeoutMs: 120_000 }));
   await ctx.wet.run(name, `remove ${RESTORE_DB}`, () => s.exec(['rm', '-f', '--', RESTORE_DB]));
 }
@@ -42,8 +43,8 @@ export function restorePhase(file: string): Phase {
       const data = readFileSync(file);
       // Check every member can restore before anything is stopped.
       await Promise.all(ctx.inv.etcdHosts.map(async (h) => {
-        const r = await session(ctx, h.name).exec(['test', '-x', '/usr/local/bin/etcdutl'], { allowFail: true });
-        if (r.code !== 0) throw new StepError('restore preflight', '/usr/local/bin/etcdutl is missing; run "hardwire wire" first (it installs etcdutl); nothing was stopped', { host: h.name });
+        const r = await session(ctx, h.name).exec(['test', '-x', ETCDUTL], { allowFail: true });
+        if (r.code !== 0) throw new StepError('restore preflight', `${ETCDUTL} is missing; run "hardwire wire" first (it installs etcdutl); nothing was stopped`, { host: h.name });
       }));
       await stopAll(ctx);
       await Promise.all(ctx.inv.etcdHosts.map((h) => restoreMember(ctx, h.name, data)));

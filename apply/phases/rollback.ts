@@ -1,7 +1,7 @@
 import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import { BACKUP_RECORD, BACKUP_ROOT, parseBackupRecord } from '../backup.ts';
-import { componentsOn, type ComponentName } from '../../components/models/index.ts';
+import { componentsOn, type ComponentName } from '../../components/registry/index.ts';
 import type { HostPlan } from '../../plan/types.ts';
 import { InputError } from '../../lib/errors.ts';
 

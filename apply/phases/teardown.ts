@@ -1,6 +1,6 @@
 import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
-import { START_ORDER, componentsOn } from '../../components/models/index.ts';
+import { COMPONENT_NAMES, componentsOn } from '../../components/registry/index.ts';
 import { MANIFEST_PATH, parseManifest } from '../manifest.ts';
 import { PENDING_DIR } from '../facts.ts';
 import { BACKUP_ROOT } from '../backup.ts';
@@ -16,7 +16,7 @@ function ancestors(path: string): string[] {
 async function teardownHost(ctx: WireContext, name: string, purgeData: boolean): Promise<void> {
   const host = ctx.inv.hosts.find((h) => h.name === name)!;
   const s = session(ctx, name);
-  const units = [...START_ORDER].reverse().filter((c) => componentsOn(host).includes(c)).map((c) => `${c}.service`);
+  const units = [...COMPONENT_NAMES].reverse().filter((c) => componentsOn(host).includes(c)).map((c) => `${c}.service`);
   const present = await s.exec(['systemctl', 'list-unit-files', '--no-legend', ...units], { allowFail: true });
   const installed = units.filter((u) => present.stdout.includes(u));
   if (installed.length > 0) {

@@ -8,9 +8,7 @@ import { newContext, session } from '../../apply/context.ts';
 import { runPhases } from '../../apply/phase.ts';
 import { connectPhase } from '../../apply/phases/connect.ts';
 import { restorePhase } from '../../apply/phases/restore.ts';
-import { etcdPhase } from '../../apply/phases/etcd.ts';
-import { apiserverPhase } from '../../apply/phases/apiserver.ts';
-import { controllersPhase } from '../../apply/phases/controllers.ts';
+import { START_PHASES } from '../../apply/phases/start.ts';
 import { clusterStateDir } from '../../pki/store.ts';
 import { listSnapshots, saveSnapshot } from '../../etcd/snapshot.ts';
 import { checkEtcd } from '../../gates/etcd.ts';
@@ -68,7 +66,7 @@ restore, step by step (what it runs, in order):
       else process.stdout.write(`${(out as { file: string }).file}\n`);
       return 0;
     }
-    await runPhases([connectPhase, restorePhase(resolve(file!)), etcdPhase, apiserverPhase, controllersPhase], ctx);
+    await runPhases([connectPhase, restorePhase(resolve(file!)), ...START_PHASES], ctx);
     if (values.json) printJson({ restoredFrom: resolve(file!), dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
     return 0;
   },

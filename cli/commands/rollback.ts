@@ -6,9 +6,7 @@ import { newContext } from '../../apply/context.ts';
 import { runPhases } from '../../apply/phase.ts';
 import { connectPhase } from '../../apply/phases/connect.ts';
 import { rollbackPhase } from '../../apply/phases/rollback.ts';
-import { etcdPhase } from '../../apply/phases/etcd.ts';
-import { apiserverPhase } from '../../apply/phases/apiserver.ts';
-import { controllersPhase } from '../../apply/phases/controllers.ts';
+import { START_PHASES } from '../../apply/phases/start.ts';
 import { clusterStateDir } from '../../pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -46,7 +44,7 @@ not changed: the next "hardwire wire" applies it again.
     }
     const runId = positionals[0];
     if (!runId || positionals.length > 1) throw new InputError('run-id', 'give exactly one run id (see "hardwire rollback --list")');
-    await runPhases([connectPhase, rollbackPhase(runId), etcdPhase, apiserverPhase, controllersPhase], ctx);
+    await runPhases([connectPhase, rollbackPhase(runId), ...START_PHASES], ctx);
     if (values.json) printJson({ runId, dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, restarted: ctx.restarted, durationsMs: ctx.durationsMs });
     return 0;
   },

@@ -1,16 +1,17 @@
 // The components hardwire can hand out: which binaries exist, which versions go together,
 // and how each binary proves its version. Pure data and lookups; no I/O.
 import { InputError } from '../../lib/errors.ts';
-import { PINNED_KUBERNETES } from '../../inventory/schema.ts';
+import { PINNED_KUBERNETES } from '../../lib/constants.ts';
+import { BINARIES, BINARY_NAMES, isBinaryName, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 
-export const KUBERNETES_NAMES = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubeadm', 'kubectl'] as const;
-export const ETCD_NAMES = ['etcd', 'etcdctl', 'etcdutl'] as const;
-export const K0S_NAMES = ['k0s'] as const;
-export const COMPONENT_NAMES = [...KUBERNETES_NAMES, ...ETCD_NAMES, ...K0S_NAMES] as const;
-
-export type ComponentName = (typeof COMPONENT_NAMES)[number];
-/** Binaries that share one upstream release and one Go module. */
-export type ComponentGroup = 'kubernetes' | 'etcd' | 'k0s';
+/** Every binary: one name type, from the registry's catalog (components/registry/binaries.ts). */
+export type ComponentName = BinaryName;
+export type ComponentGroup = BinaryGroup;
+export const COMPONENT_NAMES: readonly BinaryName[] = BINARY_NAMES;
+const inGroup = (g: BinaryGroup) => BINARY_NAMES.filter((n) => BINARIES[n].group === g);
+export const KUBERNETES_NAMES = inGroup('kubernetes');
+export const ETCD_NAMES = inGroup('etcd');
+export const K0S_NAMES = inGroup('k0s');
 export type SourceKind = 'local' | 'fetch' | 'build';
 
 export interface VersionSet {
@@ -43,7 +44,7 @@ export function versionsFor(kubernetesVersion: string = DEFAULT_KUBERNETES): Ver
 }
 
 export function isComponentName(s: string): s is ComponentName {
-  return (COMPONENT_NAMES as readonly string[]).includes(s);
+  return isBinaryName(s);
 }
 
 export function parseNames(args: string[], field = 'names'): ComponentName[] {
@@ -58,9 +59,7 @@ export function parseNames(args: string[], field = 'names'): ComponentName[] {
 }
 
 export function groupOf(name: ComponentName): ComponentGroup {
-  if ((KUBERNETES_NAMES as readonly string[]).includes(name)) return 'kubernetes';
-  if ((ETCD_NAMES as readonly string[]).includes(name)) return 'etcd';
-  return 'k0s';
+  return BINARIES[name].group;
 }
 
 export function versionOf(name: ComponentName, set: VersionSet): string {
@@ -68,37 +67,11 @@ export function versionOf(name: ComponentName, set: VersionSet): string {
 }
 
 /** How a binary states its version, and what the answer must contain. */
-export interface VersionProbe {
-  args: string[];
-  expect: (version: string) => string;
-}
-
-export const VERSION_PROBES: Record<ComponentName, VersionProbe> = {
-  'kube-apiserver': { args: ['--version'], expect: (v) => `Kubernetes ${v}` },
-  'kube-controller-manager': { args: ['--version'], expect: (v) => `Kubernetes ${v}` },
-  'kube-scheduler': { args: ['--version'], expect: (v) => `Kubernetes ${v}` },
-  kubeadm: { args: ['version', '-o', 'short'], expect: (v) => v },
-  kubectl: { args: ['version', '--client'], expect: (v) => `Client Version: ${v}` },
-  etcd: { args: ['--version'], expect: (v) => `etcd Version: ${v.replace(/^v/, '')}` },
-  etcdctl: { args: ['version'], expect: (v) => `etcdctl version: ${v.replace(/^v/, '')}` },
-  etcdutl: { args: ['version'], expect: (v) => `etcdutl version: ${v.replace(/^v/, '')}` },
-  k0s: { args: ['version'], expect: (v) => v },
-};
+export type VersionProbe = (typeof BINARIES)[BinaryName]['probe'];
+export const VERSION_PROBES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].probe])) as Record<ComponentName, VersionProbe>;
 
 /** Go package of each binary, inside its group's module. */
-export const GO_PACKAGES: Record<ComponentName, string> = {
-  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
-  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
-  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
-  kubeadm: 'k8s.io/kubernetes/cmd/kubeadm',
-  kubectl: 'k8s.io/kubernetes/cmd/kubectl',
-  // Both module roots are main packages (server/v3 is etcd's own wrapper around etcdmain.Main).
-  etcd: 'go.etcd.io/etcd/server/v3',
-  etcdctl: 'go.etcd.io/etcd/etcdctl/v3',
-  // Offline snapshot status and restore (etcdctl's were removed in 3.6).
-  etcdutl: 'go.etcd.io/etcd/etcdutl/v3',
-  k0s: 'github.com/k0sproject/k0s',
-};
+export const GO_PACKAGES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].goPackage])) as Record<ComponentName, string>;
 
 export function goArch(): string {
   const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', riscv64: 'riscv64' };

@@ -1,9 +1,24 @@
 import { flag, PKI, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from '../../lib/constants.ts';
+import type { Inventory } from '../../inventory/load.ts';
 
 export const ETCD_DATA_DIR = '/var/lib/etcd';
 
+export function peerUrl(address: string): string {
+  return `https://${address}:${ETCD_PEER_PORT}`;
+}
+
+/** --initial-cluster: every member from the inventory. The unit and `etcd snapshot restore` both use it. */
+export function initialCluster(inv: Inventory): string {
+  return inv.etcdHosts.map((h) => `${h.name}=${peerUrl(h.address)}`).join(',');
+}
+
+/** --initial-cluster-token: stops members of another cluster from joining by mistake. */
+export function initialClusterToken(inv: Inventory): string {
+  return `hardwire-${inv.cluster.name}`;
+}
+
 export function etcdModel({ inv, host }: ModelContext): UnitModel {
-  const peers = inv.etcdHosts.map((h) => `${h.name}=https://${h.address}:2380`).join(',');
   return {
     component: 'etcd',
     description: 'etcd key-value store (hardwire)',
@@ -13,13 +28,13 @@ export function etcdModel({ inv, host }: ModelContext): UnitModel {
     flags: [
       flag('name', host.name, 'member name; must match this host\'s entry in --initial-cluster'),
       flag('data-dir', ETCD_DATA_DIR, 'where the member keeps its WAL and snapshots'),
-      flag('listen-client-urls', `https://127.0.0.1:2379,https://${host.address}:2379`, 'clients (apiservers, etcdctl) connect here, TLS only'),
-      flag('advertise-client-urls', `https://${host.address}:2379`, 'the client URL this member tells the cluster about'),
-      flag('listen-peer-urls', `https://${host.address}:2380`, 'member-to-member traffic, TLS only'),
-      flag('initial-advertise-peer-urls', `https://${host.address}:2380`, 'the peer URL other members use to reach this one'),
-      flag('initial-cluster', peers, 'every member from the inventory; used only when the data dir is empty'),
+      flag('listen-client-urls', `https://127.0.0.1:${ETCD_CLIENT_PORT},https://${host.address}:${ETCD_CLIENT_PORT}`, 'clients (apiservers, etcdctl) connect here, TLS only'),
+      flag('advertise-client-urls', `https://${host.address}:${ETCD_CLIENT_PORT}`, 'the client URL this member tells the cluster about'),
+      flag('listen-peer-urls', peerUrl(host.address), 'member-to-member traffic, TLS only'),
+      flag('initial-advertise-peer-urls', peerUrl(host.address), 'the peer URL other members use to reach this one'),
+      flag('initial-cluster', initialCluster(inv), 'every member from the inventory; used only when the data dir is empty'),
       flag('initial-cluster-state', 'new', 'bootstrap a new cluster (ignored once the data dir exists)'),
-      flag('initial-cluster-token', `hardwire-${inv.cluster.name}`, 'stops members of another cluster from joining this one by mistake'),
+      flag('initial-cluster-token', initialClusterToken(inv), 'stops members of another cluster from joining this one by mistake'),
       flag('client-cert-auth', true, 'clients must present a cert signed by --trusted-ca-file (KTHW ran etcd without TLS)'),
       flag('trusted-ca-file', `${PKI}/etcd/ca.crt`, 'the etcd CA: only certs it signed may be clients'),
       flag('cert-file', `${PKI}/etcd/server.crt`, 'serving cert for the client port'),

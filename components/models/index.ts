@@ -1,23 +1,7 @@
-// Which components run on a host, in start order.
-import type { Host } from '../../inventory/load.ts';
-import type { ComponentName, ModelContext, UnitModel } from './types.ts';
-import { etcdModel } from './etcd.ts';
-import { apiserverModel } from './kube-apiserver.ts';
-import { controllerManagerModel } from './kube-controller-manager.ts';
-import { schedulerModel } from './kube-scheduler.ts';
-
-export const START_ORDER: readonly ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
-
-const builders: Record<ComponentName, (ctx: ModelContext) => UnitModel> = {
-  etcd: etcdModel,
-  'kube-apiserver': apiserverModel,
-  'kube-controller-manager': controllerManagerModel,
-  'kube-scheduler': schedulerModel,
-};
-
-export function componentsOn(host: Host): ComponentName[] {
-  return START_ORDER.filter((c) => (c === 'etcd' ? host.isEtcd : host.isControlPlane));
-}
+// The unit models a host gets: each component's model (from the registry), in start order, with
+// the inventory's extraArgs applied.
+import { componentsOn, specOf } from '../registry/index.ts';
+import type { ModelContext, UnitModel } from './types.ts';
 
 /** The inventory's extraArgs override a model flag's value, or add a flag after the model's. */
 function withExtraArgs(m: UnitModel, extra: Record<string, string> | undefined): UnitModel {
@@ -30,7 +14,7 @@ function withExtraArgs(m: UnitModel, extra: Record<string, string> | undefined):
 }
 
 export function modelsFor(ctx: ModelContext): UnitModel[] {
-  return componentsOn(ctx.host).map((c) => withExtraArgs(builders[c](ctx), ctx.inv.cluster.extraArgs[c]));
+  return componentsOn(ctx.host).map((c) => withExtraArgs(specOf(c).model(ctx), ctx.inv.cluster.extraArgs[c]));
 }
 
 export type { ComponentName, UnitModel, Flag } from './types.ts';

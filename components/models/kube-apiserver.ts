@@ -1,7 +1,8 @@
 import { flag, PKI, K, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { APISERVER_PORT, ETCD_CLIENT_PORT } from '../../lib/constants.ts';
 
 export function apiserverModel({ inv, host }: ModelContext): UnitModel {
-  const etcdServers = inv.etcdHosts.map((h) => `https://${h.address}:2379`).join(',');
+  const etcdServers = inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`).join(',');
   const issuer = `https://kubernetes.default.svc.${inv.cluster.dnsDomain}`;
   return {
     component: 'kube-apiserver',
@@ -30,7 +31,7 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
       flag('requestheader-extra-headers-prefix', 'X-Remote-Extra-', 'header prefix for user extras from the front proxy'),
       flag('requestheader-group-headers', 'X-Remote-Group', 'header carrying groups from the front proxy'),
       flag('requestheader-username-headers', 'X-Remote-User', 'header carrying the user name from the front proxy'),
-      flag('secure-port', 6443, 'HTTPS port; the kubeconfigs point here'),
+      flag('secure-port', APISERVER_PORT, 'HTTPS port; the kubeconfigs point here'),
       flag('shutdown-send-retry-after', true, 'on restart, finish in-flight requests and answer new ones 429 Retry-After so clients move to another apiserver; HTTP shutdown then takes 2 s instead of waiting out the 60 s request timeout'),
       flag('shutdown-watch-termination-grace-period', '5s', 'drain open watches within 5 s on shutdown; without it a restart waits 60 s whenever controllers hold watches (measured on the lab: 61 s vs 2 s)'),
       flag('service-account-issuer', issuer, 'iss claim of service-account tokens'),

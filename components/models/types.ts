@@ -1,7 +1,8 @@
 // A component model: the flags a unit passes, each with the reason it is set.
 import type { Inventory, Host } from '../../inventory/load.ts';
+import type { ComponentName } from '../registry/index.ts';
 
-export type ComponentName = 'etcd' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
+export type { ComponentName };
 
 export interface Flag {
   name: string;
@@ -24,10 +25,8 @@ export interface ModelContext {
   host: Host;
 }
 
-/** Where files live on a host: kubeadm's layout. */
-export const K = '/etc/kubernetes';
-export const PKI = `${K}/pki`;
-export const BIN = '/usr/local/bin';
+/** Where files live on a host: kubeadm's layout (lib/constants.ts). */
+export { K8S_DIR as K, PKI_DIR as PKI, BIN_DIR as BIN } from '../../lib/constants.ts';
 
 export function flag(name: string, value: string | number | boolean, why: string): Flag {
   return { name, value: String(value), why };

@@ -1,0 +1,52 @@
+// The component registry: every component hardwire runs, in start order. Everything that lists
+// components (hosts' units and binaries, start and restart order, gates, Leases, compare, the flag
+// map, the inventory's extraArgs keys) derives from this list. Adding a component: its spec file,
+// its model, and one line here (docs/adding-a-component.md).
+import type { Host } from '../../inventory/load.ts';
+import { etcd } from './etcd.ts';
+import { kubeApiserver } from './kube-apiserver.ts';
+import { kubeControllerManager } from './kube-controller-manager.ts';
+import { kubeScheduler } from './kube-scheduler.ts';
+import { BINARIES, type BinaryName } from './binaries.ts';
+import { runsOn, type ComponentSpec } from './types.ts';
+
+export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler] as const satisfies readonly ComponentSpec[];
+
+export type ComponentName = (typeof COMPONENTS)[number]['name'];
+/** Names in start order. */
+export const COMPONENT_NAMES = COMPONENTS.map((c) => c.name) as readonly ComponentName[] as readonly [ComponentName, ...ComponentName[]];
+
+const byName = new Map<string, ComponentSpec<ComponentName>>(COMPONENTS.map((c) => [c.name, c]));
+
+export function isComponentName(s: string): s is ComponentName {
+  return byName.has(s);
+}
+
+export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
+  return byName.get(name)!;
+}
+
+/** Components a host runs, in start order. */
+export function componentsOn(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): ComponentName[] {
+  return COMPONENTS.filter((c) => runsOn(c, host)).map((c) => c.name);
+}
+
+/** Binaries a host needs, and which component reads each (a change restarts it; tools restart nothing). */
+export function binariesFor(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): { name: BinaryName; readBy: ComponentName[] }[] {
+  return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) => c.binaries.map((name, i) => ({ name, readBy: i === 0 ? [c.name] : [] })));
+}
+
+/** Components that elect a leader, with their Lease in kube-system. */
+export const LEASES: readonly { component: ComponentName; lease: string }[] = COMPONENTS.flatMap((c) => ('lease' in c ? [{ component: c.name, lease: c.lease }] : []));
+
+/** Components that start together, in order: one wire phase each. */
+export interface Stage { id: string; components: ComponentName[] }
+
+export const STAGES: readonly Stage[] = [...new Set(COMPONENTS.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
+  const cs = COMPONENTS.filter((c) => c.order === order);
+  return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
+});
+
+export { BINARIES, BINARY_NAMES, isBinaryName, type BinaryName } from './binaries.ts';
+export type { ComponentSpec, BinarySpec, BinaryGroup, Gate, GateContext, Check } from './types.ts';
+export function groupOf(name: BinaryName) { return BINARIES[name].group; }

@@ -1,0 +1,15 @@
+import { apiserverModel } from '../models/kube-apiserver.ts';
+import { readyzGate } from './gates.ts';
+import type { ComponentSpec } from './types.ts';
+
+export const kubeApiserver = {
+  name: 'kube-apiserver',
+  role: 'control-plane',
+  binaries: ['kube-apiserver'],
+  model: apiserverModel,
+  gate: readyzGate,
+  order: 20,
+  // A co-located etcd first, so a host reboot does not start the apiserver against a dead local member.
+  after: ['etcd'],
+  stage: 'kube-apiserver',
+} as const satisfies ComponentSpec<'kube-apiserver'>;

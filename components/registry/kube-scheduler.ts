@@ -1,0 +1,15 @@
+import { schedulerModel } from '../models/kube-scheduler.ts';
+import { leaseRenewingGate } from './gates.ts';
+import type { ComponentSpec } from './types.ts';
+
+export const kubeScheduler = {
+  name: 'kube-scheduler',
+  role: 'control-plane',
+  binaries: ['kube-scheduler'],
+  model: schedulerModel,
+  kubeconfig: 'scheduler',
+  gate: leaseRenewingGate('kube-scheduler', 'kube-scheduler'),
+  order: 30,
+  stage: 'controllers',
+  lease: 'kube-scheduler',
+} as const satisfies ComponentSpec<'kube-scheduler'>;

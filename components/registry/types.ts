@@ -1,0 +1,68 @@
+// What one component is, described once. Everything that lists components derives from these specs.
+import type { Inventory, Host } from '../../inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { Session } from '../../transport/index.ts';
+import type { ModelContext, UnitModel } from '../models/types.ts';
+import type { BinaryName } from './binaries.ts';
+
+/** Binaries that share one upstream release and one Go module (or source tree). */
+export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s';
+
+export type Role = 'etcd' | 'control-plane';
+
+/** One binary hardwire can build, fetch or take from a directory: a run component or a tool. */
+export interface BinarySpec {
+  group: BinaryGroup;
+  /** Go package inside the group's module. */
+  goPackage: string;
+  /** How the binary states its version, and what the answer must contain. */
+  probe: { args: string[]; expect: (version: string) => string };
+  /** What hardwire uses it for. */
+  why: string;
+}
+
+/** What a gate needs; a wire context has all of it. */
+export interface GateContext {
+  inv: Inventory;
+  clusterDir: string;
+  sessions: Map<string, Session>;
+  opts: { gateTimeoutMs: number };
+  log: Logger;
+}
+
+export interface Check { name: string; run: () => Promise<string> }
+
+export interface Gate {
+  /** One line for --help and docs: what "healthy" means for this component. */
+  proves: string;
+  /** Waits until healthy on `hosts` (all of the component's hosts when empty); throws a StepError with the journal tail. */
+  wait(ctx: GateContext, hosts: string[]): Promise<void>;
+  /** One-shot checks for `hardwire verify` and the drills' baselines. */
+  checks(ctx: GateContext): Check[];
+}
+
+export interface ComponentSpec<N extends string = string> {
+  name: N;
+  /** Hosts with this role run it. */
+  role: Role;
+  /** Binaries installed with it; the first is what its unit runs, the rest are tools for the operator and gates. */
+  binaries: readonly BinaryName[];
+  model: (ctx: ModelContext) => UnitModel;
+  /** kubeconfig identity (pki/table.ts KUBECONFIGS id) the component authenticates with, if any. */
+  kubeconfig?: string;
+  gate: Gate;
+  /**
+   * Start order: lower starts first. Components with the same order start together and form one
+   * wire phase (`stage`, its id in --json durationsMs).
+   */
+  order: number;
+  stage: string;
+  /** Units on the same host this one is ordered after (systemd After=), if that host runs them. */
+  after?: readonly string[];
+  /** Leader-election Lease in kube-system, if it elects a leader. */
+  lease?: string;
+}
+
+export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: Pick<Host, 'isEtcd' | 'isControlPlane'>): boolean {
+  return spec.role === 'etcd' ? host.isEtcd : host.isControlPlane;
+}
