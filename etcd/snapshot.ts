@@ -2,17 +2,15 @@
 // verified offline with etcdutl. Never lose data by our own hand.
 import { mkdirSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { Inventory, Host } from '../inventory/load.ts';
 import type { Session } from '../transport/index.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
 import { writeFileAtomic } from '../lib/fsx.ts';
 import { StepError } from '../lib/errors.ts';
+import { run } from '../lib/proc.ts';
 import { ensureBinary } from '../components/binaries/index.ts';
 import type { SnapshotInfo } from '../apply/context.ts';
 
-const run = promisify(execFile);
 export const REMOTE_SNAPSHOT_DIR = '/var/lib/hardwire/snapshots';
 
 export function snapshotDir(clusterDir: string): string {
@@ -21,11 +19,12 @@ export function snapshotDir(clusterDir: string): string {
 
 export async function snapshotStatus(file: string): Promise<{ hash: number; revision: number; totalKey: number; totalSize: number }> {
   const etcdutl = await ensureBinary('etcdutl');
+  // A failing etcdutl throws a ProcError (step 'etcd snapshot verify', its stderr as detail).
+  const { stdout } = await run(etcdutl.path, ['snapshot', 'status', file, '-w', 'json'], { step: 'etcd snapshot verify', label: `etcdutl snapshot status ${file}` });
   try {
-    const { stdout } = await run(etcdutl.path, ['snapshot', 'status', file, '-w', 'json']);
     return JSON.parse(stdout) as { hash: number; revision: number; totalKey: number; totalSize: number };
   } catch (err) {
-    throw new StepError('etcd snapshot verify', `etcdutl snapshot status ${file} failed: ${(err as { stderr?: string }).stderr?.trim() ?? String(err)}`);
+    throw new StepError('etcd snapshot verify', `etcdutl snapshot status ${file} printed no JSON: ${String(err)}`);
   }
 }
 

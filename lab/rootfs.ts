@@ -1,11 +1,10 @@
 // The cached Debian 12 base root filesystem every lab host overlays. Built once with debootstrap into a
 // temporary directory and renamed into place, so an interrupted build is never used.
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StepError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
 import { cacheDir } from '../lib/paths.ts';
+import { run } from '../lib/proc.ts';
 import { withLock } from './lock.ts';
 
 export const SUITE = 'bookworm';
@@ -68,44 +67,35 @@ export async function ensureBaseRootfs(log: Logger): Promise<string> {
   });
 }
 
-function debootstrap(target: string, mirror: string, log: Logger): Promise<void> {
+async function debootstrap(target: string, mirror: string, log: Logger): Promise<void> {
   const args = ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, target, mirror];
-  return new Promise((resolve, reject) => {
-    const child = spawn('debootstrap', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    const tail: string[] = [];
-    let phase = '';
-    let count = 0;
-    let lastPrint = 0;
-    const onLine = (line: string) => {
-      tail.push(line);
-      if (tail.length > 20) tail.shift();
-      const m = /^I: (\w+)/.exec(line);
-      if (!m) return;
-      count++;
-      // Print phase changes and a heartbeat every few seconds: plain lines, no terminal tricks.
-      const group = m[1] === 'Validating' ? 'Retrieving' : m[1]!; // they alternate per package
-      if (group !== phase || Date.now() - lastPrint > 5000) {
-        phase = group;
-        lastPrint = Date.now();
-        log.info(`  debootstrap: ${line.slice(3)}`);
-      }
-    };
-    let buf = '';
-    const feed = (d: Buffer) => {
-      buf += d.toString('utf8');
-      const lines = buf.split('\n');
-      buf = lines.pop() ?? '';
-      lines.forEach(onLine);
-    };
-    child.stdout.on('data', feed);
-    child.stderr.on('data', feed);
-    child.on('error', (err) => reject(new StepError('lab-rootfs', `cannot run debootstrap: ${err.message}; install it with: apt-get install -y debootstrap`, { cause: err })));
-    child.on('close', (code) => {
-      if (code === 0) return resolve();
-      rmSync(target, { recursive: true, force: true });
-      reject(new StepError('lab-rootfs', `debootstrap exited ${code} after ${count} steps`, { detail: tail.slice(-10) }));
+  let phase = '';
+  let lastPrint = 0;
+  // debootstrap prints its "I: ..." progress on stdout; errors from the tools it runs go to stderr.
+  const onLine = (line: string) => {
+    const m = /^I: (\w+)/.exec(line);
+    if (!m) return;
+    // Print phase changes and a heartbeat every few seconds: plain lines, no terminal tricks.
+    const group = m[1] === 'Validating' ? 'Retrieving' : m[1]!; // they alternate per package
+    if (group !== phase || Date.now() - lastPrint > 5000) {
+      phase = group;
+      lastPrint = Date.now();
+      log.info(`  debootstrap: ${line.slice(3)}`);
+    }
+  };
+  try {
+    await run('debootstrap', args, {
+      step: 'lab-rootfs',
+      onStdoutLine: onLine,
+      onStderrLine: onLine,
+      tailOf: 'all',
+      tailLines: 10,
+      hint: 'install it with: apt-get install -y debootstrap',
     });
-  });
+  } catch (err) {
+    rmSync(target, { recursive: true, force: true });
+    throw err;
+  }
 }
 
 /** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */

@@ -1,28 +1,9 @@
-// Local process helpers for the lab: argv-only command execution and PID liveness that survives PID reuse.
-import { execFile } from 'node:child_process';
+// Local process helpers for the lab: PID liveness that survives PID reuse, signals, polling.
 import { readFileSync } from 'node:fs';
-import { StepError } from '../lib/errors.ts';
-import { shJoin } from '../transport/quote.ts';
 
-export interface RunResult { code: number; stdout: string; stderr: string }
-
-/** Runs a local command without a shell. Non-zero exit → StepError unless allowFail. */
-export function run(cmd: string, args: string[], opts: { step: string; host?: string; allowFail?: boolean; timeoutMs?: number } = { step: 'run' }): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    execFile(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: opts.timeoutMs ?? 0 }, (err, stdout, stderr) => {
-      const e = err as (NodeJS.ErrnoException & { code?: number | string }) | null;
-      if (e && typeof e.code === 'string') {
-        return reject(new StepError(opts.step, `cannot run ${cmd}: ${e.code}`, { ...(opts.host ? { host: opts.host } : {}), cause: e }));
-      }
-      const code = e ? (typeof e.code === 'number' ? e.code : -1) : 0;
-      if (code !== 0 && !opts.allowFail) {
-        const detail = stderr.trimEnd().split('\n').filter(Boolean).slice(-10);
-        return reject(new StepError(opts.step, `${shJoin([cmd, ...args])} failed (exit ${code})`, { ...(opts.host ? { host: opts.host } : {}), detail }));
-      }
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+// Commands run through lib/proc.ts. Re-exported only for lab/lab.ts and lab/container.ts, which still
+// import it from here; they can import '../lib/proc.ts' directly and this line can go.
+export { run } from '../lib/proc.ts';
 
 /** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined if gone. */
 export function procStartTime(pid: number): string | undefined {

@@ -2,11 +2,11 @@
 // the caches use. Cold figures only when the Go caches are empty (a fresh machine); otherwise the
 // warm figures. Binaries go to a scratch HARDWIRE_CACHE so the real binary cache is left alone;
 // the Go module and build caches are the real ones (~/.cache/hardwire/gomod, ~/.cache/go-build).
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
+import { $ } from 'zx';
 import { stderrLogger } from '../lib/log.ts';
 import { goBuildCache, goModCache } from '../components/binaries/build.ts';
 import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES, type ComponentName } from '../components/binaries/catalog.ts';
@@ -15,15 +15,12 @@ import { ensureAll } from '../components/binaries/index.ts';
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, k0s: { type: 'boolean' } } });
 const log = stderrLogger();
 
-function duBytes(paths: string[]): Promise<number> {
+async function duBytes(paths: string[]): Promise<number> {
   const present = paths.filter((p) => existsSync(p));
-  if (present.length === 0) return Promise.resolve(0);
-  return new Promise((resolve) => {
-    const child = spawn('du', ['-sbc', ...present], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    child.on('close', () => resolve(Number(/^(\d+)\s+total$/m.exec(out)?.[1] ?? 0)));
-  });
+  if (present.length === 0) return 0;
+  // Go writes and removes files while du walks: du then complains and exits 1, but still prints the total.
+  const r = await $({ nothrow: true, quiet: true })`du -sbc ${present}`;
+  return Number(/^(\d+)\s+total$/m.exec(r.stdout)?.[1] ?? 0);
 }
 
 function isEmpty(dir: string): boolean {

@@ -4,10 +4,10 @@
 // interleaved, median of N. Both sides are timed as CLI processes, local temp dirs, no lab.
 // kubeadm does HA the way its docs say: node 1 creates the CAs and sa key, nodes 2 and 3 get copies
 // of them (what `kubeadm join --control-plane` expects) and create their own leaves.
-import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { $ } from 'zx';
 import { loadInventory } from '../inventory/load.ts';
 import { ensureBinary } from '../components/binaries/index.ts';
 import { clusterParams } from '../compare/index.ts';
@@ -20,38 +20,39 @@ const inv = loadInventory(invFile);
 const kubeadm = (await ensureBinary('kubeadm', { kubernetesVersion: inv.cluster.kubernetesVersion })).path;
 const SHARED = ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'etcd/ca.crt', 'etcd/ca.key', 'sa.key', 'sa.pub'];
 
-function run(cmd: string, args: string[]): number {
+/** Milliseconds one command takes, including the few ms zx's bash adds (6 commands a round for kubeadm, 1 for hardwire); throws if it fails. */
+async function run(cmd: string, args: string[]): Promise<number> {
   const t0 = performance.now();
-  const r = spawnSync(cmd, args, { encoding: 'utf8' });
+  const r = await $({ quiet: true, nothrow: true })`${cmd} ${args}`;
   const ms = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.status}: ${(r.stderr || r.stdout).slice(-800)}`);
+  if (r.exitCode !== 0) throw new Error(`${cmd} ${args.join(' ')} exited ${r.exitCode}: ${(r.stderr || r.stdout).slice(-800)}`);
   return ms;
 }
 
-function kubeadmOnce(): number {
+async function kubeadmOnce(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-bench-kubeadm-'));
   let total = 0;
   try {
-    inv.controlPlaneHosts.forEach((h, i) => {
+    for (const [i, h] of inv.controlPlaneHosts.entries()) {
       const node = join(dir, h.name);
       const pki = join(node, 'pki');
       mkdirSync(pki, { recursive: true });
       const cfg = kubeadmConfig(clusterParams(inv, h)).replace(/kind: ClusterConfiguration\n/, `kind: ClusterConfiguration\ncertificatesDir: ${pki}\n`);
       writeFileSync(join(node, 'kubeadm.yaml'), cfg);
       if (i > 0) for (const f of SHARED) cpSync(join(dir, inv.controlPlaneHosts[0]!.name, 'pki', f), join(pki, f));
-      total += run(kubeadm, ['init', 'phase', 'certs', 'all', '--config', join(node, 'kubeadm.yaml')]);
-      total += run(kubeadm, ['init', 'phase', 'kubeconfig', 'all', '--config', join(node, 'kubeadm.yaml'), '--kubeconfig-dir', node]);
-    });
+      total += await run(kubeadm, ['init', 'phase', 'certs', 'all', '--config', join(node, 'kubeadm.yaml')]);
+      total += await run(kubeadm, ['init', 'phase', 'kubeconfig', 'all', '--config', join(node, 'kubeadm.yaml'), '--kubeconfig-dir', node]);
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
   return total;
 }
 
-function hardwireOnce(): number {
+async function hardwireOnce(): Promise<number> {
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-bench-pki-'));
   try {
-    return run(process.execPath, [join(root, 'cli', 'hardwire.ts'), 'pki', '--inventory', invFile, '--state-dir', dir]);
+    return await run(process.execPath, [join(root, 'cli', 'hardwire.ts'), 'pki', '--inventory', invFile, '--state-dir', dir]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -61,8 +62,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const k: number[] = [];
 const h: number[] = [];
 for (let i = 0; i < runs; i++) {
-  k.push(kubeadmOnce());
-  h.push(hardwireOnce());
+  k.push(await kubeadmOnce());
+  h.push(await hardwireOnce());
 }
 const km = median(k);
 const hm = median(h);

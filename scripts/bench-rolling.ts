@@ -2,11 +2,11 @@
 // across a 3-host lab, a client writes and reads ConfigMaps against every ready apiserver at a steady
 // rate. Prints requests sent/failed/retried, the longest window with no ready apiserver, whether etcd
 // quorum was ever lost, and whether every acknowledged write reads back. Figures, not a test.
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { $ } from 'zx';
 import { labDown, labUp, labConnect } from '../lab/index.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { credsFromKubeconfig, kubeRequest, withServer } from '../kube/client.ts';
@@ -18,9 +18,9 @@ const name = 'benchroll';
 const stateDir = join(tmpdir(), 'hardwire-bench-labs', name);
 const state = join(stateDir, 'state');
 
-function wire(inv: string): void {
-  const r = spawnSync(process.execPath, [cli, 'wire', '--inventory', inv, '--state-dir', state], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(r.stderr.slice(-2000));
+async function wire(inv: string): Promise<void> {
+  const r = await $({ quiet: true, nothrow: true })`${process.execPath} ${cli} wire --inventory ${inv} --state-dir ${state}`;
+  if (r.exitCode !== 0) throw new Error(r.stderr.slice(-2000));
 }
 
 await labDown({ name, stateDir }).catch(() => undefined);
@@ -28,7 +28,7 @@ rmSync(stateDir, { recursive: true, force: true });
 mkdirSync(stateDir, { recursive: true });
 try {
   const lab = await labUp({ name, stateDir, hosts: 3 });
-  wire(lab.inventory);
+  await wire(lab.inventory);
   const inv = loadInventory(lab.inventory);
   const creds = credsFromKubeconfig(join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf'));
   const servers = inv.controlPlaneHosts.map((h) => withServer(creds, `https://${h.address}:6443`));
@@ -91,10 +91,9 @@ try {
   })();
 
   const t0 = performance.now();
-  const child = spawn(process.execPath, [cli, 'wire', '--inventory', changed, '--state-dir', state, '--json'], { stdio: ['ignore', 'pipe', 'ignore'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => { out += d.toString(); });
-  const code = await new Promise<number | null>((r) => child.on('close', r));
+  const roll = await $({ quiet: true, nothrow: true })`${process.execPath} ${cli} wire --inventory ${changed} --state-dir ${state} --json`;
+  const code = roll.exitCode;
+  const out = roll.stdout;
   const rollMs = performance.now() - t0;
   await new Promise((r) => setTimeout(r, 2000));
   stop = true;

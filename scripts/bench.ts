@@ -1,6 +1,6 @@
 // `pnpm bench <name>`: benchmark scripts that print figures. Not timed tests.
-import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { $ } from 'zx';
 
 const benches: Record<string, string> = {
   pki: 'bench-pki.ts',
@@ -16,5 +16,5 @@ if (!name || !(name in benches)) {
   process.stderr.write(`usage: pnpm bench <${Object.keys(benches).join('|')}> [options]\n`);
   process.exit(name === '--help' || name === '-h' ? 0 : 2);
 }
-const r = spawnSync(process.execPath, [join(import.meta.dirname, benches[name]!), ...rest], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+const r = await $({ stdio: 'inherit', nothrow: true })`${process.execPath} ${join(import.meta.dirname, benches[name]!)} ${rest}`;
+process.exit(r.exitCode ?? 1);

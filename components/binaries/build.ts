@@ -9,7 +9,7 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { GO_PACKAGES, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
-import { run, tail } from './proc.ts';
+import { run } from '../../lib/proc.ts';
 
 export function goModCache(): string {
   return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -31,18 +31,17 @@ export function goEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-async function go(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; step: string; onLine?: (l: string) => void }) {
-  let res;
-  try {
-    res = await run('go', args, { cwd: opts.cwd, env: opts.env ?? goEnv(), onStderrLine: opts.onLine });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new StepError(opts.step, code === 'ENOENT' ? 'the go command is not installed or not on PATH; install Go 1.26 or use "components fetch"' : `cannot run go: ${(err as Error).message}`, { cause: err });
-  }
-  if (res.code !== 0) {
-    throw new StepError(opts.step, `go ${args[0]} failed (exit ${res.code ?? res.signal})`, { detail: tail(`${res.stdout}\n${res.stderr}`, 25) });
-  }
-  return res;
+function go(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; step: string; onLine?: (l: string) => void }) {
+  return run('go', args, {
+    step: opts.step,
+    cwd: opts.cwd,
+    env: opts.env ?? goEnv(),
+    onStderrLine: opts.onLine,
+    label: `go ${args[0]}`,
+    hint: 'install Go 1.26 or use "components fetch"',
+    tailOf: 'all',
+    tailLines: 25,
+  });
 }
 
 let goVersionMemo: Promise<string> | undefined;

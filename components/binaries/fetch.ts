@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { goArch, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
-import { run, tail } from './proc.ts';
+import { run } from '../../lib/proc.ts';
 
 export interface ReleaseUrls {
   /** Kubernetes release server: <base>/<version>/bin/linux/<arch>/<name> and <name>.sha256 */
@@ -139,8 +139,7 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
     const archive = join(outDir, `${stem}.tar.gz`);
     verify(step, `${stem}.tar.gz`, want, await download(url, archive, step));
     const members = names.map((n) => `${stem}/${n}`);
-    const res = await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...members]);
-    if (res.code !== 0) throw new StepError(step, `cannot unpack ${stem}.tar.gz`, { detail: tail(res.stderr) });
+    await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...members], { step });
     for (const n of names) {
       files.set(n, join(outDir, stem, n));
       origin.set(n, url);
