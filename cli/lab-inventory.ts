@@ -19,12 +19,12 @@ export function checkSshIdentities(inv: Inventory): void {
   }
 }
 
-export async function inventoryOrLab(values: { inventory?: string | undefined; 'state-dir'?: string | undefined }, log: Logger, bringUp: boolean): Promise<Inventory> {
-  let file = values.inventory;
+export async function inventoryOrLab(opts: { inventory?: string | undefined; stateDir?: string | undefined }, log: Logger, bringUp: boolean): Promise<Inventory> {
+  let file = opts.inventory;
   if (!file) {
     const lab = await import('../lab/index.ts');
-    const opts = { ...(values['state-dir'] ? { stateDir: values['state-dir'] } : {}), log };
-    const info = bringUp ? await lab.labUp(opts) : await lab.labStatus(opts);
+    const labOpts = { ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), log };
+    const info = bringUp ? await lab.labUp(labOpts) : await lab.labStatus(labOpts);
     log.info(`using the local lab "${info.name}": ${info.inventory}`);
     file = info.inventory;
   }

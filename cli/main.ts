@@ -1,33 +1,28 @@
-// Dispatches `hardwire <command> ...`. Each command lives in cli/commands/<name>.ts.
-import type { Command } from './command.ts';
-import { stderrLogger } from '../lib/log.ts';
+// Dispatches `hardwire <command> ...`. Each command lives in cli/commands/<name>.ts and is declared
+// with commander (cli/command.ts); only the module of the command that runs is imported.
 import { exitCodeOf, InputError, StepError } from '../lib/errors.ts';
-import { command, commands } from './registry.ts';
+import { rootCli, runCli, type Cli } from './command.ts';
+import { declareAll, declareCommand } from './registry.ts';
 
-function usage(list: Command[]): string {
-  const width = Math.max(...list.map((c) => c.name.length));
+function usage(list: Cli[]): string {
+  const width = Math.max(...list.map((c) => c.name().length));
   return [
     'usage: hardwire <command> [options]   (every command takes --help)',
     '',
-    ...list.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    ...list.map((c) => `  ${c.name().padEnd(width)}  ${c.summary()}`),
   ].join('\n');
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  const [name] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(`${usage(await commands())}\n`);
+    process.stdout.write(`${usage(await declareAll(rootCli()))}\n`);
     return name ? 0 : 2;
   }
-  const cmd = await command(name);
-  const log = stderrLogger(rest.includes('--quiet'), process.stderr.isTTY === true && !rest.includes('--json'));
   try {
-    if (!cmd) throw new InputError('command', `unknown command "${name}"; run "hardwire --help" for the list`);
-    if (rest.includes('--help') || rest.includes('-h')) {
-      process.stdout.write(`${cmd.help.trim()}\n`);
-      return 0;
-    }
-    return await cmd.run({ argv: rest, log });
+    const root = rootCli();
+    if (!(await declareCommand(root, name))) throw new InputError('command', `unknown command "${name}"; run "hardwire --help" for the list`);
+    return await runCli(root, argv);
   } catch (err) {
     if (err instanceof InputError) {
       process.stderr.write(`error: ${err.message}\n`);

@@ -1,7 +1,8 @@
-// The command list. Loaded lazily so that `hardwire pki` does not import ssh2 or the lab.
-import type { Command } from './command.ts';
+// The command list. Each module is imported only when its command runs, so that `hardwire pki`
+// does not import ssh2 or the lab; the full list is loaded only for `hardwire --help`.
+import type { Cli, CommandModule } from './command.ts';
 
-const modules: Record<string, () => Promise<{ command: Command }>> = {
+const modules: Record<string, () => Promise<CommandModule>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
   wire: () => import('./commands/wire.ts'),
@@ -18,14 +19,14 @@ const modules: Record<string, () => Promise<{ command: Command }>> = {
   flags: () => import('./commands/flags.ts'),
 };
 
-/** One command, loading only its own module. */
-export async function command(name: string): Promise<Command | undefined> {
+/** Declares one command on root, loading only its own module; undefined for an unknown name. */
+export async function declareCommand(root: Cli, name: string): Promise<Cli | undefined> {
   const load = Object.hasOwn(modules, name) ? modules[name] : undefined;
-  return load ? (await load()).command : undefined;
+  return load ? (await load()).declare(root) : undefined;
 }
 
-/** Every command, for the --help listing. */
-export async function commands(): Promise<Command[]> {
+/** Declares every command on root, in the order above (for the --help listing). */
+export async function declareAll(root: Cli): Promise<Cli[]> {
   const loaded = await Promise.all(Object.values(modules).map((load) => load()));
-  return loaded.map((m) => m.command);
+  return loaded.map((m) => m.declare(root));
 }

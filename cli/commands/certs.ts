@@ -1,6 +1,5 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, group, topCommand, type Cli, type Run } from '../command.ts';
+import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -13,6 +12,7 @@ import { renewableNames } from '../../certs/catalog.ts';
 import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../certs/renew.ts';
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
 usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--json]
@@ -33,7 +33,8 @@ renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, ke
         why (they read certs and kubeconfigs only at start) and leaves restart markers, so the next
         "hardwire wire" restarts them. With --restart, it restarts them like wire: etcd, then
         kube-apiserver, then controller-manager and scheduler, one host at a time, each followed by
-        its gate; then every gate must be green.
+        its gate; then every gate must be green. --gate-timeout: how long each gate waits, in
+        seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
         Names (kubeadm's): admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client,
         controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server,
         front-proxy-client, scheduler.conf, super-admin.conf; or all.
@@ -42,7 +43,7 @@ Without --inventory, the local lab is used.
 `;
 
 async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, import('../../transport/index.ts').Session>) => Promise<T>): Promise<T> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: acceptNew, gateTimeoutMs: 60_000 }, log);
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: acceptNew, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
   let out: T | undefined;
   await runPhases([connectPhase, { id: 'read-certs', title: 'Read certificates on every host', run: async (c) => { out = await fn(c.sessions); } }], ctx);
   return out as T;
@@ -52,65 +53,68 @@ export async function certsCheck(inv: Inventory, stateDir: string, log: Logger):
   return withSessions(inv, stateDir, log, false, (sessions) => checkHosts(inv, sessions));
 }
 
-export const command: Command = {
-  name: 'certs',
-  summary: 'check expiry of the certs on the hosts (like kubeadm certs check-expiration); renew from the existing CA',
-  help: HELP,
-  async run({ argv, log }) {
-    const { values, positionals } = parse(argv, {
-      inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' },
-      restart: { type: 'boolean' }, 'new-key': { type: 'boolean' }, 'gate-timeout': { type: 'string' }, 'accept-new-host-keys': { type: 'boolean' },
-    });
-    const [sub, ...names] = positionals;
-    if (sub !== 'check' && sub !== 'renew') throw new InputError('subcommand', `${sub ? `unknown "${sub}"` : 'missing'}; use "certs check" or "certs renew <name>|all" (see --help)`);
-    const stateDir = stateDirFrom(values);
+interface Opts extends InventoryOpts { json?: boolean }
+interface RenewOpts extends Opts { restart?: boolean; newKey?: boolean; gateTimeout: number; acceptNewHostKeys?: boolean }
 
-    if (sub === 'check') {
-      for (const f of ['restart', 'new-key', 'gate-timeout'] as const) if (values[f] !== undefined) throw new InputError(`--${f}`, 'only applies to "certs renew"');
-      if (names.length > 0) throw new InputError('argv', `"certs check" takes no names (got ${names.join(' ')})`);
-      const inv = await inventoryOrLab(values, log, false);
-      const report = await certsCheck(inv, stateDir, log);
-      const bad = problems(report);
-      if (values.json) printJson({ ok: bad.length === 0, ...report });
-      else process.stdout.write(formatCheck(report));
-      return bad.length === 0 ? 0 : 1;
+export function declare(root: Cli): Cli {
+  const certs = topCommand(root, 'certs', 'check expiry of the certs on the hosts (like kubeadm certs check-expiration); renew from the existing CA', HELP)
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.json());
+
+  certs.command('check').action(act(async ({ opts, log }: Run<Opts>) => {
+    const inv = await inventoryOrLab(opts, log, false);
+    const report = await certsCheck(inv, stateDirFrom(opts), log);
+    const bad = problems(report);
+    if (opts.json) printJson({ ok: bad.length === 0, ...report });
+    else process.stdout.write(formatCheck(report));
+    return bad.length === 0 ? 0 : 1;
+  }));
+
+  certs.command('renew')
+    .argument('<name...>', 'pass a certificate name such as scheduler.conf, or all')
+    .option('--restart', 'restart the components that read the renewed files, gated')
+    .option('--new-key', 'generate a new key instead of keeping the current one')
+    .addOption(options.gateTimeout())
+    .addOption(options.acceptNewHostKeys())
+    .action(act(async ({ opts, log }: Run<RenewOpts>, names: string[]) => renew(opts, log, names)));
+
+  return group(certs);
+}
+
+async function renew(opts: RenewOpts, log: Logger, names: string[]): Promise<number> {
+  const stateDir = stateDirFrom(opts);
+  const inv = await inventoryOrLab(opts, log, false);
+  const known = renewableNames(inv);
+  const chosen = names.includes('all') ? [...known.keys()] : names;
+  for (const n of chosen) if (!known.has(n)) throw new InputError('name', `unknown certificate "${n}"; valid: ${[...known.keys()].join(', ')}, all`);
+  const leafIds = [...new Set(chosen.map((n) => known.get(n)!))];
+
+  const before = caFingerprints(stateDir, inv).certs;
+  log.step(`Renew ${chosen.join(', ')} from the existing CA`);
+  const renewed = await renewOperatorCopies(stateDir, inv, leafIds, { newKey: opts.newKey === true, log });
+  const pushed = await pushRenewed(inv, stateDir, leafIds, { restart: opts.restart === true, gateTimeoutMs: gateTimeoutMs(opts), acceptNewHostKeys: opts.acceptNewHostKeys === true, log });
+  const after = caFingerprints(stateDir, inv).certs;
+  const files = pushed.ctx.plan!.hosts.flatMap((h) => h.changes.map((c) => ({ host: h.host, path: c.path })));
+  const report = {
+    renewed: renewed.map((r) => ({ ...r, name: chosen.find((n) => known.get(n) === r.leafId) })),
+    pushed: files,
+    restarted: pushed.restarted,
+    restartNeeded: pushed.pending.map((p) => ({ ...p, why: `${p.component} reads ${p.reasons.map((r) => r.replace(/ (changed|missing)$/, '')).join(', ')} only at start` })),
+    caFingerprint: { before, after, unchanged: JSON.stringify(before) === JSON.stringify(after) },
+  };
+  if (opts.json) {
+    printJson(report);
+  } else {
+    for (const f of files) process.stdout.write(`pushed    [${f.host}] ${f.path}\n`);
+    for (const r of report.restarted) process.stdout.write(`restarted [${r.host}] ${r.unit}\n`);
+    if (report.restartNeeded.length > 0) {
+      process.stdout.write('restart needed (markers left under /var/lib/hardwire/pending-restart; "hardwire wire" or "certs renew --restart" does it in order):\n');
+      for (const p of report.restartNeeded) process.stdout.write(`  [${p.host}] ${p.component}: ${p.why}\n`);
+    } else if (!opts.restart) {
+      process.stdout.write('no restart needed: no running component reads the renewed files at start\n');
     }
-
-    const gateS = Number(values['gate-timeout'] ?? 90);
-    if (!Number.isFinite(gateS) || gateS <= 0) throw new InputError('--gate-timeout', `"${values['gate-timeout']}" is not a positive number of seconds`);
-    if (names.length === 0) throw new InputError('name', 'missing; pass a certificate name such as scheduler.conf, or all (see --help)');
-    const inv = await inventoryOrLab(values, log, false);
-    const known = renewableNames(inv);
-    const chosen = names.includes('all') ? [...known.keys()] : names;
-    for (const n of chosen) if (!known.has(n)) throw new InputError('name', `unknown certificate "${n}"; valid: ${[...known.keys()].join(', ')}, all`);
-    const leafIds = [...new Set(chosen.map((n) => known.get(n)!))];
-
-    const before = caFingerprints(stateDir, inv).certs;
-    log.step(`Renew ${chosen.join(', ')} from the existing CA`);
-    const renewed = await renewOperatorCopies(stateDir, inv, leafIds, { newKey: values['new-key'] === true, log });
-    const pushed = await pushRenewed(inv, stateDir, leafIds, { restart: values.restart === true, gateTimeoutMs: gateS * 1000, acceptNewHostKeys: values['accept-new-host-keys'] === true, log });
-    const after = caFingerprints(stateDir, inv).certs;
-    const files = pushed.ctx.plan!.hosts.flatMap((h) => h.changes.map((c) => ({ host: h.host, path: c.path })));
-    const report = {
-      renewed: renewed.map((r) => ({ ...r, name: chosen.find((n) => known.get(n) === r.leafId) })),
-      pushed: files,
-      restarted: pushed.restarted,
-      restartNeeded: pushed.pending.map((p) => ({ ...p, why: `${p.component} reads ${p.reasons.map((r) => r.replace(/ (changed|missing)$/, '')).join(', ')} only at start` })),
-      caFingerprint: { before, after, unchanged: JSON.stringify(before) === JSON.stringify(after) },
-    };
-    if (values.json) {
-      printJson(report);
-    } else {
-      for (const f of files) process.stdout.write(`pushed    [${f.host}] ${f.path}\n`);
-      for (const r of report.restarted) process.stdout.write(`restarted [${r.host}] ${r.unit}\n`);
-      if (report.restartNeeded.length > 0) {
-        process.stdout.write('restart needed (markers left under /var/lib/hardwire/pending-restart; "hardwire wire" or "certs renew --restart" does it in order):\n');
-        for (const p of report.restartNeeded) process.stdout.write(`  [${p.host}] ${p.component}: ${p.why}\n`);
-      } else if (!values.restart) {
-        process.stdout.write('no restart needed: no running component reads the renewed files at start\n');
-      }
-      process.stdout.write(`CA fingerprints unchanged: ${Object.entries(after).map(([k, v]) => `${k} ${v.slice(0, 23)}...`).join(', ')}\n`);
-    }
-    return 0;
-  },
-};
+    process.stdout.write(`CA fingerprints unchanged: ${Object.entries(after).map(([k, v]) => `${k} ${v.slice(0, 23)}...`).join(', ')}\n`);
+  }
+  return 0;
+}

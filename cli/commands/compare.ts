@@ -1,6 +1,5 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -8,12 +7,9 @@ import { runCompare } from '../../compare/index.ts';
 import { markdown, summary } from '../../compare/text.ts';
 import { html } from '../../compare/html.ts';
 import { PLANES } from '../../compare/types.ts';
-import { StepError } from '../../lib/errors.ts';
+import { InputError, StepError } from '../../lib/errors.ts';
 
-export const command: Command = {
-  name: 'compare',
-  summary: 'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes',
-  help: `
+const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
 
@@ -39,44 +35,75 @@ collected is reported with the reason, and the command exits 1 unless --allow-pa
   --html FILE   one self-contained HTML file (sortable matrices, differences highlighted)
   --keep-labs   leave the kubeadm/k0s lab hosts up for inspection
 Without --json -, stdout carries a readable summary; progress goes to stderr.
-`,
-  async run({ argv, log }) {
-    const { values } = parse(argv, {
-      inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, host: { type: 'string' },
-      json: { type: 'string' }, md: { type: 'string' }, html: { type: 'string' },
-      'allow-partial': { type: 'boolean' }, 'no-live': { type: 'boolean' }, 'keep-labs': { type: 'boolean' },
-      'kubeadm-lab': { type: 'string' }, 'k0s-lab': { type: 'string' }, 'k0s-binary': { type: 'string' },
-      quiet: { type: 'boolean' },
-    }, false);
-    const { validateLabName } = await import('../../lab/plan.ts');
-    const kubeadmLab = values['kubeadm-lab'] ?? 'compare-kubeadm';
-    const k0sLab = values['k0s-lab'] ?? 'compare-k0s';
-    validateLabName(kubeadmLab);
-    validateLabName(k0sLab);
-    const inv = await inventoryOrLab(values, log, false);
-    const report = await runCompare({
-      inv, stateDir: stateDirFrom(values), log, live: values['no-live'] !== true,
-      ...(values.host ? { host: values.host } : {}),
-      kubeadmLab, k0sLab, keepLabs: values['keep-labs'] === true,
-      ...(values['k0s-binary'] ? { k0sBinary: resolve(values['k0s-binary']) } : {}),
-    });
-    const written: string[] = [];
-    const write = (file: string | undefined, text: string) => {
-      if (!file || file === '-') return;
-      writeFileSync(file, text);
-      written.push(resolve(file));
-    };
-    write(values.json, `${JSON.stringify(report, null, 2)}\n`);
-    write(values.md, markdown(report));
-    write(values.html, html(report));
-    if (values.json === '-') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-    else process.stdout.write(summary(report, written));
-    const missing = PLANES.filter((p) => !report.planes[p].collected);
-    if (missing.length && values['allow-partial'] !== true) {
-      throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
-        { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
-    }
-    for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
-    return 0;
-  },
-};
+`;
+
+interface Opts extends InventoryOpts {
+  host?: string;
+  json?: string;
+  md?: string;
+  html?: string;
+  allowPartial?: boolean;
+  live: boolean;
+  keepLabs?: boolean;
+  kubeadmLab: string;
+  k0sLab: string;
+  k0sBinary?: string;
+}
+
+/** A lab name for flag, checked as "hardwire lab" checks its --name. */
+async function labName(flag: string, name: string): Promise<string> {
+  const { validateLabName } = await import('../../lab/plan.ts');
+  try {
+    validateLabName(name);
+  } catch (err) {
+    if (err instanceof InputError) throw new InputError(flag, err.message.slice(`${err.field}: `.length));
+    throw err;
+  }
+  return name;
+}
+
+export function declare(root: Cli): Cli {
+  return topCommand(root, 'compare', 'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes', HELP)
+    .addOption(options.inventory())
+    .option('--host <name>', 'the hardwire host to compare')
+    .addOption(options.stateDir())
+    .option('--json <file>', 'the full report as JSON ("-" for stdout)')
+    .option('--md <file>', 'Markdown report')
+    .option('--html <file>', 'self-contained HTML report')
+    .option('--allow-partial', 'exit 0 even if a plane could not be collected')
+    .option('--no-live', 'skip SSH: compare the rendered tree only')
+    .option('--kubeadm-lab <name>', 'lab for the kubeadm plane', 'compare-kubeadm')
+    .option('--k0s-lab <name>', 'lab for the k0s plane', 'compare-k0s')
+    .option('--k0s-binary <path>', 'k0s binary to use')
+    .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
+    .addOption(options.quiet())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
+      const k0sLab = await labName('--k0s-lab', opts.k0sLab);
+      const inv = await inventoryOrLab(opts, log, false);
+      const report = await runCompare({
+        inv, stateDir: stateDirFrom(opts), log, live: opts.live,
+        ...(opts.host ? { host: opts.host } : {}),
+        kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true,
+        ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
+      });
+      const written: string[] = [];
+      const write = (file: string | undefined, text: string) => {
+        if (!file || file === '-') return;
+        writeFileSync(file, text);
+        written.push(resolve(file));
+      };
+      write(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+      write(opts.md, markdown(report));
+      write(opts.html, html(report));
+      if (opts.json === '-') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+      else process.stdout.write(summary(report, written));
+      const missing = PLANES.filter((p) => !report.planes[p].collected);
+      if (missing.length && opts.allowPartial !== true) {
+        throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
+          { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
+      }
+      for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
+      return 0;
+    }));
+}

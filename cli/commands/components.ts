@@ -1,16 +1,16 @@
 // hardwire components build|fetch|list: the pinned etcd, Kubernetes and k0s binaries, verified.
 import { dirname } from 'node:path';
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { InputError } from '../../lib/errors.ts';
+import { act, group, topCommand, type Cli, type Run } from '../command.ts';
+import { options } from '../common.ts';
 import { printJson } from '../../lib/log.ts';
 import { loadInventory } from '../../inventory/load.ts';
 import { parseNames } from '../../components/binaries/catalog.ts';
 import { resolveFromDir } from '../../components/binaries/local.ts';
 import { ensureAll, listBinaries, type EnsureOptions } from '../../components/binaries/index.ts';
 
-const help = `
-usage: hardwire components build|fetch|list [names...] [options]
+const HELP = `
+usage: hardwire components build|fetch [names...] [options]
+       hardwire components list [--json]
 
 Gives hardwire its component binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
 kubeadm, kubectl, etcd, etcdctl, k0s) at pinned versions, verified by sha256, in
@@ -23,11 +23,12 @@ $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
 
 Names default to all; "kubernetes" means the five Kubernetes binaries.
 
-options:
+options (build and fetch):
   --from DIR                 use binaries from DIR instead (checked and copied into the cache)
   --inventory FILE           take cluster.kubernetesVersion and components.from from an inventory
   --kubernetes-version VER   Kubernetes release (default v1.36.3); etcd and k0s versions follow it
   --force                    rebuild or re-download even if the cache holds a verified binary
+options (all):
   --json                     print one JSON document on stdout
   --quiet                    no progress lines
 
@@ -39,54 +40,54 @@ environment:
 Go builds use GOMODCACHE=~/.cache/hardwire/gomod and GOCACHE=~/.cache/go-build.
 `;
 
-export const command: Command = {
-  name: 'components',
-  summary: 'build, fetch or list the pinned etcd, Kubernetes and k0s binaries',
-  help,
-  async run({ argv, log }) {
-    const { values, positionals } = parse(argv, {
-      json: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-      force: { type: 'boolean' },
-      from: { type: 'string' },
-      inventory: { type: 'string' },
-      'kubernetes-version': { type: 'string' },
-    });
-    const [action, ...rest] = positionals;
-    if (action !== 'build' && action !== 'fetch' && action !== 'list') {
-      throw new InputError('action', `${action === undefined ? 'missing' : `unknown action "${action}"`}; use build, fetch or list (see --help)`);
-    }
+interface Opts { json?: boolean; quiet?: boolean }
+interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string }
 
-    if (action === 'list') {
-      if (rest.length > 0) throw new InputError('list', 'takes no names');
-      const list = await listBinaries();
-      if (values.json) printJson({ binaries: list });
-      else if (list.length === 0) process.stdout.write('no cached binaries; run "hardwire components build" or "fetch"\n');
-      else for (const b of list) process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.sha256}  ${b.path}\n`);
-      return list.some((b) => b.source === 'corrupt') ? 1 : 0;
-    }
+export function declare(root: Cli): Cli {
+  const components = topCommand(root, 'components', 'build, fetch or list the pinned etcd, Kubernetes and k0s binaries', HELP)
+    .addOption(options.json())
+    .addOption(options.quiet());
 
-    const opts: EnsureOptions = { log, source: action, force: values.force === true };
-    if (values.inventory !== undefined) {
-      const inv = loadInventory(values.inventory);
-      opts.kubernetesVersion = inv.cluster.kubernetesVersion;
-      if (inv.doc.components?.from) opts.from = resolveFromDir(inv.doc.components.from, 'components.from', dirname(inv.file));
-    }
-    if (values['kubernetes-version'] !== undefined) opts.kubernetesVersion = values['kubernetes-version'];
-    if (values.from !== undefined) opts.from = values.from;
+  for (const source of ['build', 'fetch'] as const) {
+    components.command(source)
+      .argument('[names...]')
+      .option('--from <dir>', 'use binaries from DIR instead')
+      .addOption(options.inventory())
+      .option('--kubernetes-version <version>', 'Kubernetes release; etcd and k0s versions follow it')
+      .option('--force', 'rebuild or re-download even if cached')
+      .action(act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
+        const ensure: EnsureOptions = { log, source, force: opts.force === true };
+        if (opts.inventory !== undefined) {
+          const inv = loadInventory(opts.inventory);
+          ensure.kubernetesVersion = inv.cluster.kubernetesVersion;
+          if (inv.doc.components?.from) ensure.from = resolveFromDir(inv.doc.components.from, 'components.from', dirname(inv.file));
+        }
+        if (opts.kubernetesVersion !== undefined) ensure.kubernetesVersion = opts.kubernetesVersion;
+        if (opts.from !== undefined) ensure.from = opts.from;
 
-    const names = parseNames(rest);
-    const started = Date.now();
-    const got = await ensureAll(names, opts);
-    const seconds = Math.round((Date.now() - started) / 100) / 10;
-    if (values.json) {
-      printJson({ action, seconds, binaries: got });
-    } else {
-      for (const b of got) {
-        process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.acquired ? 'new   ' : 'cached'} ${b.sha256}  ${b.path}\n`);
-      }
-      log.info(`${got.filter((b) => b.acquired).length} of ${got.length} binaries ${action === 'build' ? 'built' : 'acquired'} in ${seconds}s`);
-    }
-    return 0;
-  },
-};
+        const names = parseNames(args);
+        const started = Date.now();
+        const got = await ensureAll(names, ensure);
+        const seconds = Math.round((Date.now() - started) / 100) / 10;
+        if (opts.json) {
+          printJson({ action: source, seconds, binaries: got });
+        } else {
+          for (const b of got) {
+            process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.acquired ? 'new   ' : 'cached'} ${b.sha256}  ${b.path}\n`);
+          }
+          log.info(`${got.filter((b) => b.acquired).length} of ${got.length} binaries ${source === 'build' ? 'built' : 'acquired'} in ${seconds}s`);
+        }
+        return 0;
+      }));
+  }
+
+  components.command('list').action(act(async ({ opts }: Run<Opts>) => {
+    const list = await listBinaries();
+    if (opts.json) printJson({ binaries: list });
+    else if (list.length === 0) process.stdout.write('no cached binaries; run "hardwire components build" or "fetch"\n');
+    else for (const b of list) process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.sha256}  ${b.path}\n`);
+    return list.some((b) => b.source === 'corrupt') ? 1 : 0;
+  }));
+
+  return group(components);
+}

@@ -1,16 +1,13 @@
 import { writeFileSync } from 'node:fs';
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, group, topCommand, type Cli, type Run } from '../command.ts';
+import { gateTimeoutMs, oneOf, options, seconds, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../drills/cert-expiry.ts';
 
-export const command: Command = {
-  name: 'drill',
-  summary: 'break a wired cluster in a controlled way, capture the real failure, recover in order, report (cert-expiry)',
-  help: `
+const HELP = `
 usage: hardwire drill cert-expiry [--target TARGET] [--mode window|expired] [--window SECONDS]
                                   [--observe-timeout SECONDS] [--gate-timeout SECONDS]
                                   [--inventory FILE] [--state-dir DIR] [--md FILE] [--json]
@@ -33,33 +30,45 @@ Targets: ${TARGETS.join(', ')} (default kube-scheduler).
 timeToDetectMs: from the moment the component first presented an invalid cert (expiry, or the
 restart that loaded an expired one) to when both the x509 line and the symptom were seen.
 timeToRecoverMs: from the start of the renew to every gate green. Exit 1 unless recovered.
-`,
-  async run({ argv, log }) {
-    const { values, positionals } = parse(argv, {
-      inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' },
-      target: { type: 'string' }, mode: { type: 'string' }, window: { type: 'string' }, md: { type: 'string' },
-      'observe-timeout': { type: 'string' }, 'gate-timeout': { type: 'string' },
-    });
-    if (positionals[0] !== 'cert-expiry' || positionals.length !== 1) throw new InputError('drill', `${positionals.length ? `unknown drill "${positionals.join(' ')}"` : 'missing'}; the drill is "cert-expiry" (see --help)`);
-    const target = (values.target ?? 'kube-scheduler') as Target;
-    if (!TARGETS.includes(target)) throw new InputError('--target', `"${values.target}" is not one of ${TARGETS.join(', ')}`);
-    const mode = (values.mode ?? 'window') as Mode;
-    if (mode !== 'window' && mode !== 'expired') throw new InputError('--mode', `"${values.mode}" must be window or expired`);
-    const seconds = (name: string, v: string | undefined, def: number, min: number) => {
-      const n = Number(v ?? def);
-      if (!Number.isFinite(n) || n < min) throw new InputError(`--${name}`, `"${v}" must be a number of seconds, at least ${min}`);
-      return n;
-    };
-    const windowS = seconds('window', values.window, 120, 10);
-    if (mode === 'expired' && values.window !== undefined) throw new InputError('--window', 'only applies to --mode window');
-    const observeS = seconds('observe-timeout', values['observe-timeout'], 180, 10);
-    const gateS = seconds('gate-timeout', values['gate-timeout'], 120, 1);
-    const inv = await inventoryOrLab(values, log, false);
-    const report = await certExpiryDrill(inv, stateDirFrom(values), { target, mode, windowS, observeTimeoutMs: observeS * 1000, gateTimeoutMs: gateS * 1000 }, log);
-    const md = drillMarkdown(report);
-    if (values.md) writeFileSync(values.md, md);
-    if (values.json) printJson(report);
-    else process.stdout.write(md);
-    return report.recovered ? 0 : 1;
-  },
-};
+--observe-timeout: how long to wait for the x509 line and the symptom (default 180, at least 10).
+--gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
+`;
+
+interface Opts extends InventoryOpts {
+  json?: boolean;
+  target: Target;
+  mode: Mode;
+  window: number;
+  observeTimeout: number;
+  gateTimeout: number;
+  md?: string;
+}
+
+export function declare(root: Cli): Cli {
+  const drill = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report (cert-expiry)', HELP)
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.json());
+
+  drill.command('cert-expiry')
+    .option('--target <target>', 'the component whose cert expires', oneOf('--target', TARGETS), 'kube-scheduler')
+    .option('--mode <mode>', 'window or expired', oneOf('--mode', ['window', 'expired'] as const), 'window')
+    .option('--window <seconds>', 'validity of the broken cert in window mode', seconds('--window', 10), 120)
+    .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 180)
+    .addOption(options.gateTimeout())
+    .option('--md <file>', 'write the Markdown report to FILE')
+    .action(act(async ({ opts, log, cmd }: Run<Opts>) => {
+      if (opts.mode === 'expired' && cmd.getOptionValueSource('window') === 'cli') throw new InputError('--window', 'only applies to --mode window');
+      const inv = await inventoryOrLab(opts, log, false);
+      const report = await certExpiryDrill(inv, stateDirFrom(opts), {
+        target: opts.target, mode: opts.mode, windowS: opts.window, observeTimeoutMs: opts.observeTimeout * 1000, gateTimeoutMs: gateTimeoutMs(opts),
+      }, log);
+      const md = drillMarkdown(report);
+      if (opts.md) writeFileSync(opts.md, md);
+      if (opts.json) printJson(report);
+      else process.stdout.write(md);
+      return report.recovered ? 0 : 1;
+    }));
+
+  return group(drill);
+}

@@ -1,16 +1,16 @@
 // `hardwire flags`: where each component flag is registered and where its value is read.
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { options } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
-import { printJson } from '../../lib/log.ts';
+import { printJson, type Logger } from '../../lib/log.ts';
 import {
   bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, loadFlagMap, normalizeFlagName, siteRef,
 } from '../../flags/map.ts';
 
 const help = `
 usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
-       hardwire flags explain <component> --<flag-name> [--json]
-       hardwire flags verify [--json]
+       hardwire flags explain <component> --<flag-name> [--json] [--version V]
+       hardwire flags verify [--json] [--version V]
        hardwire flags --regenerate
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager and
@@ -30,21 +30,59 @@ etcd v3.6.8). The map is committed data generated from the real source by flags/
   --json           one JSON document on stdout
 `;
 
-async function run(ctx: Parameters<Command['run']>[0]): Promise<number> {
-  const { argv, log } = ctx;
-  if (argv[0] === 'explain') return runExplain(argv.slice(1));
+interface Opts { flag?: string; json?: boolean; version: string; regenerate?: boolean; quiet?: boolean }
 
-  const { values, positionals } = parse(argv, {
-    flag: { type: 'string' },
-    json: { type: 'boolean' },
-    version: { type: 'string' },
-    regenerate: { type: 'boolean' },
-    quiet: { type: 'boolean' },
-  });
-  const version = values.version ?? defaultFlagVersion;
+export function declare(root: Cli): Cli {
+  const flags = topCommand(root, 'flags', 'where each component flag is registered and where its value is read (with checked citations)', help)
+    .argument('[component]')
+    .option('--flag <name>', 'only that flag, with its trace')
+    .addOption(options.json())
+    .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
+    .option('--regenerate', 'rebuild flags/data/<version>/ with the Go analyzer')
+    .addOption(options.quiet());
 
-  if (values.regenerate) {
-    if (positionals.length > 0) throw new InputError('argv', '--regenerate takes no component');
+  // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag, so
+  // explain takes options it does not know as its second argument (--flag NAME works too).
+  flags.command('explain')
+    .argument('<component>', 'name a component, e.g. hardwire flags explain kube-apiserver --etcd-servers')
+    .argument('[flag]')
+    .allowUnknownOption()
+    .action(act(async ({ opts }: Run<Opts>, component: string, flag: string | undefined) => {
+      only(opts, 'explain');
+      const name = flag ?? opts.flag;
+      if (!name) throw new InputError('flag', 'missing; name one, e.g. hardwire flags explain kube-apiserver --etcd-servers');
+      const ex = explain(component, normalizeFlagName(name), opts.version);
+      if (opts.json) printJson({ component: ex.component, kubernetesVersion: opts.version, flag: ex.flag, best: bestCitation(component, name, opts.version) ?? null });
+      else process.stdout.write(`${ex.lines.join('\n')}\n`);
+      return 0;
+    }));
+
+  flags.command('verify').action(act(async ({ opts, log }: Run<Opts>) => {
+    only(opts, 'verify');
+    if (opts.flag !== undefined) throw new InputError('--flag', 'does not apply to "flags verify"; it checks every citation');
+    const { verifyFlagMaps } = await import('../../flags/verify.ts');
+    const res = verifyFlagMaps({ version: opts.version });
+    for (const d of res.downloaded) log.info(`downloaded ${d}`);
+    if (opts.json) printJson(res);
+    else {
+      for (const f of res.failures) process.stdout.write(`FAIL ${f.component} --${f.flag} ${f.role} ${f.site}: ${f.reason}\n`);
+      process.stdout.write(`${res.citations} citations, ${res.verified} verified, ${res.failed} failed\n`);
+    }
+    return res.failed === 0 ? 0 : 1;
+  }));
+
+  return flags.action(act(async ({ opts, log }: Run<Opts>, component: string | undefined) => show(opts, log, component)));
+}
+
+/** --regenerate is an action of its own: not with explain or verify. */
+function only(opts: Opts, sub: string): void {
+  if (opts.regenerate) throw new InputError('--regenerate', `does not apply to "flags ${sub}"; run "hardwire flags --regenerate" alone`);
+}
+
+async function show(opts: Opts, log: Logger, component: string | undefined): Promise<number> {
+  const version = opts.version;
+  if (opts.regenerate) {
+    if (component !== undefined) throw new InputError('argv', '--regenerate takes no component');
     const { regenerate } = await import('../../flags/regenerate.ts');
     log.info('regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules');
     const res = regenerate({ version, log });
@@ -52,26 +90,10 @@ async function run(ctx: Parameters<Command['run']>[0]): Promise<number> {
     return 0;
   }
 
-  if (positionals[0] === 'verify') {
-    if (positionals.length > 1) throw new InputError('argv', 'verify takes no component');
-    const { verifyFlagMaps } = await import('../../flags/verify.ts');
-    const res = verifyFlagMaps({ version });
-    for (const d of res.downloaded) log.info(`downloaded ${d}`);
-    if (values.json) printJson(res);
-    else {
-      for (const f of res.failures) process.stdout.write(`FAIL ${f.component} --${f.flag} ${f.role} ${f.site}: ${f.reason}\n`);
-      process.stdout.write(`${res.citations} citations, ${res.verified} verified, ${res.failed} failed\n`);
-    }
-    return res.failed === 0 ? 0 : 1;
-  }
-
-  if (positionals.length > 1) throw new InputError('argv', `expected at most one component, got ${positionals.join(' ')}`);
-  const component = positionals[0];
-
   if (!component) {
-    if (values.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
+    if (opts.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
     const maps = flagComponents.map((c) => loadFlagMap(c, version));
-    if (values.json) {
+    if (opts.json) {
       printJson({ kubernetesVersion: version, components: maps.map((m) => ({ component: m.component, componentVersion: m.componentVersion, coverage: m.coverage, gaps: m.gaps })) });
       return 0;
     }
@@ -88,13 +110,13 @@ async function run(ctx: Parameters<Command['run']>[0]): Promise<number> {
   }
   const map = loadFlagMap(component, version);
 
-  if (values.flag) {
-    const ex = explain(component, values.flag, version);
-    if (values.json) printJson({ component: map.component, kubernetesVersion: map.kubernetesVersion, componentVersion: map.componentVersion, flags: [ex.flag] });
+  if (opts.flag) {
+    const ex = explain(component, opts.flag, version);
+    if (opts.json) printJson({ component: map.component, kubernetesVersion: map.kubernetesVersion, componentVersion: map.componentVersion, flags: [ex.flag] });
     else process.stdout.write(`${ex.lines.join('\n')}\n`);
     return 0;
   }
-  if (values.json) {
+  if (opts.json) {
     printJson(map);
     return 0;
   }
@@ -108,33 +130,3 @@ async function run(ctx: Parameters<Command['run']>[0]): Promise<number> {
   process.stdout.write(`\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`);
   return 0;
 }
-
-function runExplain(argv: string[]): number {
-  // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag.
-  let json = false;
-  let version = defaultFlagVersion;
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '--json') json = true;
-    else if (a === '--quiet') continue;
-    else if (a === '--version') version = argv[++i] ?? '';
-    else if (a === '--flag') rest.push(argv[++i] ?? '');
-    else rest.push(a);
-  }
-  const [component, flag, ...extra] = rest;
-  if (!component || !flag || extra.length > 0) {
-    throw new InputError('argv', 'usage: hardwire flags explain <component> --<flag-name> (e.g. hardwire flags explain kube-apiserver --etcd-servers)');
-  }
-  const ex = explain(component, normalizeFlagName(flag), version);
-  if (json) printJson({ component: ex.component, kubernetesVersion: version, flag: ex.flag, best: bestCitation(component, flag, version) ?? null });
-  else process.stdout.write(`${ex.lines.join('\n')}\n`);
-  return 0;
-}
-
-export const command: Command = {
-  name: 'flags',
-  summary: 'where each component flag is registered and where its value is read (with checked citations)',
-  help,
-  run,
-};

@@ -1,9 +1,9 @@
 // hardwire lab up|down|status|ssh|stop|start|cut|heal: local systemd containers that behave like small VMs.
 import { spawn } from 'node:child_process';
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
+import { act, group, topCommand, type Cli, type Run } from '../command.ts';
+import { options, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
-import { printJson } from '../../lib/log.ts';
+import { printJson, type Logger } from '../../lib/log.ts';
 
 const help = `
 usage: hardwire lab up|down|status|ssh|stop|start|cut|heal [host] [options]
@@ -34,89 +34,72 @@ environment:
   HARDWIRE_CACHE   cache root for the base rootfs (default ~/.cache/hardwire)
 `;
 
-const ACTIONS = ['up', 'down', 'status', 'ssh', 'stop', 'start', 'cut', 'heal'] as const;
-type Action = (typeof ACTIONS)[number];
+interface Opts { name?: string; json?: boolean; quiet?: boolean }
 
-function hostArg(action: string, rest: string[]): string {
-  const host = rest[0];
-  if (!host) throw new InputError('host', `"lab ${action}" needs a host name, e.g. hardwire lab ${action} node1`);
-  return host;
-}
+type Lab = typeof import('../../lab/index.ts');
 
-export const command: Command = {
-  name: 'lab',
-  summary: 'local lab hosts: systemd containers with SSH (up, down, status, ssh, stop/start, cut/heal)',
-  help,
-  async run({ argv, log }) {
-    const { values, positionals } = parse(argv, {
-      name: { type: 'string' },
-      hosts: { type: 'string' },
-      json: { type: 'boolean' },
-      quiet: { type: 'boolean' },
-    });
-    const [action, ...rest] = positionals;
-    if (!ACTIONS.includes(action as Action)) {
-      throw new InputError('action', `${action === undefined ? 'missing' : `unknown action "${action}"`}; use one of ${ACTIONS.join(', ')} (see --help)`);
-    }
-    let hosts: number | undefined;
-    if (values.hosts !== undefined) {
-      if (!/^\d+$/.test(values.hosts)) throw new InputError('--hosts', `"${values.hosts}" is not a whole number; use e.g. --hosts 3`);
-      hosts = Number(values.hosts);
-    }
-    if (action !== 'ssh' && rest.length > (['up', 'down', 'status'].includes(action!) ? 0 : 1)) {
-      throw new InputError('argv', `unexpected argument "${rest.at(-1)}" (see --help)`);
-    }
-    // Imported here so that listing commands does not load ssh2 and the lab.
-    const lab = await import('../../lab/index.ts');
-    const opts = { ...(values.name !== undefined ? { name: values.name } : {}), log };
-    const json = values.json === true;
+/** Imported only when a lab subcommand runs, so that listing commands does not load ssh2 and the lab. */
+const loadLab = (): Promise<Lab> => import('../../lab/index.ts');
 
-    switch (action as Action) {
-      case 'up': {
-        const info = await lab.labUp({ ...opts, ...(hosts !== undefined ? { hosts } : {}) });
-        if (json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh }) => ({ name, address, ssh })) });
-        else process.stdout.write(`${info.inventory}\n`);
-        return 0;
-      }
-      case 'down': {
-        const r = await lab.labDown(opts);
-        if (json) printJson(r);
-        else if (!r.existed) log.info(`no lab "${r.name}"; nothing to remove`);
-        return 0;
-      }
-      case 'status': {
-        const info = await lab.labStatus(opts);
-        if (json) {
-          printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, running }) => ({ name, address, ssh, running })) });
-        } else {
-          const w = Math.max(4, ...info.hosts.map((h) => h.name.length));
-          process.stdout.write(`lab ${info.name}  inventory ${info.inventory}\n`);
-          process.stdout.write(`${'HOST'.padEnd(w)}  ADDRESS        RUNNING  SSH\n`);
-          for (const h of info.hosts) process.stdout.write(`${h.name.padEnd(w)}  ${h.address.padEnd(13)}  ${(h.running ? 'yes' : 'no').padEnd(7)}  ${h.ssh ? 'yes' : 'no'}\n`);
-        }
-        return info.hosts.every((h) => h.running && h.ssh) ? 0 : 1;
-      }
-      case 'ssh': {
-        const host = hostArg(action!, rest);
-        return sshInto(lab, opts, host, rest.slice(1));
-      }
-      case 'stop':
-      case 'start':
-      case 'cut':
-      case 'heal': {
-        const host = hostArg(action!, rest);
-        const fn = { stop: lab.labStop, start: lab.labStart, cut: lab.labCut, heal: lab.labHeal }[action as 'stop' | 'start' | 'cut' | 'heal'];
-        await fn(host, opts);
-        if (json) printJson({ name: values.name ?? lab.DEFAULT_LAB_NAME, host, action });
+export function declare(root: Cli): Cli {
+  const lab = topCommand(root, 'lab', 'local lab hosts: systemd containers with SSH (up, down, status, ssh, stop/start, cut/heal)', help)
+    .option('--name <name>', 'lab name (default "lab")')
+    .addOption(options.json())
+    .addOption(options.quiet());
+  const labOpts = (opts: Opts, log: Logger) => ({ ...(opts.name !== undefined ? { name: opts.name } : {}), log });
+
+  lab.command('up')
+    .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
+    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number }>) => {
+      const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}) });
+      if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh }) => ({ name, address, ssh })) });
+      else process.stdout.write(`${info.inventory}\n`);
+      return 0;
+    }));
+
+  lab.command('down').action(act(async ({ opts, log }: Run<Opts>) => {
+    const r = await (await loadLab()).labDown(labOpts(opts, log));
+    if (opts.json) printJson(r);
+    else if (!r.existed) log.info(`no lab "${r.name}"; nothing to remove`);
+    return 0;
+  }));
+
+  lab.command('status').action(act(async ({ opts, log }: Run<Opts>) => {
+    const info = await (await loadLab()).labStatus(labOpts(opts, log));
+    if (opts.json) {
+      printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, running }) => ({ name, address, ssh, running })) });
+    } else {
+      const w = Math.max(4, ...info.hosts.map((h) => h.name.length));
+      process.stdout.write(`lab ${info.name}  inventory ${info.inventory}\n`);
+      process.stdout.write(`${'HOST'.padEnd(w)}  ADDRESS        RUNNING  SSH\n`);
+      for (const h of info.hosts) process.stdout.write(`${h.name.padEnd(w)}  ${h.address.padEnd(13)}  ${(h.running ? 'yes' : 'no').padEnd(7)}  ${h.ssh ? 'yes' : 'no'}\n`);
+    }
+    return info.hosts.every((h) => h.running && h.ssh) ? 0 : 1;
+  }));
+
+  lab.command('ssh')
+    .argument('<host>', '"lab ssh" needs a host name, e.g. hardwire lab ssh node1')
+    .argument('[cmd...]')
+    .action(act(async ({ opts, log }: Run<Opts>, host: string, cmd: string[]) => sshInto(await loadLab(), labOpts(opts, log), host, cmd)));
+
+  for (const action of ['stop', 'start', 'cut', 'heal'] as const) {
+    lab.command(action)
+      .argument('<host>', `"lab ${action}" needs a host name, e.g. hardwire lab ${action} node1`)
+      .action(act(async ({ opts, log }: Run<Opts>, host: string) => {
+        const l = await loadLab();
+        const fn = { stop: l.labStop, start: l.labStart, cut: l.labCut, heal: l.labHeal }[action];
+        await fn(host, labOpts(opts, log));
+        if (opts.json) printJson({ name: opts.name ?? l.DEFAULT_LAB_NAME, host, action });
         else log.info(`${action}: ${host} done`);
         return 0;
-      }
-    }
-  },
-};
+      }));
+  }
+
+  return group(lab);
+}
 
 /** Hands the terminal to OpenSSH with the lab key and the lab known_hosts (strict checking). */
-async function sshInto(lab: typeof import('../../lab/index.ts'), opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
+async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
   const info = await lab.labStatus(opts);
   const h = info.hosts.find((x) => x.name === host);
   if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);

@@ -1,15 +1,11 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { inventoryOptions, requireInventory, stateDirFrom } from '../common.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { options, requireInventory, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { ensurePki } from '../../pki/store.ts';
 import { allLeaves } from '../../pki/table.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 
-export const command: Command = {
-  name: 'pki',
-  summary: 'load or create the cluster, etcd and front-proxy CAs, every leaf cert, kubeconfig and the encryption config',
-  help: `
+const HELP = `
 usage: hardwire pki [<cert-id>...] --inventory FILE [--state-dir DIR] [--json]
 
 Writes the operator copy under DIR/<cluster>/pki (default .hardwire/). Re-running is safe:
@@ -20,20 +16,28 @@ With <cert-id>, only those leaves are checked (like "kubeadm init phase certs ap
 CAs are always loaded or created first. Ids: apiserver, apiserver-kubelet-client,
 apiserver-etcd-client, front-proxy-client, etcd-healthcheck-client, etcd-server, etcd-peer,
 kubeconfig-admin, kubeconfig-super-admin, kubeconfig-controller-manager, kubeconfig-scheduler.
-`,
-  async run({ argv, log }) {
-    const { values, positionals } = parse(argv, inventoryOptions);
-    const inv = requireInventory(values, log);
-    const known = new Set<string>(allLeaves(inv).map((l) => l.id));
-    for (const p of positionals) if (!known.has(p)) throw new InputError('cert-id', `unknown certificate "${p}"; valid: ${[...known].join(', ')}`);
-    const only = positionals.length ? (s: { id: string }) => positionals.includes(s.id) : undefined;
-    const result = await ensurePki(stateDirFrom(values), inv, only);
-    if (values.json) {
-      printJson({ dir: result.dir, events: result.events });
-    } else {
-      for (const e of result.events) log.info(`${e.action.padEnd(8)} ${e.file}${e.reasons.length ? `  (${e.reasons.join('; ')})` : ''}`);
-      log.info(`pki: ${result.dir}`);
-    }
-    return 0;
-  },
-};
+`;
+
+interface Opts extends InventoryOpts { json?: boolean }
+
+export function declare(root: Cli): Cli {
+  return topCommand(root, 'pki', 'load or create the cluster, etcd and front-proxy CAs, every leaf cert, kubeconfig and the encryption config', HELP)
+    .argument('[cert-id...]')
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.json())
+    .action(act(async ({ opts, log }: Run<Opts>, ids: string[]) => {
+      const inv = requireInventory(opts, log);
+      const known = new Set<string>(allLeaves(inv).map((l) => l.id));
+      for (const p of ids) if (!known.has(p)) throw new InputError('cert-id', `unknown certificate "${p}"; valid: ${[...known].join(', ')}`);
+      const only = ids.length ? (s: { id: string }) => ids.includes(s.id) : undefined;
+      const result = await ensurePki(stateDirFrom(opts), inv, only);
+      if (opts.json) {
+        printJson({ dir: result.dir, events: result.events });
+      } else {
+        for (const e of result.events) log.info(`${e.action.padEnd(8)} ${e.file}${e.reasons.length ? `  (${e.reasons.join('; ')})` : ''}`);
+        log.info(`pki: ${result.dir}`);
+      }
+      return 0;
+    }));
+}

@@ -1,6 +1,5 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../apply/context.ts';
 import { runPhases } from '../../apply/phase.ts';
@@ -8,25 +7,33 @@ import { connectPhase } from '../../apply/phases/connect.ts';
 import { teardownPhase } from '../../apply/phases/teardown.ts';
 import { clusterStateDir } from '../../pki/store.ts';
 import { printJson } from '../../lib/log.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
-export const command: Command = {
-  name: 'teardown',
-  summary: 'stop and remove everything wire put on the hosts (etcd data only with --purge-data)',
-  help: `
+const HELP = `
 usage: hardwire teardown [--inventory FILE] [--state-dir DIR] [--purge-data] [--dry-run] [--json]
 
 Disables and stops the units (scheduler, controller-manager, apiserver, etcd), then removes the
 files listed in each host's /var/lib/hardwire/installed.json. The etcd data directory
 (/var/lib/etcd) is kept unless --purge-data. The local state dir (PKI) is never touched.
-`,
-  async run({ argv, log }) {
-    const { values } = parse(argv, { inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' }, 'purge-data': { type: 'boolean' }, 'dry-run': { type: 'boolean' } }, false);
-    const inv = await inventoryOrLab(values, log, false);
-    const stateDir = stateDirFrom(values);
-    const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: values['dry-run'] === true, acceptNewHostKeys: false, gateTimeoutMs: 60_000 }, log);
-    await runPhases([connectPhase, teardownPhase(values['purge-data'] === true)], ctx);
-    if (values.json) printJson({ dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
-    else if (ctx.opts.dryRun) for (const i of ctx.wet.intents) process.stdout.write(`${i.host}: ${i.msg}\n`);
-    return 0;
-  },
-};
+`;
+
+interface Opts extends InventoryOpts { json?: boolean; purgeData?: boolean; dryRun?: boolean }
+
+export function declare(root: Cli): Cli {
+  return topCommand(root, 'teardown', 'stop and remove everything wire put on the hosts (etcd data only with --purge-data)', HELP)
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .option('--purge-data', 'also remove the etcd data directory')
+    .addOption(options.dryRun())
+    .addOption(options.json())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const inv = await inventoryOrLab(opts, log, false);
+      const stateDir = stateDirFrom(opts);
+      // Teardown runs no gate; the context still takes a timeout.
+      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+      await runPhases([connectPhase, teardownPhase(opts.purgeData === true)], ctx);
+      if (opts.json) printJson({ dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
+      else if (ctx.opts.dryRun) for (const i of ctx.wet.intents) process.stdout.write(`${i.host}: ${i.msg}\n`);
+      return 0;
+    }));
+}

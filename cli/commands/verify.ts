@@ -1,6 +1,5 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../apply/context.ts';
 import { runPhases } from '../../apply/phase.ts';
@@ -8,29 +7,36 @@ import { connectPhase } from '../../apply/phases/connect.ts';
 import { verifyPhase, type VerifyReport } from '../../apply/phases/verify.ts';
 import { clusterStateDir } from '../../pki/store.ts';
 import { printJson } from '../../lib/log.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
-export const command: Command = {
-  name: 'verify',
-  summary: 're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)',
-  help: `
-usage: hardwire verify [--inventory FILE] [--state-dir DIR] [--json]
+const HELP = `
+usage: hardwire verify [--inventory FILE] [--state-dir DIR] [--gate-timeout SECONDS] [--json]
 
 Gates: etcd health over mTLS and member list; each apiserver's /livez and /readyz; the
 controller-manager and scheduler Leases held and renewing. Smoke test through admin.conf:
 namespace + ConfigMap; a Deployment whose ReplicaSet and Pods carry ownerReferences; a CRD with
 a CEL rule rejecting a bad object; a server-side apply conflict; a watch; a Secret that reads
 back while etcd holds it encrypted (k8s:enc:aescbc:v1: checked with etcdctl). Cleans up after.
+--gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 Exit 1 if any check fails.
-`,
-  async run({ argv, log }) {
-    const { values } = parse(argv, { inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' } }, false);
-    const inv = await inventoryOrLab(values, log, false);
-    const stateDir = stateDirFrom(values);
-    const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: 60_000 }, log);
-    const report: VerifyReport = { gates: [], smoke: [] };
-    await runPhases([connectPhase, verifyPhase(report)], ctx);
-    const ok = [...report.gates, ...report.smoke].every((r) => r.ok);
-    if (values.json) printJson({ ok, ...report });
-    return ok ? 0 : 1;
-  },
-};
+`;
+
+interface Opts extends InventoryOpts { json?: boolean; gateTimeout: number }
+
+export function declare(root: Cli): Cli {
+  return topCommand(root, 'verify', 're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)', HELP)
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.gateTimeout())
+    .addOption(options.json())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const inv = await inventoryOrLab(opts, log, false);
+      const stateDir = stateDirFrom(opts);
+      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const report: VerifyReport = { gates: [], smoke: [] };
+      await runPhases([connectPhase, verifyPhase(report)], ctx);
+      const ok = [...report.gates, ...report.smoke].every((r) => r.ok);
+      if (opts.json) printJson({ ok, ...report });
+      return ok ? 0 : 1;
+    }));
+}

@@ -1,16 +1,13 @@
-import type { Command } from '../command.ts';
-import { parse } from '../args.ts';
-import { stateDirFrom } from '../common.ts';
+import { act, topCommand, type Cli, type Run } from '../command.ts';
+import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { wire } from '../../apply/wire.ts';
 import { adminKubeconfigPath } from '../../apply/creds.ts';
 import { formatPlan } from '../../plan/format.ts';
 import { printJson } from '../../lib/log.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
-export const command: Command = {
-  name: 'wire',
-  summary: 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers, gate each step',
-  help: `
+const HELP = `
 usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--accept-new-host-keys] [--gate-timeout SECONDS] [--json]
 
 Without --inventory, uses the local lab (brings it up if needed: "hardwire lab up").
@@ -22,48 +19,51 @@ Order and gates:
   4. kube-controller-manager and kube-scheduler; gate: their Leases are held and renewing
 A file is sent only when its hash differs, atomically, with its mode. A component restarts only
 when something it reads changed, one host at a time, each followed by its gate.
+--gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 --dry-run prints the per-host plan and changes nothing on any host (the local PKI and
 rendered trees under the state dir are still created, since the plan is computed from them).
 Host keys are pinned (inventory knownHosts); unknown keys are refused unless --accept-new-host-keys.
-`,
-  async run({ argv, log }) {
-    const { values } = parse(argv, {
-      inventory: { type: 'string', short: 'i' }, 'state-dir': { type: 'string' }, json: { type: 'boolean' },
-      'dry-run': { type: 'boolean' }, 'accept-new-host-keys': { type: 'boolean' }, 'gate-timeout': { type: 'string' },
-    }, false);
-    const gateS = Number(values['gate-timeout'] ?? 90);
-    if (!Number.isFinite(gateS) || gateS <= 0) {
-      const { InputError } = await import('../../lib/errors.ts');
-      throw new InputError('--gate-timeout', `"${values['gate-timeout']}" is not a positive number of seconds`);
-    }
-    const inv = await inventoryOrLab(values, log, !values['dry-run']);
-    const t0 = performance.now();
-    const ctx = await wire(inv, stateDirFrom(values), { dryRun: values['dry-run'] === true, acceptNewHostKeys: values['accept-new-host-keys'] === true, gateTimeoutMs: gateS * 1000 }, log);
-    const totalMs = Math.round(performance.now() - t0);
-    const report = {
-      dryRun: ctx.opts.dryRun,
-      kubeconfig: adminKubeconfigPath(ctx.clusterDir),
-      stateDir: ctx.clusterDir,
-      hosts: ctx.inv.hosts.map((h) => ({
-        name: h.name,
-        address: h.address,
-        components: Object.fromEntries([...(ctx.facts.get(h.name)?.units ?? new Map())].map(([c, u]) => [c, { activeState: u.activeState, activeEnterMonotonic: u.activeEnterMonotonic }])),
-      })),
-      plan: ctx.plan,
-      restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
-      runId: ctx.runId,
-      backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)) } : null,
-      snapshot: ctx.snapshot ?? null,
-      durationsMs: { ...ctx.durationsMs, total: totalMs },
-    };
-    if (values.json) {
-      printJson(report);
-    } else if (ctx.opts.dryRun) {
-      process.stdout.write(formatPlan(ctx.plan!));
-    } else {
-      log.info(`wired in ${(totalMs / 1000).toFixed(1)}s; ${report.restarted.length} unit(s) (re)started`);
-      process.stdout.write(`${report.kubeconfig}\n`);
-    }
-    return 0;
-  },
-};
+`;
+
+interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; acceptNewHostKeys?: boolean; gateTimeout: number }
+
+export function declare(root: Cli): Cli {
+  return topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers, gate each step', HELP)
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.dryRun())
+    .addOption(options.acceptNewHostKeys())
+    .addOption(options.gateTimeout())
+    .addOption(options.json())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const inv = await inventoryOrLab(opts, log, !opts.dryRun);
+      const t0 = performance.now();
+      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const totalMs = Math.round(performance.now() - t0);
+      const report = {
+        dryRun: ctx.opts.dryRun,
+        kubeconfig: adminKubeconfigPath(ctx.clusterDir),
+        stateDir: ctx.clusterDir,
+        hosts: ctx.inv.hosts.map((h) => ({
+          name: h.name,
+          address: h.address,
+          components: Object.fromEntries([...(ctx.facts.get(h.name)?.units ?? new Map())].map(([c, u]) => [c, { activeState: u.activeState, activeEnterMonotonic: u.activeEnterMonotonic }])),
+        })),
+        plan: ctx.plan,
+        restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
+        runId: ctx.runId,
+        backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)) } : null,
+        snapshot: ctx.snapshot ?? null,
+        durationsMs: { ...ctx.durationsMs, total: totalMs },
+      };
+      if (opts.json) {
+        printJson(report);
+      } else if (ctx.opts.dryRun) {
+        process.stdout.write(formatPlan(ctx.plan!));
+      } else {
+        log.info(`wired in ${(totalMs / 1000).toFixed(1)}s; ${report.restarted.length} unit(s) (re)started`);
+        process.stdout.write(`${report.kubeconfig}\n`);
+      }
+      return 0;
+    }));
+}
