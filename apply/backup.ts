@@ -1,7 +1,8 @@
 // On-host backups of what a wire run overwrote or created, for `hardwire rollback <run-id>`.
+import { HOST_STATE_DIR } from '../lib/constants.ts';
 import type { ComponentName } from '../components/models/index.ts';
 
-export const BACKUP_ROOT = '/var/lib/hardwire/backup';
+export const BACKUP_ROOT = `${HOST_STATE_DIR}/backup`;
 export const BACKUP_RECORD = 'backup.json';
 export const KEEP_BACKUPS = 5;
 

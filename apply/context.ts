@@ -3,7 +3,7 @@ import type { Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
 import type { PkiResult } from '../pki/store.ts';
 import type { HostTree } from '../render/host-tree.ts';
-import type { Session } from '../transport/index.ts';
+import type { ReadSession } from '../transport/index.ts';
 import type { HostFacts, Plan } from '../plan/types.ts';
 import type { HostWant } from '../plan/build.ts';
 import { Wet } from './wet.ts';
@@ -35,7 +35,8 @@ export interface WireContext {
   trees: Map<string, HostTree>;
   binaries: Map<string, LocalBinary>;
   wants: HostWant[];
-  sessions: Map<string, Session>;
+  /** Read-only: host changes go through wet.run, which holds the writable sessions. */
+  sessions: Map<string, ReadSession>;
   facts: Map<string, HostFacts>;
   plan?: Plan;
   restarted: Restart[];
@@ -59,7 +60,7 @@ export function newContext(inv: Inventory, stateDir: string, clusterDir: string,
   };
 }
 
-export function session(ctx: WireContext, host: string): Session {
+export function session(ctx: WireContext, host: string): ReadSession {
   const s = ctx.sessions.get(host);
   if (!s) throw new Error(`no SSH session for ${host}`);
   return s;

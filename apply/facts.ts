@@ -1,5 +1,6 @@
 // Reads what is on a host: file hashes and unit states. Read-only, so it needs no Wet.
-import type { Session } from '../transport/index.ts';
+import { HOST_STATE_DIR } from '../lib/constants.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
 import type { ComponentName } from '../components/models/index.ts';
 import type { HostFacts, UnitFacts } from '../plan/types.ts';
 
@@ -22,7 +23,7 @@ export async function unitFacts(s: Session, components: ComponentName[]): Promis
 }
 
 /** Restart markers left by a run that pushed files but did not get to restart (see roll.ts). */
-export const PENDING_DIR = '/var/lib/hardwire/pending-restart';
+export const PENDING_DIR = `${HOST_STATE_DIR}/pending-restart`;
 
 async function pendingRestarts(s: Session, components: ComponentName[]): Promise<Set<ComponentName>> {
   const r = await s.exec(['ls', '-1', PENDING_DIR], { allowFail: true });

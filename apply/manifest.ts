@@ -1,8 +1,9 @@
 // /var/lib/hardwire/installed.json on each host: the paths hardwire installed there.
+import { HOST_STATE_DIR } from '../lib/constants.ts';
 import { createHash } from 'node:crypto';
 import type { HostFile } from '../render/host-tree.ts';
 
-export const MANIFEST_PATH = '/var/lib/hardwire/installed.json';
+export const MANIFEST_PATH = `${HOST_STATE_DIR}/installed.json`;
 
 export function installedManifest(paths: string[]): HostFile {
   const content = Buffer.from(`${JSON.stringify({ paths: [...paths].sort() }, null, 2)}\n`);

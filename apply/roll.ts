@@ -4,7 +4,7 @@
 // A dry run records every start and restart it would make through Wet, and gates nothing.
 import { specOf, type ComponentName } from '../components/registry/index.ts';
 import { hostsFor } from '../plan/build.ts';
-import { session, type WireContext } from './context.ts';
+import type { WireContext } from './context.ts';
 import { PENDING_DIR } from './facts.ts';
 
 export async function roll(ctx: WireContext, component: ComponentName): Promise<void> {
@@ -14,22 +14,22 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
   const starts = hostsFor(plan, component, 'start');
   const restarts = hostsFor(plan, component, 'restart');
   if (starts.length > 0) {
-    await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async () => {
+    await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async (s) => {
       // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
-      await session(ctx, h).exec(['systemctl', 'reset-failed', unit], { allowFail: true });
-      await session(ctx, h).exec(['systemctl', 'start', '--no-block', unit]);
+      await s.exec(['systemctl', 'reset-failed', unit], { allowFail: true });
+      await s.exec(['systemctl', 'start', '--no-block', unit]);
       ctx.restarted.push({ host: h, unit, action: 'start' });
     })));
     await gate(starts);
   }
   for (const h of restarts) {
-    await ctx.wet.run(h, `systemctl restart ${unit}`, async () => {
+    await ctx.wet.run(h, `systemctl restart ${unit}`, async (s) => {
       // Blocking, so the gate below cannot be answered by the old process.
-      await session(ctx, h).exec(['systemctl', 'restart', unit], { timeoutMs: 150_000 });
+      await s.exec(['systemctl', 'restart', unit], { timeoutMs: 150_000 });
       ctx.restarted.push({ host: h, unit, action: 'restart' });
     });
     await gate([h]);
-    await ctx.wet.run(h, `clear ${component} restart mark`, () => session(ctx, h).exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
+    await ctx.wet.run(h, `clear ${component} restart mark`, (s) => s.exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
   }
   if (starts.length === 0 && restarts.length === 0) await gate([]);
 }

@@ -5,7 +5,7 @@ import { kubeJson, kubeRequest, watchFor, type KubeCreds } from '../kube/client.
 import { waitUntil } from '../gates/wait.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
 import type { Inventory } from '../inventory/load.ts';
-import type { Session } from '../transport/index.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
 
 export interface CheckResult { name: string; ok: boolean; detail: string; ms: number }
 

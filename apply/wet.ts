@@ -1,24 +1,46 @@
-// The one gate every host change passes through. In dry-run it records the intent and skips the
-// write, so a dry run cannot miss a change: code that bypasses Wet has no session to write with.
+// The one gate every host change passes through. It holds the only writable session of each host
+// and hands it to the change's callback; in a dry run it records the intent and never calls the
+// callback. Phases read hosts through read-only sessions (transport/read-only.ts), so a dry run
+// cannot miss a change: there is no other way to write.
 import type { Logger } from '../lib/log.ts';
+import type { Session } from '../transport/index.ts';
 
-export interface Intent { host: string; msg: string }
+export interface Intent {
+  host: string;
+  msg: string;
+  /** When the change was asked for (ms since the epoch): drills build their timelines from it. */
+  at: number;
+}
 
 export class Wet {
   readonly dryRun: boolean;
   readonly intents: Intent[] = [];
   readonly #log: Logger;
+  readonly #writers = new Map<string, Session>();
 
   constructor(dryRun: boolean, log: Logger) {
     this.dryRun = dryRun;
     this.#log = log;
   }
 
-  async run<T>(host: string, msg: string, fn: () => Promise<T>): Promise<T | undefined> {
-    this.intents.push({ host, msg });
+  /** Connect hands each host's session here; nothing else keeps a writable one. */
+  attach(host: string, s: Session): void {
+    this.#writers.set(host, s);
+  }
+
+  async run<T>(host: string, msg: string, fn: (s: Session) => Promise<T>): Promise<T | undefined> {
+    this.intents.push({ host, msg, at: Date.now() });
     if (this.dryRun) return undefined;
+    const s = this.#writers.get(host);
+    if (!s) throw new Error(`no SSH session for ${host}`);
     if (this.#log.host) this.#log.host(host, msg);
     else this.#log.info(`  [${host}] ${msg}`);
-    return fn();
+    return fn(s);
+  }
+
+  /** For connect's cleanup. */
+  async closeAll(): Promise<void> {
+    await Promise.all([...this.#writers.values()].map((s) => s.close()));
+    this.#writers.clear();
   }
 }

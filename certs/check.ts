@@ -3,7 +3,7 @@
 // read: the private key never leaves the host.
 import { X509Certificate } from 'node:crypto';
 import type { Inventory } from '../inventory/load.ts';
-import type { Session } from '../transport/index.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
 import { remoteCas, remoteCerts, type RemoteCa, type RemoteCert } from './catalog.ts';
 
 export type CertStatus = 'ok' | 'EXPIRED' | 'NOT YET VALID' | 'MISSING' | 'UNREADABLE';

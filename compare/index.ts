@@ -8,6 +8,7 @@ import { k0sCollector } from './planes/k0s.ts';
 import { buildReport } from './build.ts';
 import { PLANES, emptyPlane } from './types.ts';
 import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';
+import { APISERVER_PORT } from '../lib/constants.ts';
 
 export interface CompareOptions {
   inv: Inventory;
@@ -44,7 +45,7 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
     serviceCIDR: inv.cluster.serviceCIDR,
     podCIDR: inv.cluster.podCIDR,
     dnsDomain: inv.cluster.dnsDomain,
-    ...(endpoint !== `${host.address}:6443` ? { controlPlaneEndpoint: endpoint } : {}),
+    ...(endpoint !== `${host.address}:${APISERVER_PORT}` ? { controlPlaneEndpoint: endpoint } : {}),
     extraSANs: inv.cluster.extraSANs,
     firstServiceIp: inv.serviceIp,
   };

@@ -3,15 +3,17 @@
 import { mkdirSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Inventory, Host } from '../inventory/load.ts';
-import type { Session } from '../transport/index.ts';
+import type { ReadSession } from '../transport/index.ts';
+import type { Wet } from '../apply/wet.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
 import { writeFileAtomic } from '../lib/fsx.ts';
 import { StepError } from '../lib/errors.ts';
 import { run } from '../lib/proc.ts';
+import { ETCD_CLIENT_PORT, HOST_STATE_DIR } from '../lib/constants.ts';
 import { ensureBinary } from '../components/binaries/index.ts';
 import type { SnapshotInfo } from '../apply/context.ts';
 
-export const REMOTE_SNAPSHOT_DIR = '/var/lib/hardwire/snapshots';
+export const REMOTE_SNAPSHOT_DIR = `${HOST_STATE_DIR}/snapshots`;
 
 export function snapshotDir(clusterDir: string): string {
   return join(clusterDir, 'snapshots');
@@ -29,13 +31,17 @@ export async function snapshotStatus(file: string): Promise<{ hash: number; revi
 }
 
 /** Saves a snapshot from `host` (one endpoint: etcdctl refuses several), copies and verifies it. */
-export async function saveSnapshot(inv: Inventory, host: Host, s: Session, clusterDir: string, name: string): Promise<SnapshotInfo> {
+/** Only for a real run: the snapshot is written on the host (through Wet) before it is copied here. */
+export async function saveSnapshot(inv: Inventory, host: Host, s: ReadSession, wet: Wet, clusterDir: string, name: string): Promise<SnapshotInfo> {
+  if (wet.dryRun) throw new Error('saveSnapshot called in a dry run');
   const remote = `${REMOTE_SNAPSHOT_DIR}/${name}.db`;
-  await s.exec(['mkdir', '-p', '-m', '0700', REMOTE_SNAPSHOT_DIR]);
-  const argv = etcdctlArgv(inv, 'snapshot', 'save', remote).map((a) => (a.startsWith('--endpoints=') ? `--endpoints=https://${host.address}:2379` : a));
-  await s.exec(argv, { timeoutMs: 120_000 });
+  const argv = etcdctlArgv(inv, 'snapshot', 'save', remote).map((a) => (a.startsWith('--endpoints=') ? `--endpoints=https://${host.address}:${ETCD_CLIENT_PORT}` : a));
+  await wet.run(host.name, `etcdctl snapshot save ${remote}`, async (w) => {
+    await w.exec(['mkdir', '-p', '-m', '0700', REMOTE_SNAPSHOT_DIR]);
+    await w.exec(argv, { timeoutMs: 120_000 });
+  });
   const data = await s.readFile(remote);
-  await s.exec(['rm', '-f', '--', remote]);
+  await wet.run(host.name, `remove ${remote} (copied to the operator)`, (w) => w.exec(['rm', '-f', '--', remote]));
   const file = join(snapshotDir(clusterDir), `${name}.db`);
   mkdirSync(snapshotDir(clusterDir), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, data, 0o600); // holds every key, Secrets included (encrypted, but still)

@@ -1,12 +1,13 @@
 // kube-apiserver gate: /livez and /readyz return 200 on the host, using the admin credentials.
 import { StepError } from '../lib/errors.ts';
+import { APISERVER_PORT } from '../lib/constants.ts';
 import { kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
-import type { Session } from '../transport/index.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
 import { waitUntil } from './wait.ts';
 import { journalTail } from './journal.ts';
 
 export async function checkApiserver(creds: KubeCreds, address: string): Promise<void> {
-  const c = withServer(creds, `https://${address}:6443`);
+  const c = withServer(creds, `https://${address}:${APISERVER_PORT}`);
   for (const path of ['/livez', '/readyz']) {
     const r = await kubeRequest(c, 'GET', path, { timeoutMs: 5000 });
     if (r.status !== 200) throw new Error(`${path} returned ${r.status}: ${r.body.trim().split('\n').filter((l) => l.includes('failed')).join('; ').slice(0, 300)}`);

@@ -2,15 +2,15 @@
 // equals the inventory.
 import { StepError } from '../lib/errors.ts';
 import type { Inventory } from '../inventory/load.ts';
-import type { Session } from '../transport/index.ts';
-import { PKI } from '../components/models/types.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
+import { BIN_DIR, ETCD_CLIENT_PORT, PKI_DIR as PKI } from '../lib/constants.ts';
 import { waitUntil } from './wait.ts';
 import { journalTail } from './journal.ts';
 
 export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
   return [
-    '/usr/local/bin/etcdctl',
-    `--endpoints=${inv.etcdHosts.map((h) => `https://${h.address}:2379`).join(',')}`,
+    `${BIN_DIR}/etcdctl`,
+    `--endpoints=${inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`).join(',')}`,
     `--cacert=${PKI}/etcd/ca.crt`,
     `--cert=${PKI}/etcd/healthcheck-client.crt`,
     `--key=${PKI}/etcd/healthcheck-client.key`,

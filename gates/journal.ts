@@ -1,5 +1,5 @@
 // The last lines a unit logged, for gate failures: the real error, not a summary of it.
-import type { Session } from '../transport/index.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
 
 export async function journalTail(s: Session, unit: string, lines = 20): Promise<string[]> {
   try {

@@ -7,6 +7,7 @@ import { InputError } from '../lib/errors.ts';
 import { cidrContains, cidrsOverlap, firstServiceIp, parseCidr, type Cidr } from '../lib/net.ts';
 import { expandHome } from '../lib/paths.ts';
 import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
+import { APISERVER_PORT } from '../lib/constants.ts';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -140,9 +141,9 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
 }
 
 function parseEndpoint(text: string, fallbackHost: string): { host: string; port: number } {
-  if (text === '') return { host: fallbackHost, port: 6443 };
+  if (text === '') return { host: fallbackHost, port: APISERVER_PORT };
   const m = /^([a-zA-Z0-9.-]+)(?::(\d{1,5}))?$/.exec(text);
-  const port = m?.[2] === undefined ? 6443 : Number(m[2]);
+  const port = m?.[2] === undefined ? APISERVER_PORT : Number(m[2]);
   if (!m || port < 1 || port > 65535) {
     throw new InputError('cluster.apiServerEndpoint', `"${text}" is not host[:port]; use for example cp.example.com:6443`);
   }

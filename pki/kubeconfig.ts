@@ -1,5 +1,6 @@
 // Kubeconfigs with embedded certs, byte-stable for the same inputs.
 import type { KubeconfigSpec } from './table.ts';
+import { APISERVER_PORT } from '../lib/constants.ts';
 
 export interface KubeconfigInput {
   cluster: string;
@@ -39,5 +40,5 @@ export function kubeconfigYaml(k: KubeconfigInput): string {
 }
 
 export function kubeconfigServer(spec: KubeconfigSpec, endpoint: { host: string; port: number }): string {
-  return spec.server === 'local' ? 'https://127.0.0.1:6443' : `https://${endpoint.host}:${endpoint.port}`;
+  return spec.server === 'local' ? `https://127.0.0.1:${APISERVER_PORT}` : `https://${endpoint.host}:${endpoint.port}`;
 }

@@ -11,6 +11,7 @@ import {
 import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
 import { shJoin, shQuote } from '../transport/quote.ts';
 import { parseProxyJump } from '../transport/ssh.ts';
+import { isReadOnlyCommand } from '../transport/read-only.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 /** Runs the quoted command line through a real POSIX shell and returns the argv it saw. */
@@ -182,5 +183,29 @@ describe('ed25519 key files', () => {
     // The shape ssh2's generator writes for such a key: the leading zero stripped, 31 bytes left.
     const stripped = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 31]), zeroLead!.pub.subarray(1)]);
     expect(isWellFormedEd25519Public(`ssh-ed25519 ${stripped.toString('base64')} root@zero`)).toBe(false);
+  });
+});
+
+describe('read-only sessions (what every phase gets; writes go through Wet)', () => {
+  const etcdctl = (...cmd: string[]) => ['/usr/local/bin/etcdctl', '--endpoints=https://10.0.0.1:2379', '--cacert=/x', ...cmd];
+
+  it('lets reads through', () => {
+    for (const argv of [
+      ['cat', '/var/lib/hardwire/installed.json'], ['ls', '-1', '/var/lib/hardwire/pending-restart'], ['test', '-x', '/usr/local/bin/etcdutl'],
+      ['grep', '-m1', '-e', 'client-certificate-data:', '/etc/kubernetes/admin.conf'], ['journalctl', '-u', 'etcd', '-n', '20'],
+      ['systemctl', 'show', '--property=Id', 'etcd.service'], ['systemctl', 'list-unit-files', '--no-legend', 'etcd.service'],
+      etcdctl('endpoint', 'health', '-w', 'json'), etcdctl('member', 'list'), etcdctl('get', '/registry/secrets/x'),
+    ]) expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
+  });
+
+  it('refuses every kind of write hardwire makes, and anything it does not know', () => {
+    for (const argv of [
+      ['mkdir', '-p', '/var/lib/hardwire/backup'], ['rm', '-f', '/x'], ['rm', '-rf', '--', '/var/lib/etcd'], ['mv', '/a', '/b'], ['rmdir', '/a'],
+      ['systemctl', 'start', '--no-block', 'etcd.service'], ['systemctl', 'restart', 'kube-apiserver.service'], ['systemctl', 'stop', 'etcd.service'],
+      ['systemctl', '--quiet', 'enable', 'etcd.service'], ['systemctl', 'disable', '--now', 'etcd.service'], ['systemctl', 'daemon-reload'],
+      ['systemctl', 'reset-failed', 'etcd.service'], ['journalctl', '--vacuum-time=1s'],
+      etcdctl('snapshot', 'save', '/var/lib/hardwire/snapshots/x.db'), etcdctl('put', 'k', 'v'), etcdctl('del', 'k'), etcdctl('member', 'remove', 'abc'),
+      ['sh', '-c', 'cat /etc/hostname'], ['env', 'BK=/x', 'sh', '-c', 'cp a b'], ['/usr/local/bin/etcdutl', 'snapshot', 'restore', '/x'], ['tee', '/etc/x'],
+    ]) expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
   });
 });

@@ -104,6 +104,46 @@ describe('wire on a 3-host lab', () => {
     }
   });
 
+  it('dry runs of wire, rollback, snapshot restore and teardown change nothing on any host, and list their restarts', async () => {
+    // Real state to act on: a run with backups (to roll back), a snapshot (to restore), and a pending change.
+    const changed = wireJson(withExtraArgs({ 'kube-scheduler': { v: '3' } }, 'inv-v3.yaml')) as WireJson & { runId: string };
+    const snap = hardwire(['etcd', 'snapshot', 'save', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(snap.code, snap.stderr).toBe(0);
+    const snapshotFile = (JSON.parse(snap.stdout) as { file: string }).file;
+    const pending = withExtraArgs({ 'kube-controller-manager': { v: '3' } }, 'inv-pending.yaml');
+
+    // Read independently of hardwire: every file's hash, mtime, mode and inode, and each unit's start time.
+    const units = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}.service`);
+    const hostState = async () => Promise.all(lab.info.hosts.map(async (h) => {
+      const s = await lab.ssh(h.name);
+      const files = await remote(s, ['sh', '-c', 'find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev \\( -type f -o -type d \\) -printf "%p %T@ %m %i\\n" | sort; find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum']);
+      const started = await remote(s, ['systemctl', 'show', '-p', 'Id,ActiveEnterTimestamp,NRestarts', ...units]);
+      await s.close();
+      return `${h.name}\n${files}\n${started}`;
+    }));
+    const before = await hostState();
+    expect(before.join('\n')).toMatch(/\/usr\/local\/bin\/etcd [0-9.]+ 755/);
+
+    const dry = (args: string[]) => {
+      const r = hardwire([...args, '--inventory', args[0] === 'wire' ? pending : inv, '--state-dir', state, '--dry-run', '--json'], { timeoutMs: 300_000 });
+      expect(r.code, `${args.join(' ')}: ${r.stderr.slice(-2000)}`).toBe(0);
+      return JSON.parse(r.stdout) as { actions?: { host: string; msg: string }[] };
+    };
+    const wireDry = dry(['wire']);
+    expect(wireDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining([
+      'node1 write /etc/systemd/system/kube-controller-manager.service (changed)',
+      'node1 systemctl restart kube-controller-manager.service', 'node3 systemctl restart kube-controller-manager.service',
+    ]));
+    const rollbackDry = dry(['rollback', changed.runId]);
+    expect(rollbackDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining(['node2 systemctl restart kube-scheduler.service']));
+    const restoreDry = dry(['etcd', 'snapshot', 'restore', snapshotFile]);
+    expect(restoreDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining(['node1 systemctl stop etcd.service', 'node3 systemctl start etcd.service', 'node2 systemctl start kube-apiserver.service']));
+    const teardownDry = dry(['teardown']);
+    expect(teardownDry.actions?.some((a) => a.msg.startsWith('systemctl disable --now'))).toBe(true);
+
+    expect(await hostState()).toEqual(before);
+  }, 600_000);
+
   it('a host cut mid-wire fails naming the host; after heal, wire converges', async () => {
     const changedInv = withExtraArgs({ 'kube-scheduler': { v: '2' }, 'kube-apiserver': { v: '1' } }, 'inv-api.yaml');
     const child = spawn(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), 'wire', '--inventory', changedInv, '--state-dir', state, '--gate-timeout', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });

@@ -1,5 +1,5 @@
 import type { Phase } from '../phase.ts';
-import { connect } from '../../transport/index.ts';
+import { connect, readOnly } from '../../transport/index.ts';
 import { StepError } from '../../lib/errors.ts';
 
 // All hosts or none: a host that cannot be reached stops the run before anything changes.
@@ -13,7 +13,8 @@ export const connectPhase: Phase = {
         acceptNewHostKeys: ctx.opts.acceptNewHostKeys,
         timeoutMs: 10_000,
       });
-      ctx.sessions.set(h.name, s);
+      ctx.wet.attach(h.name, s);
+      ctx.sessions.set(h.name, readOnly(s));
     }));
     const failed = results.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
     if (failed.length > 0) {
@@ -25,6 +26,6 @@ export const connectPhase: Phase = {
     }
   },
   async cleanup(ctx) {
-    await Promise.all([...ctx.sessions.values()].map((s) => s.close()));
+    await ctx.wet.closeAll();
   },
 };

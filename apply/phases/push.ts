@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Phase } from '../phase.ts';
-import { session, type WireContext } from '../context.ts';
+import type { WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
 import { BIN } from '../../components/models/types.ts';
 import { PENDING_DIR } from '../facts.ts';
@@ -13,7 +13,6 @@ const COPY_SCRIPT = 'set -e; for p in "$@"; do mkdir -p -- "$BK$(dirname -- "$p"
 // under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
 async function backup(ctx: WireContext, host: string, changes: FileChange[]): Promise<void> {
   if (changes.length === 0) return;
-  const s = session(ctx, host);
   const dir = `${BACKUP_ROOT}/${ctx.runId}`;
   const overwritten = changes.filter((c) => c.reason === 'changed');
   const record: BackupRecord = {
@@ -21,41 +20,40 @@ async function backup(ctx: WireContext, host: string, changes: FileChange[]): Pr
     overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
     created: changes.filter((c) => c.reason === 'missing').map((c) => ({ path: c.path, readBy: c.readBy })),
   };
-  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, async () => {
+  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, async (s) => {
     await s.exec(['mkdir', '-p', '-m', '0700', dir]);
     if (overwritten.length > 0) await s.exec(['env', `BK=${dir}`, 'sh', '-c', COPY_SCRIPT, 'sh', ...overwritten.map((c) => c.path)]);
     await s.writeFileAtomic(`${dir}/${BACKUP_RECORD}`, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     await s.exec(['sh', '-c', PRUNE_SCRIPT, 'sh', BACKUP_ROOT, String(KEEP_BACKUPS)]);
   });
-  ctx.backups.push(host);
+  if (!ctx.opts.dryRun) ctx.backups.push(host);
 }
 
 async function pushHost(ctx: WireContext, host: string): Promise<void> {
   const plan = ctx.plan!.hosts.find((h) => h.host === host)!;
-  const s = session(ctx, host);
   const tree = ctx.trees.get(host)!;
   // Mark restarts before touching files: if this run dies after the push, the next run still
   // sees that the running process has not loaded the new files.
   for (const u of plan.units.filter((x) => x.action === 'restart')) {
-    await ctx.wet.run(host, `mark ${u.component} restart pending`, () => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
+    await ctx.wet.run(host, `mark ${u.component} restart pending`, (s) => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
   }
   await backup(ctx, host, plan.changes);
   for (const c of plan.changes) {
-    // Binaries are read from the cache only when they must move: one copy per checksum.
-    const data = c.kind === 'binary'
+    // Binaries are read from the cache only when they must move (never in a dry run).
+    const data = () => (c.kind === 'binary'
       ? readFileSync(ctx.binaries.get(c.path.slice(BIN.length + 1))!.path)
-      : tree.files.find((f) => f.path === c.path)!.content;
-    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, () => s.writeFileAtomic(c.path, data, { mode: c.mode, owner: 'root:root' }));
+      : tree.files.find((f) => f.path === c.path)!.content);
+    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, (s) => s.writeFileAtomic(c.path, data(), { mode: c.mode, owner: 'root:root' }));
   }
-  if (plan.daemonReload) await ctx.wet.run(host, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
+  if (plan.daemonReload) await ctx.wet.run(host, 'systemctl daemon-reload', (s) => s.exec(['systemctl', 'daemon-reload']));
   const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
-  if (toEnable.length > 0) await ctx.wet.run(host, `systemctl enable ${toEnable.join(' ')}`, () => s.exec(['systemctl', 'enable', '--quiet', ...toEnable]));
+  if (toEnable.length > 0) await ctx.wet.run(host, `systemctl enable ${toEnable.join(' ')}`, (s) => s.exec(['systemctl', 'enable', '--quiet', ...toEnable]));
 }
 
 export const pushPhase: Phase = {
   id: 'push',
+  // Runs in a dry run too: every write goes through Wet, which records it and writes nothing.
   title: 'Push files and binaries (atomic, only what changed)',
-  shouldRun: (ctx) => !ctx.opts.dryRun,
   async run(ctx) {
     const results = await Promise.allSettled(ctx.plan!.hosts.map((h) => pushHost(ctx, h.host)));
     const bad = results.flatMap((r, i) => (r.status === 'rejected' ? [{ host: ctx.plan!.hosts[i]!.host, err: r.reason as unknown }] : []));

@@ -14,22 +14,21 @@ async function stopAll(ctx: WireContext): Promise<void> {
   // Apiservers and controllers first, so nothing writes while etcd goes away.
   for (const c of [...COMPONENT_NAMES].reverse()) {
     await Promise.all(ctx.inv.hosts.filter((h) => componentsOn(h).includes(c)).map((h) =>
-      ctx.wet.run(h.name, `systemctl stop ${c}.service`, () => session(ctx, h.name).exec(['systemctl', 'stop', `${c}.service`], { timeoutMs: 120_000 }))));
+      ctx.wet.run(h.name, `systemctl stop ${c}.service`, (w) => w.exec(['systemctl', 'stop', `${c}.service`], { timeoutMs: 120_000 }))));
   }
 }
 
 async function restoreMember(ctx: WireContext, name: string, data: Buffer): Promise<void> {
   const h = ctx.inv.etcdHosts.find((x) => x.name === name)!;
-  const s = session(ctx, name);
   const aside = `${ETCD_DATA_DIR}.before-restore-${ctx.runId}`;
-  await ctx.wet.run(name, `copy snapshot to ${RESTORE_DB}`, () => s.writeFileAtomic(RESTORE_DB, data, { mode: 0o600 }));
-  await ctx.wet.run(name, `move ${ETCD_DATA_DIR} aside to ${aside} (kept, never deleted here)`, () => s.exec(['sh', '-c', 'if [ -e "$1" ]; then mv -- "$1" "$2"; fi', 'sh', ETCD_DATA_DIR, aside]));
-  await ctx.wet.run(name, `etcdutl snapshot restore into ${ETCD_DATA_DIR} as member ${name}`, () => s.exec([
+  await ctx.wet.run(name, `copy snapshot to ${RESTORE_DB}`, (s) => s.writeFileAtomic(RESTORE_DB, data, { mode: 0o600 }));
+  await ctx.wet.run(name, `move ${ETCD_DATA_DIR} aside to ${aside} (kept, never deleted here)`, (s) => s.exec(['sh', '-c', 'if [ -e "$1" ]; then mv -- "$1" "$2"; fi', 'sh', ETCD_DATA_DIR, aside]));
+  await ctx.wet.run(name, `etcdutl snapshot restore into ${ETCD_DATA_DIR} as member ${name}`, (s) => s.exec([
     ETCDUTL, 'snapshot', 'restore', RESTORE_DB,
     `--name=${name}`, `--initial-cluster=${initialCluster(ctx.inv)}`, `--initial-cluster-token=${initialClusterToken(ctx.inv)}`,
     `--initial-advertise-peer-urls=${peerUrl(h.address)}`, `--data-dir=${ETCD_DATA_DIR}`,
   ], { timeoutMs: 120_000 }));
-  await ctx.wet.run(name, `remove ${RESTORE_DB}`, () => s.exec(['rm', '-f', '--', RESTORE_DB]));
+  await ctx.wet.run(name, `remove ${RESTORE_DB}`, (s) => s.exec(['rm', '-f', '--', RESTORE_DB]));
 }
 
 /** Stops everything, restores every member from one snapshot, then plans a start of everything. */

@@ -19,15 +19,15 @@ async function rollbackHost(ctx: WireContext, runId: string, name: string): Prom
   const affected = new Set<ComponentName>([...rec.overwritten, ...rec.created].flatMap((f) => f.readBy));
   const createdUnits = rec.created.filter((f) => f.path.startsWith('/etc/systemd/system/')).map((f) => f.path.slice('/etc/systemd/system/'.length));
   if (createdUnits.length > 0) {
-    await ctx.wet.run(name, `stop units this run created: ${createdUnits.join(' ')}`, () => s.exec(['systemctl', 'disable', '--now', '--quiet', ...createdUnits], { timeoutMs: 120_000 }));
+    await ctx.wet.run(name, `stop units this run created: ${createdUnits.join(' ')}`, (w) => w.exec(['systemctl', 'disable', '--now', '--quiet', ...createdUnits], { timeoutMs: 120_000 }));
   }
   if (rec.overwritten.length > 0) {
-    await ctx.wet.run(name, `restore ${rec.overwritten.length} file(s) from ${dir}`, () => s.exec(['env', `BK=${dir}`, 'sh', '-c', RESTORE_SCRIPT, 'sh', ...rec.overwritten.map((f) => f.path)]));
+    await ctx.wet.run(name, `restore ${rec.overwritten.length} file(s) from ${dir}`, (w) => w.exec(['env', `BK=${dir}`, 'sh', '-c', RESTORE_SCRIPT, 'sh', ...rec.overwritten.map((f) => f.path)]));
   }
   if (rec.created.length > 0) {
-    await ctx.wet.run(name, `remove ${rec.created.length} file(s) this run created`, () => s.exec(['rm', '-f', '--', ...rec.created.map((f) => f.path)]));
+    await ctx.wet.run(name, `remove ${rec.created.length} file(s) this run created`, (w) => w.exec(['rm', '-f', '--', ...rec.created.map((f) => f.path)]));
   }
-  await ctx.wet.run(name, 'systemctl daemon-reload', () => s.exec(['systemctl', 'daemon-reload']));
+  await ctx.wet.run(name, 'systemctl daemon-reload', (w) => w.exec(['systemctl', 'daemon-reload']));
   return {
     host: name, changes: [], daemonReload: true,
     units: componentsOn(host).map((component) => (affected.has(component) && !createdUnits.includes(`${component}.service`)

@@ -16,9 +16,13 @@ function membersAtRisk(ctx: WireContext): string[] {
 export const snapshotPhase: Phase = {
   id: 'snapshot',
   title: 'Snapshot etcd before touching it',
-  shouldRun: (ctx) => !ctx.opts.dryRun && membersAtRisk(ctx).length > 0,
+  shouldRun: (ctx) => membersAtRisk(ctx).length > 0,
   async run(ctx) {
     const running = membersAtRisk(ctx);
+    if (ctx.opts.dryRun) {
+      await ctx.wet.run(running[0]!, 'etcdctl snapshot save, copied to the operator (before etcd restarts)', async () => undefined);
+      return;
+    }
     try {
       await checkEtcd(ctx.inv, session(ctx, running[0]!));
     } catch (err) {
@@ -29,7 +33,7 @@ export const snapshotPhase: Phase = {
     }
     const host = ctx.inv.etcdHosts.find((h) => h.name === running[0])!;
     try {
-      ctx.snapshot = await saveSnapshot(ctx.inv, host, session(ctx, host.name), ctx.clusterDir, `${ctx.runId}-wire`);
+      ctx.snapshot = await saveSnapshot(ctx.inv, host, session(ctx, host.name), ctx.wet, ctx.clusterDir, `${ctx.runId}-wire`);
     } catch (err) {
       throw new StepError('etcd snapshot', `could not take a verified snapshot before changing etcd: ${err instanceof Error ? err.message : String(err)}; nothing was changed`, { host: host.name });
     }

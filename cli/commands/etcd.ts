@@ -54,7 +54,7 @@ export function declare(root: Cli): Cli {
       // The first member that reports a healthy cluster gives the snapshot.
       for (const h of c.inv.etcdHosts) {
         try { await checkEtcd(c.inv, session(c, h.name)); } catch { continue; }
-        out = await saveSnapshot(c.inv, h, session(c, h.name), c.clusterDir, `${c.runId}-manual`);
+        out = await saveSnapshot(c.inv, h, session(c, h.name), c.wet, c.clusterDir, `${c.runId}-manual`);
         return;
       }
       throw new InputError('etcd', 'no healthy etcd member to take a snapshot from; check "hardwire verify"');

@@ -54,6 +54,8 @@ export function declare(root: Cli): Cli {
         runId: ctx.runId,
         backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)) } : null,
         snapshot: ctx.snapshot ?? null,
+        // Every host change this run made (or, in a dry run, would make), in order: the Wet log.
+        actions: ctx.wet.intents,
         durationsMs: { ...ctx.durationsMs, total: totalMs },
       };
       if (opts.json) {

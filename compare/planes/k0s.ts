@@ -16,6 +16,7 @@ import { flagsOf, kubeconfigCert } from '../normalize.ts';
 import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../types.ts';
 import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../transport/index.ts';
+import { APISERVER_PORT } from '../../lib/constants.ts';
 
 const DATA = '/var/lib/k0s';
 
@@ -57,7 +58,7 @@ export function k0sConfig(p: ClusterParams): string {
     kind: 'ClusterConfig',
     metadata: { name: p.clusterName },
     spec: {
-      api: { address: p.advertiseAddress, port: 6443, ...(p.extraSANs.length ? { sans: p.extraSANs } : {}) },
+      api: { address: p.advertiseAddress, port: APISERVER_PORT, ...(p.extraSANs.length ? { sans: p.extraSANs } : {}) },
       network: { serviceCIDR: p.serviceCIDR, podCIDR: p.podCIDR, clusterDomain: p.dnsDomain },
       storage: { type: 'etcd' },
     },

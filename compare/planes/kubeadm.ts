@@ -13,6 +13,7 @@ import { labDir } from '../../lab/plan.ts';
 import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../types.ts';
 import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../transport/index.ts';
+import { APISERVER_PORT } from '../../lib/constants.ts';
 
 export const KUBEADM_PHASES = [['certs', 'all'], ['kubeconfig', 'all'], ['etcd', 'local'], ['control-plane', 'all']] as const;
 const CONFIG = '/root/hardwire-compare/kubeadm.yaml';
@@ -22,7 +23,7 @@ export function kubeadmConfig(p: ClusterParams): string {
   const init = {
     apiVersion: 'kubeadm.k8s.io/v1beta4',
     kind: 'InitConfiguration',
-    localAPIEndpoint: { advertiseAddress: p.advertiseAddress, bindPort: 6443 },
+    localAPIEndpoint: { advertiseAddress: p.advertiseAddress, bindPort: APISERVER_PORT },
     nodeRegistration: { name: p.nodeName },
   };
   const cluster = {
@@ -37,8 +38,8 @@ export function kubeadmConfig(p: ClusterParams): string {
   return `${stringify(init)}---\n${stringify(cluster)}`;
 }
 
-/** Where kubeadm builds each component's command line, in its source at the tag. */
-const COMMAND_FUNCS: Record<Component, { file: string; func: string }> = {
+/** Where kubeadm builds each component's command line, in its source at the tag (kubeadm has no builder for a component it does not run). */
+const COMMAND_FUNCS: Partial<Record<Component, { file: string; func: string }>> = {
   etcd: { file: 'cmd/kubeadm/app/phases/etcd/local.go', func: 'getEtcdCommand' },
   'kube-apiserver': { file: 'cmd/kubeadm/app/phases/controlplane/manifests.go', func: 'getAPIServerCommand' },
   'kube-controller-manager': { file: 'cmd/kubeadm/app/phases/controlplane/manifests.go', func: 'getControllerManagerCommand' },
@@ -51,7 +52,9 @@ const COMMAND_FUNCS: Record<Component, { file: string; func: string }> = {
  * in the Go module cache (present once kubeadm was built); empty when the source is not there.
  */
 export function kubeadmSourceReasons(version: string, component: Component): Record<string, { text: string; url: string }> {
-  const { file, func } = COMMAND_FUNCS[component];
+  const where = COMMAND_FUNCS[component];
+  if (!where) return {};
+  const { file, func } = where;
   const path = join(goModCache(), 'k8s.io', `kubernetes@${version}`, file);
   if (!existsSync(path)) return {};
   const lines = readFileSync(path, 'utf8').split('\n');

@@ -1,11 +1,18 @@
 import { etcdModel } from '../models/etcd.ts';
 import { etcdHealthGate } from './gates.ts';
+import { etcdBinary } from './binaries.ts';
 import type { ComponentSpec } from './types.ts';
 
 export const etcd = {
   name: 'etcd',
   role: 'etcd',
-  binaries: ['etcd', 'etcdctl', 'etcdutl'],
+  binaries: {
+    // Both etcd module roots are main packages (server/v3 is etcd's own wrapper around etcdmain.Main).
+    etcd: etcdBinary('go.etcd.io/etcd/server/v3', 'etcd Version:', ['--version'], 'runs as the etcd unit'),
+    etcdctl: etcdBinary('go.etcd.io/etcd/etcdctl/v3', 'etcdctl version:', ['version'], 'the etcd gate and snapshots, on etcd hosts'),
+    // Offline snapshot status and restore (etcdctl's were removed in 3.6).
+    etcdutl: etcdBinary('go.etcd.io/etcd/etcdutl/v3', 'etcdutl version:', ['version'], 'snapshot verify and restore'),
+  },
   model: etcdModel,
   gate: etcdHealthGate,
   order: 10,

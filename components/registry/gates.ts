@@ -4,7 +4,7 @@ import { apiserverGate, checkApiserver } from '../../gates/apiserver.ts';
 import { checkEtcd, etcdGate } from '../../gates/etcd.ts';
 import { journalTail } from '../../gates/journal.ts';
 import { checkLeaseRenewing, leaseGate } from '../../gates/leases.ts';
-import type { Session } from '../../transport/index.ts';
+import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
 
 function sessionOf(ctx: GateContext, host: string): Session {

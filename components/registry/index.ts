@@ -7,8 +7,8 @@ import { etcd } from './etcd.ts';
 import { kubeApiserver } from './kube-apiserver.ts';
 import { kubeControllerManager } from './kube-controller-manager.ts';
 import { kubeScheduler } from './kube-scheduler.ts';
-import { BINARIES, type BinaryName } from './binaries.ts';
-import { runsOn, type ComponentSpec } from './types.ts';
+import { TOOLS } from './binaries.ts';
+import { runsOn, type BinarySpec, type ComponentSpec } from './types.ts';
 
 export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler] as const satisfies readonly ComponentSpec[];
 
@@ -33,7 +33,7 @@ export function componentsOn(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): Com
 
 /** Binaries a host needs, and which component reads each (a change restarts it; tools restart nothing). */
 export function binariesFor(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): { name: BinaryName; readBy: ComponentName[] }[] {
-  return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) => c.binaries.map((name, i) => ({ name, readBy: i === 0 ? [c.name] : [] })));
+  return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) => (Object.keys(c.binaries) as BinaryName[]).map((name, i) => ({ name, readBy: i === 0 ? [c.name] : [] })));
 }
 
 /** Components that elect a leader, with their Lease in kube-system. */
@@ -47,6 +47,14 @@ export const STAGES: readonly Stage[] = [...new Set(COMPONENTS.map((c) => c.orde
   return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
 });
 
-export { BINARIES, BINARY_NAMES, isBinaryName, type BinaryName } from './binaries.ts';
+type KeysOf<T> = T extends unknown ? keyof T : never;
+/** Every binary hardwire hands out, components' and tools', under one name type. */
+export type BinaryName = (keyof typeof TOOLS | KeysOf<(typeof COMPONENTS)[number]['binaries']>) & string;
+export const BINARIES = Object.assign({}, ...COMPONENTS.map((c) => c.binaries), TOOLS) as Record<BinaryName, BinarySpec>;
+export const BINARY_NAMES = Object.keys(BINARIES) as BinaryName[];
+
+export function isBinaryName(s: string): s is BinaryName {
+  return Object.hasOwn(BINARIES, s);
+}
+
 export type { ComponentSpec, BinarySpec, BinaryGroup, Gate, GateContext, Check } from './types.ts';
-export function groupOf(name: BinaryName) { return BINARIES[name].group; }

@@ -1,11 +1,12 @@
 import { apiserverModel } from '../models/kube-apiserver.ts';
 import { readyzGate } from './gates.ts';
+import { kubeBinary } from './binaries.ts';
 import type { ComponentSpec } from './types.ts';
 
 export const kubeApiserver = {
   name: 'kube-apiserver',
   role: 'control-plane',
-  binaries: ['kube-apiserver'],
+  binaries: { 'kube-apiserver': kubeBinary('kube-apiserver', 'runs as the kube-apiserver unit') },
   model: apiserverModel,
   gate: readyzGate,
   order: 20,

@@ -1,11 +1,12 @@
 import { controllerManagerModel } from '../models/kube-controller-manager.ts';
 import { leaseRenewingGate } from './gates.ts';
+import { kubeBinary } from './binaries.ts';
 import type { ComponentSpec } from './types.ts';
 
 export const kubeControllerManager = {
   name: 'kube-controller-manager',
   role: 'control-plane',
-  binaries: ['kube-controller-manager'],
+  binaries: { 'kube-controller-manager': kubeBinary('kube-controller-manager', 'runs as the kube-controller-manager unit') },
   model: controllerManagerModel,
   kubeconfig: 'controller-manager',
   gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager'),

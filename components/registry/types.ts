@@ -1,9 +1,8 @@
 // What one component is, described once. Everything that lists components derives from these specs.
 import type { Inventory, Host } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
-import type { Session } from '../../transport/index.ts';
+import type { ReadSession as Session } from '../../transport/index.ts';
 import type { ModelContext, UnitModel } from '../models/types.ts';
-import type { BinaryName } from './binaries.ts';
 
 /** Binaries that share one upstream release and one Go module (or source tree). */
 export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s';
@@ -45,8 +44,8 @@ export interface ComponentSpec<N extends string = string> {
   name: N;
   /** Hosts with this role run it. */
   role: Role;
-  /** Binaries installed with it; the first is what its unit runs, the rest are tools for the operator and gates. */
-  binaries: readonly BinaryName[];
+  /** Binaries installed with it, with their recipes; the first is what its unit runs, the rest are tools on its hosts. */
+  binaries: Readonly<Record<string, BinarySpec>>;
   model: (ctx: ModelContext) => UnitModel;
   /** kubeconfig identity (pki/table.ts KUBECONFIGS id) the component authenticates with, if any. */
   kubeconfig?: string;

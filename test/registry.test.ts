@@ -1,0 +1,162 @@
+// The component registry: what derives from it, and what adding a component costs. The second part
+// copies the source tree, adds a test-only component the way docs/adding-a-component.md says (its
+// spec, its model, one line in the registry), and checks that every list of components picked it up.
+import { describe, expect, it } from 'vitest';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn } from '../components/registry/index.ts';
+import { inventorySchema } from '../inventory/schema.ts';
+import { repoRoot } from '../lib/paths.ts';
+import { tempDir } from './helpers/tmp.ts';
+
+describe('registry', () => {
+  it('derives each host\'s components and binaries from the roles', () => {
+    const both = { isEtcd: true, isControlPlane: true };
+    expect(componentsOn(both)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(componentsOn({ isEtcd: true, isControlPlane: false })).toEqual(['etcd']);
+    expect(componentsOn({ isEtcd: false, isControlPlane: true })).toEqual(['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(binariesFor(both)).toEqual([
+      { name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] },
+      { name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] },
+      { name: 'kube-scheduler', readBy: ['kube-scheduler'] },
+    ]);
+  });
+
+  it('orders the start stages and names the leader Leases', () => {
+    expect(STAGES).toEqual([
+      { id: 'etcd', components: ['etcd'] }, { id: 'kube-apiserver', components: ['kube-apiserver'] },
+      { id: 'controllers', components: ['kube-controller-manager', 'kube-scheduler'] },
+    ]);
+    expect(LEASES).toEqual([{ component: 'kube-controller-manager', lease: 'kube-controller-manager' }, { component: 'kube-scheduler', lease: 'kube-scheduler' }]);
+  });
+
+  it('gives the inventory its extraArgs keys, and refuses any other', () => {
+    const doc = (extraArgs: unknown) => ({ apiVersion: 'hardwire/v1', kind: 'Inventory', cluster: { name: 'x', extraArgs }, hosts: [{ name: 'a', address: '10.0.0.1' }] });
+    for (const c of COMPONENT_NAMES) expect(inventorySchema.safeParse(doc({ [c]: { v: '2' } })).success, c).toBe(true);
+    const bad = inventorySchema.safeParse(doc({ 'kube-proxy': { v: '2' } }));
+    expect(bad.success).toBe(false);
+    expect(JSON.stringify(bad.error?.issues)).toMatch(/kube-proxy|extraArgs/);
+  });
+});
+
+const SPEC = `import { demoModel } from '../models/demo-sidecar.ts';
+import { readyzGate } from './gates.ts';
+import type { ComponentSpec } from './types.ts';
+
+export const demoSidecar = {
+  name: 'demo-sidecar',
+  role: 'control-plane',
+  binaries: { 'demo-sidecar': { group: 'kubernetes', goPackage: 'example.com/demo-sidecar', probe: { args: ['--version'], expect: (v: string) => v }, why: 'test-only' } },
+  model: demoModel,
+  kubeconfig: 'scheduler',
+  gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
+  order: 40,
+  stage: 'demo',
+  lease: 'demo-sidecar',
+} as const satisfies ComponentSpec<'demo-sidecar'>;
+`;
+
+const MODEL = `import { flag, K, BIN, type ModelContext, type UnitModel } from './types.ts';
+
+export function demoModel({ inv }: ModelContext): UnitModel {
+  return {
+    component: 'demo-sidecar', description: 'demo sidecar (test-only)', documentation: 'https://example.com', type: 'simple',
+    binary: \`\${BIN}/demo-sidecar\`,
+    flags: [flag('kubeconfig', \`\${K}/scheduler.conf\`, 'reads the API as the scheduler'), flag('cluster-name', inv.cluster.name, 'test')],
+  };
+}
+`;
+
+// Runs inside the copy: every list that names components, read through the modules that use it.
+const CHECK = `
+import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS } from './components/registry/index.ts';
+import { START_PHASES } from './apply/phases/start.ts';
+import { COMPONENTS as COMPARED } from './compare/types.ts';
+import { flagComponents } from './flags/map.ts';
+import { loadInventory } from './inventory/load.ts';
+import { ensurePki, pkiDir } from './pki/store.ts';
+import { renderHostTree } from './render/host-tree.ts';
+import { remoteCerts } from './certs/catalog.ts';
+const inv = loadInventory(process.argv[2]);
+await ensurePki(process.argv[3], inv);
+const cp = inv.hosts.find((h) => h.name === 'cp')!;
+const tree = renderHostTree(inv, cp, pkiDir(process.argv[3], inv));
+const unit = tree.files.find((f) => f.path === '/etc/systemd/system/demo-sidecar.service');
+console.log(JSON.stringify({
+  names: COMPONENT_NAMES, compared: COMPARED, flagComponents,
+  onCp: componentsOn(cp), onEtcdOnly: componentsOn({ isEtcd: true, isControlPlane: false }),
+  binaries: binariesFor(cp), goPackage: BINARIES['demo-sidecar']?.goPackage,
+  stages: STAGES.map((s) => s.id), startPhases: START_PHASES.map((p) => p.id), leases: LEASES.map((l) => l.lease),
+  checks: COMPONENTS.flatMap((c) => c.gate.checks({ inv } as never).map((x) => x.name)),
+  unit: unit?.content.toString(), unitReadBy: unit?.readBy,
+  schedulerConfReadBy: tree.files.find((f) => f.path === '/etc/kubernetes/scheduler.conf')?.readBy,
+  extraArg: tree.models.find((m) => m.component === 'demo-sidecar')?.flags.find((f) => f.name === 'v')?.value,
+  certs: remoteCerts(inv, cp).length,
+}));
+`;
+
+const INVENTORY = `apiVersion: hardwire/v1
+kind: Inventory
+cluster:
+  name: demo
+  extraArgs:
+    demo-sidecar: {v: "4"}
+hosts:
+  - {name: cp, address: 198.51.100.20, roles: [etcd, control-plane]}
+`;
+
+const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
+
+describe('adding a component (docs/adding-a-component.md)', () => {
+  it('takes its spec, its model and one line in the registry, and every list picks it up', () => {
+    const work = tempDir('hardwire-addcomp-');
+    const copy = join(work, 'src');
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts') || f.endsWith('.hbs') || f.endsWith('.json') || f.endsWith('.yaml'));
+    for (const f of files) {
+      mkdirSync(join(copy, f, '..'), { recursive: true });
+      try { cpSync(join(repoRoot, f), join(copy, f)); } catch { /* deleted in the work tree */ }
+    }
+    symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
+    const before = new Map(files.map((f) => { try { return [f, sha(join(copy, f))]; } catch { return [f, '']; } }));
+
+    // The three edits, and nothing else.
+    writeFileSync(join(copy, 'components/registry/demo-sidecar.ts'), SPEC);
+    writeFileSync(join(copy, 'components/models/demo-sidecar.ts'), MODEL);
+    const index = join(copy, 'components/registry/index.ts');
+    const text = readFileSync(index, 'utf8');
+    const edited = text
+      .replace("import { kubeScheduler } from './kube-scheduler.ts';", "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';")
+      .replace('kubeControllerManager, kubeScheduler] as const', 'kubeControllerManager, kubeScheduler, demoSidecar] as const');
+    expect(edited).not.toBe(text);
+    writeFileSync(index, edited);
+
+    const touched = [...before].filter(([f, h]) => h !== '' && sha(join(copy, f)) !== h).map(([f]) => f);
+    expect(touched).toEqual(['components/registry/index.ts']);
+
+    writeFileSync(join(copy, 'check.ts'), CHECK);
+    writeFileSync(join(work, 'inv.yaml'), INVENTORY);
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], { cwd: copy, encoding: 'utf8' });
+    const out = JSON.parse(execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], { cwd: copy, encoding: 'utf8' })) as Record<string, unknown>;
+
+    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
+    expect(out.compared).toEqual(out.names);
+    expect(out.flagComponents).toEqual(out.names);
+    expect(out.onCp).toContain('demo-sidecar');
+    expect(out.onEtcdOnly).toEqual(['etcd']);
+    expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });
+    expect(out.goPackage).toBe('example.com/demo-sidecar');
+    expect(out.stages).toEqual(['etcd', 'kube-apiserver', 'controllers', 'demo']);
+    expect(out.startPhases).toEqual(out.stages);
+    expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
+    expect(out.checks).toContain('demo-sidecar: answers');
+    expect(out.unit).toMatch(/ExecStart=\/usr\/local\/bin\/demo-sidecar/);
+    expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/scheduler\.conf/);
+    expect(out.unitReadBy).toEqual(['demo-sidecar']);
+    // The kubeconfig identity named in the spec makes the component a reader of that file.
+    expect(out.schedulerConfReadBy).toEqual(['kube-scheduler', 'demo-sidecar']);
+    // The inventory's extraArgs accepts the new key and it reaches the model.
+    expect(out.extraArg).toBe('4');
+  }, 120_000);
+});

@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// `pnpm test:unit`: the tests that need no lab, no root and no Go build, for quick iteration.
+// They are pure or use only local tools (openssl, sh, ssh-keygen), so files run in parallel.
+// `pnpm test` runs these and everything else.
+export const UNIT_TESTS = [
+  'test/plan.test.ts', 'test/render.test.ts', 'test/pki.test.ts', 'test/inventory.test.ts', 'test/log.test.ts',
+  'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts',
+];
+
+export default defineConfig({
+  test: {
+    include: UNIT_TESTS,
+    testTimeout: 60_000,
+    reporters: ['default'],
+  },
+});
