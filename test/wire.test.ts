@@ -9,6 +9,8 @@ import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { labCut, labHeal } from '../lab/index.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { readLease } from '../gates/leases.ts';
+import { credsFromKubeconfig } from '../kube/client.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -61,12 +63,23 @@ describe('wire on a 3-host lab', () => {
     await s.close();
   });
 
-  it('wires etcd, apiserver and controllers, and verify is green', () => {
+  it('wires etcd, apiserver and controllers in order, and verify is green', async () => {
     first = wireJson(inv);
     expect(first.restarted).toHaveLength(12);
     expect(first.restarted.filter((r) => r.unit === 'etcd.service').map((r) => r.host).sort()).toEqual(['node1', 'node2', 'node3']);
     for (const h of first.hosts) for (const c of Object.values(h.components)) expect(c.activeState).toBe('active');
     expect(existsSync(first.kubeconfig)).toBe(true);
+    // Start order, read from the hosts themselves: every etcd became active before any kube-apiserver,
+    // and every kube-apiserver before any controller (one kernel, so one monotonic clock for all).
+    const started = Object.fromEntries(await Promise.all(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map(async (c) => [c, await Promise.all(lab.info.hosts.map(async (h) => {
+      const s = await lab.ssh(h.name);
+      const t = Number(await remote(s, ['systemctl', 'show', '-p', 'ActiveEnterTimestampMonotonic', '--value', `${c}.service`]));
+      await s.close();
+      return t;
+    }))] as const))) as Record<string, number[]>;
+    for (const ts of Object.values(started)) for (const t of ts) expect(t).toBeGreaterThan(0);
+    expect(Math.max(...started.etcd!)).toBeLessThan(Math.min(...started['kube-apiserver']!));
+    expect(Math.max(...started['kube-apiserver']!)).toBeLessThan(Math.min(...started['kube-controller-manager']!, ...started['kube-scheduler']!));
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
     const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean }[] };
@@ -143,6 +156,35 @@ describe('wire on a 3-host lab', () => {
 
     expect(await hostState()).toEqual(before);
   }, 600_000);
+
+  it('a controller-manager crash-looping on a non-leader host fails verify, naming the host', async () => {
+    const leader = (await readLease(credsFromKubeconfig(first.kubeconfig), 'kube-controller-manager')).holder;
+    const victim = ['node1', 'node2', 'node3'].find((h) => !leader.startsWith(`${h}_`))!;
+    expect(leader, 'a holder').toMatch(/^node\d_/);
+    // Behind hardwire's back: a drop-in with a flag value that makes kube-controller-manager exit at start.
+    const s = await lab.ssh(victim);
+    const dropIn = '/etc/systemd/system/kube-controller-manager.service.d/zz-crash.conf';
+    await s.exec(['mkdir', '-p', '/etc/systemd/system/kube-controller-manager.service.d']);
+    await s.writeFileAtomic(dropIn, '[Service]\nExecStart=\nExecStart=/usr/local/bin/kube-controller-manager --kubeconfig=/nonexistent.conf\n', { mode: 0o644 });
+    await s.exec(['systemctl', 'daemon-reload']);
+    await s.exec(['systemctl', 'restart', 'kube-controller-manager.service'], { allowFail: true });
+    try {
+      const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
+      expect(v.code).toBe(1);
+      const report = JSON.parse(v.stdout) as { gates: { name: string; ok: boolean; detail: string }[] };
+      const failed = report.gates.filter((g) => !g.ok);
+      expect(failed.map((g) => g.name)).toEqual([`kube-controller-manager ${victim}: unit active, not restarting, /healthz ok`]);
+      // The Lease alone still looks fine: that is what the old gate checked.
+      expect(report.gates.find((g) => g.name === 'kube-controller-manager: Lease held and renewing')?.ok).toBe(true);
+    } finally {
+      await s.exec(['rm', '-f', dropIn]);
+      await s.exec(['systemctl', 'daemon-reload']);
+      await s.exec(['systemctl', 'restart', 'kube-controller-manager.service']);
+      await s.close();
+    }
+    const ok = hardwire(['verify', '--inventory', inv, '--state-dir', state]);
+    expect(ok.code, ok.stderr.slice(-2000)).toBe(0);
+  }, 300_000);
 
   it('a host cut mid-wire fails naming the host; after heal, wire converges', async () => {
     const changedInv = withExtraArgs({ 'kube-scheduler': { v: '2' }, 'kube-apiserver': { v: '1' } }, 'inv-api.yaml');

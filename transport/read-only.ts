@@ -12,6 +12,7 @@ export interface ReadSession {
   readFile(path: string): Promise<Buffer>;
   sha256(path: string): Promise<string | null>;
   sha256Many(paths: string[]): Promise<Map<string, string | null>>;
+  openLocalPort(port: number): ReturnType<Session['openLocalPort']>;
 }
 
 const words = (args: string[]) => args.filter((a) => !a.startsWith('-'));
@@ -52,5 +53,6 @@ export function readOnly(s: Session): ReadSession {
     readFile: (p) => s.readFile(p),
     sha256: (p) => s.sha256(p),
     sha256Many: (ps) => s.sha256Many(ps),
+    openLocalPort: (port) => s.openLocalPort(port),
   };
 }

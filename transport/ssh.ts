@@ -57,6 +57,8 @@ export interface Session {
   sha256(path: string): Promise<string | null>;
   /** Batched sha256 in one round trip; missing files map to null. */
   sha256Many(paths: string[]): Promise<Map<string, string | null>>;
+  /** A TCP stream to 127.0.0.1:port on the host, tunnelled through this SSH connection (for loopback-only ports). */
+  openLocalPort(port: number): Promise<ClientChannel>;
   close(): Promise<void>;
 }
 
@@ -173,10 +175,10 @@ function hostKeyError(check: HostKeyCheck, key: Buffer, hostName: string, where:
   return new StepError('ssh-host-key-unknown', `host key ${fp} of ${where} is not in ${file}; verify it out of band and add it (or allow accepting new keys)`, { host: hostName });
 }
 
-function forward(client: Client, address: string, port: number, hostName: string): Promise<ClientChannel> {
+function forward(client: Client, address: string, port: number, hostName: string, step = 'ssh-proxy-jump', who = 'jump host'): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
     client.forwardOut('127.0.0.1', 0, address, port, (err, stream) => {
-      if (err) reject(new StepError('ssh-proxy-jump', `jump host could not open a channel to ${address}:${port}: ${err.message}`, { host: hostName, cause: err }));
+      if (err) reject(new StepError(step, `${who} could not open a channel to ${address}:${port}: ${err.message}`, { host: hostName, cause: err }));
       else resolve(stream);
     });
   });
@@ -347,6 +349,19 @@ class SshSession implements Session {
       result.set(p, /^[0-9a-f]{64}$/.test(l) ? l : null);
     });
     return result;
+  }
+
+  async openLocalPort(port: number): Promise<ClientChannel> {
+    if (this.#lost) throw this.#lost;
+    const release = await this.#slot();
+    try {
+      const stream = await forward(this.#client, '127.0.0.1', port, this.host.name, 'ssh-forward', 'the host');
+      stream.once('close', release);
+      return stream;
+    } catch (err) {
+      release();
+      throw err;
+    }
   }
 
   async close(): Promise<void> {

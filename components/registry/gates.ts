@@ -4,6 +4,9 @@ import { apiserverGate, checkApiserver } from '../../gates/apiserver.ts';
 import { checkEtcd, etcdGate } from '../../gates/etcd.ts';
 import { journalTail } from '../../gates/journal.ts';
 import { checkLeaseRenewing, leaseGate } from '../../gates/leases.ts';
+import { localHealthz, unitState, type UnitState } from '../../gates/local.ts';
+import { waitUntil } from '../../gates/wait.ts';
+import { StepError } from '../../lib/errors.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
 
@@ -41,21 +44,55 @@ export const readyzGate: Gate = {
   })),
 };
 
-/** A leader-elected controller: its Lease in kube-system is held and renewing. */
-export function leaseRenewingGate(component: string, lease: string): Gate {
+/** Proves one host's instance is up for good: unit active, no restart since `before`, /healthz ok. */
+async function instanceHealthy(ctx: GateContext, component: string, port: number, host: string, before: UnitState): Promise<string> {
+  const s = sessionOf(ctx, host);
+  const unit = `${component}.service`;
+  const fail = async (msg: string) => new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, unit) });
+  const h = await localHealthz(s, port).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+  const now = await unitState(s, unit);
+  if (now.active !== 'active') throw await fail(`${unit} is ${now.active} (${now.sub})`);
+  if (now.nRestarts !== before.nRestarts) throw await fail(`systemd restarted ${unit} ${now.nRestarts - before.nRestarts} time(s) while the gate watched: it is crash-looping`);
+  if (h.status !== 200 || h.body !== 'ok') throw await fail(`/healthz on 127.0.0.1:${port} answered ${h.status} ${h.body.slice(0, 200)}`);
+  return `active, NRestarts ${now.nRestarts}, /healthz ok`;
+}
+
+/**
+ * A leader-elected controller. Its Lease in kube-system is held and renewing, which any one healthy
+ * instance proves. So, on each of its hosts, the unit is also active, systemd did not restart it
+ * while the gate watched, and its secure port answers /healthz: a standby crash-looping on another
+ * host fails the gate.
+ */
+export function leaseRenewingGate(component: string, lease: string, securePort: number): Gate {
+  const unit = `${component}.service`;
+  const hostsOf = (ctx: GateContext, hosts: string[]) => ctx.inv.controlPlaneHosts.filter((h) => hosts.length === 0 || hosts.includes(h.name)).map((h) => h.name);
   return {
-    proves: `its Lease kube-system/${lease} is held and renewing`,
+    proves: `its Lease kube-system/${lease} is held and renewing; on each host the unit is active, not restarted while watched, and /healthz on :${securePort} is ok`,
     async wait(ctx, hosts) {
+      const targets = hostsOf(ctx, hosts);
+      const before = await Promise.all(targets.map((h) => unitState(sessionOf(ctx, h), unit)));
       const l = await leaseGate(adminCreds(ctx.clusterDir), lease, ctx.opts.gateTimeoutMs, async () => {
-        const host = hosts[0] ?? ctx.inv.controlPlaneHosts[0]!.name;
+        const host = targets[0] ?? ctx.inv.controlPlaneHosts[0]!.name;
         const s = ctx.sessions.get(host);
-        return { host, lines: s ? await journalTail(s, `${component}.service`) : [] };
+        return { host, lines: s ? await journalTail(s, unit) : [] };
       });
-      ctx.log.info(`  ${component} Lease held by ${l.holder}, renewed ${l.renewTime}`);
+      // /healthz can lag the Lease by a moment after a start: retry it, but a restart is final.
+      await Promise.all(targets.map((h, i) => waitUntil(() => instanceHealthy(ctx, component, securePort, h, before[i]!), ctx.opts.gateTimeoutMs, 1000, (e) => !(e instanceof StepError && /crash-looping/.test(e.message)))));
+      ctx.log.info(`  ${component} Lease held by ${l.holder}, renewed ${l.renewTime}; healthy on ${targets.join(', ')}`);
     },
-    checks: (ctx) => [{
-      name: `${lease}: Lease held and renewing`,
-      run: async () => { const l = await checkLeaseRenewing(adminCreds(ctx.clusterDir), lease); return `${l.holder} @ ${l.renewTime}`; },
-    }],
+    checks: (ctx) => [
+      {
+        name: `${lease}: Lease held and renewing`,
+        run: async () => { const l = await checkLeaseRenewing(adminCreds(ctx.clusterDir), lease); return `${l.holder} @ ${l.renewTime}`; },
+      },
+      ...ctx.inv.controlPlaneHosts.map((h) => ({
+        name: `${component} ${h.name}: unit active, not restarting, /healthz ok`,
+        run: async () => {
+          const before = await unitState(sessionOf(ctx, h.name), unit);
+          await new Promise((r) => setTimeout(r, 2000));
+          return instanceHealthy(ctx, component, securePort, h.name, before);
+        },
+      })),
+    ],
   };
 }

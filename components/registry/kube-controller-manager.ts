@@ -9,7 +9,8 @@ export const kubeControllerManager = {
   binaries: { 'kube-controller-manager': kubeBinary('kube-controller-manager', 'runs as the kube-controller-manager unit') },
   model: controllerManagerModel,
   kubeconfig: 'controller-manager',
-  gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager'),
+  // 10257: the default --secure-port (kubeadm's constants.KubeControllerManagerPort, cmd/kubeadm/app/constants/constants.go:414 at v1.36.3); the model leaves it unset.
+  gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager', 10257),
   // Same order as the scheduler: neither needs the other, so they start and gate together.
   order: 30,
   stage: 'controllers',

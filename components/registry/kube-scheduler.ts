@@ -9,7 +9,8 @@ export const kubeScheduler = {
   binaries: { 'kube-scheduler': kubeBinary('kube-scheduler', 'runs as the kube-scheduler unit') },
   model: schedulerModel,
   kubeconfig: 'scheduler',
-  gate: leaseRenewingGate('kube-scheduler', 'kube-scheduler'),
+  // 10259: the default --secure-port (pkg/scheduler/apis/config/types.go:31 DefaultKubeSchedulerPort at v1.36.3); the model leaves it unset.
+  gate: leaseRenewingGate('kube-scheduler', 'kube-scheduler', 10259),
   order: 30,
   stage: 'controllers',
   lease: 'kube-scheduler',
