@@ -4,6 +4,7 @@ import { loadInventory, type Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
+import { refuseDownLab, refuseRemovedLabInventory } from '../lab/guard.ts';
 
 /** Host-touching commands need a usable key (or an agent) before any connection is tried. */
 export function checkSshIdentities(inv: Inventory): void {
@@ -28,7 +29,10 @@ export async function inventoryOrLab(opts: { inventory?: string | undefined; sta
     log.info(`using the local lab "${info.name}": ${info.inventory}`);
     file = info.inventory;
   }
+  // A lab that is down gets one line saying so, before anything tries to reach its addresses.
+  refuseRemovedLabInventory(file);
   const inv = loadInventory(file);
+  await refuseDownLab(inv);
   checkSshIdentities(inv);
   for (const w of inv.warnings) log.warn(w);
   return inv;

@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { StepError } from '../lib/errors.ts';
 import { findContainerInit, isSameProcess, procStartTime, run, signal, waitFor } from './sys.ts';
 import type { LabHostState, LabState } from './state.ts';
+import { ensureLabRangeUnreachable } from './route.ts';
 
 export function consoleLog(host: LabHostState): string {
   return join(dirname(host.upper), 'console.log');
@@ -22,6 +23,8 @@ export async function linkExists(name: string): Promise<boolean> {
 /** The lab bridge with the host-side address; no forwarding or NAT, so traffic stays on lab addresses. */
 export async function ensureBridge(state: LabState): Promise<void> {
   const step = { step: 'lab-network' };
+  // First the lab range's unreachable route, so no lab address ever has a path off this machine.
+  await ensureLabRangeUnreachable();
   if (!(await linkExists(state.bridge))) await run('ip', ['link', 'add', 'name', state.bridge, 'type', 'bridge'], step);
   await run('ip', ['addr', 'replace', `${state.bridgeAddress}/${state.prefix}`, 'dev', state.bridge], step);
   await run('ip', ['link', 'set', 'dev', state.bridge, 'up'], step);

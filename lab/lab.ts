@@ -10,6 +10,7 @@ import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, vali
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
 import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
+import { ensureLabRangeUnreachable } from './route.ts';
 import { labFiles, readState, writeState, type LabFiles, type LabHostState, type LabState } from './state.ts';
 import { run } from './sys.ts';
 
@@ -171,6 +172,9 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
   return withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, async () => {
     const state = readState(files);
     if (state) {
+      // Once the bridge goes, its addresses fall back to the lab range's route: make sure it is there,
+      // but never let a foreign route on that range keep a lab from being removed.
+      await ensureLabRangeUnreachable().catch((err: unknown) => log.warn((err as Error).message));
       log.step(`stopping ${state.hosts.length} host(s) of lab "${name}"`);
       await Promise.all(state.hosts.map((h) => stopHost(h)));
       writeState(files, state);

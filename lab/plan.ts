@@ -12,6 +12,10 @@ export const MAX_HOSTS = 16;
 /** Ranges a lab address must stay out of: the default service and pod CIDRs, and this machine's uplink. */
 const RESERVED = ['10.96.0.0/12', '10.244.0.0/16', '192.0.2.0/24'].map((c) => parseCidr(c)!);
 
+/** Every lab subnet is a /24 inside this /16; once a lab was made here, the /16 is `unreachable` (lab/route.ts). */
+const LAB_NET = '10.213';
+export const LAB_RANGE = parseCidr(`${LAB_NET}.0.0/16`)!;
+
 export interface LabHostPlan {
   name: string;
   address: string;
@@ -51,25 +55,26 @@ export function labPlan(name: string, hostCount: number, stateDir?: string): Lab
   validateLabName(name);
   validateHostCount(hostCount);
   const h = createHash('sha256').update(name).digest('hex');
-  // 10.213.<1..254>.0/24: third octet from the name; a clash between two names is caught by the route check.
-  const octet = (parseInt(h.slice(0, 4), 16) % 254) + 1;
-  const subnet = parseCidr(`10.213.${octet}.0/24`)!;
+  // <LAB_RANGE>.<1..254>.0/24: third octet from the name; a clash between two names is caught by the route check.
+  const net = `${LAB_NET}.${(parseInt(h.slice(0, 4), 16) % 254) + 1}`;
+  const subnet = parseCidr(`${net}.0/24`)!;
   const tag = h.slice(0, 7);
   const hosts = Array.from({ length: hostCount }, (_, i) => {
     const host = `node${i + 1}`;
-    return { name: host, address: `10.213.${octet}.${11 + i}`, machine: `hw-${tag}-${host}`, veth: `hwv${tag}-${i + 1}` };
+    return { name: host, address: `${net}.${11 + i}`, machine: `hw-${tag}-${host}`, veth: `hwv${tag}-${i + 1}` };
   });
-  for (const a of [`10.213.${octet}.1`, ...hosts.map((x) => x.address)]) {
+  for (const a of [`${net}.1`, ...hosts.map((x) => x.address)]) {
     for (const r of RESERVED) if (cidrContains(r, a)) throw new Error(`lab address ${a} lies in reserved ${r.text}`);
   }
-  return { name, dir: labDir(name, stateDir), subnet, bridge: `hwb${tag}`, bridgeAddress: `10.213.${octet}.1`, prefix: 24, hosts };
+  return { name, dir: labDir(name, stateDir), subnet, bridge: `hwb${tag}`, bridgeAddress: `${net}.1`, prefix: 24, hosts };
 }
 
-/** Routes (from `ip -j route`) that would collide with the lab subnet, other than the lab's own bridge. */
-export function collidingRoutes(routes: { dst?: string; dev?: string }[], plan: LabPlan): string[] {
+/** Routes (from `ip -j route`) that would collide with the lab subnet, other than the lab's own bridge and the lab range's unreachable route. */
+export function collidingRoutes(routes: { type?: string; dst?: string; dev?: string }[], plan: LabPlan): string[] {
   const out: string[] = [];
   for (const r of routes) {
     if (!r.dst || r.dst === 'default' || r.dev === plan.bridge) continue;
+    if (r.type === 'unreachable' && r.dst === LAB_RANGE.text) continue; // hardwire's own safety net
     const c = parseCidr(r.dst.includes('/') ? r.dst : `${r.dst}/32`);
     if (c && cidrsOverlap(c, plan.subnet)) out.push(`${r.dst} dev ${r.dev ?? '?'}`);
   }

@@ -51,6 +51,9 @@ describe('lab plan (pure)', () => {
     expect(collidingRoutes([{ dst: net, dev: p.bridge }], p)).toEqual([]);
     expect(collidingRoutes([{ dst: net, dev: 'br9' }], p)).toEqual([`${net} dev br9`]);
     expect(collidingRoutes([{ dst: '10.213.0.0/16', dev: 'vpn0' }], p)).toHaveLength(1);
+    // The lab range's own unreachable route (lab/route.ts) is not a collision; any other route on it is.
+    expect(collidingRoutes([{ type: 'unreachable', dst: '10.213.0.0/16' }], p)).toEqual([]);
+    expect(collidingRoutes([{ type: 'blackhole', dst: '10.213.0.0/16' }], p)).toHaveLength(1);
   });
 
   it("reads the apt mirror from one-line and deb822 sources", () => {

@@ -1,0 +1,78 @@
+// A command given a lab's inventory refuses to run while that lab is down, before it connects:
+// with the lab's bridge gone, nothing on this machine answers at its addresses.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { InputError } from '../lib/errors.ts';
+import { cidrContains, cidrSize, ipv4ToInt, type Cidr } from '../lib/net.ts';
+import { defaultStateDir } from '../lib/paths.ts';
+import { run } from '../lib/proc.ts';
+import { LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
+
+interface InventoryLike { file: string; cluster: { name: string }; hosts: { name: string; address: string }[] }
+
+/** The lab an inventory was written for: its cluster name is a lab name and its hosts are exactly that lab's. */
+export function labNameOf(inv: Omit<InventoryLike, 'file'>): string | undefined {
+  if (inv.hosts.length < 1 || inv.hosts.length > MAX_HOSTS) return undefined;
+  try {
+    const plan = labPlan(inv.cluster.name, inv.hosts.length, '/');
+    return plan.hosts.every((h, i) => inv.hosts[i]!.name === h.name && inv.hosts[i]!.address === h.address) ? plan.name : undefined;
+  } catch {
+    return undefined; // not a valid lab name or host count
+  }
+}
+
+/** `<stateDir>/lab/<name>/inventory.yaml`, the path `lab up` writes, split into its parts. */
+export function labInventoryPath(file: string): { stateDir: string; name: string } | undefined {
+  const m = /^(.*)\/lab\/([a-z0-9][-a-z0-9]*)\/inventory\.yaml$/.exec(resolve(file));
+  return m ? { stateDir: m[1] || '/', name: m[2]! } : undefined;
+}
+
+function upCommand(name: string, file: string): string {
+  const p = labInventoryPath(file);
+  const env = p && p.name === name && p.stateDir !== defaultStateDir() ? `HARDWIRE_STATE=${p.stateDir} ` : '';
+  return `${env}hardwire lab up --name ${name}`;
+}
+
+/** A missing file at a lab inventory's path: `lab down` removed the lab with its directory. */
+export function refuseRemovedLabInventory(file: string): void {
+  const p = labInventoryPath(file);
+  if (!p || existsSync(file)) return;
+  throw new InputError('--inventory', `${file} is gone: lab "${p.name}" is down (lab down removes its directory); bring it up with: ${upCommand(p.name, file)}`);
+}
+
+/** Subnets of this machine's lab bridges (hwb*), from the kernel. */
+async function labBridgeSubnets(): Promise<Cidr[]> {
+  const r = await run('ip', ['-j', '-4', 'addr', 'show', 'type', 'bridge'], { step: 'lab-network' });
+  // iproute2 prints {} for each link that `-4` filtered out.
+  const links = JSON.parse(r.stdout || '[]') as { ifname?: string; addr_info?: { local: string; prefixlen: number }[] }[];
+  return links.filter((l) => l.ifname?.startsWith('hwb')).flatMap((l) => (l.addr_info ?? []).map((a) => {
+    const size = cidrSize({ base: 0, bits: a.prefixlen, text: '' });
+    return { base: Math.floor(ipv4ToInt(a.local) / size) * size, bits: a.prefixlen, text: `${a.local}/${a.prefixlen}` };
+  }));
+}
+
+async function labRangeIsUnreachable(): Promise<boolean> {
+  const r = await run('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text], { step: 'lab-network' });
+  return (JSON.parse(r.stdout || '[]') as { type?: string }[])[0]?.type === 'unreachable';
+}
+
+/**
+ * Refuses an inventory whose hosts are lab addresses that no lab bridge on this machine serves.
+ * It applies to a lab's inventory (or a copy), and to any inventory with lab-range addresses once this
+ * machine keeps the lab range unreachable; an address in that range but on a real network, on a
+ * machine that never ran a lab, is left alone.
+ */
+export async function refuseDownLab(inv: InventoryLike): Promise<void> {
+  const inRange = inv.hosts.map((h, i) => ({ h, i })).filter(({ h }) => cidrContains(LAB_RANGE, h.address));
+  if (inRange.length === 0) return;
+  const lab = labNameOf(inv);
+  if (!lab && !(await labRangeIsUnreachable())) return;
+  const subnets = await labBridgeSubnets();
+  const orphans = inRange.filter(({ h }) => !subnets.some((c) => cidrContains(c, h.address)));
+  if (orphans.length === 0) return;
+  if (lab) {
+    throw new InputError('--inventory', `lab "${lab}" is down: no lab bridge on this machine serves ${orphans.map(({ h }) => h.address).join(', ')}; bring it up with: ${upCommand(lab, inv.file)}`);
+  }
+  const { h, i } = orphans[0]!;
+  throw new InputError(`hosts[${i}].address`, `${h.address} is a hardwire lab address (${LAB_RANGE.text}), but no lab bridge on this machine serves it: its lab is down; bring that lab up first`);
+}

@@ -1,0 +1,135 @@
+// The lab never sends traffic off this machine: once a lab is down (its bridge gone, as after
+// `lab down` or a reboot), a connection to its address fails here at once, and every command given
+// its inventory says the lab is down in one line, before it connects. Real containers, real routes.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { labDown, labStop, labUp, type LabInfo } from '../lab/index.ts';
+import { labInventoryPath, labNameOf } from '../lab/guard.ts';
+import { LAB_RANGE, labPlan } from '../lab/plan.ts';
+import { hardwire, type CliResult } from './helpers/cli.ts';
+import { tempDir } from './helpers/tmp.ts';
+
+const NAME = 'hwtest-offline';
+const stateDir = join(tmpdir(), 'hardwire-lab-offline-test');
+const opts = { name: NAME, stateDir };
+const plan = labPlan(NAME, 1, stateDir);
+const address = plan.hosts[0]!.address;
+
+/** The main-table route for exactly the lab range: its type ("unreachable") or undefined. */
+function labRangeRouteType(): string | undefined {
+  const routes = JSON.parse(execFileSync('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text]).toString() || '[]') as { type?: string }[];
+  return routes[0] ? (routes[0].type ?? 'unicast') : undefined;
+}
+
+/** `ip route get`: the kernel's answer for one address, as text (an error line when it has no route). */
+function routeGet(addr: string): { code: number; text: string } {
+  const r = spawnSync('ip', ['-4', 'route', 'get', addr], { encoding: 'utf8' });
+  return { code: r.status ?? -1, text: `${r.stdout}${r.stderr}`.trim() };
+}
+
+/** One TCP connect to port 22: the error code it ended with, and how long it took. */
+function tcpAttempt(addr: string, timeoutMs = 5000): Promise<{ result: string; ms: number }> {
+  return new Promise((resolve) => {
+    const t0 = performance.now();
+    const s = new Socket();
+    const done = (result: string) => { s.destroy(); resolve({ result, ms: Math.round(performance.now() - t0) }); };
+    s.setTimeout(timeoutMs, () => done('TIMEOUT'));
+    s.once('connect', () => done('CONNECTED'));
+    s.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message));
+    s.connect(22, addr);
+  });
+}
+
+/** The address has no way off this machine: the kernel says unreachable, and a connect fails at once. */
+async function expectFailsLocally(addr: string): Promise<void> {
+  // The route first: if it went out the default route, the connect below would send a SYN off the machine.
+  const route = routeGet(addr);
+  expect(route.text, 'ip route get').toMatch(/No route to host|unreachable/);
+  expect(route.text).not.toMatch(/\bvia\b/);
+  const attempt = await tcpAttempt(addr);
+  expect(attempt.result).toMatch(/^(EHOSTUNREACH|ENETUNREACH)$/);
+  expect(attempt.ms, 'fails at once, not after a timeout').toBeLessThan(1000);
+}
+
+function expectOneLine(r: CliResult, re: RegExp): void {
+  expect(r.code, r.stderr).toBe(2);
+  expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+  expect(r.stderr).toMatch(re);
+}
+
+describe('lab inventories (pure)', () => {
+  it('knows a lab inventory by its cluster name and hosts, and the path lab up writes', () => {
+    const p = labPlan('lab', 2, '/s');
+    const hosts = p.hosts.map((h) => ({ name: h.name, address: h.address }));
+    expect(labNameOf({ cluster: { name: 'lab' }, hosts })).toBe('lab');
+    expect(labNameOf({ cluster: { name: 'other' }, hosts })).toBeUndefined();
+    expect(labNameOf({ cluster: { name: 'lab' }, hosts: hosts.slice(1) })).toBeUndefined();
+    expect(labNameOf({ cluster: { name: 'Not_A_Lab' }, hosts })).toBeUndefined();
+    expect(labInventoryPath('/x/state/lab/lab/inventory.yaml')).toEqual({ stateDir: '/x/state', name: 'lab' });
+    expect(labInventoryPath('/x/hosts/example.yaml')).toBeUndefined();
+  });
+});
+
+describe('a downed lab sends nothing off this machine (root, systemd-nspawn, ip route)', () => {
+  let info: LabInfo;
+  const keep = tempDir();
+  const copy = join(keep, 'copied-lab-inventory.yaml');
+  const cliState = join(keep, 'state');
+  // Host-touching commands, each given the lab's inventory; none may get as far as connecting.
+  const commands = (inv: string) => [
+    ['verify', '--inventory', inv, '--state-dir', cliState],
+    ['wire', '--dry-run', '--inventory', inv, '--state-dir', cliState],
+    ['certs', 'check', '--inventory', inv, '--state-dir', cliState],
+  ];
+
+  beforeAll(async () => {
+    await labDown(opts);
+    info = await labUp({ ...opts, hosts: 1 });
+    copyFileSync(info.inventory, copy);
+  }, 600_000);
+
+  afterAll(async () => {
+    await labDown(opts).catch(() => {});
+  }, 120_000);
+
+  it('while the lab is up, its /24 goes to its bridge and the rest of the lab range is unreachable', async () => {
+    expect(info.hosts[0]!.address).toBe(address);
+    expect(labRangeRouteType()).toBe('unreachable');
+    expect(routeGet(address).text).toMatch(new RegExp(`dev ${plan.bridge}\\b`));
+    // 10.213.0.0/24 is never a lab subnet (third octets run 1..254).
+    await expectFailsLocally('10.213.0.77');
+  }, 60_000);
+
+  it('a lab whose bridge is gone (as after a reboot) fails locally and is refused in one line', async () => {
+    await labStop('node1', opts);
+    execFileSync('ip', ['link', 'delete', 'dev', plan.bridge]);
+    expect(existsSync(info.inventory)).toBe(true); // its state is still there, as after a reboot
+    await expectFailsLocally(address);
+    for (const argv of commands(info.inventory)) {
+      const t0 = performance.now();
+      const r = hardwire(argv);
+      expectOneLine(r, new RegExp(`^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${address.replaceAll('.', '\\.')}; bring it up with: HARDWIRE_STATE=${stateDir} hardwire lab up --name ${NAME}$`, 'm'));
+      expect(performance.now() - t0, argv.join(' ')).toBeLessThan(10_000);
+    }
+    expect(existsSync(cliState)).toBe(false);
+  }, 120_000);
+
+  it('after lab down, the address still fails locally, and its inventory (gone or copied) is refused', async () => {
+    await labDown(opts);
+    expect(existsSync(info.inventory)).toBe(false);
+    expect(labRangeRouteType()).toBe('unreachable');
+    expect(execFileSync('ip', ['-4', 'route', 'show']).toString()).not.toContain(plan.subnet.text);
+    await expectFailsLocally(address);
+    for (const argv of commands(info.inventory)) {
+      expectOneLine(hardwire(argv), new RegExp(`^error: --inventory: .*inventory\\.yaml is gone: lab "${NAME}" is down`));
+    }
+    for (const argv of commands(copy)) {
+      expectOneLine(hardwire(argv), new RegExp(`^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${address.replaceAll('.', '\\.')}`));
+    }
+    expect(existsSync(cliState)).toBe(false);
+  }, 120_000);
+});
