@@ -16,6 +16,8 @@ export interface WireOptions {
   acceptNewHostKeys: boolean;
   /** Per-gate timeout. */
   gateTimeoutMs: number;
+  /** Hash every file on every host and every cached binary, whatever their stat says. */
+  verifyHashes?: boolean;
 }
 
 export interface Restart { host: string; unit: string; action: 'start' | 'restart' }

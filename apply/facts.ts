@@ -3,6 +3,7 @@ import { HOST_STATE_DIR } from '../lib/constants.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import type { ComponentName } from '../components/models/index.ts';
 import type { HostFacts, UnitFacts } from '../plan/types.ts';
+import { readRecord, sameStat, statMany } from './manifest.ts';
 
 export async function unitFacts(s: Session, components: ComponentName[]): Promise<Map<ComponentName, UnitFacts>> {
   const out = new Map<ComponentName, UnitFacts>();
@@ -31,7 +32,27 @@ async function pendingRestarts(s: Session, components: ComponentName[]): Promise
   return new Set(components.filter((c) => names.has(c)));
 }
 
-export async function readFacts(host: string, s: Session, paths: string[], components: ComponentName[]): Promise<HostFacts> {
-  const [hashes, units, pending] = await Promise.all([s.sha256Many(paths), unitFacts(s, components), pendingRestarts(s, components)]);
-  return { host, hashes, units, pendingRestart: pending };
+/**
+ * What a host holds: each wanted file's sha256 and mode, unit states and restart markers. A file's
+ * recorded sha256 is trusted when its stat equals the record's; the others are hashed, all of them
+ * with `verifyHashes`.
+ */
+export async function readFacts(host: string, s: Session, paths: string[], components: ComponentName[], opts: { verifyHashes?: boolean } = {}): Promise<HostFacts> {
+  const [record, stats, units, pending] = await Promise.all([readRecord(s), statMany(s, paths), unitFacts(s, components), pendingRestarts(s, components)]);
+  const hashes = new Map<string, string | null>();
+  const modes = new Map<string, number>();
+  const toHash: string[] = [];
+  const stale: string[] = [];
+  for (const p of paths) {
+    const st = stats.get(p);
+    if (!st) { hashes.set(p, null); continue; }
+    modes.set(p, st.mode);
+    const rec = record.get(p);
+    const known = rec !== undefined && rec.sha256 !== '' && sameStat(rec, st);
+    if (!known) stale.push(p);
+    if (known && !opts.verifyHashes) hashes.set(p, rec.sha256);
+    else toHash.push(p);
+  }
+  for (const [p, h] of await s.sha256Many(toHash)) hashes.set(p, h);
+  return { host, hashes, modes, units, pendingRestart: pending, record, stale, hashed: toHash.length };
 }

@@ -29,12 +29,21 @@ export class Wet {
   }
 
   async run<T>(host: string, msg: string, fn: (s: Session) => Promise<T>): Promise<T | undefined> {
-    this.intents.push({ host, msg, at: Date.now() });
+    return this.runAll(host, [msg], fn);
+  }
+
+  /** Several changes made by one call (one tar stream): each is its own intent, in order. */
+  async runAll<T>(host: string, msgs: string[], fn: (s: Session) => Promise<T>): Promise<T | undefined> {
+    if (msgs.length === 0) return undefined;
+    const at = Date.now();
+    this.intents.push(...msgs.map((msg) => ({ host, msg, at })));
     if (this.dryRun) return undefined;
     const s = this.#writers.get(host);
     if (!s) throw new Error(`no SSH session for ${host}`);
-    if (this.#log.host) this.#log.host(host, msg);
-    else this.#log.info(`  [${host}] ${msg}`);
+    for (const msg of msgs) {
+      if (this.#log.host) this.#log.host(host, msg);
+      else this.#log.info(`  [${host}] ${msg}`);
+    }
     return fn(s);
   }
 

@@ -7,7 +7,12 @@ import { StepError } from '../lib/errors.ts';
 
 export interface KubeCreds { server: string; ca: string; cert: string; key: string }
 
-export interface KubeResponse { status: number; body: string }
+export interface KubeResponse {
+  status: number;
+  body: string;
+  /** The server's clock (its Date header), in ms since the epoch; NaN if absent. */
+  serverTime: number;
+}
 
 interface KubeconfigDoc {
   clusters?: { cluster: { server: string; 'certificate-authority-data': string } }[];
@@ -50,7 +55,7 @@ export function kubeRequest(creds: KubeCreds, method: string, path: string, opts
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8'), serverTime: Date.parse(res.headers.date ?? '') }));
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`timed out after ${opts.timeoutMs ?? 10_000} ms`)));
@@ -60,12 +65,12 @@ export function kubeRequest(creds: KubeCreds, method: string, path: string, opts
 }
 
 /** Like kubeRequest, but a non-2xx status (other than those allowed) is a StepError. */
-export async function kubeJson<T = unknown>(creds: KubeCreds, method: string, path: string, opts: RequestOptions & { allow?: number[] } = {}): Promise<{ status: number; json: T }> {
+export async function kubeJson<T = unknown>(creds: KubeCreds, method: string, path: string, opts: RequestOptions & { allow?: number[] } = {}): Promise<{ status: number; json: T; serverTime: number }> {
   const r = await kubeRequest(creds, method, path, opts);
   if ((r.status < 200 || r.status > 299) && !(opts.allow ?? []).includes(r.status)) {
     throw new StepError('kube-api', `${method} ${path} returned ${r.status}: ${r.body.slice(0, 300)}`);
   }
-  return { status: r.status, json: (r.body ? JSON.parse(r.body) : {}) as T };
+  return { status: r.status, json: (r.body ? JSON.parse(r.body) : {}) as T, serverTime: r.serverTime };
 }
 
 /** Opens a watch and resolves with the first event for which match() is true. */

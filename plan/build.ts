@@ -12,14 +12,16 @@ export function planHost(want: HostWant, facts: HostFacts): HostPlan {
   const changes: FileChange[] = [];
   for (const f of want.files) {
     const have = facts.hashes.get(f.path) ?? null;
-    if (have === f.sha256) continue;
-    changes.push({ ...f, reason: have === null ? 'missing' : 'changed' });
+    const mode = facts.modes?.get(f.path);
+    if (have === f.sha256 && (mode === undefined || mode === f.mode)) continue;
+    changes.push({ ...f, reason: have === null ? 'missing' : have === f.sha256 ? 'mode' : 'changed' });
   }
   changes.sort((a, b) => (a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'binary' ? -1 : 1));
 
   const units: UnitAction[] = want.components.map((component) => {
     const u = facts.units.get(component);
-    const touched = changes.filter((c) => c.readBy.includes(component)).map((c) => `${c.path} ${c.reason}`);
+    // A mode fix rewrites the same bytes: the running process already holds them.
+    const touched = changes.filter((c) => c.reason !== 'mode' && c.readBy.includes(component)).map((c) => `${c.path} ${c.reason}`);
     if (facts.pendingRestart?.has(component)) touched.push('restart pending from an interrupted run');
     if (!u || u.loadState !== 'loaded' || u.activeState !== 'active') {
       const state = !u || u.loadState !== 'loaded' ? 'not installed' : `is ${u.activeState}`;

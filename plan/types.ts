@@ -1,6 +1,7 @@
 // The plan: what wire will change on each host. Built by a pure function from what is wanted and
 // what was read, so it is the dry-run output and unit tests cover it without hosts.
 import type { ComponentName } from '../components/models/index.ts';
+import type { HostRecord } from '../apply/manifest.ts';
 
 export interface WantedFile {
   path: string;
@@ -23,13 +24,22 @@ export interface UnitFacts {
 export interface HostFacts {
   host: string;
   hashes: Map<string, string | null>;
+  /** File modes as read; a file with the right content but the wrong mode is rewritten. */
+  modes?: Map<string, number>;
+  /** The host's record of what hardwire installed (apply/manifest.ts). */
+  record?: HostRecord;
+  /** Paths whose stat no longer matches the record (or that it lacks): hashed this run, recorded again after push. */
+  stale?: string[];
+  /** How many files were hashed on the host this run. */
+  hashed?: number;
   units: Map<ComponentName, UnitFacts>;
   /** Components an interrupted run changed files for but did not restart. */
   pendingRestart?: Set<ComponentName>;
 }
 
 export interface FileChange extends WantedFile {
-  reason: 'missing' | 'changed';
+  /** mode: same content, wrong permissions (rewritten with the wanted mode). */
+  reason: 'missing' | 'changed' | 'mode';
 }
 
 export interface UnitAction {

@@ -19,8 +19,8 @@ let state: string;
 interface WireJson {
   kubeconfig: string;
   restarted: { host: string; unit: string; action: string }[];
-  hosts: { name: string; components: Record<string, { activeState: string; activeEnterMonotonic: string }> }[];
-  plan: { noop: boolean };
+  hosts: { name: string; hashedFiles: number; components: Record<string, { activeState: string; activeEnterMonotonic: string }> }[];
+  plan: { noop: boolean; hosts: { host: string; changes: { path: string; reason: string }[] }[] };
   durationsMs: Record<string, number>;
 }
 
@@ -104,6 +104,38 @@ describe('wire on a 3-host lab', () => {
     expect(timestamps(again)).toEqual(timestamps(first));
     console.log(`no-op wire of 3 hosts: ${again.durationsMs.total} ms`);
   });
+
+  it('a change made behind hardwire\'s back is found and fixed, though unchanged files are not re-hashed', async () => {
+    // Nothing was touched since the last wire: every file matched the host's record by stat.
+    expect(wireJson(inv).hosts.map((h) => h.hashedFiles)).toEqual([0, 0, 0]);
+    const s = await lab.ssh('node2');
+    const bin = '/usr/local/bin/etcdutl';
+    const unitFile = '/etc/systemd/system/kube-scheduler.service';
+    const key = '/etc/kubernetes/pki/apiserver.key';
+    const statOf = (p: string) => remote(s, ['stat', '-c', '%s %i %Y %a', p]);
+    const before = await statOf(bin);
+    // Bytes overwritten in place, then size, inode and mtime put back as they were: only ctime tells.
+    await s.exec(['sh', '-c', `cp -p ${bin} /tmp/ref && printf XXXXXXXX | dd of=${bin} bs=1 seek=4096 conv=notrunc status=none && touch -r /tmp/ref ${bin}`]);
+    expect(await statOf(bin)).toBe(before);
+    expect(await remote(s, ['sh', '-c', `cmp -s /tmp/ref ${bin} || echo differs`])).toBe('differs');
+    await s.exec(['sh', '-c', `echo '# edited by hand' >> ${unitFile}`]);
+    await s.exec(['chmod', '0644', key]);
+
+    const fixed = wireJson(inv);
+    const node2 = fixed.plan.hosts.find((h) => h.host === 'node2')!;
+    expect(node2.changes.map((c) => `${c.path} ${c.reason}`).sort()).toEqual([`${key} mode`, `${unitFile} changed`, `${bin} changed`].sort());
+    expect(fixed.hosts.find((h) => h.name === 'node2')!.hashedFiles).toBe(3);
+    expect(fixed.restarted).toEqual([{ host: 'node2', unit: 'kube-scheduler.service', action: 'restart' }]);
+    // Read back on the host, not from the report.
+    expect(await remote(s, ['sh', '-c', `cmp -s /tmp/ref ${bin} && echo same`])).toBe('same');
+    expect(await remote(s, ['grep', '-c', 'edited by hand', unitFile])).toBe('0');
+    expect(await remote(s, ['stat', '-c', '%a', key])).toBe('600');
+    await s.exec(['rm', '-f', '/tmp/ref']);
+    await s.close();
+    const again = wireJson(inv);
+    expect(again.plan.noop).toBe(true);
+    expect(again.hosts.map((h) => h.hashedFiles)).toEqual([0, 0, 0]);
+  }, 300_000);
 
   it('a changed flag restarts only that component, one host at a time', () => {
     const before = wireJson(inv);

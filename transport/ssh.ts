@@ -13,6 +13,7 @@ import {
   type HostKeyCheck,
 } from './known-hosts.ts';
 import { shJoin, shQuote } from './quote.ts';
+import { BATCH_SCRIPT, batchArgs, tarOf, type BatchFile } from './batch.ts';
 
 /** What the transport needs of an inventory host (an inventory `Host` fits). */
 export type SshTarget = Pick<HostDoc, 'name' | 'address' | 'ssh'>;
@@ -27,7 +28,8 @@ export interface ConnectOptions {
 }
 
 export interface ExecOptions {
-  stdin?: Buffer | string;
+  /** Bytes, or a function that makes a stream (called once the command has started). */
+  stdin?: Buffer | string | (() => NodeJS.ReadableStream);
   timeoutMs?: number;
   /** Return non-zero exits instead of throwing. */
   allowFail?: boolean;
@@ -53,6 +55,8 @@ export interface Session {
   exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
   readFile(path: string): Promise<Buffer>;
   writeFileAtomic(path: string, data: Buffer | string, opts: WriteOptions): Promise<void>;
+  /** Many files in one exec and one tar stream, each atomically (transport/batch.ts). */
+  writeFilesAtomic(files: BatchFile[]): Promise<void>;
   /** SHA-256 hex of a regular file, or null when it does not exist. */
   sha256(path: string): Promise<string | null>;
   /** Batched sha256 in one round trip; missing files map to null. */
@@ -306,7 +310,13 @@ class SshSession implements Session {
           this.#client.off('close', onLost);
           resolve({ code, ...(signal ? { signal } : {}), stdout: Buffer.concat(out), stderr: Buffer.concat(errOut) });
         });
-        stream.end(opts.stdin ?? undefined);
+        if (typeof opts.stdin === 'function') {
+          const src = opts.stdin();
+          src.on('error', (e: Error) => { stream.close(); reject(new StepError('ssh-exec', `stdin of ${display(argv)}: ${e.message}`, { host: this.host.name, cause: e })); });
+          src.pipe(stream);
+        } else {
+          stream.end(opts.stdin ?? undefined);
+        }
       });
     });
   }
@@ -327,6 +337,15 @@ class SshSession implements Session {
 
   async readFile(path: string): Promise<Buffer> {
     return (await this.#checked(['cat', '--', path], {}, 'remote-read')).stdout;
+  }
+
+  async writeFilesAtomic(files: BatchFile[]): Promise<void> {
+    if (files.length === 0) return;
+    for (const f of files) {
+      if (!Number.isInteger(f.mode) || f.mode < 0 || f.mode > 0o7777) throw new InputError('mode', `${f.mode} is not a file mode; use e.g. 0o644`);
+      if (!f.path.startsWith('/')) throw new InputError('path', `"${f.path}" must be absolute`);
+    }
+    await this.#checked(['sh', '-c', BATCH_SCRIPT, 'sh', ...batchArgs(files)], { stdin: () => tarOf(files), timeoutMs: 600_000 }, 'remote-write');
   }
 
   async writeFileAtomic(path: string, data: Buffer | string, opts: WriteOptions): Promise<void> {

@@ -2,24 +2,19 @@ import type { Phase } from '../phase.ts';
 import { binariesFor } from '../../components/registry/index.ts';
 import { resolveBinaries } from '../binaries.ts';
 import { BIN } from '../../components/models/types.ts';
-import { installedManifest } from '../manifest.ts';
 
 export const binariesPhase: Phase = {
   id: 'binaries',
   title: 'Resolve component binaries (build or verify the cache)',
   async run(ctx) {
     const names = [...new Set(ctx.inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))];
-    ctx.binaries = await resolveBinaries(ctx.inv, names, ctx.log);
+    ctx.binaries = await resolveBinaries(ctx.inv, names, ctx.log, ctx.opts.verifyHashes === true);
     ctx.wants = ctx.inv.hosts.map((h) => {
       const tree = ctx.trees.get(h.name)!;
       const files = [
         ...binariesFor(h).map((b) => ({ path: `${BIN}/${b.name}`, mode: 0o755, sha256: ctx.binaries.get(b.name)!.sha256, readBy: b.readBy, kind: 'binary' as const })),
         ...tree.files.map((f) => ({ path: f.path, mode: f.mode, sha256: f.sha256, readBy: f.readBy, kind: 'file' as const })),
       ];
-      // The host's own record of what hardwire put there, so teardown needs no local state.
-      const manifest = installedManifest(files.map((f) => f.path));
-      tree.files.push(manifest);
-      files.push({ path: manifest.path, mode: manifest.mode, sha256: manifest.sha256, readBy: [], kind: 'file' as const });
       return { host: h.name, components: tree.components, files };
     });
   },

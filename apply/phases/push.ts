@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Phase } from '../phase.ts';
 import type { WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
 import { BIN } from '../../components/models/types.ts';
 import { PENDING_DIR } from '../facts.ts';
+import { recordHost } from '../record.ts';
 import type { FileChange } from '../../plan/types.ts';
 import { BACKUP_RECORD, BACKUP_ROOT, KEEP_BACKUPS, PRUNE_SCRIPT, type BackupRecord } from '../backup.ts';
 
@@ -14,7 +15,7 @@ const COPY_SCRIPT = 'set -e; for p in "$@"; do mkdir -p -- "$BK$(dirname -- "$p"
 async function backup(ctx: WireContext, host: string, changes: FileChange[]): Promise<void> {
   if (changes.length === 0) return;
   const dir = `${BACKUP_ROOT}/${ctx.runId}`;
-  const overwritten = changes.filter((c) => c.reason === 'changed');
+  const overwritten = changes.filter((c) => c.reason !== 'missing');
   const record: BackupRecord = {
     runId: ctx.runId,
     overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
@@ -38,16 +39,19 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
     await ctx.wet.run(host, `mark ${u.component} restart pending`, (s) => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
   }
   await backup(ctx, host, plan.changes);
-  for (const c of plan.changes) {
-    // Binaries are read from the cache only when they must move (never in a dry run).
-    const data = () => (c.kind === 'binary'
-      ? readFileSync(ctx.binaries.get(c.path.slice(BIN.length + 1))!.path)
-      : tree.files.find((f) => f.path === c.path)!.content);
-    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, (s) => s.writeFileAtomic(c.path, data(), { mode: c.mode, owner: 'root:root' }));
+  // Binaries one by one, streamed from the cache (never read into memory, never in a dry run); the
+  // rendered files then in one tar stream (transport/batch.ts), each still renamed atomically.
+  for (const c of plan.changes.filter((x) => x.kind === 'binary')) {
+    const file = ctx.binaries.get(c.path.slice(BIN.length + 1))!.path;
+    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, (s) => s.writeFilesAtomic([{ path: c.path, mode: c.mode, owner: 'root:root', data: { file, size: statSync(file).size } }]));
   }
+  const small = plan.changes.filter((x) => x.kind !== 'binary');
+  await ctx.wet.runAll(host, small.map((c) => `write ${c.path} (${c.reason})`), (s) => s.writeFilesAtomic(small.map((c) => (
+    { path: c.path, mode: c.mode, owner: 'root:root', data: tree.files.find((f) => f.path === c.path)!.content }))));
   if (plan.daemonReload) await ctx.wet.run(host, 'systemctl daemon-reload', (s) => s.exec(['systemctl', 'daemon-reload']));
   const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
   if (toEnable.length > 0) await ctx.wet.run(host, `systemctl enable ${toEnable.join(' ')}`, (s) => s.exec(['systemctl', 'enable', '--quiet', ...toEnable]));
+  await recordHost(ctx, host);
 }
 
 export const pushPhase: Phase = {

@@ -6,7 +6,8 @@ import { unitFacts } from '../facts.ts';
 export const statusPhase: Phase = {
   id: 'status',
   title: 'Read final unit states',
-  shouldRun: (ctx) => !ctx.opts.dryRun,
+  // Nothing (re)started: the unit states read before the plan are still current.
+  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.restarted.length > 0,
   async run(ctx) {
     await Promise.all(ctx.wants.map(async (w) => {
       const units = await unitFacts(session(ctx, w.host), w.components);

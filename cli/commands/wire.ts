@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
@@ -8,7 +9,7 @@ import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
-usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--accept-new-host-keys] [--gate-timeout SECONDS] [--json]
+usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--json]
 
 Without --inventory, uses the local lab (brings it up if needed: "hardwire lab up").
 Order and gates:
@@ -17,28 +18,32 @@ Order and gates:
   2. kube-apiserver; gate: /livez and /readyz return 200 with the admin credentials
   3. ClusterRoleBinding kubeadm:cluster-admins -> cluster-admin, created as super-admin
   4. kube-controller-manager and kube-scheduler; gate: their Leases are held and renewing
-A file is sent only when its hash differs, atomically, with its mode. A component restarts only
-when something it reads changed, one host at a time, each followed by its gate.
+A file is sent only when its hash or its mode differs, atomically, with its mode. A component
+restarts only when something it reads changed, one host at a time, each followed by its gate.
+Each host keeps a record of what wire wrote (/var/lib/hardwire/installed.json: sha256, size, inode,
+mtime, ctime); a file whose stat still matches it is not hashed again. --verify-hashes hashes every
+file and cached binary anyway; so does any run more than a day after a host's last full hash.
 --gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 --dry-run prints the per-host plan and changes nothing on any host (the local PKI and
 rendered trees under the state dir are still created, since the plan is computed from them).
 Host keys are pinned (inventory knownHosts); unknown keys are refused unless --accept-new-host-keys.
 `;
 
-interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; acceptNewHostKeys?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean; acceptNewHostKeys?: boolean; gateTimeout: number }
 
 export function declare(root: Cli): Cli {
   return topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers, gate each step', HELP)
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
+    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'))
     .addOption(options.acceptNewHostKeys())
     .addOption(options.gateTimeout())
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, !opts.dryRun);
       const t0 = performance.now();
-      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
       const totalMs = Math.round(performance.now() - t0);
       const report = {
         dryRun: ctx.opts.dryRun,
@@ -47,6 +52,8 @@ export function declare(root: Cli): Cli {
         hosts: ctx.inv.hosts.map((h) => ({
           name: h.name,
           address: h.address,
+          /** Files hashed on the host this run; the others matched the host's record by stat. */
+          hashedFiles: ctx.facts.get(h.name)?.hashed ?? 0,
           components: Object.fromEntries([...(ctx.facts.get(h.name)?.units ?? new Map())].map(([c, u]) => [c, { activeState: u.activeState, activeEnterMonotonic: u.activeEnterMonotonic }])),
         })),
         plan: ctx.plan,

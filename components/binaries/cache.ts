@@ -66,11 +66,50 @@ export async function readManifest(name: ComponentName, version: string): Promis
   }
 }
 
-/** Looks at a cache entry and re-hashes the binary. Never trusts a size or a timestamp. */
-export async function inspect(name: ComponentName, version: string): Promise<CacheState> {
+/**
+ * What a file's stat says about its content, as git's index and rsync use it. ctime changes on any
+ * write, chmod or rename into place and cannot be set from user space, so a file replaced behind
+ * our back with the same size and mtime still differs here (new inode, or new ctime).
+ */
+export interface StatKey { dev: string; ino: string; size: string; mtimeNs: string; ctimeNs: string }
+
+export async function statKey(path: string): Promise<StatKey> {
+  const st = await stat(path, { bigint: true });
+  return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+}
+
+const sameKey = (a: StatKey, b: StatKey) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
+function verifiedPath(name: ComponentName, version: string): string {
+  return join(entryDir(name, version), 'verified.json');
+}
+
+/** The stat of the binary when it last hashed to its manifest's sha256. */
+async function readVerified(name: ComponentName, version: string, sha256: string): Promise<StatKey | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & { sha256: string };
+    return doc.sha256 === sha256 ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Looks at a cache entry. The binary is re-hashed unless its stat is exactly the one recorded the
+ * last time it hashed to the manifest's sha256; `rehash` (components list, --verify-hashes) always hashes.
+ */
+export async function inspect(name: ComponentName, version: string, opts: { rehash?: boolean } = {}): Promise<CacheState> {
   const path = binaryPath(name, version);
   const manifest = await readManifest(name, version);
   if (!manifest) return { state: 'missing', path };
+  let before: StatKey;
+  try {
+    before = await statKey(path);
+  } catch {
+    return { state: 'missing', path };
+  }
+  const known = opts.rehash ? undefined : await readVerified(name, version, manifest.sha256);
+  if (known && sameKey(known, before)) return { state: 'ok', path, manifest };
   let actual: string;
   try {
     actual = await sha256File(path);
@@ -78,6 +117,12 @@ export async function inspect(name: ComponentName, version: string): Promise<Cac
     return { state: 'missing', path };
   }
   if (actual !== manifest.sha256) return { state: 'corrupt', path, expected: manifest.sha256, actual };
+  // Recorded only if nothing touched the file while it was hashed.
+  if (sameKey(before, await statKey(path))) {
+    const tmp = `${verifiedPath(name, version)}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify({ sha256: actual, ...before })}\n`);
+    await rename(tmp, verifiedPath(name, version));
+  }
   return { state: 'ok', path, manifest };
 }
 
@@ -130,7 +175,7 @@ export async function listEntries(): Promise<Array<CacheState & { name: Componen
   for (const name of names.sort()) {
     if (!isComponentName(name)) continue;
     for (const version of (await readdir(join(binRoot(), name)).catch(() => [] as string[])).sort()) {
-      const st = await inspect(name, version);
+      const st = await inspect(name, version, { rehash: true }); // a listing always re-hashes
       if (st.state !== 'missing') out.push({ ...st, name, version });
     }
   }

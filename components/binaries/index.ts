@@ -33,6 +33,8 @@ export interface EnsureOptions {
   source?: 'auto' | 'fetch' | 'build';
   /** Rebuild or re-download even if the cache holds a verified binary. */
   force?: boolean;
+  /** Re-hash cached binaries even when their stat matches the last verification (wire --verify-hashes). */
+  verifyHashes?: boolean;
   log?: Logger;
   /** Release base URLs (else HARDWIRE_*_RELEASE_URL, else the official servers). */
   urls?: Partial<ReleaseUrls>;
@@ -104,7 +106,7 @@ export async function ensureAll(names: readonly ComponentName[], opts: EnsureOpt
 /** A verified cache entry acceptable for these options, or undefined (corrupt ones are discarded). */
 async function usable(name: ComponentName, set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary | undefined> {
   const version = versionOf(name, set);
-  const st = await cache.inspect(name, version);
+  const st = await cache.inspect(name, version, { rehash: opts.verifyHashes === true });
   if (st.state === 'corrupt') {
     log.warn(`cached ${name} ${version} is corrupt: sha256 ${st.actual} does not match its manifest (${st.expected}); discarding it`);
     await cache.discard(name, version);
