@@ -67,11 +67,17 @@ describe('pki', () => {
     });
   }
 
-  it('the apiserver cert has the service IP and kubernetes.default.svc.<domain>, not KTHW\'s SAN', () => {
-    const s = sans('apiserver.crt');
-    expect(s).toEqual(expect.arrayContaining(['IP Address:10.96.0.1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.12',
-      'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local', 'DNS:cp-1']));
-    expect(s).not.toContain('DNS:kubernetes.svc.cluster.local');
+  // Exactly these SANs: kubeadm's four service names, localhost, every control-plane host's name and
+  // address, loopback, the first service IP (10.96.0.0/12 -> 10.96.0.1) and the endpoint
+  // (198.51.100.10:6443, cp-0's address, by default). Nothing else, KTHW's kubernetes.svc.cluster.local included.
+  const EXAMPLE_APISERVER_SANS = [
+    'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local', 'DNS:localhost',
+    'DNS:cp-0', 'DNS:cp-1', 'DNS:cp-2',
+    'IP Address:127.0.0.1', 'IP Address:10.96.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.11', 'IP Address:198.51.100.12',
+  ];
+
+  it('the apiserver cert has exactly the service IP, kubernetes.default.svc.<domain>, the hosts and the endpoint, not KTHW\'s SAN', () => {
+    expect(sans('apiserver.crt').sort()).toEqual([...EXAMPLE_APISERVER_SANS].sort());
     expect(text('apiserver.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Server Authentication\n/);
   });
 
@@ -87,7 +93,9 @@ describe('pki', () => {
   });
 
   it('etcd member certs carry that host\'s names for server and client auth', () => {
-    expect(sans('etcd/cp-1/peer.crt').sort()).toEqual(['DNS:cp-1', 'DNS:localhost', 'IP Address:0:0:0:0:0:0:0:1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.11'].sort());
+    for (const kind of ['peer', 'server']) {
+      expect(sans(`etcd/cp-1/${kind}.crt`).sort(), kind).toEqual(['DNS:cp-1', 'DNS:localhost', 'IP Address:0:0:0:0:0:0:0:1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.11'].sort());
+    }
     expect(text('etcd/cp-1/peer.crt')).toMatch(/TLS Web Server Authentication, TLS Web Client Authentication/);
     expect(text('apiserver-etcd-client.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Client Authentication\n/);
   });
@@ -140,7 +148,38 @@ describe('pki', () => {
     expect(changed.map((e) => e.file)).toEqual(['apiserver.crt']);
     expect(changed[0]!.reasons.join()).toMatch(/DNS SANs differ \(missing: api\.example\.com/);
     expect(readFileSync(join(pki, 'ca.crt'), 'utf8')).toBe(caBefore);
-    expect(sans('apiserver.crt')).toContain('DNS:api.example.com');
+    expect(sans('apiserver.crt').sort()).toEqual([...EXAMPLE_APISERVER_SANS, 'DNS:api.example.com'].sort());
+  });
+
+  it('a non-default service CIDR, DNS domain and endpoint give exactly their SANs, and openssl matches the names', () => {
+    const dir = tempDir();
+    const inv = join(dir, 'inv.yaml');
+    const src = readFileSync(inventory, 'utf8');
+    const custom = src
+      .replace('serviceCIDR: 10.96.0.0/12', 'serviceCIDR: 10.32.0.0/16')
+      .replace('dnsDomain: cluster.local', 'dnsDomain: hw.internal')
+      .replace(/apiServerEndpoint: ""[^\n]*/, 'apiServerEndpoint: "api.demo.hardwire.test:6443"')
+      .replace('extraSANs: []', 'extraSANs: [alt.demo.hardwire.test, 203.0.113.7]');
+    expect(custom).not.toBe(src);
+    writeFileSync(inv, custom);
+    const r = hardwire(['pki', '--inventory', inv, '--state-dir', dir, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const crt = join(dir, 'demo', 'pki', 'apiserver.crt');
+    const got = /Subject Alternative Name:\s*\n\s*(.+)\n/.exec(openssl(['x509', '-in', crt, '-noout', '-text']))![1]!.split(', ').map((x) => x.trim());
+    expect(got.sort()).toEqual([
+      'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.hw.internal', 'DNS:localhost',
+      'DNS:cp-0', 'DNS:cp-1', 'DNS:cp-2', 'DNS:api.demo.hardwire.test', 'DNS:alt.demo.hardwire.test',
+      'IP Address:127.0.0.1', 'IP Address:10.32.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.11', 'IP Address:198.51.100.12', 'IP Address:203.0.113.7',
+    ].sort());
+    // openssl's own name matching (RFC 6125), not a string search.
+    const check = (flag: string, name: string) => openssl(['x509', '-in', crt, '-noout', flag, name]).trim();
+    expect(check('-checkhost', 'kubernetes.default.svc.hw.internal')).toBe('Hostname kubernetes.default.svc.hw.internal does match certificate');
+    expect(check('-checkhost', 'kubernetes.default.svc.cluster.local')).toBe('Hostname kubernetes.default.svc.cluster.local does NOT match certificate');
+    expect(check('-checkhost', 'api.demo.hardwire.test')).toBe('Hostname api.demo.hardwire.test does match certificate');
+    expect(check('-checkip', '10.32.0.1')).toBe('IP 10.32.0.1 does match certificate');
+    expect(check('-checkip', '10.96.0.1')).toBe('IP 10.96.0.1 does NOT match certificate');
+    const admin = readFileSync(join(dir, 'demo', 'kubeconfigs', 'admin.conf'), 'utf8');
+    expect(admin).toMatch(/server: https:\/\/api\.demo\.hardwire\.test:6443\n/);
   });
 
   it('a lost CA key is an error, never a silent new CA', () => {
