@@ -4,10 +4,12 @@ import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
 import { InputError } from '../lib/errors.ts';
-import { cidrContains, cidrsOverlap, firstServiceIp, parseCidr, type Cidr } from '../lib/net.ts';
+import { cidrContains, cidrsOverlap, firstServiceIp, type Cidr } from '../lib/net.ts';
 import { expandHome } from '../lib/paths.ts';
 import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
+import { checkExtraArgs } from './extra-args.ts';
+import { checkCertValidity, checkDnsDomain, checkHostAddress, checkKubernetesVersion, checkPodCidr, checkSan, checkServiceCidr, parseEndpoint } from './rules.ts';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -87,14 +89,17 @@ export function parseInventory(text: string, file = '<inline>'): Inventory {
 
 export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   const c = doc.cluster;
-  const serviceCidr = parseCidr(c.serviceCIDR);
-  if (!serviceCidr) throw new InputError('cluster.serviceCIDR', `"${c.serviceCIDR}" is not an IPv4 network CIDR such as 10.96.0.0/12`);
-  if (serviceCidr.bits < 12) throw new InputError('cluster.serviceCIDR', `/${serviceCidr.bits} is too large; the apiserver allows at most a /12`);
-  const podCidr = parseCidr(c.podCIDR);
-  if (!podCidr) throw new InputError('cluster.podCIDR', `"${c.podCIDR}" is not an IPv4 network CIDR such as 10.244.0.0/16`);
+  // Each value against the component that consumes it (inventory/rules.ts, inventory/extra-args.ts).
+  checkKubernetesVersion(c.kubernetesVersion);
+  checkExtraArgs(c.extraArgs, c.kubernetesVersion);
+  const serviceCidr = checkServiceCidr(c.serviceCIDR);
+  const podCidr = checkPodCidr(c.podCIDR, c.extraArgs);
   if (cidrsOverlap(serviceCidr, podCidr)) {
     throw new InputError('cluster.podCIDR', `${c.podCIDR} overlaps cluster.serviceCIDR ${c.serviceCIDR}; pick disjoint ranges`);
   }
+  checkDnsDomain(c.dnsDomain);
+  c.extraSANs.forEach((san, i) => checkSan(`cluster.extraSANs[${i}]`, san));
+  checkCertValidity(c.certValidity);
 
   const names = new Map<string, number>();
   const addrs = new Map<string, number>();
@@ -105,6 +110,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     const a = addrs.get(h.address);
     if (a !== undefined) throw new InputError(`hosts[${i}].address`, `${h.address} duplicates hosts[${a}].address; addresses must be unique`);
     addrs.set(h.address, i);
+    checkHostAddress(`hosts[${i}].address`, h.address);
     if (new Set(h.roles).size !== h.roles.length) throw new InputError(`hosts[${i}].roles`, 'lists a role twice');
     for (const cidr of [serviceCidr, podCidr]) {
       if (cidrContains(cidr, h.address)) throw new InputError(`hosts[${i}].address`, `${h.address} lies inside ${cidr.text}; host addresses must be outside the service and pod CIDRs`);
@@ -122,7 +128,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     warnings.push(`hosts: ${etcdHosts.length} etcd members tolerate no more failures than ${etcdHosts.length - 1}; use an odd number for quorum`);
   }
 
-  const endpoint = parseEndpoint(c.apiServerEndpoint, controlPlaneHosts[0]!.address);
+  const endpoint = parseEndpoint(c.apiServerEndpoint, controlPlaneHosts[0]!.address, APISERVER_PORT);
   const base = dirname(resolve(file));
   return {
     file: resolve(file),
@@ -138,16 +144,6 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     knownHostsFile: doc.knownHosts ? resolve(base, expandHome(doc.knownHosts)) : undefined,
     warnings,
   };
-}
-
-function parseEndpoint(text: string, fallbackHost: string): { host: string; port: number } {
-  if (text === '') return { host: fallbackHost, port: APISERVER_PORT };
-  const m = /^([a-zA-Z0-9.-]+)(?::(\d{1,5}))?$/.exec(text);
-  const port = m?.[2] === undefined ? APISERVER_PORT : Number(m[2]);
-  if (!m || port < 1 || port > 65535) {
-    throw new InputError('cluster.apiServerEndpoint', `"${text}" is not host[:port]; use for example cp.example.com:6443`);
-  }
-  return { host: m[1]!, port };
 }
 
 export function loadInventory(file: string): Inventory {

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { repoRoot } from '../lib/paths.ts';
 import { parseInventory } from '../inventory/load.ts';
 import { InputError } from '../lib/errors.ts';
 import { hardwire } from './helpers/cli.ts';
@@ -86,4 +89,116 @@ describe('inventory', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^error: --inventory: cannot read .*nope\.yaml \(ENOENT\)/);
   });
+});
+
+// Every inventory value that ends up in a component flag or a certificate, malformed the way the
+// component that consumes it would refuse it on a host. Each must stop the real CLI before anything is
+// written: exit 2, one line naming the field, the state dir untouched.
+type Doc = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+const edit = (fn: (d: Doc) => void): string => { const d = parse(base) as Doc; fn(d); return stringify(d); };
+const extra = (component: string, flags: Record<string, string>) => (d: Doc) => { d.cluster.extraArgs = { [component]: flags }; };
+
+const MALFORMED: { name: string; field: string; text: string }[] = [
+  { name: 'cluster name longer than a DNS label', field: 'cluster.name', text: edit((d) => { d.cluster.name = 'c'.repeat(64); }) },
+  { name: 'Kubernetes version without a version table row', field: 'cluster.kubernetesVersion', text: edit((d) => { d.cluster.kubernetesVersion = 'v1.35.0'; }) },
+  { name: 'service CIDR too small for the apiserver (/30)', field: 'cluster.serviceCIDR', text: edit((d) => { d.cluster.serviceCIDR = '10.96.0.0/30'; }) },
+  { name: 'service CIDR larger than /12', field: 'cluster.serviceCIDR', text: edit((d) => { d.cluster.serviceCIDR = '10.0.0.0/8'; }) },
+  { name: 'service CIDR without a prefix', field: 'cluster.serviceCIDR', text: edit((d) => { d.cluster.serviceCIDR = '10.96.0.0'; }) },
+  { name: 'pod CIDR smaller than one node range (/25 < /24)', field: 'cluster.podCIDR', text: edit((d) => { d.cluster.podCIDR = '10.244.0.0/25'; }) },
+  { name: 'pod CIDR smaller than the node mask set in extraArgs', field: 'cluster.podCIDR', text: edit((d) => { d.cluster.podCIDR = '10.244.0.0/22'; extra('kube-controller-manager', { 'node-cidr-mask-size': '20' })(d); }) },
+  { name: 'pod CIDR more than 16 bits wider than a node range', field: 'cluster.podCIDR', text: edit((d) => { d.cluster.podCIDR = '172.0.0.0/7'; }) },
+  { name: 'DNS domain with an empty label', field: 'cluster.dnsDomain', text: edit((d) => { d.cluster.dnsDomain = 'cluster..local'; }) },
+  { name: 'DNS domain with a label over 63 characters', field: 'cluster.dnsDomain', text: edit((d) => { d.cluster.dnsDomain = `${'a'.repeat(64)}.local`; }) },
+  { name: 'endpoint host starting with "-"', field: 'cluster.apiServerEndpoint', text: edit((d) => { d.cluster.apiServerEndpoint = '-api.example.com:6443'; }) },
+  { name: 'endpoint host that is no IPv4 address', field: 'cluster.apiServerEndpoint', text: edit((d) => { d.cluster.apiServerEndpoint = '300.1.2.3:6443'; }) },
+  { name: 'endpoint host in upper case', field: 'cluster.apiServerEndpoint', text: edit((d) => { d.cluster.apiServerEndpoint = 'API.example.com'; }) },
+  { name: 'endpoint port 0', field: 'cluster.apiServerEndpoint', text: edit((d) => { d.cluster.apiServerEndpoint = 'api.example.com:0'; }) },
+  { name: 'SAN with a space', field: 'cluster.extraSANs[0]', text: edit((d) => { d.cluster.extraSANs = ['api example.com']; }) },
+  { name: 'SAN that is no IPv4 address', field: 'cluster.extraSANs[1]', text: edit((d) => { d.cluster.extraSANs = ['api.example.com', '10.0.0.256']; }) },
+  { name: 'SAN with a trailing dot', field: 'cluster.extraSANs[0]', text: edit((d) => { d.cluster.extraSANs = ['api.example.com.']; }) },
+  { name: 'extraArgs flag the component does not register', field: 'cluster.extraArgs.kube-scheduler.leader-elekt', text: edit(extra('kube-scheduler', { 'leader-elekt': 'true' })) },
+  { name: 'extraArgs --help (the binary prints and exits)', field: 'cluster.extraArgs.kube-apiserver.help', text: edit(extra('kube-apiserver', { help: 'true' })) },
+  { name: 'extraArgs bool flag with "yes"', field: 'cluster.extraArgs.kube-scheduler.leader-elect', text: edit(extra('kube-scheduler', { 'leader-elect': 'yes' })) },
+  { name: 'extraArgs int flag with a word', field: 'cluster.extraArgs.kube-apiserver.max-requests-inflight', text: edit(extra('kube-apiserver', { 'max-requests-inflight': 'many' })) },
+  { name: 'extraArgs int32 flag out of range', field: 'cluster.extraArgs.kube-controller-manager.concurrent-deployment-syncs', text: edit(extra('kube-controller-manager', { 'concurrent-deployment-syncs': '3000000000' })) },
+  { name: 'extraArgs uint flag negative', field: 'cluster.extraArgs.etcd.election-timeout', text: edit(extra('etcd', { 'election-timeout': '-5' })) },
+  { name: 'extraArgs duration without a unit', field: 'cluster.extraArgs.kube-controller-manager.node-monitor-grace-period', text: edit(extra('kube-controller-manager', { 'node-monitor-grace-period': '40' })) },
+  { name: 'extraArgs IP flag with a name', field: 'cluster.extraArgs.kube-scheduler.bind-address', text: edit(extra('kube-scheduler', { 'bind-address': 'localhost' })) },
+  { name: 'extraArgs value with a newline', field: 'cluster.extraArgs.kube-apiserver.v', text: edit(extra('kube-apiserver', { v: '2\n--anonymous-auth=true' })) },
+  { name: 'extraArgs value with a backslash', field: 'cluster.extraArgs.etcd.log-level', text: edit(extra('etcd', { 'log-level': 'info\\' })) },
+  { name: 'extraArgs overriding the service range cluster.serviceCIDR sets', field: 'cluster.extraArgs.kube-apiserver.service-cluster-ip-range', text: edit(extra('kube-apiserver', { 'service-cluster-ip-range': '10.100.0.0/16' })) },
+  { name: 'extraArgs overriding the pod range cluster.podCIDR sets', field: 'cluster.extraArgs.kube-controller-manager.cluster-cidr', text: edit(extra('kube-controller-manager', { 'cluster-cidr': '10.200.0.0/16' })) },
+  { name: 'extraArgs moving the apiserver off the port kubeconfigs and gates use', field: 'cluster.extraArgs.kube-apiserver.secure-port', text: edit(extra('kube-apiserver', { 'secure-port': '8443' })) },
+  { name: 'certValidity leafDays over 10 years', field: 'cluster.certValidity.leafDays', text: edit((d) => { d.cluster.certValidity = { leafDays: 4000 }; }) },
+  { name: 'certValidity caDays of zero', field: 'cluster.certValidity.caDays', text: edit((d) => { d.cluster.certValidity = { caDays: 0 }; }) },
+  { name: 'certValidity leaves outliving their CA', field: 'cluster.certValidity.leafDays', text: edit((d) => { d.cluster.certValidity = { leafDays: 400, caDays: 300 }; }) },
+  { name: 'host name not a DNS label', field: 'hosts[0].name', text: edit((d) => { d.hosts[0].name = 'Node_1'; }) },
+  { name: 'host address in loopback', field: 'hosts[0].address', text: edit((d) => { d.hosts[0].address = '127.0.0.1'; }) },
+  { name: 'host address link-local', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '169.254.10.1'; }) },
+  { name: 'host address unspecified', field: 'hosts[2].address', text: edit((d) => { d.hosts[2].address = '0.0.0.0'; }) },
+  { name: 'host address multicast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '224.0.0.9'; }) },
+  { name: 'host address broadcast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '255.255.255.255'; }) },
+  { name: 'SSH port 0', field: 'hosts[0].ssh.port', text: edit((d) => { d.hosts[0].ssh = { port: 0 }; }) },
+];
+
+/** The real CLI, asynchronously, so that the cases can run side by side. */
+function hardwireAsync(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), ...args], { cwd: repoRoot, timeout: 120_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Every path under dir with its size and mtime: any write shows up as a difference. */
+function snapshot(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
+    const st = statSync(join(dir, p));
+    return `${p} ${st.size} ${st.mtimeMs}`;
+  });
+}
+
+describe('inventory values match what the components accept', () => {
+  it('accepts the values the components accept', () => {
+    const inv = parseInventory(edit((d) => {
+      d.cluster.serviceCIDR = '10.96.0.0/28';
+      d.cluster.podCIDR = '10.244.0.0/24';
+      d.cluster.dnsDomain = 'k8s.example.internal';
+      d.cluster.apiServerEndpoint = 'api.example.com:443';
+      d.cluster.extraSANs = ['*.api.example.com', '203.0.113.7', '2001:db8::1', 'kube'];
+      d.cluster.certValidity = { leafDays: 3650, caDays: 3650 };
+      d.cluster.extraArgs = {
+        'kube-apiserver': { v: '2', 'max-requests-inflight': '0x100', 'audit-log-path': '/var/log/kubernetes/audit.log' },
+        'kube-controller-manager': { 'node-monitor-grace-period': '1m30s', 'node-cidr-mask-size': '26', 'concurrent-deployment-syncs': '+5' },
+        'kube-scheduler': { 'leader-elect': 'True', 'bind-address': '0.0.0.0' },
+        etcd: { 'election-timeout': '1000', 'log-level': 'debug', 'quota-backend-bytes': '8589934592' },
+      };
+    }));
+    expect(inv.serviceIp).toBe('10.96.0.1');
+    // With node ranges turned off, the pod CIDR need not hold one.
+    expect(parseInventory(edit((d) => { d.cluster.podCIDR = '10.244.0.0/26'; extra('kube-controller-manager', { 'allocate-node-cidrs': 'false' })(d); })).podCidr.bits).toBe(26);
+  });
+
+  it('each malformed value: exit 2, one line naming the field, nothing written', async () => {
+    const dir = tempDir();
+    const state = join(dir, 'state');
+    mkdirSync(state);
+    writeFileSync(join(state, 'sentinel'), 'untouched\n');
+    const before = snapshot(state);
+    const files = MALFORMED.map((c, i) => { const f = join(dir, `bad-${i}.yaml`); writeFileSync(f, c.text); return f; });
+    const results: { code: number; stdout: string; stderr: string }[] = [];
+    // Two at a time: the machine has two cores.
+    for (let i = 0; i < MALFORMED.length; i += 2) {
+      results.push(...await Promise.all(files.slice(i, i + 2).map((f) => hardwireAsync(['render', '--inventory', f, '--state-dir', state]))));
+    }
+    const wrong = MALFORMED.flatMap((c, i) => {
+      const r = results[i]!;
+      const lines = r.stderr.trim().split('\n');
+      const ok = r.code === 2 && lines.length === 1 && lines[0]!.startsWith(`error: ${c.field}: `) && r.stdout === '';
+      return ok ? [] : [`${c.name}: expected exit 2 and "error: ${c.field}: ...", got exit ${r.code}: ${r.stderr.trim().slice(0, 300)}`];
+    });
+    expect(wrong).toEqual([]);
+    expect(snapshot(state)).toEqual(before);
+    expect(readdirSync(dir).filter((f) => !f.startsWith('bad-'))).toEqual(['state']);
+  }, 300_000);
 });
