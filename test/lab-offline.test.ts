@@ -2,7 +2,7 @@
 // `lab down` or a reboot), a connection to its address fails here at once, and every command given
 // its inventory says the lab is down in one line, before it connects. Real containers, real routes.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labDown, labStop, labUp, type LabInfo } from '../lab/index.ts';
 import { labInventoryPath, labNameOf } from '../lab/guard.ts';
 import { LAB_RANGE, labPlan } from '../lab/plan.ts';
+import { repoRoot } from '../lib/paths.ts';
 import { hardwire, type CliResult } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 
@@ -71,6 +72,34 @@ describe('lab inventories (pure)', () => {
     expect(labNameOf({ cluster: { name: 'Not_A_Lab' }, hosts })).toBeUndefined();
     expect(labInventoryPath('/x/state/lab/lab/inventory.yaml')).toEqual({ stateDir: '/x/state', name: 'lab' });
     expect(labInventoryPath('/x/hosts/example.yaml')).toBeUndefined();
+  });
+});
+
+describe('the lab range route (root, in a network namespace of its own)', () => {
+  it('is added once, kept as it is on re-runs, and never replaces a route someone else set on the range', () => {
+    const script = join(tempDir(), 'route.mjs');
+    writeFileSync(script, `
+      import { execFileSync } from 'node:child_process';
+      import { ensureLabRangeUnreachable } from ${JSON.stringify(join(repoRoot, 'lab', 'route.ts'))};
+      const ip = (...a) => execFileSync('ip', a).toString().trim();
+      const out = [];
+      await ensureLabRangeUnreachable(); out.push(ip('-4', 'route', 'show'));
+      await ensureLabRangeUnreachable(); out.push(ip('-4', 'route', 'show'));
+      ip('route', 'del', 'unreachable', '10.213.0.0/16');
+      ip('link', 'add', 'vpn0', 'type', 'bridge'); ip('link', 'set', 'vpn0', 'up');
+      ip('route', 'add', '10.213.0.0/16', 'dev', 'vpn0');
+      try { await ensureLabRangeUnreachable(); out.push('accepted'); } catch (e) { out.push(e.message); }
+      out.push(ip('-4', 'route', 'show'));
+      console.log(JSON.stringify(out));
+    `);
+    // unshare -n: a fresh network namespace, so this machine's routes and other labs are not touched.
+    const r = spawnSync('unshare', ['-n', process.execPath, script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const [first, again, foreign, after] = JSON.parse(r.stdout) as string[];
+    expect(first).toBe(`unreachable ${LAB_RANGE.text}`);
+    expect(again).toBe(first);
+    expect(foreign).toMatch(/^10\.213\.0\.0\/16 is routed by "10\.213\.0\.0\/16 dev vpn0", but hardwire labs need that range/);
+    expect(after).toMatch(/^10\.213\.0\.0\/16 dev vpn0/);
   });
 });
 
