@@ -1,25 +1,59 @@
-// Wire figures on lab hosts (binaries already cached): cold wire by phase, the no-op re-run, the
-// floor (the same files and units started on one host by a bare tar-over-ssh + systemctl), and
-// how cold wire grows with 1, 3 and 5 hosts. Prints figures; not a test.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+// Wire against the floor, side by side in one run, for 1, 3 and 5 lab hosts (binaries cached).
+// For each N: hardwire's cold wire; the no-op re-run and a one-flag change, as wall time of the
+// whole process; then, after teardown, the floor for the same N: every host gets the same files
+// and binaries by one tar stream over ssh (all hosts in parallel) and `systemctl start` of all four
+// units, timed until every apiserver answers /readyz. Prints figures; not a test.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
+import { parse, stringify } from 'yaml';
 import { labDown, labUp } from '../lab/index.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { ensureAll } from '../components/binaries/index.ts';
+import { binariesFor } from '../components/registry/index.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const sizes = (process.argv[2] ?? '1,3,5').split(',').map(Number);
 
-async function wire(inv: string, state: string): Promise<{ total: number; phases: Record<string, number> }> {
+async function timedWire(inv: string, state: string): Promise<{ wallMs: number; phases: Record<string, number> }> {
+  const t0 = performance.now();
   const r = await $({ quiet: true, nothrow: true })`${process.execPath} ${cli} wire --inventory ${inv} --state-dir ${state} --json`;
+  const wallMs = performance.now() - t0;
   if (r.exitCode !== 0) throw new Error(`wire failed: ${r.stderr.slice(-2000)}`);
-  const d = JSON.parse(r.stdout) as { durationsMs: Record<string, number> };
-  const { total, ...phases } = d.durationsMs;
-  return { total: total!, phases };
+  const { total: _total, ...phases } = (JSON.parse(r.stdout) as { durationsMs: Record<string, number> }).durationsMs;
+  return { wallMs, phases };
 }
 
+/** The floor: one tar stream per host (rendered tree + cached binaries), all hosts at once, then start and wait for /readyz. */
+async function floor(invFile: string, state: string): Promise<number> {
+  const inv = loadInventory(invFile);
+  const kubectl = (await ensureAll(['kubectl']))[0]!.path;
+  const admin = join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf');
+  const bins = new Map((await ensureAll([...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))])).map((b) => [b.name, b.path]));
+  const stages = inv.hosts.map((h) => {
+    // A staging dir of symlinks, so tar -h reads each file straight from where it is.
+    const dir = mkdtempSync(join(tmpdir(), 'hardwire-floor-'));
+    mkdirSync(join(dir, 'usr', 'local', 'bin'), { recursive: true });
+    symlinkSync(join(state, inv.cluster.name, 'hosts', h.name, 'etc'), join(dir, 'etc'));
+    for (const b of binariesFor(h)) symlinkSync(bins.get(b.name)!, join(dir, 'usr', 'local', 'bin', b.name));
+    return dir;
+  });
+  const t0 = performance.now();
+  await Promise.all(inv.hosts.map(async (h, i) => {
+    const ssh = ['-i', h.ssh.identityFile, '-o', `UserKnownHostsFile=${inv.knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes', `root@${h.address}`];
+    await $({ quiet: true })`tar -C ${stages[i]} -chf - etc usr`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
+    await $({ quiet: true })`ssh ${ssh} sh -c ${'systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
+  }));
+  await Promise.all(inv.controlPlaneHosts.map(async (h) => {
+    while ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') await new Promise((r) => setTimeout(r, 250));
+  }));
+  const ms = performance.now() - t0;
+  for (const d of stages) rmSync(d, { recursive: true, force: true });
+  return ms;
+}
+
+const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const rows: string[] = [];
 for (const n of sizes) {
   // Stable state dir per lab, so a crashed run's lab is taken down by the next run.
@@ -31,36 +65,21 @@ for (const n of sizes) {
   try {
     const lab = await labUp({ name, stateDir, hosts: n });
     const state = join(stateDir, 'state');
-    const cold = await wire(lab.inventory, state);
-    const noop = await wire(lab.inventory, state);
-    rows.push(`${String(n).padStart(2)} host(s): cold ${(cold.total / 1000).toFixed(1)} s, no-op ${(noop.total / 1000).toFixed(1)} s`);
-    if (n === 3 || sizes.length === 1) {
-      console.log(`cold wire, ${n} hosts, by phase (ms): ${JSON.stringify(cold.phases)}`);
-      console.log(`no-op re-run, ${n} hosts, by phase (ms): ${JSON.stringify(noop.phases)}`);
-    }
-    if (n === 1) {
-      // Floor: teardown, then the same rendered tree and binaries pushed with one tar stream and
-      // started with one systemctl call, timed until the apiserver answers /readyz.
-      await $({ quiet: true })`${process.execPath} ${cli} teardown --inventory ${lab.inventory} --state-dir ${state} --purge-data`;
-      const inv = loadInventory(lab.inventory);
-      const h = inv.hosts[0]!;
-      const bins = await ensureAll(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
-      const tree = join(state, inv.cluster.name, 'hosts', h.name);
-      const ssh = ['-i', h.ssh.identityFile, '-o', `UserKnownHostsFile=${inv.knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes', `root@${h.address}`];
-      const t0 = performance.now();
-      // The rendered tree in one tar stream; each binary streamed from its cache dir.
-      // A failed step throws: a floor with a missing file or unit would be no floor.
-      await $({ quiet: true })`tar -C ${tree} -cf - etc`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
-      for (const b of bins) await $({ quiet: true, input: readFileSync(b.path) })`ssh ${ssh} sh -c ${`cat > /usr/local/bin/${b.name} && chmod 755 /usr/local/bin/${b.name}`}`;
-      await $({ quiet: true })`ssh ${ssh} systemctl daemon-reload`;
-      await $({ quiet: true })`ssh ${ssh} systemctl start etcd kube-apiserver kube-controller-manager kube-scheduler`;
-      const admin = join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf');
-      const kubectl = (await ensureAll(['kubectl']))[0]!.path;
-      while ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} get --raw /readyz`).stdout.trim() !== 'ok') await new Promise((r) => setTimeout(r, 250));
-      console.log(`floor, 1 host (tar over ssh + systemctl start, until /readyz): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
-    }
+    const cold = await timedWire(lab.inventory, state);
+    const noops = [await timedWire(lab.inventory, state), await timedWire(lab.inventory, state)];
+    const doc = parse(readFileSync(lab.inventory, 'utf8')) as { cluster: Record<string, unknown> };
+    doc.cluster.extraArgs = { 'kube-scheduler': { v: '2' } };
+    const flagged = join(stateDir, 'inv-flag.yaml');
+    writeFileSync(flagged, stringify(doc));
+    const oneFlag = await timedWire(flagged, state);
+    await $({ quiet: true })`${process.execPath} ${cli} teardown --inventory ${lab.inventory} --state-dir ${state} --purge-data`;
+    const fl = await floor(lab.inventory, state);
+    rows.push(`| ${n} | ${s(cold.wallMs)} | ${s(fl)} | ${(cold.wallMs / fl).toFixed(2)}× | ${noops.map((x) => s(x.wallMs)).join(', ')} | ${s(oneFlag.wallMs)} |`);
+    console.log(`${n} host(s): cold by phase (ms) ${JSON.stringify(cold.phases)}`);
+    console.log(`${n} host(s): no-op by phase (ms) ${JSON.stringify(noops[1]!.phases)}`);
   } finally {
     await labDown({ name, stateDir });
   }
 }
+console.log('\n| hosts | cold wire | floor | cold / floor | no-op (wall, twice) | one-flag change |\n|---|---|---|---|---|---|');
 for (const r of rows) console.log(r);

@@ -38,6 +38,19 @@ function wireJson(inventory: string, extra: string[] = []): WireJson {
   return JSON.parse(r.stdout) as WireJson;
 }
 
+// Read independently of hardwire: every file's hash, mtime, mode and inode under the paths wire
+// touches, the backup and marker dirs included, and each unit's start time and restart count.
+const units = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}.service`);
+async function hostState(): Promise<string[]> {
+  return Promise.all(lab.info.hosts.map(async (h) => {
+    const s = await lab.ssh(h.name);
+    const files = await remote(s, ['sh', '-c', 'find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev \\( -type f -o -type d \\) -printf "%p %T@ %m %i\\n" | sort; find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum']);
+    const started = await remote(s, ['systemctl', 'show', '-p', 'Id,ActiveEnterTimestamp,NRestarts', ...units]);
+    await s.close();
+    return `${h.name}\n${files}\n${started}`;
+  }));
+}
+
 const timestamps = (w: WireJson) => Object.fromEntries(w.hosts.flatMap((h) => Object.entries(h.components).map(([c, u]) => [`${h.name}/${c}`, u.activeEnterMonotonic])));
 
 beforeAll(async () => {
@@ -97,8 +110,12 @@ describe('wire on a 3-host lab', () => {
     expect(spawnSyncText(bin, ['--kubeconfig', first.kubeconfig, 'auth', 'can-i', 'delete', 'secrets', '--as', 'kube-apiserver-kubelet-client']).trim()).toBe('no');
   });
 
-  it('a second wire is a no-op: nothing restarted, timestamps unchanged', () => {
+  it('a second wire is a no-op: nothing restarted, timestamps unchanged, nothing written on any host', async () => {
+    const before = await hostState();
     const again = wireJson(inv);
+    // Checked on the hosts, not from the plan: no file's content, mode, inode or mtime moved, no
+    // backup dir or restart marker appeared, and no unit restarted.
+    expect(await hostState()).toEqual(before);
     expect(again.plan.noop).toBe(true);
     expect(again.restarted).toEqual([]);
     expect(timestamps(again)).toEqual(timestamps(first));
@@ -157,15 +174,6 @@ describe('wire on a 3-host lab', () => {
     const snapshotFile = (JSON.parse(snap.stdout) as { file: string }).file;
     const pending = withExtraArgs({ 'kube-controller-manager': { v: '3' } }, 'inv-pending.yaml');
 
-    // Read independently of hardwire: every file's hash, mtime, mode and inode, and each unit's start time.
-    const units = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}.service`);
-    const hostState = async () => Promise.all(lab.info.hosts.map(async (h) => {
-      const s = await lab.ssh(h.name);
-      const files = await remote(s, ['sh', '-c', 'find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev \\( -type f -o -type d \\) -printf "%p %T@ %m %i\\n" | sort; find /etc/kubernetes /etc/systemd/system /usr/local/bin /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum']);
-      const started = await remote(s, ['systemctl', 'show', '-p', 'Id,ActiveEnterTimestamp,NRestarts', ...units]);
-      await s.close();
-      return `${h.name}\n${files}\n${started}`;
-    }));
     const before = await hostState();
     expect(before.join('\n')).toMatch(/\/usr\/local\/bin\/etcd [0-9.]+ 755/);
 
@@ -217,6 +225,38 @@ describe('wire on a 3-host lab', () => {
     const ok = hardwire(['verify', '--inventory', inv, '--state-dir', state]);
     expect(ok.code, ok.stderr.slice(-2000)).toBe(0);
   }, 300_000);
+
+  it('a flag value that makes kube-controller-manager exit stops wire at the first host; the others keep serving; rollback brings it back', async () => {
+    const bad = withExtraArgs({ 'kube-controller-manager': { 'node-monitor-grace-period': 'not-a-duration' } }, 'inv-bad-kcm.yaml');
+    const r = hardwire(['wire', '--inventory', bad, '--state-dir', state, '--gate-timeout', '60'], { timeoutMs: 300_000 });
+    expect(r.code).toBe(1);
+    // One error naming the host and the component, with the unit's own journal lines under it.
+    expect(r.stderr).toMatch(/error: \[node1\] gate kube-controller-manager: .*crash-looping/);
+    expect(r.stderr).toMatch(/\| .*node-monitor-grace-period/);
+    const isActive = async (host: string, unit: string) => {
+      const s = await lab.ssh(host);
+      const st = await remote(s, ['systemctl', 'is-active', unit]);
+      await s.close();
+      return st;
+    };
+    // The roll stopped at node1: node2 and node3 still run the old controller-manager, and every apiserver serves.
+    expect(await isActive('node2', 'kube-controller-manager.service')).toBe('active');
+    expect(await isActive('node3', 'kube-controller-manager.service')).toBe('active');
+    for (const h of ['node1', 'node2', 'node3']) expect(await isActive(h, 'kube-apiserver.service')).toBe('active');
+
+    const list = hardwire(['rollback', '--list', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(list.code, list.stderr).toBe(0);
+    const runIds = [...new Set(Object.values((JSON.parse(list.stdout) as { backups: Record<string, string[]> }).backups).flat())].sort();
+    const runId = runIds[runIds.length - 1]!;
+    const rb = hardwire(['rollback', runId, '--inventory', inv, '--state-dir', state], { timeoutMs: 300_000 });
+    expect(rb.code, rb.stderr.slice(-2000)).toBe(0);
+    expect(await isActive('node1', 'kube-controller-manager.service')).toBe('active');
+    const s = await lab.ssh('node1');
+    expect(await remote(s, ['grep', '-c', 'not-a-duration', '/etc/systemd/system/kube-controller-manager.service'])).toBe('0');
+    await s.close();
+    const v = hardwire(['verify', '--inventory', inv, '--state-dir', state]);
+    expect(v.code, v.stderr.slice(-2000)).toBe(0);
+  }, 400_000);
 
   it('a host cut mid-wire fails naming the host; after heal, wire converges', async () => {
     const changedInv = withExtraArgs({ 'kube-scheduler': { v: '2' }, 'kube-apiserver': { v: '1' } }, 'inv-api.yaml');
