@@ -321,7 +321,7 @@ func (ix *index) findRegistrations() []*reg {
 					r.prefix, r.prefixRoot = w.inner.prefix, w.inner.prefixRoot
 				}
 				if w.boundParam < 0 && c.flowTo != nil && !w.recvBound {
-					if _, root, kind := resolveBound(w.inner.boundPkg.TypesInfo, w.inner.bound, 0); kind == "variable" && !isPackageVar(root) {
+					if _, root, kind := ix.resolveBound(w.inner.boundPkg.TypesInfo, w.inner.bound, 0); kind == "variable" && !isPackageVar(root) {
 						// Version(name, ...) returns the pointer it registered: bind to where it is stored.
 						r.bound, r.boundPkg, r.boundIsResult = c.flowTo, c.pkg, true
 					}
@@ -425,7 +425,7 @@ type binding struct {
 }
 
 // resolveBound turns the pointer (or flag.Value) argument of a registration into a binding.
-func resolveBound(info *types.Info, e ast.Expr, depth int) (steps []step, root *types.Var, kind string) {
+func (ix *index) resolveBound(info *types.Info, e ast.Expr, depth int) (steps []step, root *types.Var, kind string) {
 	if e == nil || depth > 3 {
 		return nil, nil, "none"
 	}
@@ -434,17 +434,17 @@ func resolveBound(info *types.Info, e ast.Expr, depth int) (steps []step, root *
 	case *ast.UnaryExpr:
 		if x.Op == token.AND {
 			if cl, ok := ast.Unparen(x.X).(*ast.CompositeLit); ok {
-				return resolveComposite(info, cl, depth)
+				return ix.resolveComposite(info, cl, depth)
 			}
-			return pathOf(info, x.X)
+			return ix.pathOf(info, x.X)
 		}
 	case *ast.CompositeLit:
-		return resolveComposite(info, x, depth)
+		return ix.resolveComposite(info, x, depth)
 	case *ast.CallExpr:
 		// A constructor wrapping a pointer: cliflag.NewMapStringBool(&s.X), utilflag.NewX(&o.Y, ...).
 		for _, a := range x.Args {
 			if u, ok := ast.Unparen(a).(*ast.UnaryExpr); ok && u.Op == token.AND {
-				if s, r, k := resolveBound(info, a, depth+1); k != "none" {
+				if s, r, k := ix.resolveBound(info, a, depth+1); k != "none" {
 					return s, r, k
 				}
 			}
@@ -452,7 +452,7 @@ func resolveBound(info *types.Info, e ast.Expr, depth int) (steps []step, root *
 		for _, a := range x.Args {
 			if tv, ok := info.Types[a]; ok && tv.Type != nil {
 				if _, isPtr := tv.Type.Underlying().(*types.Pointer); isPtr {
-					if s, r, k := pathOf(info, a); k != "none" {
+					if s, r, k := ix.pathOf(info, a); k != "none" {
 						return s, r, k
 					}
 				}
@@ -461,19 +461,19 @@ func resolveBound(info *types.Info, e ast.Expr, depth int) (steps []step, root *
 		return nil, nil, "value"
 	case *ast.SelectorExpr, *ast.Ident:
 		// A flag.Value held in a field or variable (etcd's cfg.cf.clusterState), or a pointer to one.
-		return pathOf(info, x)
+		return ix.pathOf(info, x)
 	}
 	return nil, nil, "none"
 }
 
-func resolveComposite(info *types.Info, cl *ast.CompositeLit, depth int) ([]step, *types.Var, string) {
+func (ix *index) resolveComposite(info *types.Info, cl *ast.CompositeLit, depth int) ([]step, *types.Var, string) {
 	for _, el := range cl.Elts {
 		v := el
 		if kv, ok := el.(*ast.KeyValueExpr); ok {
 			v = kv.Value
 		}
 		if u, ok := ast.Unparen(v).(*ast.UnaryExpr); ok && u.Op == token.AND {
-			if s, r, k := resolveBound(info, v, depth+1); k != "none" {
+			if s, r, k := ix.resolveBound(info, v, depth+1); k != "none" {
 				return s, r, k
 			}
 		}
@@ -511,11 +511,13 @@ func isPackageVar(v *types.Var) bool {
 	return v != nil && v.Pkg() != nil && v.Parent() == v.Pkg().Scope()
 }
 
-func pathOf(info *types.Info, e ast.Expr) ([]step, *types.Var, string) {
+// pathOf is the field path or variable an expression stores into. A bare parameter or receiver
+// (ix.params) is not a binding: it would only describe the function it belongs to.
+func (ix *index) pathOf(info *types.Info, e ast.Expr) ([]step, *types.Var, string) {
 	steps, base := chainOf(info, e)
 	var root *types.Var
 	if v := baseVar(info, base); v != nil {
-		if isPackageVar(v) || (len(steps) == 0 && !isParam(v)) {
+		if isPackageVar(v) || (len(steps) == 0 && !ix.params[v]) {
 			root = v
 		}
 	}
@@ -616,9 +618,3 @@ func upstreamURL(mod, version, file string, line int) string {
 	}
 	return ""
 }
-
-// params holds the parameters and receivers of every loaded function: binding a flag to one of
-// those would only describe the registering function itself.
-var params = map[*types.Var]bool{}
-
-func isParam(v *types.Var) bool { return params[v] }

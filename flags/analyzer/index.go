@@ -65,10 +65,19 @@ type index struct {
 	fileOfPkg  map[string]*packages.Package
 	regRanges  []posRange // every registration call, so that default-value arguments are not reads
 	regsSorted bool
+	// params holds the parameters and receivers of every indexed function: binding a flag to one
+	// of those would only describe the registering function itself. Filled while indexing, read by
+	// pathOf.
+	params map[*types.Var]bool
+	// regs is every flag registration with a constant name (findRegistrations). The components
+	// of one load share it: each keeps those it can reach.
+	regs []*reg
 }
 
 type posRange struct{ start, end token.Pos }
 
+// buildIndex indexes one load's code and finds its flag registrations. main builds it once per
+// load and passes it to analyze for each component of that load.
 func buildIndex(prog *program) *index {
 	ix := &index{
 		prog:      prog,
@@ -80,6 +89,7 @@ func buildIndex(prog *program) *index {
 		chaCache:  map[*types.Func][]*types.Func{},
 		lines:     map[string][]string{},
 		fileOfPkg: map[string]*packages.Package{},
+		params:    map[*types.Var]bool{},
 	}
 	paths := make([]string, 0, len(prog.byPath))
 	for p := range prog.byPath {
@@ -103,6 +113,8 @@ func buildIndex(prog *program) *index {
 			ix.indexFile(p, f)
 		}
 	}
+	// After every file: pathOf, which findRegistrations uses, needs all of ix.params.
+	ix.regs = ix.findRegistrations()
 	return ix
 }
 
@@ -147,10 +159,10 @@ func (ix *index) indexFile(p *packages.Package, f *ast.File) {
 			n := &funcNode{obj: obj, pkg: p, decl: d, name: funcDisplayName(d)}
 			sig := obj.Type().(*types.Signature)
 			if sig.Recv() != nil {
-				params[sig.Recv()] = true
+				ix.params[sig.Recv()] = true
 			}
 			for i := 0; i < sig.Params().Len(); i++ {
-				params[sig.Params().At(i)] = true
+				ix.params[sig.Params().At(i)] = true
 			}
 			ix.funcs[obj] = n
 			if sig := obj.Type().(*types.Signature); sig.Recv() != nil {
@@ -235,7 +247,7 @@ func (ix *index) walk(p *packages.Package, fn *funcNode, root ast.Node) {
 			if tv, ok := info.Types[n]; ok {
 				if sig, ok := tv.Type.(*types.Signature); ok {
 					for i := 0; i < sig.Params().Len(); i++ {
-						params[sig.Params().At(i)] = true
+						ix.params[sig.Params().At(i)] = true
 					}
 				}
 			}

@@ -112,13 +112,16 @@ func main() {
 			fatal(err)
 		}
 		fmt.Fprintf(os.Stderr, "analyzer: loaded %d packages from %s in %s\n", len(prog.all), dir, time.Since(start).Round(time.Millisecond))
+		start = time.Now()
+		ix := buildIndex(prog)
+		fmt.Fprintf(os.Stderr, "analyzer: indexed %s: %d functions, %d registrations in %s\n", dir, len(ix.funcs), len(ix.regs), time.Since(start).Round(time.Millisecond))
 		for _, c := range cs {
 			rt, ok := runtime[c.Name]
 			if !ok {
 				fatal(fmt.Errorf("no runtime flag list for %s (pass -runtime/-etcd-runtime)", c.Name))
 			}
 			start := time.Now()
-			doc, err := analyze(prog, c, rt)
+			doc, err := analyze(ix, c, rt)
 			if err != nil {
 				fatal(fmt.Errorf("%s: %w", c.Name, err))
 			}
