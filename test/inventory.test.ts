@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { execFile } from 'node:child_process';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { repoRoot } from '../lib/paths.ts';
 import { parseInventory } from '../inventory/load.ts';
 import { InputError } from '../lib/errors.ts';
 import { hardwire } from './helpers/cli.ts';
+import { hardwireAsync, inBatches } from './helpers/cli-async.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 const base = `apiVersion: hardwire/v1
@@ -141,15 +140,6 @@ const MALFORMED: { name: string; field: string; text: string }[] = [
   { name: 'SSH port 0', field: 'hosts[0].ssh.port', text: edit((d) => { d.hosts[0].ssh = { port: 0 }; }) },
 ];
 
-/** The real CLI, asynchronously, so that the cases can run side by side. */
-function hardwireAsync(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), ...args], { cwd: repoRoot, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
-}
-
 /** Every path under dir with its size and mtime: any write shows up as a difference. */
 function snapshot(dir: string): string[] {
   return readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort().map((p) => {
@@ -186,11 +176,7 @@ describe('inventory values match what the components accept', () => {
     writeFileSync(join(state, 'sentinel'), 'untouched\n');
     const before = snapshot(state);
     const files = MALFORMED.map((c, i) => { const f = join(dir, `bad-${i}.yaml`); writeFileSync(f, c.text); return f; });
-    const results: { code: number; stdout: string; stderr: string }[] = [];
-    // Two at a time: the machine has two cores.
-    for (let i = 0; i < MALFORMED.length; i += 2) {
-      results.push(...await Promise.all(files.slice(i, i + 2).map((f) => hardwireAsync(['render', '--inventory', f, '--state-dir', state]))));
-    }
+    const results = await inBatches(files, 2, (f) => hardwireAsync(['render', '--inventory', f, '--state-dir', state]));
     const wrong = MALFORMED.flatMap((c, i) => {
       const r = results[i]!;
       const lines = r.stderr.trim().split('\n');
