@@ -1,10 +1,12 @@
-// hardwire components build|fetch|list: the pinned etcd, Kubernetes and k0s binaries, verified.
+// hardwire components build|fetch|list: the pinned etcd, Kubernetes, k0s and kube-bench binaries, verified.
 import { dirname } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options } from '../common.ts';
 import { printJson } from '../../lib/log.ts';
 import { loadInventory } from '../../inventory/load.ts';
-import { parseNames } from '../../components/binaries/catalog.ts';
+import { groupOf, parseNames } from '../../components/binaries/catalog.ts';
+import { sourceRecipe } from '../../components/binaries/sources.ts';
+import { InputError } from '../../lib/errors.ts';
 import { resolveFromDir } from '../../components/binaries/local.ts';
 import { ensureAll, listBinaries, type EnsureOptions } from '../../components/binaries/index.ts';
 
@@ -13,11 +15,15 @@ usage: hardwire components build|fetch [names...] [options]
        hardwire components list [--json]
 
 Gives hardwire its component binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
-kubeadm, kubectl, etcd, etcdctl, k0s) at pinned versions, verified by sha256, in
-$HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
+kubeadm, kubectl, etcd, etcdctl, etcdutl, k0s, kube-bench) at pinned versions, verified by sha256,
+in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
 
   build [names...]   build from the Go modules in components/go/ (offline path); a binary
-                     already built by the same recipe is reused, so a warm second run does nothing
+                     already built by the same recipe is reused, so a warm second run does nothing.
+                     kube-bench is built from its pinned source archive instead (the module proxy
+                     refuses it): --source, else $HARDWIRE_KUBE_BENCH_SOURCE, else
+                     ../shared/sources/kube-bench-v0.15.6.tar.gz beside the repo, else the release
+                     download. Its cfg/ (the benchmarks) is cached beside the binary.
   fetch [names...]   download the official release binaries and check their sha256
   list               the cached binaries: name, version, path, sha256, source
 
@@ -28,6 +34,8 @@ options (build and fetch):
   --inventory FILE           take cluster.kubernetesVersion and components.from from an inventory
   --kubernetes-version VER   Kubernetes release (default v1.36.3); etcd and k0s versions follow it
   --force                    rebuild or re-download even if the cache holds a verified binary
+  --source FILE|DIR          (build) kube-bench's source: the pinned archive (sha256 checked) or an
+                             unpacked tree
 options (all):
   --json                     print one JSON document on stdout
   --quiet                    no progress lines
@@ -37,11 +45,13 @@ environment:
   HARDWIRE_KUBERNETES_RELEASE_URL   default https://dl.k8s.io/release
   HARDWIRE_ETCD_RELEASE_URL         default https://github.com/etcd-io/etcd/releases/download
   HARDWIRE_K0S_RELEASE_URL          default https://github.com/k0sproject/k0s/releases/download
+  HARDWIRE_KUBE_BENCH_RELEASE_URL   default https://github.com/aquasecurity/kube-bench/releases/download
+  HARDWIRE_KUBE_BENCH_SOURCE        kube-bench's source archive or tree, as --source
 Go builds use GOMODCACHE=~/.cache/hardwire/gomod and GOCACHE=~/.cache/go-build.
 `;
 
 interface Opts { json?: boolean; quiet?: boolean }
-interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string }
+interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string; source?: string }
 
 export function declare(root: Cli): Cli {
   const components = topCommand(root, 'components', 'build, fetch or list the pinned etcd, Kubernetes and k0s binaries', HELP)
@@ -49,7 +59,9 @@ export function declare(root: Cli): Cli {
     .addOption(options.quiet());
 
   for (const source of ['build', 'fetch'] as const) {
-    components.command(source)
+    const cmd = components.command(source);
+    if (source === 'build') cmd.option('--source <file|dir>', 'kube-bench source archive or unpacked tree');
+    cmd
       .argument('[names...]')
       .option('--from <dir>', 'use binaries from DIR instead')
       .addOption(options.inventory())
@@ -64,8 +76,12 @@ export function declare(root: Cli): Cli {
         }
         if (opts.kubernetesVersion !== undefined) ensure.kubernetesVersion = opts.kubernetesVersion;
         if (opts.from !== undefined) ensure.from = opts.from;
+        if (opts.source !== undefined) ensure.sourcePath = opts.source;
 
         const names = parseNames(args);
+        if (opts.source !== undefined && !names.some((n) => sourceRecipe(groupOf(n)))) {
+          throw new InputError('--source', `only applies to binaries built from a source archive (kube-bench); drop it, or add kube-bench to the names`);
+        }
         const started = Date.now();
         const got = await ensureAll(names, ensure);
         const seconds = Math.round((Date.now() - started) / 100) / 10;

@@ -10,6 +10,7 @@ import type { Logger } from '../../lib/log.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { GO_PACKAGES, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
 import { run } from '../../lib/proc.ts';
+import { sourceRecipe, sourceTree, type ResolvedSource } from './sources.ts';
 
 export function goModCache(): string {
   return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -111,7 +112,14 @@ export async function planFor(group: ComponentGroup, versions: VersionSet): Prom
       inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
     };
   }
+  if (group !== 'k0s') throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
   return planK0s(versions);
+}
+
+/** A group built from a source tree (sources.ts): the tree is the module; its digest salts the recipe. */
+function planSource(group: ComponentGroup, version: string, tree: string, digest: string): BuildPlan {
+  const r = sourceRecipe(group)!;
+  return { group, version, moduleDir: tree, tags: r.tags, ldflags: r.ldflags(version), cgo: false, inputs: [], salt: `${group}@${digest}` };
 }
 
 /**
@@ -203,9 +211,9 @@ export interface BuildResult {
  * Runs go build for some binaries of one group into outDir, printing progress every
  * progressMs (default 30 s) because a cold Kubernetes build takes minutes.
  */
-export async function goBuild(names: ComponentName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000): Promise<BuildResult> {
+export async function goBuild(names: ComponentName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000, source?: ResolvedSource): Promise<BuildResult> {
   const group = groupOf(names[0]!);
-  let plan = await planFor(group, versions);
+  let plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   if (group === 'k0s') plan = await prepareK0s(plan, versions, log);
   const recipe = await recipeOf(plan);
   const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
@@ -241,7 +249,8 @@ export async function goBuild(names: ComponentName[], versions: VersionSet, outD
 }
 
 /** The recipe a fresh build would have now, to tell whether a cached build is stale. */
-export async function currentRecipe(group: ComponentGroup, versions: VersionSet): Promise<string | undefined> {
+export async function currentRecipe(group: ComponentGroup, versions: VersionSet, source?: ResolvedSource): Promise<string | undefined> {
+  if (sourceRecipe(group)) return source ? recipeOf(planSource(group, versions[group], source.path, source.digest)) : undefined;
   if (group === 'k0s' && !existsSync(join(cacheDir(), 'gosrc', `k0s-${versions.k0s}`, 'versions.json'))) return undefined;
   return recipeOf(await planFor(group, versions));
 }

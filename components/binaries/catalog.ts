@@ -22,6 +22,8 @@ export interface VersionSet {
   k0s: string;
   /** Commit of the k0s tag: Go module versions cannot carry "+k0s.N", so Go resolves the tag by commit. */
   k0sCommit: string;
+  /** The kube-bench release whose cfg/ has a CIS benchmark for this Kubernetes minor (cis-1.12). */
+  'kube-bench': string;
 }
 
 /**
@@ -29,7 +31,7 @@ export interface VersionSet {
  * kubeadm's cmd/kubeadm/app/constants/constants.go (DefaultEtcdVersion), k0s from its releases.
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
-  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b' },
+  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6' },
 ];
 
 export const DEFAULT_KUBERNETES = PINNED_KUBERNETES;

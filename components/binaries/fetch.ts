@@ -3,7 +3,7 @@
 // the tests point them at a loopback server.
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -19,23 +19,27 @@ export interface ReleaseUrls {
   etcd: string;
   /** k0s GitHub releases: <base>/<tag>/k0s-<tag>-<arch> and sha256sums.txt */
   k0s: string;
+  /** kube-bench GitHub releases: <base>/<tag>/kube-bench_<ver>_linux_<arch>.tar.gz and kube-bench_<ver>_checksums.txt */
+  'kube-bench': string;
 }
 
 export const DEFAULT_URLS: ReleaseUrls = {
   kubernetes: 'https://dl.k8s.io/release',
   etcd: 'https://github.com/etcd-io/etcd/releases/download',
   k0s: 'https://github.com/k0sproject/k0s/releases/download',
+  'kube-bench': 'https://github.com/aquasecurity/kube-bench/releases/download',
 };
 
 export const URL_ENV: Record<ComponentGroup, string> = {
   kubernetes: 'HARDWIRE_KUBERNETES_RELEASE_URL',
   etcd: 'HARDWIRE_ETCD_RELEASE_URL',
   k0s: 'HARDWIRE_K0S_RELEASE_URL',
+  'kube-bench': 'HARDWIRE_KUBE_BENCH_RELEASE_URL',
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
   const pick = (g: ComponentGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
-  return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s') };
+  return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench') };
 }
 
 /** A download that failed. kind "network" means the server could not be reached at all. */
@@ -104,6 +108,8 @@ function verify(step: string, fileName: string, expected: string, actual: string
 export interface Fetched {
   files: Map<ComponentName, string>;
   origin: Map<ComponentName, string>;
+  /** The directory holding the group's asset directories (kube-bench's cfg/), when it has any. */
+  assetRoot?: string;
 }
 
 /** Downloads and verifies the given binaries of one group into outDir. Nothing touches the cache. */
@@ -147,6 +153,8 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
     return { files, origin };
   }
 
+  if (group === 'kube-bench') return fetchKubeBench(versions['kube-bench'], urls['kube-bench'], arch, outDir, log);
+
   const tag = versions.k0s;
   const step = `fetch k0s ${tag}`;
   const asset = `k0s-${tag}-${arch}`;
@@ -159,4 +167,20 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
   files.set('k0s', dest);
   origin.set('k0s', `${dir}/${encodeURIComponent(asset)}`);
   return { files, origin };
+}
+
+/** kube-bench's release archive holds the binary and cfg/ (its .goreleaser.yml); both are kept. */
+async function fetchKubeBench(tag: string, base: string, arch: string, outDir: string, log: Logger): Promise<Fetched> {
+  const ver = tag.replace(/^v/, '');
+  const step = `fetch kube-bench ${tag}`;
+  const asset = `kube-bench_${ver}_linux_${arch}.tar.gz`;
+  const url = `${base}/${tag}/${asset}`;
+  log.step(`download ${url}`);
+  const want = await expectedSha(`${base}/${tag}/kube-bench_${ver}_checksums.txt`, asset, step);
+  const archive = join(outDir, asset);
+  verify(step, asset, want, await download(url, archive, step));
+  const into = join(outDir, 'release');
+  await mkdir(into);
+  await run('tar', ['-xzf', archive, '-C', into, '--no-same-owner', 'kube-bench', 'cfg'], { step });
+  return { files: new Map([['kube-bench', join(into, 'kube-bench')]]), origin: new Map([['kube-bench', url]]), assetRoot: into };
 }

@@ -3,6 +3,8 @@
 // download, a Go module build. A cached binary whose sha256 no longer matches its manifest is
 // discarded and replaced, never handed out.
 import { rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import * as cache from './cache.ts';
@@ -14,6 +16,8 @@ import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
 import { localBinary, resolveFromDir } from './local.ts';
 import { probeVersion } from './verify.ts';
+import { assetProblem, assetsOf, installAssets } from './assets.ts';
+import { describeSource, resolveSource, sharedSourcesDir, sourceRecipe, type ResolvedSource } from './sources.ts';
 
 export type { ComponentName, SourceKind } from './catalog.ts';
 export { COMPONENT_NAMES } from './catalog.ts';
@@ -38,6 +42,11 @@ export interface EnsureOptions {
   log?: Logger;
   /** Release base URLs (else HARDWIRE_*_RELEASE_URL, else the official servers). */
   urls?: Partial<ReleaseUrls>;
+  /**
+   * For a group built from a source archive (kube-bench): the archive or its unpacked tree
+   * (--source FILE|DIR); else its environment variable, else ../shared/sources (sources.ts).
+   */
+  sourcePath?: string;
 }
 
 export interface EnsuredBinary {
@@ -78,6 +87,10 @@ export async function ensureAll(names: readonly ComponentName[], opts: EnsureOpt
   const wanted = [...new Set(names)];
   for (const n of wanted) if (!(COMPONENT_NAMES as readonly string[]).includes(n)) throw new InputError('name', `unknown component "${n}"`);
   const sets = new Map(wanted.map((n) => [n, versionSetFor(n, opts)] as const));
+  // A bad --source is bad input: refused before any lock is waited for or anything is built.
+  if (opts.sourcePath !== undefined) {
+    for (const n of wanted.filter((x) => sourceRecipe(groupOf(x)))) await resolveSource(groupOf(n), versionOf(n, sets.get(n)!), opts.sourcePath, silent);
+  }
 
   if (opts.from !== undefined) {
     const dir = resolveFromDir(opts.from, '--from');
@@ -114,10 +127,17 @@ async function usable(name: ComponentName, set: VersionSet, opts: EnsureOptions,
   }
   if (st.state !== 'ok' || opts.force) return undefined;
   const m = st.manifest;
+  const assets = await assetProblem(name, version);
+  if (assets) {
+    log.warn(`cached ${name} ${version} cannot be used: ${assets}; acquiring it again`);
+    return undefined;
+  }
   if (opts.source === 'fetch' && m.source !== 'fetch') return undefined;
   if (opts.source === 'build') {
     if (m.source !== 'build') return undefined;
-    const recipe = await currentRecipe(groupOf(name), set);
+    const group = groupOf(name);
+    const src = sourceRecipe(group) ? await resolveSource(group, version, opts.sourcePath, log) : undefined;
+    const recipe = await currentRecipe(group, set, src);
     if (recipe !== undefined && recipe !== m.recipe) {
       log.info(`  ${name} ${version} was built from another recipe (go.mod, flags or Go changed); rebuilding`);
       return undefined;
@@ -133,6 +153,10 @@ async function fromLocal(name: ComponentName, version: string, file: string, log
   if (st.state === 'corrupt') log.warn(`cached ${name} ${version} is corrupt (sha256 ${st.actual}, manifest ${st.expected}); replacing it`);
   const versionOutput = await probeVersion(name, version, file);
   const m = await cache.install(file, { name, version, source: 'local', origin: file, versionOutput }, sha);
+  for (const a of assetsOf(name)) {
+    if (!existsSync(join(dirname(file), a))) throw new InputError('--from', `${join(dirname(file), a)} is missing; ${name} needs its ${a}/ directory beside it`);
+  }
+  if (assetsOf(name).length > 0) await installAssets(name, version, dirname(file));
   log.info(`  ${name} ${version} from ${file}`);
   return toResult(m, cache.binaryPath(name, version), true);
 }
@@ -152,27 +176,15 @@ async function acquireGroup(names: ComponentName[], set: VersionSet, opts: Ensur
 
     const scratch = await cache.scratchDir(`${group}-${version}`);
     try {
-      const mode = opts.source ?? 'auto';
-      let staged: { files: Map<ComponentName, string>; origin: (n: ComponentName) => string; source: SourceKind; recipe?: string };
-      if (mode === 'build') {
-        staged = await viaBuild(todo, set, scratch, log);
-      } else {
-        try {
-          const f = await fetchGroup(todo, set, scratch, log, opts.urls);
-          staged = { files: f.files, origin: (n) => f.origin.get(n)!, source: 'fetch' };
-        } catch (err) {
-          if (mode === 'auto' && err instanceof DownloadError && err.kind === 'network') {
-            log.warn(`${err.message}; building ${group} ${version} from Go modules instead`);
-            staged = await viaBuild(todo, set, scratch, log);
-          } else {
-            throw err;
-          }
-        }
-      }
+      const staged = await stage(todo, set, scratch, opts, log);
       for (const n of todo) {
         const file = staged.files.get(n)!;
         const versionOutput = await probeVersion(n, version, file);
         const m = await cache.install(file, { name: n, version, source: staged.source, origin: staged.origin(n), recipe: staged.recipe, versionOutput });
+        if (assetsOf(n).length > 0) {
+          if (!staged.assetRoot) throw new StepError(`install ${n}`, `${n} needs ${assetsOf(n).join(', ')}/ beside it, and its source gave none`);
+          await installAssets(n, version, staged.assetRoot);
+        }
         log.info(`  cached ${n} ${version} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`);
         ready.push(toResult(m, cache.binaryPath(n, version), true));
       }
@@ -183,9 +195,50 @@ async function acquireGroup(names: ComponentName[], set: VersionSet, opts: Ensur
   });
 }
 
-async function viaBuild(names: ComponentName[], set: VersionSet, scratch: string, log: Logger) {
-  const b = await goBuild(names, set, scratch, log, Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000));
-  return { files: b.files, origin: () => b.moduleDir, source: 'build' as const, recipe: b.recipe };
+/** Builds or downloads the binaries into scratch, by the group's recipe and the options' mode. */
+async function stage(todo: ComponentName[], set: VersionSet, scratch: string, opts: EnsureOptions, log: Logger): Promise<Staged> {
+  const group = groupOf(todo[0]!);
+  const version = versionOf(todo[0]!, set);
+  const mode = opts.source ?? 'auto';
+  const download = async (): Promise<Staged> => {
+    const f = await fetchGroup(todo, set, scratch, log, opts.urls);
+    return { files: f.files, origin: (n) => f.origin.get(n)!, source: 'fetch', ...(f.assetRoot ? { assetRoot: f.assetRoot } : {}) };
+  };
+  const recipe = sourceRecipe(group);
+  if (recipe) {
+    // Built from its pinned source archive where there is one; otherwise the verified release download.
+    const src = mode === 'fetch' ? undefined : await resolveSource(group, version, opts.sourcePath, log);
+    if (src) {
+      log.info(`  building ${group} ${version} from ${describeSource(src)} (found through ${src.via})`);
+      return viaBuild(todo, set, scratch, log, src);
+    }
+    if (mode !== 'fetch') log.info(`  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`);
+    return download();
+  }
+  if (mode === 'build') return viaBuild(todo, set, scratch, log);
+  try {
+    return await download();
+  } catch (err) {
+    if (mode === 'auto' && err instanceof DownloadError && err.kind === 'network') {
+      log.warn(`${err.message}; building ${group} ${version} from Go modules instead`);
+      return viaBuild(todo, set, scratch, log);
+    }
+    throw err;
+  }
+}
+
+interface Staged {
+  files: Map<ComponentName, string>;
+  origin: (n: ComponentName) => string;
+  source: SourceKind;
+  recipe?: string;
+  /** Where the asset directories (cfg/) are: the source tree or the unpacked release. */
+  assetRoot?: string;
+}
+
+async function viaBuild(names: ComponentName[], set: VersionSet, scratch: string, log: Logger, src?: ResolvedSource): Promise<Staged> {
+  const b = await goBuild(names, set, scratch, log, Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000), src);
+  return { files: b.files, origin: () => (src ? describeSource(src) : b.moduleDir), source: 'build', recipe: b.recipe, assetRoot: b.moduleDir };
 }
 
 export interface ListedBinary {

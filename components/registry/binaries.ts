@@ -18,4 +18,10 @@ export const TOOLS = {
   kubeadm: kubeBinary('kubeadm', 'the kubeadm plane of `compare`', { args: ['version', '-o', 'short'], expect: (v) => v }),
   kubectl: kubeBinary('kubectl', 'for the operator, built with the rest', { args: ['version', '--client'], expect: (v) => `Client Version: ${v}` }),
   k0s: { group: 'k0s', goPackage: 'github.com/k0sproject/k0s', probe: { args: ['version'], expect: (v) => v }, why: 'the k0s plane of `compare`' },
+  // Built from the pinned source archive (components/binaries/sources.ts): the module proxy refuses
+  // github.com/aquasecurity/kube-bench by name. It prints its version without the "v" (0.15.6).
+  'kube-bench': {
+    group: 'kube-bench', goPackage: '.', probe: { args: ['version'], expect: (v) => v.replace(/^v/, '') },
+    why: '`hardwire cis`: the CIS benchmark, run on each control-plane host', assets: ['cfg'],
+  },
 } as const satisfies Record<string, BinarySpec>;

@@ -5,7 +5,7 @@ import type { ReadSession as Session } from '../../transport/index.ts';
 import type { ModelContext, UnitModel } from '../models/types.ts';
 
 /** Binaries that share one upstream release and one Go module (or source tree). */
-export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s';
+export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench';
 
 export type Role = 'etcd' | 'control-plane';
 
@@ -18,6 +18,11 @@ export interface BinarySpec {
   probe: { args: string[]; expect: (version: string) => string };
   /** What hardwire uses it for. */
   why: string;
+  /**
+   * Directories that ship with the binary and are useless without it (kube-bench's cfg/ with the
+   * benchmarks): taken from the same source tree or release archive and cached beside the binary.
+   */
+  assets?: readonly string[];
 }
 
 /** What a gate needs; a wire context has all of it. */
