@@ -12,6 +12,7 @@ import { connectPhase } from './phases/connect.ts';
 import { readPhase } from './phases/read.ts';
 import { planPhase } from './phases/plan.ts';
 import { pushPhase } from './phases/push.ts';
+import { accountsPhase } from './phases/accounts.ts';
 import { rbacPhase } from './phases/rbac.ts';
 import { startPhasesSplitAfter } from './phases/start.ts';
 import { statusPhase } from './phases/status.ts';
@@ -24,7 +25,7 @@ export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPha
 const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
 
 export const WIRE_PHASES: readonly Phase[] = [
-  ...PLAN_PHASES, snapshotPhase, pushPhase, ...throughApiserver, rbacPhase, ...afterApiserver, statusPhase,
+  ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase, ...throughApiserver, rbacPhase, ...afterApiserver, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

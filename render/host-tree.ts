@@ -81,7 +81,10 @@ export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?
   for (const m of models) {
     const spec = specOf(m.component);
     const after = componentsOn(host).filter((c) => spec.after?.includes(c)).map((c) => `${c}.service`);
-    files.push(file(unitPath(m.component), renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }), PUBLIC, [m.component]));
+    // 0600: the unit holds the component's whole command line, which CIS (1.1.1-1.1.8) protects
+    // like a kubeadm static Pod manifest; only systemd (root) reads it.
+    files.push(file(unitPath(m.component), renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }), PRIVATE, [m.component]));
+    for (const f of m.files ?? []) files.push(file(f.path, f.content, f.mode, [m.component]));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));
   return { host, components: componentsOn(host), models, files };

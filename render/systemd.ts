@@ -23,6 +23,18 @@ export function systemdWord(word: string): string {
   return /[\s"']/.test(escaped) ? `"${escaped.replaceAll('"', '\\"')}"` : escaped;
 }
 
+/** User=/Group= from the model's account, then its own directives; `%` escaped as in ExecStart. */
+function directivesOf(model: UnitModel): { key: string; value: string; why: string }[] {
+  const account = model.account ? [
+    { key: 'User', value: model.account.user, why: model.account.why },
+    { key: 'Group', value: model.account.user, why: `its own group; wire creates both (apply/phases/accounts.ts)` },
+  ] : [];
+  return [...account, ...(model.directives ?? [])].map((d) => {
+    if (/[\n\r]/.test(d.value)) throw new InputError(d.key, `${JSON.stringify(d.value)} contains a newline, which a unit file cannot carry`);
+    return { ...d, value: d.value.replaceAll('%', '%%') };
+  });
+}
+
 export function renderUnit(model: UnitModel, ctx: { cluster: string; host: string; after: string[]; cite?: Citer | undefined }): string {
   return compiled()({
     cluster: ctx.cluster,
@@ -32,6 +44,7 @@ export function renderUnit(model: UnitModel, ctx: { cluster: string; host: strin
     documentation: model.documentation,
     after: ctx.after,
     type: model.type,
+    directives: directivesOf(model),
     binary: model.binary,
     flags: model.flags.map((f, i) => ({
       name: f.name,

@@ -2,7 +2,8 @@ import type { Phase } from '../phase.ts';
 import { readFileSync } from 'node:fs';
 import { session, type WireContext } from '../context.ts';
 import { COMPONENT_NAMES, componentsOn } from '../../components/registry/index.ts';
-import { ETCD_DATA_DIR, initialCluster, initialClusterToken, peerUrl } from '../../components/models/etcd.ts';
+import { ETCD_DATA_DIR, etcdModel, initialCluster, initialClusterToken, peerUrl } from '../../components/models/etcd.ts';
+import { ensureAccount } from './accounts.ts';
 import { BIN_DIR, HOST_STATE_DIR } from '../../lib/constants.ts';
 import { snapshotStatus } from '../../etcd/snapshot.ts';
 import { StepError } from '../../lib/errors.ts';
@@ -29,6 +30,9 @@ async function restoreMember(ctx: WireContext, name: string, data: Buffer): Prom
     `--initial-advertise-peer-urls=${peerUrl(h.address)}`, `--data-dir=${ETCD_DATA_DIR}`,
   ], { timeoutMs: 120_000 }));
   await ctx.wet.run(name, `remove ${RESTORE_DB}`, (s) => s.exec(['rm', '-f', '--', RESTORE_DB]));
+  // etcdutl ran as root: hand the new data dir to the user etcd runs as.
+  const account = etcdModel({ inv: ctx.inv, host: h }).account;
+  if (account) await ensureAccount(ctx, name, account);
 }
 
 /** Stops everything, restores every member from one snapshot, then plans a start of everything. */

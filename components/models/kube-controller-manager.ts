@@ -20,6 +20,7 @@ export function controllerManagerModel({ inv }: ModelContext): UnitModel {
       flag('cluster-signing-key-file', `${PKI}/ca.key`, 'CSR signer key; this is why ca.key lives on control-plane hosts'),
       flag('kubeconfig', conf, 'its identity toward the apiserver (system:kube-controller-manager)'),
       flag('leader-elect', true, 'only one replica acts at a time; holds the kube-system/kube-controller-manager Lease'),
+      flag('profiling', false, 'no /debug/pprof on its secure port: profiles expose internals and cost CPU on demand (CIS 1.3.2)'),
       flag('requestheader-client-ca-file', `${PKI}/front-proxy-ca.crt`, 'trust front-proxy headers on its own port'),
       flag('root-ca-file', `${PKI}/ca.crt`, 'published to pods as ca.crt in service-account token volumes'),
       flag('service-account-private-key-file', `${PKI}/sa.key`, 'signs legacy service-account token Secrets'),

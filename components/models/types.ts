@@ -10,6 +10,32 @@ export interface Flag {
   why: string;
 }
 
+/** A [Service] line besides ExecStart (LoadCredential=), with the reason it is there. */
+export interface Directive {
+  key: string;
+  value: string;
+  why: string;
+}
+
+/**
+ * The system account a unit runs as instead of root (User=, Group=). wire creates it on the host
+ * and hands it the directories it owns, before any file is pushed (apply/phases/accounts.ts).
+ */
+export interface Account {
+  user: string;
+  /** Directories the account owns (created if missing, chown -R when not), with their mode. */
+  owns: { path: string; mode: number }[];
+  why: string;
+}
+
+/** A file the component reads that hardwire renders from the model itself (the audit policy). */
+export interface ModelFile {
+  path: string;
+  content: string;
+  mode: number;
+  why: string;
+}
+
 export interface UnitModel {
   component: ComponentName;
   description: string;
@@ -18,6 +44,10 @@ export interface UnitModel {
   type: 'notify' | 'simple';
   binary: string;
   flags: Flag[];
+  account?: Account;
+  directives?: Directive[];
+  /** Placed on the host beside the unit; a change restarts the component. */
+  files?: ModelFile[];
 }
 
 export interface ModelContext {
@@ -30,4 +60,9 @@ export { K8S_DIR as K, PKI_DIR as PKI, BIN_DIR as BIN } from '../../lib/constant
 
 export function flag(name: string, value: string | number | boolean, why: string): Flag {
   return { name, value: String(value), why };
+}
+
+/** Where systemd puts a unit's LoadCredential= files, readable by the unit's user only. */
+export function credentialsDir(component: ComponentName): string {
+  return `/run/credentials/${component}.service`;
 }
