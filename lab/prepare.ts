@@ -35,9 +35,14 @@ function etcHosts(state: LabState): string {
   ].join('\n');
 }
 
+/** A non-root login with passwordless sudo, for inventories with `become: sudo` (created at boot by systemd-sysusers). */
+export const LAB_SUDO_USER = 'hardwire';
+
 const SSHD_CONF = [
-  '# hardwire lab: one per-host key, key-only root login.',
+  '# hardwire lab: one per-host key, key-only root login; the lab key also logs in as the sudo user.',
   'HostKey /etc/ssh/ssh_host_ed25519_key',
+  // Root-owned and world-readable, so sshd reads it for a user whose home holds no .ssh.
+  'AuthorizedKeysFile .ssh/authorized_keys /etc/ssh/authorized_keys/%u',
   'PermitRootLogin prohibit-password',
   'PasswordAuthentication no',
   'KbdInteractiveAuthentication no',
@@ -55,6 +60,9 @@ export function prepareUpper(state: LabState, host: LabHostState, labPubKey: str
   mkdirSync(join(up, 'root', '.ssh'), { recursive: true, mode: 0o700 });
   chmodSync(join(up, 'root', '.ssh'), 0o700);
   write(join(up, 'root', '.ssh', 'authorized_keys'), `${labPubKey}\n`, 0o600);
+  write(join(up, 'etc', 'sysusers.d', 'hardwire-lab.conf'), `u ${LAB_SUDO_USER} - "hardwire lab login (become: sudo)" /home/${LAB_SUDO_USER} /bin/sh\n`, 0o644);
+  write(join(up, 'etc', 'sudoers.d', 'hardwire-lab'), `${LAB_SUDO_USER} ALL=(ALL) NOPASSWD: ALL\n`, 0o440);
+  write(join(up, 'etc', 'ssh', 'authorized_keys', LAB_SUDO_USER), `${labPubKey}\n`, 0o644);
   const machineId = join(up, 'etc', 'machine-id');
   if (!existsSync(machineId)) write(machineId, `${randomBytes(16).toString('hex')}\n`, 0o444);
   const hostKey = join(up, 'etc', 'ssh', 'ssh_host_ed25519_key');

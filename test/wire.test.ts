@@ -98,7 +98,7 @@ describe('wire on a 3-host lab', () => {
     const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean }[] };
     expect(report.ok).toBe(true);
     expect(report.smoke.map((c) => c.name)).toEqual(expect.arrayContaining(['server-side apply conflict', 'watch', 'Secret encrypted at rest', 'CRD with a CEL validation rule']));
-  });
+  }, 600_000);
 
   it('kubectl works with admin.conf (kubeadm:cluster-admins is bound)', () => {
     const kubectl = hardwire(['components', 'list', '--json']);
@@ -227,12 +227,14 @@ describe('wire on a 3-host lab', () => {
   }, 300_000);
 
   it('a flag value that makes kube-controller-manager exit stops wire at the first host; the others keep serving; rollback brings it back', async () => {
-    const bad = withExtraArgs({ 'kube-controller-manager': { 'node-monitor-grace-period': 'not-a-duration' } }, 'inv-bad-kcm.yaml');
+    // Valid for the inventory (a registered flag, a well-formed list), refused by the binary at start:
+    // kube-controller-manager rejects unknown controller names (k8s.io/controller-manager@v0.36.3/options/generic.go:135).
+    const bad = withExtraArgs({ 'kube-controller-manager': { controllers: '*,no-such-controller' } }, 'inv-bad-kcm.yaml');
     const r = hardwire(['wire', '--inventory', bad, '--state-dir', state, '--gate-timeout', '60'], { timeoutMs: 300_000 });
     expect(r.code).toBe(1);
     // One error naming the host and the component, with the unit's own journal lines under it.
     expect(r.stderr).toMatch(/error: \[node1\] gate kube-controller-manager: .*crash-looping/);
-    expect(r.stderr).toMatch(/\| .*node-monitor-grace-period/);
+    expect(r.stderr).toMatch(/\| .*no-such-controller/);
     const isActive = async (host: string, unit: string) => {
       const s = await lab.ssh(host);
       const st = await remote(s, ['systemctl', 'is-active', unit]);
@@ -252,7 +254,7 @@ describe('wire on a 3-host lab', () => {
     expect(rb.code, rb.stderr.slice(-2000)).toBe(0);
     expect(await isActive('node1', 'kube-controller-manager.service')).toBe('active');
     const s = await lab.ssh('node1');
-    expect(await remote(s, ['grep', '-c', 'not-a-duration', '/etc/systemd/system/kube-controller-manager.service'])).toBe('0');
+    expect(await remote(s, ['grep', '-c', 'no-such-controller', '/etc/systemd/system/kube-controller-manager.service'])).toBe('0');
     await s.close();
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state]);
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
@@ -260,7 +262,7 @@ describe('wire on a 3-host lab', () => {
 
   it('a host cut mid-wire fails naming the host; after heal, wire converges', async () => {
     const changedInv = withExtraArgs({ 'kube-scheduler': { v: '2' }, 'kube-apiserver': { v: '1' } }, 'inv-api.yaml');
-    const child = spawn(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), 'wire', '--inventory', changedInv, '--state-dir', state, '--gate-timeout', '30'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), 'wire', '--inventory', changedInv, '--state-dir', state, '--gate-timeout', '90'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     let cut = false;
     const done = new Promise<number>((resolve) => child.on('close', (c) => resolve(c ?? -1)));
@@ -272,10 +274,11 @@ describe('wire on a 3-host lab', () => {
       }
     });
     const code = await done;
+    // Healed whatever happened, so a failure here does not take the later tests down with it.
+    if (cut) await labHeal('node3', { name: lab.name, stateDir: lab.stateDir });
     expect(cut).toBe(true);
     expect(code).toBe(1);
     expect(stderr).toMatch(/error: \[node3\] /);
-    await labHeal('node3', { name: lab.name, stateDir: lab.stateDir });
     const healed = wireJson(changedInv);
     expect(healed.restarted.map((r) => `${r.host}/${r.unit}`)).toContain('node3/kube-apiserver.service');
     expect(wireJson(changedInv).plan.noop).toBe(true);
