@@ -60,7 +60,7 @@ export function prepareUpper(state: LabState, host: LabHostState, labPubKey: str
   mkdirSync(join(up, 'root', '.ssh'), { recursive: true, mode: 0o700 });
   chmodSync(join(up, 'root', '.ssh'), 0o700);
   write(join(up, 'root', '.ssh', 'authorized_keys'), `${labPubKey}\n`, 0o600);
-  write(join(up, 'etc', 'sysusers.d', 'hardwire-lab.conf'), `u ${LAB_SUDO_USER} - "hardwire lab login (become: sudo)" /home/${LAB_SUDO_USER} /bin/sh\n`, 0o644);
+  write(join(up, 'etc', 'sysusers.d', 'hardwire-lab.conf'), `u ${LAB_SUDO_USER} - "hardwire lab login, for become sudo" /home/${LAB_SUDO_USER} /bin/sh\n`, 0o644);
   write(join(up, 'etc', 'sudoers.d', 'hardwire-lab'), `${LAB_SUDO_USER} ALL=(ALL) NOPASSWD: ALL\n`, 0o440);
   write(join(up, 'etc', 'ssh', 'authorized_keys', LAB_SUDO_USER), `${labPubKey}\n`, 0o644);
   const machineId = join(up, 'etc', 'machine-id');
