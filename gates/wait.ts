@@ -1,13 +1,11 @@
 // Polls a check until it passes or the deadline passes; the last failure explains the timeout.
-// A failure `retryable` rejects is final at once (a crash loop will not heal by waiting).
-export async function waitUntil<T>(check: () => Promise<T>, timeoutMs: number, intervalMs = 1000, retryable: (err: unknown) => boolean = () => true): Promise<T> {
+export async function waitUntil<T>(check: () => Promise<T>, timeoutMs: number, intervalMs = 1000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       return await check();
     } catch (err) {
-      if (!retryable(err)) throw err;
       last = err;
     }
     if (Date.now() + intervalMs > deadline) break;

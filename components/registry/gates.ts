@@ -5,7 +5,6 @@ import { checkEtcd, etcdGate } from '../../gates/etcd.ts';
 import { journalTail } from '../../gates/journal.ts';
 import { checkLeaseRenewing, leaseGate } from '../../gates/leases.ts';
 import { localHealthz, unitState, type UnitState } from '../../gates/local.ts';
-import { waitUntil } from '../../gates/wait.ts';
 import { StepError } from '../../lib/errors.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
@@ -58,6 +57,42 @@ async function instanceHealthy(ctx: GateContext, component: string, port: number
 }
 
 /**
+ * A controller exits when it loses its Lease (as it may while its local apiserver restarts), and
+ * systemd starts it again: one restart while the gate watches is allowed, once the unit then stays
+ * up and healthy for STABLE_MS (longer than RestartSec=5, so a unit that dies at start would have
+ * restarted again). A second restart is a crash loop and fails at once.
+ */
+const STABLE_MS = 10_000;
+
+async function settled(ctx: GateContext, component: string, port: number, host: string, before: UnitState): Promise<string> {
+  const s = sessionOf(ctx, host);
+  const unit = `${component}.service`;
+  const deadline = Date.now() + ctx.opts.gateTimeoutMs;
+  let base = before;
+  let restarts = 0;
+  let stableFrom = Date.now();
+  for (;;) {
+    const now = await unitState(s, unit);
+    if (now.nRestarts !== base.nRestarts) {
+      restarts += now.nRestarts - base.nRestarts;
+      if (restarts > 1) throw new StepError(`gate ${component}`, `systemd restarted ${unit} ${restarts} times while the gate watched: it is crash-looping`, { host, detail: await journalTail(s, unit) });
+      base = now;
+      stableFrom = Date.now();
+    }
+    let last: unknown;
+    if (Date.now() - stableFrom >= (restarts > 0 ? STABLE_MS : 0)) {
+      try {
+        return await instanceHealthy(ctx, component, port, host, base);
+      } catch (err) {
+        last = err;
+      }
+    }
+    if (Date.now() + 1000 > deadline) throw last ?? new StepError(`gate ${component}`, `${unit} did not stay up for ${STABLE_MS / 1000}s after systemd restarted it`, { host, detail: await journalTail(s, unit) });
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+/**
  * A leader-elected controller. Its Lease in kube-system is held and renewing, which any one healthy
  * instance proves. So, on each of its hosts, the unit is also active, systemd did not restart it
  * while the gate watched, and its secure port answers /healthz: a standby crash-looping on another
@@ -77,7 +112,7 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
         return { host, lines: s ? await journalTail(s, unit) : [] };
       });
       // /healthz can lag the Lease by a moment after a start: retry it, but a restart is final.
-      await Promise.all(targets.map((h, i) => waitUntil(() => instanceHealthy(ctx, component, securePort, h, before[i]!), ctx.opts.gateTimeoutMs, 1000, (e) => !(e instanceof StepError && /crash-looping/.test(e.message)))));
+      await Promise.all(targets.map((h, i) => settled(ctx, component, securePort, h, before[i]!)));
       ctx.log.info(`  ${component} Lease held by ${l.holder}, renewed ${l.renewTime}; healthy on ${targets.join(', ')}`);
     },
     checks: (ctx) => [
