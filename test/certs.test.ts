@@ -1,6 +1,6 @@
 // certs check and certs renew against the files really installed on a wired 2-host lab.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash, createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
@@ -36,6 +36,53 @@ async function expiredPem(leafId: string): Promise<{ certPem: string; keyPem: st
   const now = Date.now();
   const signed = await issueLeaf(keptSpec(spec, readFileSync(join(dir, `${spec.file}.crt`), 'utf8')), loadSigner(state, i, spec.ca), { notBefore: new Date(now - 7200_000), notAfter: new Date(now - 3600_000) }, { key: { keyPem, publicPem: publicPemOf(keyPem) } });
   return { certPem: signed.certPem, keyPem };
+}
+
+const PKI = '/etc/kubernetes/pki';
+/** The CA files a control-plane host gets: the cluster CA's cert and key, the front-proxy and etcd CA certs. */
+const CA_FILES = [`${PKI}/ca.crt`, `${PKI}/ca.key`, `${PKI}/front-proxy-ca.crt`, `${PKI}/etcd/ca.crt`];
+
+interface HostCa { sha256: Record<string, string>; keyPublic: string; certPublic: string }
+
+const spkiSha = (k: ReturnType<typeof createPublicKey>) => createHash('sha256').update(k.export({ type: 'spki', format: 'der' })).digest('hex');
+
+/**
+ * Each host's CA files as they are on the host, read by this test and not by hardwire: sha256sum on
+ * the host, and the public part of the host's ca.key (lab hosts have no openssl, so the key is read
+ * over SSH and its public key derived here) next to the public key in the host's ca.crt.
+ */
+async function hostCas(): Promise<Record<string, HostCa>> {
+  const out: Record<string, HostCa> = {};
+  for (const h of lab.info.hosts) {
+    const s = await lab.ssh(h.name);
+    const sums = await remote(s, ['sha256sum', '--', ...CA_FILES]);
+    const sha256 = Object.fromEntries(sums.split('\n').map((l) => l.split(/\s+/)).map(([sum, path]) => [path!, sum!]));
+    expect(Object.keys(sha256).sort(), `${h.name}: sha256sum ${sums}`).toEqual([...CA_FILES].sort());
+    const keyPublic = spkiSha(createPublicKey(await remote(s, ['cat', `${PKI}/ca.key`])));
+    const certPublic = spkiSha(new X509Certificate(await remote(s, ['cat', `${PKI}/ca.crt`])).publicKey);
+    await s.close();
+    out[h.name] = { sha256, keyPublic, certPublic };
+  }
+  return out;
+}
+
+/** The renewed certs on each host are signed by the CA certs on that same host. */
+async function expectSignedByHostCas(): Promise<void> {
+  for (const h of lab.info.hosts) {
+    const s = await lab.ssh(h.name);
+    const x = async (path: string) => new X509Certificate(await remote(s, ['cat', path]));
+    const conf = await remote(s, ['cat', '/etc/kubernetes/scheduler.conf']);
+    const sched = new X509Certificate(Buffer.from(/client-certificate-data: (\S+)/.exec(conf)![1]!, 'base64'));
+    const pairs: [string, X509Certificate, X509Certificate][] = [
+      ['etcd/healthcheck-client.crt', await x(`${PKI}/etcd/healthcheck-client.crt`), await x(`${PKI}/etcd/ca.crt`)],
+      ['front-proxy-client.crt', await x(`${PKI}/front-proxy-client.crt`), await x(`${PKI}/front-proxy-ca.crt`)],
+      ['scheduler.conf', sched, await x(`${PKI}/ca.crt`)],
+    ];
+    await s.close();
+    for (const [name, leaf, ca] of pairs) {
+      expect(leaf.checkIssued(ca) && leaf.verify(ca.publicKey), `${h.name}:${name} is not signed by the host's CA`).toBe(true);
+    }
+  }
 }
 
 beforeAll(async () => {
@@ -102,12 +149,17 @@ describe('certs on a wired 2-host lab', () => {
   });
 
   it('renew without --restart pushes, keeps key and CA, and names exactly what must restart and why', async () => {
+    const casBefore = await hostCas();
+    for (const [h, c] of Object.entries(casBefore)) expect(c.keyPublic, `${h}: ca.key is not the key of ca.crt`).toBe(c.certPublic);
     const s = await lab.ssh('node2');
     const keyBefore = await remote(s, ['sha256sum', '/etc/kubernetes/pki/etcd/healthcheck-client.key']);
     const r = hardwire(['certs', 'renew', 'etcd-healthcheck-client', 'scheduler.conf', 'front-proxy-client', '--inventory', inv, '--state-dir', state, '--json']);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const out = JSON.parse(r.stdout) as { pushed: { host: string; path: string }[]; restarted: unknown[]; restartNeeded: { host: string; component: string; why: string }[]; caFingerprint: { before: unknown; after: unknown; unchanged: boolean } };
     expect(out.caFingerprint.unchanged).toBe(true);
+    // The claim, checked on the hosts: every CA file byte-identical, the same CA key.
+    expect(await hostCas()).toEqual(casBefore);
+    await expectSignedByHostCas();
     expect(out.restarted).toEqual([]);
     expect(out.pushed.map((p) => `${p.host}:${p.path}`).sort()).toEqual([
       'node1:/etc/kubernetes/pki/etcd/healthcheck-client.crt', 'node1:/etc/kubernetes/pki/front-proxy-client.crt', 'node1:/etc/kubernetes/scheduler.conf',
@@ -126,12 +178,15 @@ describe('certs on a wired 2-host lab', () => {
   });
 
   it('renew --restart restarts the readers in wire order, one host at a time, markers cleared', async () => {
+    const casBefore = await hostCas();
     const r = hardwire(['certs', 'renew', 'scheduler.conf', '--restart', '--inventory', inv, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
     const out = JSON.parse(r.stdout) as { restarted: { host: string; unit: string }[]; caFingerprint: { unchanged: boolean } };
     // The apiserver markers left by the previous test are honoured first (etcd, apiserver, then controllers).
     expect(out.restarted.map((x) => `${x.host}/${x.unit}`)).toEqual(['node1/kube-apiserver.service', 'node2/kube-apiserver.service', 'node1/kube-scheduler.service', 'node2/kube-scheduler.service']);
     expect(out.caFingerprint.unchanged).toBe(true);
+    expect(await hostCas()).toEqual(casBefore);
+    await expectSignedByHostCas();
     const s = await lab.ssh('node1');
     expect(await remote(s, ['ls', '/var/lib/hardwire/pending-restart'])).toBe('');
     await s.close();
