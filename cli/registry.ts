@@ -16,6 +16,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   certs: () => import('./commands/certs.ts'),
   drill: () => import('./commands/drill.ts'),
   compare: () => import('./commands/compare.ts'),
+  cis: () => import('./commands/cis.ts'),
   flags: () => import('./commands/flags.ts'),
 };
 
