@@ -19,18 +19,21 @@ async function userExists(ctx: WireContext, host: string, user: string): Promise
 
 /** Creates the account if missing, then gives it each directory it owns. */
 export async function ensureAccount(ctx: WireContext, host: string, a: Account): Promise<void> {
+  const want = (mode: number) => `${a.user}:${a.user} ${mode.toString(8)}`;
+  const have = await Promise.all(a.owns.map((d) => ownerAndMode(ctx, host, d.path)));
+  // stat printed the user's name, so the user exists: a run with nothing to do costs one stat per directory.
+  if (a.owns.length > 0 && a.owns.every((d, i) => have[i] === want(d.mode))) return;
   if (!(await userExists(ctx, host, a.user))) {
     await ctx.wet.run(host, `create system user and group ${a.user} (${a.why})`, (s) => s.exec([
       'useradd', '--system', '--user-group', '--no-create-home', '--home-dir', a.owns[0]?.path ?? '/nonexistent', '--shell', '/usr/sbin/nologin',
       '--comment', `${a.user} (hardwire)`, a.user,
     ]));
   }
-  for (const d of a.owns) {
-    const want = `${a.user}:${a.user} ${d.mode.toString(8)}`;
-    const have = await ownerAndMode(ctx, host, d.path);
-    if (have === want) continue;
+  for (const [i, d] of a.owns.entries()) {
+    const was = have[i];
+    if (was === want(d.mode)) continue;
     // -R: a data dir made by root (an older wire, a restore) holds root-owned files the user must write.
-    await ctx.wet.run(host, `${have === undefined ? 'create' : `own (was ${have})`} ${d.path} as ${want}`, (s) => s.exec(
+    await ctx.wet.run(host, `${was === undefined ? 'create' : `own (was ${was})`} ${d.path} as ${want(d.mode)}`, (s) => s.exec(
       ['sh', '-c', 'set -e; mkdir -p -- "$1"; chown -R -- "$2:$2" "$1"; chmod "$3" "$1"', 'sh', d.path, a.user, d.mode.toString(8)],
     ));
   }
