@@ -4,9 +4,12 @@ import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StepError } from '../lib/errors.ts';
-import { findContainerInit, isSameProcess, procStartTime, run, signal, waitFor } from './sys.ts';
+import { findContainerInit, isSameProcess, linkExists, procStartTime, run, signal, waitFor } from './sys.ts';
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
+import { beforeUp, bridgeOf, configureInner, ensureInnerBridge, innerNspawnArgs, vethsOf } from './inner.ts';
+
+export { linkExists };
 
 export function consoleLog(host: LabHostState): string {
   return join(dirname(host.upper), 'console.log');
@@ -16,11 +19,7 @@ export function isRunning(host: LabHostState): boolean {
   return isSameProcess(host.pid, host.startTime);
 }
 
-export async function linkExists(name: string): Promise<boolean> {
-  return (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true })).code === 0;
-}
-
-/** The lab bridge with the host-side address; no forwarding or NAT, so traffic stays on lab addresses. */
+/** The lab bridge with the host-side address, and the inner bridge without one; no forwarding or NAT, so traffic stays on lab addresses. */
 export async function ensureBridge(state: LabState): Promise<void> {
   const step = { step: 'lab-network' };
   // First the lab range's unreachable route, so no lab address ever has a path off this machine.
@@ -28,6 +27,7 @@ export async function ensureBridge(state: LabState): Promise<void> {
   if (!(await linkExists(state.bridge))) await run('ip', ['link', 'add', 'name', state.bridge, 'type', 'bridge'], step);
   await run('ip', ['addr', 'replace', `${state.bridgeAddress}/${state.prefix}`, 'dev', state.bridge], step);
   await run('ip', ['link', 'set', 'dev', state.bridge, 'up'], step);
+  await ensureInnerBridge(state);
 }
 
 function readConsole(host: LabHostState): string | undefined {
@@ -62,14 +62,17 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     '--register=no',
     '--keep-unit',
     `--network-veth-extra=${host.veth}:host0`,
+    ...innerNspawnArgs(host),
     '--resolv-conf=off',
     '--timezone=off',
     '--link-journal=no',
     '--console=read-only',
   ];
   // A veth of a container that was just killed may linger a moment; nspawn cannot reuse the name until it goes.
-  if (!(await waitFor(async () => !(await linkExists(host.veth)), 5000))) {
-    await run('ip', ['link', 'delete', 'dev', host.veth], { step: 'lab-network', host: host.name });
+  for (const veth of vethsOf(host)) {
+    if (!(await waitFor(async () => !(await linkExists(veth)), 5000))) {
+      await run('ip', ['link', 'delete', 'dev', veth], { step: 'lab-network', host: host.name });
+    }
   }
   // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
   const hostDir = dirname(host.upper);
@@ -93,7 +96,9 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   const up = await waitFor(async () => {
     if (!isRunning(host)) return true; // exited: fail below with its console output
     init ??= findContainerInit(spawned);
-    return init !== undefined && (await linkExists(host.veth));
+    if (init === undefined) return false;
+    for (const veth of vethsOf(host)) if (!(await linkExists(veth))) return false;
+    return true;
   }, 15_000);
   if (!isRunning(host) || !up || init === undefined) {
     const why = isRunning(host) ? 'did not start its init and veth within 15 s' : 'exited during start';
@@ -108,12 +113,14 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   record();
 
   const step = { step: 'lab-network', host: host.name };
-  await run('ip', ['link', 'set', 'dev', host.veth, 'master', state.bridge], step);
+  beforeUp(host);
+  await run('ip', ['link', 'set', 'dev', host.veth, 'master', bridgeOf(state, host)], step);
   await run('ip', ['link', 'set', 'dev', host.veth, host.cut ? 'down' : 'up'], step);
   // Address host0 from inside the container's network namespace. No default route: only lab addresses are reachable.
   const inNs = (args: string[]) => run('nsenter', [`--target=${init}`, '--net', '--', 'ip', ...args], step);
   await inNs(['addr', 'replace', `${host.address}/${state.prefix}`, 'dev', 'host0']);
   await inNs(['link', 'set', 'dev', 'host0', 'up']);
+  await configureInner(state, host, init, inNs);
 }
 
 /** Powers the host off: orderly shutdown (nspawn turns SIGTERM into SIGRTMIN+3 for systemd), then force. */

@@ -6,19 +6,29 @@ import { InputError } from '../lib/errors.ts';
 import { cidrContains, cidrSize, ipv4ToInt, type Cidr } from '../lib/net.ts';
 import { defaultStateDir } from '../lib/paths.ts';
 import { run } from '../lib/proc.ts';
-import { LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
+import { parseProxyJump } from '../transport/ssh.ts';
+import { INNER_SUBNET, LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
 
-interface InventoryLike { file: string; cluster: { name: string }; hosts: { name: string; address: string }[] }
+interface InventoryLike { file: string; cluster: { name: string }; hosts: { name: string; address: string; ssh?: { proxyJump?: string } }[] }
 
-/** The lab an inventory was written for: its cluster name is a lab name and its hosts are exactly that lab's. */
+/** The lab an inventory was written for: its cluster name is a lab name and its hosts are exactly that lab's (with any inner count). */
 export function labNameOf(inv: Omit<InventoryLike, 'file'>): string | undefined {
   if (inv.hosts.length < 1 || inv.hosts.length > MAX_HOSTS) return undefined;
-  try {
-    const plan = labPlan(inv.cluster.name, inv.hosts.length, '/');
-    return plan.hosts.every((h, i) => inv.hosts[i]!.name === h.name && inv.hosts[i]!.address === h.address) ? plan.name : undefined;
-  } catch {
-    return undefined; // not a valid lab name or host count
+  for (let inner = 0; inner < inv.hosts.length; inner++) {
+    try {
+      const plan = labPlan(inv.cluster.name, inv.hosts.length, '/', inner);
+      if (plan.hosts.every((h, i) => inv.hosts[i]!.name === h.name && inv.hosts[i]!.address === h.address)) return plan.name;
+    } catch {
+      return undefined; // not a valid lab name or host count
+    }
   }
+  return undefined;
+}
+
+/** The address this machine connects to for the host, and its field: the host's own, or its first jump host's. */
+function firstHop(h: InventoryLike['hosts'][number], i: number): { address: string; field: string } {
+  const jump = parseProxyJump(h.ssh?.proxyJump ?? '', 'root')[0];
+  return jump ? { address: jump.address, field: `hosts[${i}].ssh.proxyJump` } : { address: h.address, field: `hosts[${i}].address` };
 }
 
 /** `<stateDir>/lab/<name>/inventory.yaml`, the path `lab up` writes, split into its parts. */
@@ -63,16 +73,22 @@ async function labRangeIsUnreachable(): Promise<boolean> {
  * machine that never ran a lab, is left alone.
  */
 export async function refuseDownLab(inv: InventoryLike): Promise<void> {
-  const inRange = inv.hosts.map((h, i) => ({ h, i })).filter(({ h }) => cidrContains(LAB_RANGE, h.address));
+  // A host behind a jump host (a lab's inner host) is reached through its first hop: that address is the one to check.
+  const inRange = inv.hosts.map((h, i) => firstHop(h, i)).filter((h) => cidrContains(LAB_RANGE, h.address));
   if (inRange.length === 0) return;
   const lab = labNameOf(inv);
   if (!lab && !(await labRangeIsUnreachable())) return;
+  // No lab bridge ever serves the inner network: a host there is reached only through its bastion.
+  const inner = inRange.find((h) => cidrContains(INNER_SUBNET, h.address));
+  if (inner) {
+    throw new InputError(inner.field, `${inner.address} is on a hardwire lab's inner network (${INNER_SUBNET.text}), which this machine has no route to; reach it through the lab's bastion with ssh.proxyJump: root@<node1's address>, as "lab up" writes it`);
+  }
   const subnets = await labBridgeSubnets();
-  const orphans = inRange.filter(({ h }) => !subnets.some((c) => cidrContains(c, h.address)));
+  const orphans = inRange.filter((h) => !subnets.some((c) => cidrContains(c, h.address)));
   if (orphans.length === 0) return;
   if (lab) {
-    throw new InputError('--inventory', `lab "${lab}" is down: no lab bridge on this machine serves ${orphans.map(({ h }) => h.address).join(', ')}; bring it up with: ${upCommand(lab, inv.file)}`);
+    throw new InputError('--inventory', `lab "${lab}" is down: no lab bridge on this machine serves ${[...new Set(orphans.map((h) => h.address))].join(', ')}; bring it up with: ${upCommand(lab, inv.file)}`);
   }
-  const { h, i } = orphans[0]!;
-  throw new InputError(`hosts[${i}].address`, `${h.address} is a hardwire lab address (${LAB_RANGE.text}), but no lab bridge on this machine serves it: its lab is down; bring that lab up first`);
+  const { address, field } = orphans[0]!;
+  throw new InputError(field, `${address} is a hardwire lab address (${LAB_RANGE.text}), but no lab bridge on this machine serves it: its lab is down; bring that lab up first`);
 }

@@ -6,7 +6,8 @@ import { stderrLogger, type Logger } from '../lib/log.ts';
 import type { Session } from '../transport/ssh.ts';
 import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
 import { withLock } from './lock.ts';
-import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateLabName } from './plan.ts';
+import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
+import { removeInner } from './inner.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
 import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
@@ -26,6 +27,8 @@ export interface LabOptions {
 export interface LabUpOptions extends LabOptions {
   /** Host count; defaults to the existing lab's count, else 3. */
   hosts?: number;
+  /** How many of the last hosts sit on the inner network behind node1 (lab/inner.ts); defaults to the existing lab's, else 0. */
+  inner?: number;
 }
 
 export interface LabHostInfo {
@@ -35,6 +38,8 @@ export interface LabHostInfo {
   ssh: boolean;
   /** Network cut by labCut. */
   cut: boolean;
+  /** Inner hosts: the bastion's address, the jump host this machine reaches them through. */
+  jump?: string;
 }
 
 export interface LabInfo {
@@ -76,8 +81,8 @@ function info(files: LabFiles, state: LabState, hosts: LabHostInfo[]): LabInfo {
   return { name: state.name, dir: files.dir, inventory: files.inventory, knownHosts: files.knownHosts, identityFile: files.key, hosts };
 }
 
-function newState(name: string, count: number, dir: string, stateDir: string | undefined, rootfs: string): LabState {
-  const plan = labPlan(name, count, stateDir);
+function newState(name: string, count: number, inner: number, dir: string, stateDir: string | undefined, rootfs: string): LabState {
+  const plan = labPlan(name, count, stateDir, inner);
   return {
     version: 1,
     name,
@@ -90,20 +95,30 @@ function newState(name: string, count: number, dir: string, stateDir: string | u
       name: h.name, address: h.address, machine: h.machine, veth: h.veth,
       upper: join(dir, 'hosts', h.name, 'upper'),
       pid: null, startTime: null, initPid: null, initStartTime: null, cut: false,
+      ...(h.jump ? { jump: h.jump } : {}),
+      ...(h.innerLink ? { innerLink: h.innerLink } : {}),
     })),
+    ...(plan.inner ? { inner: plan.inner } : {}),
   };
 }
 
-async function checkRoutes(name: string, count: number, stateDir: string | undefined): Promise<void> {
-  const plan = labPlan(name, count, stateDir);
+/** Per-host info as `up` reports it. */
+function upInfo(h: LabHostState): LabHostInfo {
+  return { name: h.name, address: h.address, running: true, ssh: true, cut: false, ...(h.jump ? { jump: h.jump } : {}) };
+}
+
+async function checkRoutes(name: string, count: number, inner: number, stateDir: string | undefined): Promise<void> {
+  const plan = labPlan(name, count, stateDir, inner);
   const routes = JSON.parse((await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'], { step: 'lab-network' })).stdout || '[]') as { dst?: string; dev?: string }[];
-  if (await linkExists(plan.bridge)) {
+  for (const br of [plan.bridge, ...(plan.inner ? [plan.inner.bridge] : [])]) {
+    if (!(await linkExists(br))) continue;
     // Same name, but this state dir never made it: another HARDWIRE_STATE's lab, or one whose state was deleted.
-    throw new StepError('lab-network', `bridge ${plan.bridge} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`);
+    throw new StepError('lab-network', `bridge ${br} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`);
   }
   const clash = collidingRoutes(routes, plan);
   if (clash.length > 0) {
-    throw new StepError('lab-network', `lab "${name}" would use ${plan.subnet.text}, which collides with existing route ${clash.join('; ')}; pick another --name`);
+    const nets = [plan.subnet.text, ...(plan.inner ? [`inner network ${plan.inner.subnet}`] : [])].join(' and ');
+    throw new StepError('lab-network', `lab "${name}" would use ${nets}, which collides with existing route ${clash.join('; ')}; pick another --name`);
   }
 }
 
@@ -114,6 +129,7 @@ async function checkRoutes(name: string, count: number, stateDir: string | undef
 export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   const { name, dir, files, log } = resolveOpts(opts);
   if (opts.hosts !== undefined) validateHostCount(opts.hosts);
+  if (opts.inner !== undefined && opts.hosts !== undefined) validateInnerCount(opts.inner, opts.hosts);
   checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
@@ -132,12 +148,18 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   if (existing && existing.hosts.length !== count) {
     throw new InputError('--hosts', `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`);
   }
-  if (!existing) await checkRoutes(name, count, opts.stateDir);
+  const hadInner = existing?.hosts.filter((h) => h.jump).length;
+  const inner = opts.inner ?? hadInner ?? 0;
+  validateInnerCount(inner, count);
+  if (hadInner !== undefined && hadInner !== inner) {
+    throw new InputError('--inner', `lab "${name}" already has ${hadInner} inner host(s); run "hardwire lab down --name ${name}" first to change that`);
+  }
+  if (!existing) await checkRoutes(name, count, inner, opts.stateDir);
   const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
   if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
     throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
   }
-  const state = existing ?? newState(name, count, dir, opts.stateDir, rootfs);
+  const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);
@@ -156,12 +178,13 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   }
   for (const h of state.hosts) h.cut = false;
   record();
-  if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${state.subnet})`);
+  const nets = [state.subnet, ...(state.inner ? [`inner ${state.inner.subnet} behind ${state.inner.bastion}`] : [])].join(', ');
+  if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${nets})`);
   await Promise.all(down.map((h) => bootHost(state, h, record)));
   log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
   await Promise.all(state.hosts.map((h) => waitReady(files, h)));
   log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
-  return info(files, state, state.hosts.map((h) => ({ name: h.name, address: h.address, running: true, ssh: true, cut: false })));
+  return info(files, state, state.hosts.map(upInfo));
 }
 
 /** Removes everything the lab created: containers, veths, bridge, upper dirs, keys and state. */
@@ -181,6 +204,7 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
       for (const h of state.hosts) {
         if (await linkExists(h.veth)) await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
       }
+      await removeInner(state);
       if (await linkExists(state.bridge)) await run('ip', ['link', 'delete', 'dev', state.bridge], { step: 'lab-down' });
     }
     rmSync(dir, { recursive: true, force: true });
@@ -207,7 +231,7 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
   const state = loadExisting(name, files);
   const hosts = await Promise.all(state.hosts.map(async (h) => {
     const running = isRunning(h);
-    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false, cut: h.cut };
+    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false, cut: h.cut, ...(h.jump ? { jump: h.jump } : {}) };
   }));
   return info(files, state, hosts);
 }

@@ -8,6 +8,7 @@ import type { InventoryInput } from '../inventory/schema.ts';
 import { generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
 import { formatKnownHost } from '../transport/known-hosts.ts';
 import type { LabFiles, LabHostState, LabState } from './state.ts';
+import { proxyJumpOf } from './inner.ts';
 
 function write(path: string, data: string, mode: number): void {
   mkdirSync(dirname(path), { recursive: true });
@@ -95,8 +96,10 @@ export function writeLabInventory(files: LabFiles, state: LabState): void {
     hosts: state.hosts.map((h) => ({
       name: h.name,
       address: h.address,
-      roles: ['etcd', 'control-plane'],
-      ssh: { user: 'root', port: 22, identityFile: files.key },
+      // An inner host is etcd only: the apiserver gate asks each control-plane host's address:6443 from this
+      // machine (gates/apiserver.ts), which has no route to the inner network.
+      roles: h.jump ? ['etcd'] : ['etcd', 'control-plane'],
+      ssh: { user: 'root', port: 22, identityFile: files.key, ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}) },
     })),
     knownHosts: files.knownHosts,
   };

@@ -5,9 +5,29 @@ import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
 import { consoleFailures, consoleLog } from './container.ts';
 import type { LabFiles, LabHostState } from './state.ts';
 import { sleep } from './sys.ts';
+import { proxyJumpOf } from './inner.ts';
 
 export function sshTarget(files: LabFiles, host: LabHostState): SshTarget {
-  return { name: host.name, address: host.address, ssh: { user: 'root', port: 22, identityFile: files.key, proxyJump: '', become: '' } };
+  return { name: host.name, address: host.address, ssh: { user: 'root', port: 22, identityFile: files.key, proxyJump: proxyJumpOf(host), become: '' } };
+}
+
+/** Where this machine opens TCP to reach the host's sshd: the host, or for an inner host its bastion. */
+function firstHop(host: LabHostState): string {
+  return host.jump ?? host.address;
+}
+
+/** An inner host's sshd answers once an SSH connection through the bastion succeeds (a refused forward fails fast). */
+async function waitJumped(files: LabFiles, host: LabHostState, deadline: number): Promise<Session> {
+  for (;;) {
+    try {
+      return await labConnectHost(files, host, 5000);
+    } catch (err) {
+      if (Date.now() > deadline) {
+        throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer through ${proxyJumpOf(host)}: ${(err as Error).message} (console: ${consoleLog(host)})`, { host: host.name, detail: consoleFailures(host) });
+      }
+      await sleep(250);
+    }
+  }
 }
 
 function tcpOpen(address: string, port: number, timeoutMs: number): Promise<boolean> {
@@ -28,14 +48,14 @@ export function labConnectHost(files: LabFiles, host: LabHostState, timeoutMs = 
 /** Waits for sshd, then for `systemctl is-system-running` to settle on running or degraded. */
 export async function waitReady(files: LabFiles, host: LabHostState, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await tcpOpen(host.address, 22, 1000))) {
+  while (!(await tcpOpen(firstHop(host), 22, 1000))) {
     if (Date.now() > deadline) {
       const failed = consoleFailures(host);
-      throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer within ${timeoutMs / 1000} s (console: ${consoleLog(host)})`, { host: host.name, detail: failed });
+      throw new StepError('lab-wait-ssh', `sshd on ${firstHop(host)}:22 did not answer within ${timeoutMs / 1000} s (console: ${consoleLog(host)})`, { host: host.name, detail: failed });
     }
     await sleep(50);
   }
-  const s = await labConnectHost(files, host);
+  const s = host.jump ? await waitJumped(files, host, deadline) : await labConnectHost(files, host);
   try {
     const left = Math.max(5000, deadline - Date.now());
     const r = await s.exec(['systemctl', 'is-system-running', '--wait'], { allowFail: true, timeoutMs: left });
@@ -51,7 +71,7 @@ export async function waitReady(files: LabFiles, host: LabHostState, timeoutMs =
 
 /** Quick health probe for `status`: true when an SSH command round-trips. */
 export async function sshAnswers(files: LabFiles, host: LabHostState, timeoutMs = 3000): Promise<boolean> {
-  if (!(await tcpOpen(host.address, 22, Math.min(timeoutMs, 1000)))) return false;
+  if (!(await tcpOpen(firstHop(host), 22, Math.min(timeoutMs, 1000)))) return false;
   try {
     const s = await labConnectHost(files, host, timeoutMs);
     try {

@@ -18,6 +18,10 @@ export interface LabHostState {
   initStartTime: string | null;
   /** Network cut by `lab cut`; re-applied when the host boots again. */
   cut: boolean;
+  /** Inner hosts (`lab up --inner`): the bastion's address; their host0 is on the inner network. */
+  jump?: string;
+  /** The bastion: its inner0 on the inner network (host-side veth, address inside). */
+  innerLink?: { veth: string; address: string };
 }
 
 export interface LabState {
@@ -29,6 +33,8 @@ export interface LabState {
   prefix: number;
   rootfs: string;
   hosts: LabHostState[];
+  /** The inner network, when the lab has one (lab/inner.ts). */
+  inner?: { subnet: string; bridge: string; prefix: number; bastion: string };
 }
 
 export interface LabFiles {

@@ -4,6 +4,11 @@ import { readFileSync } from 'node:fs';
 // Commands run through lib/proc.ts. Re-exported only for lab/lab.ts and lab/container.ts, which still
 // import it from here; they can import '../lib/proc.ts' directly and this line can go.
 export { run } from '../lib/proc.ts';
+import { run } from '../lib/proc.ts';
+
+export async function linkExists(name: string): Promise<boolean> {
+  return (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true })).code === 0;
+}
 
 /** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined if gone. */
 export function procStartTime(pid: number): string | undefined {

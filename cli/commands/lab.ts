@@ -26,6 +26,9 @@ Needs root, systemd-container and debootstrap (apt-get install -y systemd-contai
 options:
   --name NAME    lab name (default "lab"); its files live in $HARDWIRE_STATE/lab/NAME/
   --hosts N      number of hosts for up (default 3, or the existing lab's count)
+  --inner N      for up: the last N hosts sit on an inner network (10.213.255.0/24) that this machine
+                 cannot reach, behind node1 as bastion; their inventory entries get
+                 ssh.proxyJump: root@<node1's address> and the etcd role only (default 0)
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -50,9 +53,11 @@ export function declare(root: Cli): Cli {
 
   lab.command('up')
     .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
-    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number }>) => {
-      const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}) });
-      if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh }) => ({ name, address, ssh })) });
+    .option('--inner <n>', 'how many of the last hosts sit on the inner network, behind node1', wholeNumber('--inner'))
+    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number }>) => {
+      const counts = { ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}) };
+      const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
+      if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, jump }) => ({ name, address, ssh, ...(jump ? { proxyJump: `root@${jump}` } : {}) })) });
       else process.stdout.write(`${info.inventory}\n`);
       return 0;
     }));
@@ -98,19 +103,25 @@ export function declare(root: Cli): Cli {
   return group(lab);
 }
 
-/** Hands the terminal to OpenSSH with the lab key and the lab known_hosts (strict checking). */
+/** Hands the terminal to OpenSSH with the lab key and the lab known_hosts (strict checking), on both hops for an inner host. */
 async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
   const info = await lab.labStatus(opts);
   const h = info.hosts.find((x) => x.name === host);
   if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);
   const { shJoin } = await import('../../transport/quote.ts');
-  const args = [
+  const pinned = [
     '-i', info.identityFile,
     '-o', 'IdentitiesOnly=yes',
     '-o', `UserKnownHostsFile="${info.knownHosts}"`,
     '-o', 'GlobalKnownHostsFile=/dev/null',
     '-o', 'StrictHostKeyChecking=yes',
     '-l', 'root',
+  ];
+  // Not -J: options given on the command line do not reach the jump connection, so its host key would go unpinned.
+  const jump = h.jump ? ['-o', `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', h.jump])}`] : [];
+  const args = [
+    ...pinned,
+    ...jump,
     h.address,
     // ssh joins its trailing arguments with spaces for the remote shell: quote them as one argv.
     ...(cmd.length > 0 ? ['--', shJoin(cmd)] : []),
