@@ -3,7 +3,7 @@
 // its inventory says the lab is down in one line, before it connects. Real containers, real routes.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { tcpAttempt } from './helpers/net.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,18 +33,6 @@ function routeGet(addr: string): { code: number; text: string } {
   return { code: r.status ?? -1, text: `${r.stdout}${r.stderr}`.trim() };
 }
 
-/** One TCP connect to port 22: the error code it ended with, and how long it took. */
-function tcpAttempt(addr: string, timeoutMs = 5000): Promise<{ result: string; ms: number }> {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const s = new Socket();
-    const done = (result: string) => { s.destroy(); resolve({ result, ms: Math.round(performance.now() - t0) }); };
-    s.setTimeout(timeoutMs, () => done('TIMEOUT'));
-    s.once('connect', () => done('CONNECTED'));
-    s.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message));
-    s.connect(22, addr);
-  });
-}
 
 /** The address has no way off this machine: the kernel says unreachable, and a connect fails at once. */
 async function expectFailsLocally(addr: string): Promise<void> {

@@ -7,7 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Socket } from 'node:net';
+import { tcpAttempt } from './helpers/net.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -39,18 +39,6 @@ async function timed<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
   }
 }
 
-/** One TCP connect to port 22: the error code it ended with, and how long it took. */
-function tcpAttempt(addr: string, timeoutMs = 5000): Promise<{ result: string; ms: number }> {
-  return new Promise((resolve) => {
-    const t0 = performance.now();
-    const s = new Socket();
-    const done = (result: string) => { s.destroy(); resolve({ result, ms: Math.round(performance.now() - t0) }); };
-    s.setTimeout(timeoutMs, () => done('TIMEOUT'));
-    s.once('connect', () => done('CONNECTED'));
-    s.once('error', (e: NodeJS.ErrnoException) => done(e.code ?? e.message));
-    s.connect(22, addr);
-  });
-}
 
 function stepErrorOf(p: Promise<unknown>): Promise<StepError> {
   return p.then(
