@@ -1,13 +1,15 @@
 // No data lost by our own hand: snapshot before etcd changes, restore after destroying the data,
 // and rollback of a wire run from its on-host backups. On a real wired lab.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../kube/client.ts';
 import { loadInventory } from '../inventory/load.ts';
+import { cacheDir } from '../lib/paths.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -28,6 +30,53 @@ function withArgs(file: string, extra: Record<string, Record<string, string>>): 
 
 const cm = (name: string) => kubeRequest(creds, 'GET', `/api/v1/namespaces/default/configmaps/${name}`).then((r) => r.status);
 
+/** etcdutl from the binary cache (the newest version there), run by the test itself. */
+function etcdutl(args: string[]): string {
+  const dir = join(cacheDir(), 'bin', 'etcdutl');
+  const version = readdirSync(dir).sort().at(-1)!;
+  return execFileSync(join(dir, version, 'etcdutl'), args, { encoding: 'utf8' });
+}
+
+/** systemd timestamp properties of a unit on a host, in ms since the epoch (microsecond precision). */
+async function unitTimes(host: string, unit: string, props: string[]): Promise<number[]> {
+  const s = await lab.ssh(host);
+  const out = await remote(s, ['systemctl', 'show', unit, ...props.map((p) => `--property=${p}`), '--timestamp=us+utc']);
+  await s.close();
+  const got = new Map(out.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return props.map((p) => {
+    const m = /^\w+ (\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)\.(\d{6}) UTC$/.exec(got.get(p) ?? '');
+    if (!m) throw new Error(`${host} ${unit} ${p}: unexpected "${got.get(p)}"`);
+    return Date.parse(`${m[1]}T${m[2]}Z`) + Number(m[3]) / 1000;
+  });
+}
+
+interface Put { sent: number; acked: number; revision: number }
+
+// A probe on node1 that writes one key to etcd every 200 ms and logs, for each acknowledged put, the
+// host's clock before sending, after the ack, and the revision etcd gave it: a map from etcd
+// revisions to wall-clock time that hardwire has no part in.
+const PROBE_LOG = '/root/etcd-probe.log';
+async function startProbe(): Promise<void> {
+  const ctl = ['/usr/local/bin/etcdctl', `--endpoints=${lab.info.hosts.map((h) => `https://${h.address}:2379`).join(',')}`,
+    '--cacert=/etc/kubernetes/pki/etcd/ca.crt', '--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt', '--key=/etc/kubernetes/pki/etcd/healthcheck-client.key',
+    '--dial-timeout=1s', '--command-timeout=2s'].join(' ');
+  const loop = `rm -f ${PROBE_LOG}; while :; do t=$(date +%s%N); out=$(${ctl} put /hardwire-test/probe "$t" -w json 2>/dev/null) && echo "$t $(date +%s%N) $out" >> ${PROBE_LOG}; sleep 0.2; done`;
+  const s = await lab.ssh('node1');
+  await s.exec(['systemd-run', '--unit=hardwire-test-probe', '--collect', '--quiet', 'sh', '-c', loop]);
+  await s.close();
+}
+
+async function stopProbe(): Promise<Put[]> {
+  const s = await lab.ssh('node1');
+  await s.exec(['systemctl', 'stop', 'hardwire-test-probe'], { allowFail: true });
+  const log = await remote(s, ['cat', PROBE_LOG]);
+  await s.close();
+  return log.split('\n').filter(Boolean).map((l) => {
+    const [sent, acked] = l.split(' ').map(Number);
+    return { sent: sent! / 1e6, acked: acked! / 1e6, revision: Number(/"revision":(\d+)/.exec(l)![1]) };
+  });
+}
+
 beforeAll(async () => {
   lab = await testLab('snaptest', 3);
   inv = lab.info.inventory;
@@ -42,17 +91,49 @@ afterAll(async () => {
 });
 
 describe('etcd snapshots, restore and rollback', () => {
-  it('wire snapshots etcd (verified) before it restarts etcd', () => {
+  it('wire snapshots etcd (verified) before it restarts etcd: the order, read from the hosts', async () => {
     const changed = withArgs('inv-etcd.yaml', { etcd: { 'log-level': 'info' } });
+    await startProbe();
+    const wireStart = Date.now();
     const r = hardwire(['wire', '--inventory', changed, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
+    const puts = await stopProbe();
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const doc = JSON.parse(r.stdout) as { snapshot: { file: string; revision: number; totalKey: number; from: string } | null; restarted: { unit: string }[] };
     expect(doc.restarted.filter((x) => x.unit === 'etcd.service')).toHaveLength(3);
     expect(doc.snapshot).not.toBeNull();
     expect(existsSync(doc.snapshot!.file)).toBe(true);
-    expect(doc.snapshot!.revision).toBeGreaterThan(0);
-    expect(doc.snapshot!.totalKey).toBeGreaterThan(10);
-  });
+
+    // The saved file, read by etcdutl here: a sound snapshot, and the revision the report names.
+    const status = JSON.parse(etcdutl(['snapshot', 'status', doc.snapshot!.file, '-w', 'json'])) as { revision: number; totalKey: number };
+    expect(status.revision).toBe(doc.snapshot!.revision);
+    expect(status.totalKey).toBeGreaterThan(10);
+    const saved = statSync(doc.snapshot!.file).mtimeMs;
+
+    // Every member really restarted in this run; the first one went down at firstStop.
+    const etcdHosts = lab.info.hosts.map((h) => h.name);
+    const times = await Promise.all(etcdHosts.map((h) => unitTimes(h, 'etcd.service', ['ActiveEnterTimestamp', 'ActiveExitTimestamp'])));
+    const entered = times.map(([enter]) => enter!);
+    const exited = times.map(([, exit]) => exit!);
+    for (const [i, t] of entered.entries()) expect(t, `${etcdHosts[i]} etcd not restarted by this wire`).toBeGreaterThan(wireStart);
+    const firstStop = Math.min(...exited);
+    expect(firstStop).toBeGreaterThan(wireStart);
+
+    // The snapshot's point in time lies after the last probe put it contains (revision <= its revision)
+    // was sent, and before the first put it lacks was acknowledged. That put, and the file itself,
+    // came before the first etcd member went down.
+    const inSnap = puts.filter((p) => p.revision <= status.revision);
+    const after = puts.filter((p) => p.revision > status.revision);
+    expect(inSnap.length, 'no probe put before the snapshot').toBeGreaterThan(0);
+    expect(after.length, 'no probe put after the snapshot').toBeGreaterThan(0);
+    const lower = inSnap.at(-1)!.sent;
+    const upper = after[0]!.acked;
+    const iso = (t: number) => new Date(t).toISOString();
+    console.log(`snapshot revision ${status.revision}: taken between ${iso(lower)} and ${iso(upper)}, copied ${iso(saved)}; first etcd stop ${iso(firstStop)}, restarts active ${entered.map(iso).join(', ')}`);
+    expect(lower).toBeGreaterThan(wireStart);
+    expect(upper, 'the snapshot was taken after etcd went down').toBeLessThan(firstStop);
+    expect(saved, 'the snapshot was copied after etcd went down').toBeLessThan(firstStop);
+    expect(saved).toBeLessThan(Math.min(...entered));
+  }, 600_000);
 
   it('save, destroy the data, restore: data from before the snapshot is back, data after it is gone', async () => {
     await kubeJson(creds, 'POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'before-snapshot' }, data: { v: '1' } } });
