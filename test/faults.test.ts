@@ -3,19 +3,18 @@
 // rest keeps serving, and SSH auth failure vs changed host key are distinct errors.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { generateEd25519 } from '../transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
-import { testLab, type TestLab } from './helpers/lab.ts';
+import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import type { Session } from '../transport/index.ts';
 import { writeBadInventories } from './fixtures/bad-inventories.ts';
 import { labStart, labStop } from '../lab/index.ts';
-import { repoRoot } from '../lib/paths.ts';
+import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { loadInventory } from '../inventory/load.ts';
-import { renderHostTree } from '../render/host-tree.ts';
-import { citer } from '../render/citations.ts';
-import { ensurePki } from '../pki/store.ts';
 import { credsFromKubeconfig } from '../kube/client.ts';
 import { checkApiserver } from '../gates/apiserver.ts';
 import { checkEtcd, etcdctlArgv } from '../gates/etcd.ts';
@@ -45,6 +44,64 @@ function wireWatching(inventory: string, onOutput: (stderr: string, kill: () => 
   child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); onOutput(stderr, () => child.kill('SIGKILL')); });
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stderr })));
 }
+
+/**
+ * What the last run rendered for each host, from the host trees it wrote under the state dir
+ * (.hardwire/<cluster>/hosts/<host>/...): host -> path on the host -> sha256 of the content.
+ */
+function renderedTrees(): Map<string, Map<string, string>> {
+  const cluster = (parse(readFileSync(inv, 'utf8')) as { cluster: { name: string } }).cluster.name;
+  const out = new Map<string, Map<string, string>>();
+  for (const h of lab.info.hosts) {
+    const dir = join(state, cluster, 'hosts', h.name);
+    const files = new Map<string, string>();
+    for (const e of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+      if (!e.isFile()) continue;
+      const p = join(e.parentPath, e.name);
+      files.set(`/${relative(dir, p)}`, createHash('sha256').update(readFileSync(p)).digest('hex'));
+    }
+    out.set(h.name, files);
+  }
+  return out;
+}
+
+interface OnHost { sha256: string | null; ctimeMs: number | null }
+
+/** sha256 and ctime of each path as the host has it, read with sha256sum and find, not with hardwire's code. */
+async function readOnHost(s: Session, paths: string[]): Promise<Map<string, OnHost>> {
+  const sums = new Map((await remote(s, ['sha256sum', '--', ...paths])).split('\n').filter(Boolean).map((l) => [l.slice(66), l.slice(0, 64)] as const));
+  const ctimes = new Map((await remote(s, ['find', ...paths, '-maxdepth', '0', '-printf', '%C@ %p\\n'])).split('\n').filter(Boolean).map((l) => {
+    const sp = l.indexOf(' ');
+    return [l.slice(sp + 1), Number(l.slice(0, sp)) * 1000] as const;
+  }));
+  return new Map(paths.map((p) => [p, { sha256: sums.get(p) ?? null, ctimeMs: ctimes.get(p) ?? null }]));
+}
+
+/** Partial files a push leaves beside its targets when it dies (the tar batch's "<path>.hardwire-new", the single write's ".hardwire.*"). */
+async function strayTemps(s: Session, paths: string[]): Promise<string[]> {
+  const dirs = [...new Set(paths.map((p) => dirname(p)))];
+  return (await remote(s, ['find', ...dirs, '-maxdepth', '1', '(', '-name', '*.hardwire-new', '-o', '-name', '.hardwire.*', ')', '-printf', '%p (%s bytes)\\n'])).split('\n').filter(Boolean);
+}
+
+/** wire as a child process that the caller kills. */
+function startWire(inventory: string): { kill: () => void; done: Promise<{ code: number | null; signal: string | null; stderr: string }> } {
+  const child = spawn(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), 'wire', '--inventory', inventory, '--state-dir', state], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  return { kill: () => child.kill('SIGKILL'), done: new Promise((res) => child.on('close', (code, signal) => res({ code, signal, stderr }))) };
+}
+
+/**
+ * On the host: waits until one of `paths` has a ctime newer than the mtime of `ref` (a file there was
+ * written or renamed into place), prints it and exits 0; exits 1 when `ref`.stop appears or after ~4 min.
+ */
+const FIRST_WRITE_WATCH = `ref=$1; shift; n=0
+while [ $n -lt 6000 ] && [ ! -e "$ref.stop" ]; do
+  f=$(find "$@" -maxdepth 0 -cnewer "$ref" 2>/dev/null | head -n 1)
+  if [ -n "$f" ]; then echo "$f"; exit 0; fi
+  n=$((n + 1)); sleep 0.02
+done
+exit 1`;
 
 /** Successful SSH logins per host, from sshd's own journal (this reading's login included). */
 async function sshdLogins(): Promise<number[]> {
@@ -92,44 +149,128 @@ describe('fault suite', () => {
       d.cluster.extraSANs = ['api.faulttest.example'];
       d.cluster.extraArgs = { 'kube-scheduler': { v: '2' }, 'kube-controller-manager': { v: '2' }, etcd: { 'log-level': 'info' } };
     });
-    // Both versions of every file, from the renderer itself.
-    const allowed = new Map<string, Set<string>>();
-    const record = async (file: string) => {
-      const i = loadInventory(file);
-      const pki = await ensurePki(state, i);
-      const cite = await citer(i.cluster.kubernetesVersion); // wire renders with citations too
-      for (const h of i.hosts) for (const f of renderHostTree(i, h, pki.dir, cite).files) {
-        const key = `${h.name}:${f.path}`;
-        allowed.set(key, (allowed.get(key) ?? new Set()).add(f.sha256));
-      }
-    };
-    await record(a);
-    await record(b); // reissues the apiserver cert for the new SAN
-    await record(a); // and back: the cert kept for b is reissued again, so record the final set
-    const targets = [b, a, b, a];
+    // Each switch reissues apiserver.crt/.key (new key and serial) and rewrites three units on every
+    // host. node3 also gets a foreign kube-scheduler binary before each round, so its push streams
+    // ~70 MB before its files while node1 and node2 write theirs at once: the run's writes are
+    // spread out, and a binary transfer is among the things killed.
+    const bin = '/usr/local/bin/kube-scheduler';
+    const cacheRoot = join(cacheDir(), 'bin', 'kube-scheduler');
+    const cached = join(cacheRoot, readdirSync(cacheRoot).filter((v) => v.startsWith('v')).sort().at(-1)!, 'kube-scheduler');
+    const binSha = createHash('sha256').update(readFileSync(cached)).digest('hex'); // this run's own input
+    const n1 = await lab.ssh('node1');
+    expect((await remote(n1, ['sha256sum', bin])).slice(0, 64), 'node1 runs another kube-scheduler than the cache holds').toBe(binSha);
+    const n3 = await lab.ssh('node3');
+    const targets = [b, a, b, a, b, a];
+    let kills = 0;
+    let midPush = 0;
     for (const [round, target] of targets.entries()) {
-      const delay = 50 + Math.floor(Math.random() * 600);
-      let armed = false;
-      const r = await wireWatching(target, (stderr, kill) => {
-        if (!armed && stderr.includes('==> Push files')) { armed = true; setTimeout(kill, delay); }
-      });
-      expect(armed, `round ${round}: never reached the push`).toBe(true);
-      if (r.signal !== 'SIGKILL') continue; // the push finished first; still a valid round
+      await n3.exec(['sh', '-c', `cp -p ${bin} ${bin}.test && printf '%s' ${round} >> ${bin}.test && mv ${bin}.test ${bin}`]);
+      const paths = new Map([...renderedTrees()].map(([h, files]) => [h, [...files.keys(), ...(h === 'node3' ? [bin] : [])]]));
+      const before = new Map<string, Map<string, OnHost>>();
       for (const h of lab.info.hosts) {
         const s = await lab.ssh(h.name);
-        const paths = [...allowed.keys()].filter((k) => k.startsWith(`${h.name}:`)).map((k) => k.slice(h.name.length + 1));
-        const got = await s.sha256Many(paths);
-        for (const [p, sha] of got) {
-          if (sha === null) continue; // not yet created is fine
-          expect(allowed.get(`${h.name}:${p}`)!.has(sha), `round ${round} ${h.name}:${p} is neither old nor new`).toBe(true);
-        }
+        before.set(h.name, await readOnHost(s, paths.get(h.name)!));
         await s.close();
       }
+      // The trigger is node1's own filesystem: the first of its files whose ctime moves after ref.
+      const ref = '/run/hardwire-test-round';
+      await n1.exec(['sh', '-c', `rm -f ${ref}.stop; touch ${ref}`]);
+      const watcher = n1.exec(['sh', '-c', FIRST_WRITE_WATCH, 'sh', ref, ...paths.get('node1')!], { timeoutMs: 300_000, allowFail: true });
+      const run = startWire(target);
+      const seen = await Promise.race([watcher, run.done.then(() => null)]);
+      const seenAt = Date.now();
+      const delay = Math.floor(Math.random() * 400);
+      if (seen?.code === 0) setTimeout(run.kill, delay);
+      const r = await run.done;
+      await n1.exec(['touch', `${ref}.stop`]);
+      await watcher;
+      expect(seen?.code, `round ${round}: node1 saw no write before wire ended:\n${r.stderr.slice(-2000)}`).toBe(0);
+      await new Promise((res) => setTimeout(res, 1500)); // a batch already unpacked on a host still renames
+      // This run's own render; the guard proves it is this run's (b sets --v=2 on the scheduler).
+      const rendered = renderedTrees();
+      const unit = readFileSync(join(state, loadInventory(target).cluster.name, 'hosts', 'node1', 'etc/systemd/system/kube-scheduler.service'), 'utf8');
+      expect(/^ {2}--v=2/m.test(unit), `round ${round}: the state dir holds another run's render`).toBe(target === b);
+      let toMove = 0;
+      const moved: number[] = [];
+      const perHost: string[] = [];
+      for (const h of lab.info.hosts) {
+        const s = await lab.ssh(h.name);
+        const now = await readOnHost(s, paths.get(h.name)!);
+        const stray = await strayTemps(s, paths.get(h.name)!);
+        await s.close();
+        let hostMove = 0;
+        let hostMoved = 0;
+        for (const [p, got] of now) {
+          const old = before.get(h.name)!.get(p)!;
+          const neu = p === bin ? binSha : rendered.get(h.name)!.get(p);
+          expect([old.sha256, neu], `round ${round} ${h.name}:${p} is neither old nor new`).toContain(got.sha256);
+          if (old.sha256 === neu) continue;
+          hostMove++;
+          if (got.sha256 === neu) { hostMoved++; moved.push(got.ctimeMs!); }
+        }
+        toMove += hostMove;
+        perHost.push(`${h.name} ${hostMoved}/${hostMove}${stray.length ? ` (partial: ${stray.join(', ')})` : ''}`);
+      }
+      const at = (t: number) => `${Math.round(t - seenAt)} ms`;
+      const span = moved.length ? `, written at ${at(Math.min(...moved))} to ${at(Math.max(...moved))}` : '';
+      console.log(`round ${round}: ${r.signal === 'SIGKILL' ? `SIGKILL ${delay} ms after node1's first write` : `wire ended first (exit ${r.code})`}; written ${perHost.join(', ')}${span}`);
+      expect(toMove, `round ${round}: the run had nothing to write`).toBeGreaterThan(0);
+      if (r.signal !== 'SIGKILL') continue; // the push finished first; still a valid round
+      kills++;
+      if (moved.length > 0 && moved.length < toMove) midPush++;
     }
-    // Files and apiserver certs moved back and forth; the last good run converges everything.
+    await n1.close();
+    await n3.close();
+    console.log(`kills: ${kills}, landed between a run's first and last write (read on the hosts): ${midPush}`);
+    expect(kills).toBeGreaterThanOrEqual(targets.length / 2);
+    expect(midPush * 2, `only ${midPush} of ${kills} kills landed mid-push`).toBeGreaterThanOrEqual(kills);
+    // Files, binaries and apiserver certs moved back and forth; the next good run converges everything.
     wireOk(a);
+    const final = renderedTrees();
+    for (const h of lab.info.hosts) {
+      const s = await lab.ssh(h.name);
+      const files = new Map([...final.get(h.name)!, [bin, binSha]]);
+      const now = await readOnHost(s, [...files.keys()]);
+      for (const [p, sha] of files) expect(now.get(p)!.sha256, `${h.name}:${p} after the converging run`).toBe(sha);
+      const stray = await strayTemps(s, [...files.keys()]);
+      if (stray.length) console.log(`${h.name}: partial files the converging run left: ${stray.join(' ')}`);
+      await s.close();
+    }
     expect(wireOk(a).plan.noop).toBe(true);
-  }, 600_000);
+  }, 900_000);
+
+  // transport's single-file write (pending markers, backup records, installed.json, the snapshot a
+  // restore copies) is temp file + rename: a writer killed mid-transfer must leave the old file.
+  it('a single-file write killed mid-transfer leaves the old file, never a truncated one', async () => {
+    const target = '/var/lib/hardwire/test-big-write';
+    const s = await lab.ssh('node1');
+    await s.exec(['sh', '-c', `mkdir -p ${dirname(target)} && printf old > ${target}`]);
+    const old = (await remote(s, ['sha256sum', target])).slice(0, 64);
+    const size = 64 * 1024 * 1024;
+    const neu = createHash('sha256').update(Buffer.alloc(size, 7)).digest('hex');
+    const script = join(lab.stateDir, 'big-write.ts');
+    writeFileSync(script, [
+      `import { labConnect } from ${JSON.stringify(join(repoRoot, 'lab', 'index.ts'))};`,
+      `const s = await labConnect('node1', ${JSON.stringify({ name: lab.name, stateDir: lab.stateDir })});`,
+      `await s.writeFileAtomic(${JSON.stringify(target)}, Buffer.alloc(${size}, 7), { mode: 0o644 });`,
+      'await s.close();',
+    ].join('\n'));
+    const child = spawn(process.execPath, [script], { stdio: 'ignore' });
+    const exited = new Promise<string | null>((res) => child.on('close', (_c, sig) => res(sig)));
+    // Killed once the host's temp file holds more than 1 MiB: mid-transfer, read on the host.
+    const seen = await s.exec(['sh', '-c', `n=0; while [ $n -lt 3000 ]; do
+      for f in ${dirname(target)}/.hardwire.*; do sz=$(stat -c %s "$f" 2>/dev/null) && [ "$sz" -gt 1048576 ] && { echo "$sz"; exit 0; }; done
+      n=$((n + 1)); sleep 0.02; done; exit 1`], { timeoutMs: 120_000, allowFail: true });
+    child.kill('SIGKILL');
+    expect(await exited, 'the write finished before it was seen').toBe('SIGKILL');
+    expect(seen.code, 'the temp file never grew').toBe(0);
+    await new Promise((res) => setTimeout(res, 2000));
+    const after = (await remote(s, ['sh', '-c', `sha256sum < ${target} | cut -c1-64; stat -c %s ${target}`])).split('\n');
+    console.log(`killed with ${seen.stdout.trim()} of ${size} bytes sent; ${target} is now ${after[1]} bytes`);
+    await s.exec(['sh', '-c', `rm -f ${target} ${dirname(target)}/.hardwire.*`]);
+    await s.close();
+    expect([old, neu], `${target} is neither the old nor the new version (${after[1]} bytes)`).toContain(after[0]);
+  }, 300_000);
 
   it('a host powered off during a rolling restart stops the roll, names the host, and the rest keeps serving', async () => {
     const changed = variant('inv-roll.yaml', (d) => { d.cluster.extraArgs = { 'kube-apiserver': { v: '1' } }; });
