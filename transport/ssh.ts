@@ -208,6 +208,8 @@ export async function connect(target: SshTarget, opts: ConnectOptions = {}): Pro
 }
 
 // Writes stdin to a temp file beside the target, fixes mode/owner, fsyncs, then renames over it.
+// A client that dies mid-transfer closes stdin, which cat takes for the end: the byte count ($4)
+// keeps a truncated file from being renamed over the target.
 const WRITE_SCRIPT = [
   'set -e',
   'dir=$(dirname -- "$1")',
@@ -215,6 +217,8 @@ const WRITE_SCRIPT = [
   'tmp=$(mktemp "$dir/.hardwire.XXXXXX")',
   'trap \'rm -f -- "$tmp"\' EXIT',
   'cat > "$tmp"',
+  'got=$(wc -c < "$tmp")',
+  'if [ "$got" -ne "$4" ]; then echo "short write: $got of $4 bytes" >&2; exit 1; fi',
   'chmod "$2" "$tmp"',
   'if [ -n "$3" ]; then chown -- "$3" "$tmp"; fi',
   'sync -- "$tmp" 2>/dev/null || true',
@@ -351,7 +355,7 @@ class SshSession implements Session {
   async writeFileAtomic(path: string, data: Buffer | string, opts: WriteOptions): Promise<void> {
     if (!Number.isInteger(opts.mode) || opts.mode < 0 || opts.mode > 0o7777) throw new InputError('mode', `${opts.mode} is not a file mode; use e.g. 0o644`);
     if (!path.startsWith('/')) throw new InputError('path', `"${path}" must be absolute`);
-    await this.#checked(['sh', '-c', WRITE_SCRIPT, 'sh', path, opts.mode.toString(8), opts.owner ?? ''], { stdin: data }, 'remote-write');
+    await this.#checked(['sh', '-c', WRITE_SCRIPT, 'sh', path, opts.mode.toString(8), opts.owner ?? '', String(Buffer.byteLength(data))], { stdin: data }, 'remote-write');
   }
 
   async sha256(path: string): Promise<string | null> {
