@@ -20,14 +20,16 @@ export async function readLease(creds: KubeCreds, name: string): Promise<LeaseSt
 }
 
 /**
- * Held and renewing. A renewal within one renew interval of the apiserver's own clock (plus 1 s for
- * its Date header's whole seconds) already proves it, so a no-op run does not wait; otherwise the
- * gate watches for the next renewal.
+ * Held and renewing. With `recentCounts` (nothing was restarted: a no-op run, verify), a renewal
+ * within one renew interval of the apiserver's own clock (plus 1 s for its Date header's whole
+ * seconds) already proves it. After a restart it does not: the restarted process may have been the
+ * leader, whose last renewal is still recent while nobody holds the Lease any more, so the gate
+ * watches for a renewal made after it started.
  */
-export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowMs = 6000): Promise<LeaseState> {
+export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowMs = 6000, recentCounts = true): Promise<LeaseState> {
   const a = await readLease(creds, name);
   if (!a.holder) throw new Error(`Lease kube-system/${name} has no holder`);
-  if (a.ageMs <= RENEW_INTERVAL_MS + 1000) return a;
+  if (recentCounts && a.ageMs <= RENEW_INTERVAL_MS + 1000) return a;
   const deadline = Date.now() + windowMs;
   while (Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 1000));
@@ -37,9 +39,9 @@ export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowM
   throw new Error(`Lease kube-system/${name} held by ${a.holder} but not renewed since ${a.renewTime}`);
 }
 
-export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>): Promise<LeaseState> {
+export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>, recentCounts = false): Promise<LeaseState> {
   try {
-    return await waitUntil(() => checkLeaseRenewing(creds, name), timeoutMs, 1000);
+    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts), timeoutMs, 1000);
   } catch (err) {
     const j = await journal();
     throw new StepError(`gate ${name}`, `${err instanceof Error ? err.message : String(err)} after ${timeoutMs / 1000}s`, { host: j.host, detail: j.lines });

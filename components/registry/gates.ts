@@ -110,8 +110,8 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
         const host = targets[0] ?? ctx.inv.controlPlaneHosts[0]!.name;
         const s = ctx.sessions.get(host);
         return { host, lines: s ? await journalTail(s, unit) : [] };
-      });
-      // /healthz can lag the Lease by a moment after a start: retry it, but a restart is final.
+      }, hosts.length === 0); // hosts is empty only when nothing was (re)started: see checkLeaseRenewing
+      // /healthz can lag the Lease by a moment after a start; settled() retries it and allows one restart.
       await Promise.all(targets.map((h, i) => settled(ctx, component, securePort, h, before[i]!)));
       ctx.log.info(`  ${component} Lease held by ${l.holder}, renewed ${l.renewTime}; healthy on ${targets.join(', ')}`);
     },

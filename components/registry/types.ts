@@ -39,7 +39,10 @@ export interface Check { name: string; run: () => Promise<string> }
 export interface Gate {
   /** One line for --help and docs: what "healthy" means for this component. */
   proves: string;
-  /** Waits until healthy on `hosts` (all of the component's hosts when empty); throws a StepError with the journal tail. */
+  /**
+   * Waits until healthy on `hosts`, those just started or restarted; empty when nothing was (a no-op
+   * run), which checks all of the component's hosts. Throws a StepError with the journal tail.
+   */
   wait(ctx: GateContext, hosts: string[]): Promise<void>;
   /** One-shot checks for `hardwire verify` and the drills' baselines. */
   checks(ctx: GateContext): Check[];
