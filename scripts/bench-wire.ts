@@ -43,10 +43,15 @@ async function floor(invFile: string, state: string): Promise<number> {
   await Promise.all(inv.hosts.map(async (h, i) => {
     const ssh = ['-i', h.ssh.identityFile, '-o', `UserKnownHostsFile=${inv.knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes', `root@${h.address}`];
     await $({ quiet: true })`tar -C ${stages[i]} -chf - etc usr`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
-    await $({ quiet: true })`ssh ${ssh} sh -c ${'systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
+    // etcd runs as its own user (the accounts phase makes it and its data dir; teardown --purge-data removed the dir).
+    await $({ quiet: true })`ssh ${ssh} sh -c ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
   }));
   await Promise.all(inv.controlPlaneHosts.map(async (h) => {
-    while ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') await new Promise((r) => setTimeout(r, 250));
+    const deadline = Date.now() + 180_000;
+    while ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') {
+      if (Date.now() > deadline) throw new Error(`floor: ${h.name} never answered /readyz`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
   }));
   const ms = performance.now() - t0;
   for (const d of stages) rmSync(d, { recursive: true, force: true });
