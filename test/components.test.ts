@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
+import { serveFiles } from './helpers/file-server.ts';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { InputError, StepError } from '../lib/errors.ts';
@@ -175,7 +176,7 @@ describe('corrupted cache entries', () => {
 });
 
 describe('release download over loopback', () => {
-  let server: Server;
+  let closeServer: () => Promise<void>;
   let base: string;
   const files = new Map<string, Buffer>();
   const arch = goArch();
@@ -210,16 +211,10 @@ describe('release download over loopback', () => {
     files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kube-scheduler`, sched);
     files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kube-scheduler.sha256`, Buffer.from(createHash('sha256').update(sched).digest('hex')));
 
-    server = createServer((req, res) => {
-      const body = files.get(req.url ?? '');
-      if (!body) { res.writeHead(404).end('not found'); return; }
-      res.writeHead(200, { 'content-length': body.length }).end(body);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, close: closeServer } = await serveFiles(files));
   });
   afterAll(async () => {
-    await new Promise<void>((r) => server.close(() => r()));
+    await closeServer();
     rmSync(work, { recursive: true, force: true });
   });
 

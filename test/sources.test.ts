@@ -5,8 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { serveFiles } from './helpers/file-server.ts';
 import { join } from 'node:path';
 import { InputError } from '../lib/errors.ts';
 import type { Logger } from '../lib/log.ts';
@@ -89,7 +88,7 @@ describe('kube-bench source archive', () => {
 });
 
 describe('kube-bench release download over loopback', () => {
-  let server: Server;
+  let closeServer: () => Promise<void>;
   let base: string;
   const files = new Map<string, Buffer>();
   const work = tempDir('hardwire-kb-release-');
@@ -109,16 +108,10 @@ describe('kube-bench release download over loopback', () => {
     files.set('/good/v0.15.6/kube-bench_0.15.6_checksums.txt', Buffer.from(`${createHash('sha256').update(tgz).digest('hex')}  ${asset}\n`));
     files.set(`/bad/v0.15.6/${asset}`, tgz);
     files.set('/bad/v0.15.6/kube-bench_0.15.6_checksums.txt', Buffer.from(`${'e'.repeat(64)}  ${asset}\n`));
-    server = createServer((req, res) => {
-      const body = files.get(req.url ?? '');
-      if (!body) { res.writeHead(404).end('not found'); return; }
-      res.writeHead(200, { 'content-length': body.length }).end(body);
-    });
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    ({ base, close: closeServer } = await serveFiles(files));
   });
   afterAll(async () => {
-    await new Promise<void>((r) => server.close(() => r()));
+    await closeServer();
     rmSync(work, { recursive: true, force: true });
   });
 
