@@ -12,9 +12,11 @@ import { repoRoot } from '../lib/paths.ts';
 import { run } from '../lib/proc.ts';
 import { StepError } from '../lib/errors.ts';
 import { parseReport, summarize, type HostReport } from './report.ts';
+import type { Session } from '../transport/index.ts';
 
 export const BENCHMARK = 'cis-1.12';
 export const HARDWIRE_CONFIG = join(repoRoot, 'cis', 'hardwire', 'config.yaml');
+export const K0S_CONFIG = join(repoRoot, 'cis', 'k0s', 'config.yaml');
 
 /** master's checks about etcd's unit and data dir (1.1.7, 1.1.8, 1.1.11, 1.1.12) need etcd on the host. */
 const ETCD_FILE_CHECKS = ['1.1.7', '1.1.8', '1.1.11', '1.1.12'];
@@ -41,25 +43,46 @@ async function cfgTarball(cfgDir: string): Promise<Buffer> {
   }
 }
 
+/**
+ * How a scan touches its host: hardwire's hosts through Wet (every write recorded, none in a dry
+ * run); the throwaway lab hosts of the kubeadm and k0s planes through their own session.
+ */
+export type HostRunner = <T>(msg: string, fn: (s: Session) => Promise<T>) => Promise<T | undefined>;
+
+export interface ScanSpec {
+  host: string;
+  roles: string[];
+  targets: string[];
+  skipped: HostReport['skipped'];
+  /** A platform's paths, put at cfg/<benchmark>/config.yaml; none means the stock profile (kubeadm's). */
+  config?: string;
+}
+
 export async function scanHost(ctx: WireContext, host: Host, bench: KubeBench): Promise<HostReport> {
   const { targets, skipped } = targetsFor(host);
   const roles = [...(host.isEtcd ? ['etcd'] : []), ...(host.isControlPlane ? ['control-plane'] : [])];
-  const [binary, cfg, config] = await Promise.all([readFile(bench.binary), cfgTarball(bench.cfgDir), readFile(HARDWIRE_CONFIG)]);
+  const runner: HostRunner = (msg, fn) => ctx.wet.run(host.name, msg, fn);
+  return scanWith(runner, { host: host.name, roles, targets, skipped, config: HARDWIRE_CONFIG }, bench);
+}
+
+export async function scanWith(runner: HostRunner, spec: ScanSpec, bench: KubeBench): Promise<HostReport> {
+  const { targets, skipped } = spec;
+  const [binary, cfg, config] = await Promise.all([readFile(bench.binary), cfgTarball(bench.cfgDir), spec.config ? readFile(spec.config) : undefined]);
   const started = Date.now();
-  const mk = await ctx.wet.run(host.name, 'make a temporary directory for kube-bench', (s) => s.exec(['mktemp', '-d', '/tmp/hardwire-cis.XXXXXX']));
+  const mk = await runner('make a temporary directory for kube-bench', (s) => s.exec(['mktemp', '-d', '/tmp/hardwire-cis.XXXXXX']));
   const dir = mk?.stdout.trim();
-  if (!dir || !/^\/tmp\/hardwire-cis\.\w+$/.test(dir)) throw new StepError('cis', `mktemp answered "${dir ?? ''}"`, { host: host.name });
+  if (!dir || !/^\/tmp\/hardwire-cis\.\w+$/.test(dir)) throw new StepError('cis', `mktemp answered "${dir ?? ''}"`, { host: spec.host });
   try {
-    await ctx.wet.run(host.name, `copy kube-bench (${Math.round(binary.length / 1e6)} MB) to ${dir}`, (s) => s.writeFileAtomic(`${dir}/kube-bench`, binary, { mode: 0o755, owner: 'root:root' }));
-    await ctx.wet.run(host.name, `unpack kube-bench's cfg/ in ${dir}`, (s) => s.exec(['tar', '-xzf', '-', '-C', dir, '--no-same-owner'], { stdin: cfg }));
-    await ctx.wet.run(host.name, `put hardwire's paths at ${dir}/cfg/${BENCHMARK}/config.yaml`, (s) => s.writeFileAtomic(`${dir}/cfg/${BENCHMARK}/config.yaml`, config, { mode: 0o644, owner: 'root:root' }));
+    await runner(`copy kube-bench (${Math.round(binary.length / 1e6)} MB) to ${dir}`, (s) => s.writeFileAtomic(`${dir}/kube-bench`, binary, { mode: 0o755, owner: 'root:root' }));
+    await runner(`unpack kube-bench's cfg/ in ${dir}`, (s) => s.exec(['tar', '-xzf', '-', '-C', dir, '--no-same-owner'], { stdin: cfg }));
+    if (config) await runner(`put the plane's paths at ${dir}/cfg/${BENCHMARK}/config.yaml`, (s) => s.writeFileAtomic(`${dir}/cfg/${BENCHMARK}/config.yaml`, config, { mode: 0o644, owner: 'root:root' }));
     const argv = [`${dir}/kube-bench`, '--config-dir', `${dir}/cfg`, '--config', `${dir}/cfg/config.yaml`, '--benchmark', BENCHMARK,
       'run', '--targets', targets.join(','), '--json', ...(skipped ? ['--skip', skipped.ids.join(',')] : [])];
-    const r = await ctx.wet.run(host.name, `kube-bench run --targets ${targets.join(',')}`, (s) => s.exec(argv, { allowFail: true, timeoutMs: 300_000 }));
-    if (!r) throw new StepError('cis', 'kube-bench did not run (dry run)', { host: host.name });
-    if (r.code !== 0) throw new StepError('cis', `kube-bench exited ${r.code}`, { host: host.name, detail: `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-12) });
-    return summarize(parseReport(r.stdout, host.name), { host: host.name, roles, targets, skipped, seconds: Math.round((Date.now() - started) / 100) / 10 });
+    const r = await runner(`kube-bench run --targets ${targets.join(',')}`, (s) => s.exec(argv, { allowFail: true, timeoutMs: 300_000 }));
+    if (!r) throw new StepError('cis', 'kube-bench did not run (dry run)', { host: spec.host });
+    if (r.code !== 0) throw new StepError('cis', `kube-bench exited ${r.code}`, { host: spec.host, detail: `${r.stderr}\n${r.stdout}`.trim().split('\n').slice(-12) });
+    return summarize(parseReport(r.stdout, spec.host), { host: spec.host, roles: spec.roles, targets, skipped, seconds: Math.round((Date.now() - started) / 100) / 10 });
   } finally {
-    await ctx.wet.run(host.name, `remove ${dir}`, (s) => s.exec(['rm', '-rf', '--', dir])).catch((err: unknown) => ctx.log.warn(`[${host.name}] could not remove ${dir}: ${(err as Error).message}`));
+    await runner(`remove ${dir}`, (s) => s.exec(['rm', '-rf', '--', dir])).catch((err: unknown) => console.error(`[${spec.host}] could not remove ${dir}: ${(err as Error).message}`));
   }
 }

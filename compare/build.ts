@@ -97,7 +97,9 @@ export function k0sSentence(k0s: PlaneData): string {
   }
   const children = k0s.processes.filter((p) => p.kind === 'child').map((p) => p.name);
   const inproc = k0s.processes.filter((p) => p.kind === 'in-process').map((p) => p.name);
-  return `k0s runs one supervisor process (k0s controller) that starts ${children.join(', ')} as its children${inproc.length ? ` and runs ${inproc.join(', ')} inside itself` : ''}, where hardwire has one systemd unit per component and kubeadm one static Pod per component under the kubelet.`;
+  return `k0s runs one supervisor process (k0s controller, one systemd unit) that starts ${children.join(', ')} as its children${inproc.length ? ` and runs ${inproc.length} more components inside itself (${inproc.join(', ')}), some only under a condition (see the k0s section)` : ''}. `
+    + 'hardwire has one systemd unit per component and kubeadm one static Pod per component under the kubelet. '
+    + 'For failure that means: on k0s, one unit restart (or one crash of the k0s process) takes every child and every in-process controller down and up together, and k0s, not systemd, restarts a child that dies; on hardwire and kubeadm, systemd or the kubelet restarts each component on its own.';
 }
 
 export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>): CompareReport {
@@ -123,6 +125,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     certs: certRows(planes),
     processes: perPlane((p) => planes[p].processes),
     k0sCollapse: k0sSentence(planes.k0s),
+    ...(planes.k0s.k0s ? { k0s: planes.k0s.k0s } : {}),
     notes,
   };
 }

@@ -4,7 +4,7 @@ import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { hardwireCollector } from './planes/hardwire.ts';
 import { kubeadmCollector } from './planes/kubeadm.ts';
-import { k0sCollector } from './planes/k0s.ts';
+import { k0sCollector } from './planes/k0s/index.ts';
 import { buildReport } from './build.ts';
 import { PLANES, emptyPlane } from './types.ts';
 import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';

@@ -1,5 +1,6 @@
 // The terminal summary and the Markdown report.
 import { COMPONENTS, PLANES } from './types.ts';
+import { k0sMarkdown } from './k0s-section.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -44,6 +45,7 @@ export function markdown(r: CompareReport): string {
     out.push('');
   }
   out.push('## What k0s collapses into one process', '', r.k0sCollapse, '');
+  out.push(...k0sMarkdown(r));
   return out.join('\n');
 }
 

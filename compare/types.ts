@@ -76,6 +76,38 @@ export interface PlaneData {
   notes: string[];
   /** Reason for a flag this plane sets, from its own source (hardwire model `why`, kubeadm source line). */
   flagReasons: Partial<Record<Component, Record<string, { text: string; url?: string }>>>;
+  k0s?: K0sModel;
+  /** kubeadm live: each unit's PID and /proc argv, and whether it equals the manifest. */
+  live?: Partial<Record<Component, { pid: number; argv: string[]; sameAsManifest: boolean }>>;
+}
+
+/** One k0s controller as read on its host. */
+export interface K0sController {
+  host: string;
+  address: string;
+  topology: 'single' | 'ha';
+  /** From `systemctl start k0scontroller` to /readyz ok. */
+  readyMs: number;
+  mainPid: number;
+  mainArgv: string[];
+  /** Every process below the k0s supervisor, from /proc. */
+  children: { pid: number; ppid: number; name: string; argv: string[] }[];
+}
+
+/** What only the k0s plane has: its topologies, its in-process components, its defaults. */
+export interface K0sModel {
+  version: string;
+  controllers: K0sController[];
+  /** `k0s etcd member-list` on the first HA controller. */
+  etcdMembers: string;
+  /** --disable-components names, from `k0s controller --help`. */
+  disableComponents: string[];
+  /** `k0s config create`. */
+  defaultConfig: string;
+  /** Everything the controller command adds to its component managers, from its source at the tag. */
+  components: import('./planes/k0s/components.ts').K0sComponent[];
+  /** Per component: flags that differ between the single controller and the first HA controller. */
+  haDelta: Record<string, { flag: string; single: string | null; ha: string | null }[]>;
 }
 
 export interface CollectContext {
@@ -129,5 +161,7 @@ export interface CompareReport {
   certs: CertRow[];
   processes: Record<PlaneName, PlaneProcess[]>;
   k0sCollapse: string;
+  /** The k0s plane's own facts, when it was collected. */
+  k0s?: K0sModel;
   notes: string[];
 }

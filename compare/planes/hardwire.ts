@@ -87,7 +87,7 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       const plane = emptyPlane('hardwire', '', true);
       plane.host = opts.host.name;
       plane.version = ctx.params.kubernetesVersion;
-      plane.pathTokens = KUBEADM_TOKENS;
+      plane.pathTokens = [...KUBEADM_TOKENS, [opts.host.address, '<host-address>']];
       plane.mode = 'rendered';
       const t0 = performance.now();
       const pki = await ensurePki(ctx.stateDir, ctx.inv);

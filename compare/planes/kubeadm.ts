@@ -14,6 +14,7 @@ import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../typ
 import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../transport/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
+import { runKubeadmLive } from './kubeadm-live.ts';
 
 export const KUBEADM_PHASES = [['certs', 'all'], ['kubeconfig', 'all'], ['etcd', 'local'], ['control-plane', 'all']] as const;
 const CONFIG = '/root/hardwire-compare/kubeadm.yaml';
@@ -94,6 +95,8 @@ export interface KubeadmOptions {
   lab: string;
   /** Leave the lab up afterwards (for inspection). */
   keep: boolean;
+  /** Run the manifests' commands as units and read them live (default true). */
+  live?: boolean;
 }
 
 async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
@@ -111,7 +114,6 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
     plane: 'kubeadm',
     async collect(ctx) {
       const plane = emptyPlane('kubeadm', '', true);
-      plane.pathTokens = KUBEADM_TOKENS;
       const lab = await import('../../lab/index.ts');
       const bin = await ensureBinary('kubeadm', { kubernetesVersion: ctx.params.kubernetesVersion, log: ctx.log });
       const labOpts = { name: opts.lab, stateDir: ctx.stateDir, log: ctx.log };
@@ -140,8 +142,11 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         t0 = performance.now();
         await s.exec(['mkdir', '-p', '/root/hardwire-compare']);
         await s.writeFileAtomic('/usr/local/bin/kubeadm', readFileSync(bin.path), { mode: 0o755 });
-        await s.writeFileAtomic(CONFIG, kubeadmConfig(ctx.params), { mode: 0o600 });
-        plane.steps.push({ step: `stage kubeadm ${bin.version} (${bin.sha256.slice(0, 12)}) and ${CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: kubeadmConfig(ctx.params) });
+        // Its own address: the plane runs live here, and etcd binds the advertise address.
+        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address });
+        plane.pathTokens = [...KUBEADM_TOKENS, [host.address, '<host-address>']];
+        await s.writeFileAtomic(CONFIG, config, { mode: 0o600 });
+        plane.steps.push({ step: `stage kubeadm ${bin.version} (${bin.sha256.slice(0, 12)}) and ${CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
         plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
         for (const ph of KUBEADM_PHASES) {
           ctx.log.info(`  kubeadm init phase ${ph.join(' ')}`);
@@ -175,6 +180,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           state: 'not started here',
           details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container`, note: 'the phases run here need no kubelet or container runtime, so it is not started' },
         });
+        if (opts.live !== false) await runKubeadmLive(plane, s, host.address, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.
         const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();
         for (const path of files) {
@@ -195,7 +201,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       if (Object.values(plane.flagReasons).every((r) => Object.keys(r ?? {}).length === 0)) {
         plane.notes.push(`kubeadm source for ${ctx.params.kubernetesVersion} is not in the Go module cache (${goModCache()}), so kubeadm rows carry no source line`);
       }
-      plane.why = `real kubeadm ${plane.version} init phases ${KUBEADM_PHASES.map((p) => p.join(' ')).join(', ')} on fresh lab host ${plane.host}`;
+      plane.why = `real kubeadm ${plane.version} init phases ${KUBEADM_PHASES.map((p) => p.join(' ')).join(', ')} on fresh lab host ${plane.host}${plane.live ? ', its static Pods then run as systemd units and read live' : ''}`;
       return plane;
     },
   };

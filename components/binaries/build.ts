@@ -2,15 +2,15 @@
 // under ~/.cache (GOMODCACHE=~/.cache/hardwire/gomod, GOCACHE=~/.cache/go-build), never in git.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
-import { cacheDir, repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/paths.ts';
 import { GO_PACKAGES, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
 import { run } from '../../lib/proc.ts';
-import { sourceRecipe, sourceTree, type ResolvedSource } from './sources.ts';
+import { sourceRecipe, sourceTree, unpackedTree, type ResolvedSource } from './sources.ts';
 
 export function goModCache(): string {
   return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -100,85 +100,28 @@ export async function planFor(group: ComponentGroup, versions: VersionSet): Prom
       inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
     };
   }
-  if (group === 'etcd') {
-    const moduleDir = join(repoRoot, 'components', 'go', 'etcd');
-    await requireInGoMod(moduleDir, 'go.etcd.io/etcd/server/v3', versions.etcd, 'etcdVersion');
-    await requireInGoMod(moduleDir, 'go.etcd.io/etcd/etcdctl/v3', versions.etcd, 'etcdVersion');
-    await requireInGoMod(moduleDir, 'go.etcd.io/etcd/etcdutl/v3', versions.etcd, 'etcdVersion');
-    // etcd's version is a constant in go.etcd.io/etcd/api/v3/version; GitSHA is the only ldflag
-    // its build script sets, and the release commit is not known here, so it keeps its default.
-    return {
-      group, version: versions.etcd, moduleDir, tags: [], ldflags: ['-s', '-w'], cgo: false,
-      inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
-    };
-  }
-  if (group !== 'k0s') throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
-  return planK0s(versions);
+  // Groups with a committed module under components/go/<group> (etcd, and what k0s pins beside it).
+  const modules: Partial<Record<ComponentGroup, string[]>> = {
+    etcd: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3', 'go.etcd.io/etcd/etcdutl/v3'],
+    'k0s-etcd': ['go.etcd.io/etcd/server/v3'],
+    konnectivity: ['sigs.k8s.io/apiserver-network-proxy'],
+  };
+  const required = modules[group];
+  if (!required) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
+  const moduleDir = join(repoRoot, 'components', 'go', group);
+  for (const m of required) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
+  // etcd's version is a constant in go.etcd.io/etcd/api/v3/version; GitSHA is the only ldflag its
+  // build script sets, and the release commit is not known here, so it keeps its default.
+  return {
+    group, version: versions[group], moduleDir, tags: [], ldflags: ['-s', '-w'], cgo: false,
+    inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
+  };
 }
 
 /** A group built from a source tree (sources.ts): the tree is the module; its digest salts the recipe. */
 function planSource(group: ComponentGroup, version: string, tree: string, digest: string): BuildPlan {
   const r = sourceRecipe(group)!;
-  return { group, version, moduleDir: tree, tags: r.tags, ldflags: r.ldflags(version), cgo: false, inputs: [], salt: `${group}@${digest}` };
-}
-
-/**
- * k0s: a module generated under the cache (its go.sum cannot be committed before the module has
- * been resolved once). It requires k0s at the release tag's commit and repeats every replace of
- * k0s's own go.mod, since replace lines of a dependency are ignored by the consuming module.
- */
-async function planK0s(versions: VersionSet): Promise<BuildPlan> {
-  const moduleDir = join(cacheDir(), 'gosrc', `k0s-${versions.k0s}`);
-  const kube = versions.kubernetes.replace(/^v/, '');
-  const m = /^v(\d+)\.(\d+)\./.exec(versions.kubernetes)!;
-  const vars: Record<string, string> = {};
-  if (existsSync(join(moduleDir, 'versions.json'))) Object.assign(vars, JSON.parse(await readFile(join(moduleDir, 'versions.json'), 'utf8')) as Record<string, string>);
-  const ldflags = ['-s', '-w',
-    '-X', `github.com/k0sproject/k0s/pkg/build.Version=${versions.k0s}`,
-    '-X', `github.com/k0sproject/k0s/pkg/build.KubernetesVersion=${kube}`,
-    '-X', `github.com/k0sproject/k0s/pkg/build.EtcdVersion=${vars.etcd_version ?? versions.etcd.replace(/^v/, '')}`,
-    '-X', `k8s.io/component-base/version.gitVersion=${versions.kubernetes}`,
-    '-X', `k8s.io/component-base/version.gitMajor=${m[1]}`,
-    '-X', `k8s.io/component-base/version.gitMinor=${m[2]}`,
-    '-X', 'k8s.io/component-base/version.buildDate=1970-01-01T00:00:00Z',
-    '-X', 'k8s.io/component-base/version.gitCommit=not_available',
-  ];
-  for (const [v, pkgVar] of [['runc_version', 'RuncVersion'], ['containerd_version', 'ContainerdVersion'], ['kine_version', 'KineVersion'], ['konnectivity_version', 'KonnectivityVersion']] as const) {
-    if (vars[v]) ldflags.push('-X', `github.com/k0sproject/k0s/pkg/build.${pkgVar}=${vars[v]}`);
-  }
-  if (vars.containerd_version) ldflags.push('-X', `github.com/containerd/containerd/version.Version=${vars.containerd_version}`);
-  ldflags.push('-extldflags=-static');
-  return {
-    group: 'k0s', version: versions.k0s, moduleDir, tags: ['osusergo', 'noembedbins'], ldflags, cgo: true,
-    inputs: [], salt: `k0s@${versions.k0sCommit}`,
-  };
-}
-
-/** Resolves the generated k0s module: go get by commit, copy k0s's replaces, tidy. Needs the module proxy. */
-async function prepareK0s(plan: BuildPlan, versions: VersionSet, log: Logger): Promise<BuildPlan> {
-  const dir = plan.moduleDir;
-  if (existsSync(join(dir, 'go.sum')) && existsSync(join(dir, 'versions.json'))) return planK0s(versions);
-  log.info(`  resolving github.com/k0sproject/k0s@${versions.k0sCommit} (${versions.k0s})`);
-  await mkdir(dir, { recursive: true });
-  await writeFile(join(dir, 'go.mod'), 'module hardwire.local/components/k0s\n\ngo 1.26.0\n');
-  await writeFile(join(dir, 'tools.go'), '//go:build tools\n\npackage tools\n\nimport _ "github.com/k0sproject/k0s"\n');
-  const env = goEnv({ GOFLAGS: '-buildvcs=false -mod=mod' });
-  const step = `resolve k0s ${versions.k0s}`;
-  await go(['get', `github.com/k0sproject/k0s@${versions.k0sCommit}`], { cwd: dir, env, step });
-  const info = JSON.parse((await go(['mod', 'download', '-json', 'github.com/k0sproject/k0s'], { cwd: dir, env, step })).stdout) as { GoMod: string; Dir: string; Version: string };
-  const upstream = await readFile(info.GoMod, 'utf8');
-  const edits: string[] = [];
-  for (const [, from, to, ver] of upstream.matchAll(/^\s*(?:replace\s+)?(\S+)(?:\s+\S+)?\s+=>\s+(\S+)\s+(v\S+)\s*$/gm)) {
-    if (from && to && ver && !to.startsWith('.')) edits.push(`-replace=${from}=${to}@${ver}`);
-  }
-  if (edits.length > 0) await go(['mod', 'edit', ...edits], { cwd: dir, env, step });
-  await go(['mod', 'tidy'], { cwd: dir, env, step });
-  const vars: Record<string, string> = {};
-  const mk = await readFile(join(info.Dir, 'embedded-bins', 'Makefile.variables'), 'utf8').catch(() => '');
-  for (const [, k, v] of mk.matchAll(/^(\w+_version)\s*[:?]?=\s*(\S+)\s*$/gm)) if (k && v) vars[k] = v;
-  await writeFile(join(dir, 'versions.json'), `${JSON.stringify({ ...vars, k0sModuleVersion: info.Version }, null, 2)}\n`);
-  log.info(`  k0s resolved as ${info.Version} with ${edits.length} replace lines`);
-  return planK0s(versions);
+  return { group, version, moduleDir: tree, tags: r.tags, ldflags: r.ldflags(version, tree), cgo: false, inputs: [], salt: `${group}@${digest}` };
 }
 
 /** Hash of everything that decides a build's output. A cached build with another recipe is stale. */
@@ -213,8 +156,7 @@ export interface BuildResult {
  */
 export async function goBuild(names: ComponentName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000, source?: ResolvedSource): Promise<BuildResult> {
   const group = groupOf(names[0]!);
-  let plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
-  if (group === 'k0s') plan = await prepareK0s(plan, versions, log);
+  const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
   const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
   const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), '-ldflags', plan.ldflags.join(' ')];
@@ -250,7 +192,10 @@ export async function goBuild(names: ComponentName[], versions: VersionSet, outD
 
 /** The recipe a fresh build would have now, to tell whether a cached build is stale. */
 export async function currentRecipe(group: ComponentGroup, versions: VersionSet, source?: ResolvedSource): Promise<string | undefined> {
-  if (sourceRecipe(group)) return source ? recipeOf(planSource(group, versions[group], source.path, source.digest)) : undefined;
-  if (group === 'k0s' && !existsSync(join(cacheDir(), 'gosrc', `k0s-${versions.k0s}`, 'versions.json'))) return undefined;
+  if (sourceRecipe(group)) {
+    // The recipe reads the tree (k0s's Makefile variables): an archive not unpacked yet cannot tell.
+    const tree = source ? unpackedTree(source) : undefined;
+    return source && tree ? recipeOf(planSource(group, versions[group], tree, source.digest)) : undefined;
+  }
   return recipeOf(await planFor(group, versions));
 }

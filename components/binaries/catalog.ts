@@ -24,6 +24,9 @@ export interface VersionSet {
   k0sCommit: string;
   /** The kube-bench release whose cfg/ has a CIS benchmark for this Kubernetes minor (cis-1.12). */
   'kube-bench': string;
+  /** etcd and konnectivity as that k0s release pins them (embedded-bins/Makefile.variables). */
+  'k0s-etcd': string;
+  konnectivity: string;
 }
 
 /**
@@ -31,7 +34,7 @@ export interface VersionSet {
  * kubeadm's cmd/kubeadm/app/constants/constants.go (DefaultEtcdVersion), k0s from its releases.
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
-  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6' },
+  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0' },
 ];
 
 export const DEFAULT_KUBERNETES = PINNED_KUBERNETES;

@@ -21,6 +21,10 @@ export interface ReleaseUrls {
   k0s: string;
   /** kube-bench GitHub releases: <base>/<tag>/kube-bench_<ver>_linux_<arch>.tar.gz and kube-bench_<ver>_checksums.txt */
   'kube-bench': string;
+  /** The etcd k0s pins: etcd's own releases, as for etcd. */
+  'k0s-etcd': string;
+  /** konnectivity publishes container images only; hardwire builds it from its Go module. */
+  konnectivity: string;
 }
 
 export const DEFAULT_URLS: ReleaseUrls = {
@@ -28,6 +32,8 @@ export const DEFAULT_URLS: ReleaseUrls = {
   etcd: 'https://github.com/etcd-io/etcd/releases/download',
   k0s: 'https://github.com/k0sproject/k0s/releases/download',
   'kube-bench': 'https://github.com/aquasecurity/kube-bench/releases/download',
+  'k0s-etcd': 'https://github.com/etcd-io/etcd/releases/download',
+  konnectivity: '',
 };
 
 export const URL_ENV: Record<ComponentGroup, string> = {
@@ -35,11 +41,13 @@ export const URL_ENV: Record<ComponentGroup, string> = {
   etcd: 'HARDWIRE_ETCD_RELEASE_URL',
   k0s: 'HARDWIRE_K0S_RELEASE_URL',
   'kube-bench': 'HARDWIRE_KUBE_BENCH_RELEASE_URL',
+  'k0s-etcd': 'HARDWIRE_ETCD_RELEASE_URL',
+  konnectivity: 'HARDWIRE_KONNECTIVITY_RELEASE_URL',
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
   const pick = (g: ComponentGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
-  return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench') };
+  return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench'), 'k0s-etcd': pick('k0s-etcd'), konnectivity: pick('konnectivity') };
 }
 
 /** A download that failed. kind "network" means the server could not be reached at all. */
@@ -135,8 +143,8 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
     return { files, origin };
   }
 
-  if (group === 'etcd') {
-    const v = versions.etcd;
+  if (group === 'etcd' || group === 'k0s-etcd') {
+    const v = versions[group];
     const step = `fetch etcd ${v}`;
     const stem = `etcd-${v}-linux-${arch}`;
     const url = `${urls.etcd}/${v}/${stem}.tar.gz`;
@@ -144,15 +152,17 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
     const want = await expectedSha(`${urls.etcd}/${v}/SHA256SUMS`, `${stem}.tar.gz`, step);
     const archive = join(outDir, `${stem}.tar.gz`);
     verify(step, `${stem}.tar.gz`, want, await download(url, archive, step));
-    const members = names.map((n) => `${stem}/${n}`);
-    await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...members], { step });
+    // k0s-etcd is the archive's etcd at k0s's version.
+    const member = (n: ComponentName) => (n === 'k0s-etcd' ? 'etcd' : n);
+    await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...names.map((n) => `${stem}/${member(n)}`)], { step });
     for (const n of names) {
-      files.set(n, join(outDir, stem, n));
+      files.set(n, join(outDir, stem, member(n)));
       origin.set(n, url);
     }
     return { files, origin };
   }
 
+  if (group === 'konnectivity') throw new DownloadError(`fetch konnectivity-server ${versions.konnectivity}`, 'konnectivity publishes container images, not release binaries; build it ("components build konnectivity-server")', 'http');
   if (group === 'kube-bench') return fetchKubeBench(versions['kube-bench'], urls['kube-bench'], arch, outDir, log);
 
   const tag = versions.k0s;

@@ -215,7 +215,8 @@ async function stage(todo: ComponentName[], set: VersionSet, scratch: string, op
     if (mode !== 'fetch') log.info(`  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`);
     return download();
   }
-  if (mode === 'build') return viaBuild(todo, set, scratch, log);
+  // konnectivity has no release binaries (images only): built from its Go module.
+  if (mode === 'build' || group === 'konnectivity') return viaBuild(todo, set, scratch, log);
   try {
     return await download();
   } catch (err) {

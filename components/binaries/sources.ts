@@ -5,7 +5,7 @@
 // $HARDWIRE_CACHE/gosrc/<dir>/ and never into the repo. A directory (an unpacked tree) is taken as
 // the operator's own: it is hashed file by file, and a tree that is not the pinned one gets a warning.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { lstat, mkdir, readFile, readdir, readlink, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
@@ -33,15 +33,72 @@ export interface SourceRecipe {
   /** Environment variable naming an archive or a tree. */
   env: string;
   tags: string[];
-  ldflags: (version: string) => string[];
+  /** From the version and the unpacked tree (k0s takes its component versions from its Makefile). */
+  ldflags: (version: string, tree: string) => string[];
   pins: Record<string, PinnedSource>;
 }
 
+/** `name = value` lines of a Makefile (k0s's embedded-bins/Makefile.variables). */
+export function makeVariables(file: string): Record<string, string> {
+  const vars: Record<string, string> = {};
+  const text = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  for (const [, k, v] of text.matchAll(/^(\w+)\s*[:?]?=\s*(\S+)\s*$/gm)) if (k && v) vars[k] = v;
+  return vars;
+}
+
 /**
- * Groups built from a source archive. k0s fits the same shape (its archive sits in the same
- * directory); it still builds through planK0s in build.ts until its plane moves to the archive.
+ * k0s's LD_FLAGS as its Makefile builds them (Makefile, "LD_FLAGS +="): k0s reports and checks the
+ * component versions it was built with. BUILD_DATE is the tree's commit time (git archive stamps
+ * every file with it), as the Makefile's SOURCE_DATE_EPOCH would give; the EULA notice and the
+ * telemetry token stay empty, as in a build outside k0s's CI.
  */
+function k0sLdflags(version: string, tree: string): string[] {
+  const v = makeVariables(join(tree, 'embedded-bins', 'Makefile.variables'));
+  const need = (k: string) => {
+    if (!v[k]) throw new StepError(`build k0s ${version}`, `${tree}/embedded-bins/Makefile.variables has no ${k}; is this a k0s source tree?`);
+    return v[k]!;
+  };
+  const [containerd, revision] = need('containerd_version_and_rev').split('@');
+  const kube = need('kubernetes_version');
+  const [major, minor] = kube.split('.');
+  const date = new Date(statSync(join(tree, 'go.mod')).mtimeMs).toISOString().replace(/\.\d+Z$/, 'Z');
+  const x = (k: string, val: string) => ['-X', `${k}=${val}`];
+  return ['-w', '-s',
+    ...x('github.com/k0sproject/k0s/pkg/build.Version', version),
+    ...x('github.com/k0sproject/k0s/pkg/build.RuncVersion', need('runc_version')),
+    ...x('github.com/k0sproject/k0s/pkg/build.ContainerdVersion', containerd!),
+    ...x('github.com/k0sproject/k0s/pkg/build.KubernetesVersion', kube),
+    ...x('github.com/k0sproject/k0s/pkg/build.KineVersion', need('kine_version')),
+    ...x('github.com/k0sproject/k0s/pkg/build.EtcdVersion', need('etcd_version')),
+    ...x('github.com/k0sproject/k0s/pkg/build.KonnectivityVersion', need('konnectivity_version')),
+    ...x('k8s.io/component-base/version.gitVersion', `v${kube}`),
+    ...x('k8s.io/component-base/version.gitMajor', major!),
+    ...x('k8s.io/component-base/version.gitMinor', minor!),
+    ...x('k8s.io/component-base/version.buildDate', date),
+    ...x('k8s.io/component-base/version.gitCommit', 'not_available'),
+    ...x('github.com/containerd/containerd/v2/version.Version', containerd!),
+    ...x('github.com/containerd/containerd/v2/version.Revision', revision ?? ''),
+    '-extldflags=-static',
+  ];
+}
+
+/** Groups built from a source archive: the Go module proxy refuses these modules by name. */
 export const SOURCE_RECIPES: Partial<Record<ComponentGroup, SourceRecipe>> = {
+  k0s: {
+    module: 'github.com/k0sproject/k0s',
+    env: 'HARDWIRE_K0S_SOURCE',
+    // As its Makefile builds the binary, minus the embedded component binaries (no `noembedbins`
+    // tag is needed: without bindata the binary stages what it finds in its bin dir or on PATH).
+    tags: ['osusergo'],
+    ldflags: k0sLdflags,
+    pins: {
+      'v1.36.3+k0s.2': {
+        file: 'k0s-v1.36.3+k0s.2.tar.gz', tag: 'v1.36.3+k0s.2', commit: 'a949c71ba5b77e28367194b4b8c975b0f5fd5c79',
+        sha256: 'e4f6efb31bc8f8b4865a2c296e7eebb7550415f744d1a35f84383ecc0fccbac1',
+        treeDigest: '63e8210de89a561c6b7c15c31bfbc842c7ab0374d0d436250fd684035c70f84e',
+      },
+    },
+  },
   'kube-bench': {
     module: 'github.com/aquasecurity/kube-bench',
     env: 'HARDWIRE_KUBE_BENCH_SOURCE',
@@ -170,6 +227,19 @@ export async function sourceTree(src: ResolvedSource, log: Logger): Promise<stri
     await rm(scratch, { recursive: true, force: true });
   }
   return dest;
+}
+
+/** The cache's unpacked copy of an archive (or the directory itself), if it is there and current. */
+export function unpackedTree(src: ResolvedSource): string | undefined {
+  if (src.kind === 'dir') return src.path;
+  const { pin } = pinFor(src.group, src.version);
+  const dest = join(cacheDir(), 'gosrc', pin.file.replace(/\.tar\.gz$/, ''));
+  try {
+    const had = JSON.parse(readFileSync(join(dest, '.hardwire-source.json'), 'utf8')) as { sha256?: string };
+    return had.sha256 === src.digest ? dest : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** "kube-bench-v0.15.6.tar.gz (sha256 397dc42f…, tag v0.15.6)": the manifest's origin. */

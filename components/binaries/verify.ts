@@ -8,7 +8,8 @@ export async function probeVersion(name: ComponentName, version: string, path: s
   const probe = VERSION_PROBES[name];
   const want = probe.expect(version);
   // Fails with the command, its exit status and the last output lines when it does not run or exits non-zero.
-  const res = await run(path, probe.args, {
+  const [cmd, args] = 'via' in probe && probe.via === 'go-version-m' ? ['go', ['version', '-m', path]] : [path, probe.args];
+  const res = await run(cmd, args, {
     step: `verify ${name}`,
     timeoutMs: 30_000,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/' },

@@ -17,7 +17,12 @@ export function etcdBinary(goPackage: string, prefix: string, args: string[], wh
 export const TOOLS = {
   kubeadm: kubeBinary('kubeadm', 'the kubeadm plane of `compare`', { args: ['version', '-o', 'short'], expect: (v) => v }),
   kubectl: kubeBinary('kubectl', 'for the operator, built with the rest', { args: ['version', '--client'], expect: (v) => `Client Version: ${v}` }),
-  k0s: { group: 'k0s', goPackage: 'github.com/k0sproject/k0s', probe: { args: ['version'], expect: (v) => v }, why: 'the k0s plane of `compare`' },
+  // Built from the pinned source archive (components/binaries/sources.ts) without embedded
+  // binaries: k0s then runs the component binaries it finds in /var/lib/k0s/bin.
+  k0s: { group: 'k0s', goPackage: '.', probe: { args: ['version'], expect: (v) => v }, why: 'the k0s plane of `compare`' },
+  // What k0s v1.36.3+k0s.2 runs beside the Kubernetes binaries (its embedded-bins/Makefile.variables).
+  'k0s-etcd': { group: 'k0s-etcd', goPackage: 'go.etcd.io/etcd/server/v3', probe: { args: ['--version'], expect: (v) => `etcd Version: ${v.replace(/^v/, '')}` }, why: 'the etcd k0s pins (3.6.14), staged as etcd in the k0s plane' },
+  'konnectivity-server': { group: 'konnectivity', goPackage: 'sigs.k8s.io/apiserver-network-proxy/cmd/server', probe: { args: [], via: 'go-version-m', expect: (v) => `mod\tsigs.k8s.io/apiserver-network-proxy\t${v}` }, why: 'k0s runs it by default; staged in the k0s plane' },
   // Built from the pinned source archive (components/binaries/sources.ts): the module proxy refuses
   // github.com/aquasecurity/kube-bench by name. It prints its version without the "v" (0.15.6).
   'kube-bench': {

@@ -5,7 +5,8 @@ import type { ReadSession as Session } from '../../transport/index.ts';
 import type { ModelContext, UnitModel } from '../models/types.ts';
 
 /** Binaries that share one upstream release and one Go module (or source tree). */
-export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench';
+/** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
+export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity';
 
 export type Role = 'etcd' | 'control-plane';
 
@@ -15,7 +16,12 @@ export interface BinarySpec {
   /** Go package inside the group's module. */
   goPackage: string;
   /** How the binary states its version, and what the answer must contain. */
-  probe: { args: string[]; expect: (version: string) => string };
+  probe: {
+    args: string[];
+    expect: (version: string) => string;
+    /** "go-version-m": a binary that cannot print its version is asked through `go version -m` (its Go build info). */
+    via?: 'go-version-m';
+  };
   /** What hardwire uses it for. */
   why: string;
   /**
