@@ -3,6 +3,7 @@
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
+import { cisHtml } from './cis-section.ts';
 
 const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 const link = (text: string, url: string | undefined) => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
@@ -105,6 +106,7 @@ ${certs}
 <h2>Process model</h2>
 ${procs}
 <h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>
+${cisHtml(r)}
 ${k0sHtml(r)}
 <script>${SCRIPT}</script>
 </body></html>

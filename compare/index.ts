@@ -21,6 +21,8 @@ export interface CompareOptions {
   k0sLab: string;
   k0sBinary?: string;
   keepLabs: boolean;
+  /** kube-bench on every plane, for the CIS section. */
+  cis: boolean;
 }
 
 export function pickHost(inv: Inventory, name?: string): Host {
@@ -62,7 +64,7 @@ export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
 export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
   const host = pickHost(opts.inv, opts.host);
   const params = clusterParams(opts.inv, host);
-  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log };
+  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log, cis: opts.cis };
   const planes = {} as Record<PlaneName, PlaneData>;
   // One plane at a time: each kubeadm/k0s run boots its own lab host on a small machine.
   for (const c of collectors(opts, host)) {

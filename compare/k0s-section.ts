@@ -5,6 +5,12 @@ import type { CompareReport, K0sModel } from './types.ts';
 const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+/** "node1 (single)", "node2 (HA, first)", "node3 (HA, joined)". */
+export function topologyHeads(k: K0sModel): string[] {
+  let ha = 0;
+  return k.controllers.map((c) => (c.topology === 'single' ? `${c.host} (single)` : `${c.host} (HA, ${ha++ === 0 ? 'first' : 'joined'})`));
+}
+
 export function controllerRows(k: K0sModel): string[][] {
   return k.controllers.map((c) => [c.host, c.topology, `${(c.readyMs / 1000).toFixed(1)} s`, String(c.mainPid), c.children.map((p) => `${p.name} (${p.pid})`).join(', ')]);
 }
@@ -35,9 +41,10 @@ export function k0sMarkdown(r: CompareReport): string[] {
   out.push('| component | where it runs | added when | how to turn it off | source |', '|---|---|---|---|---|');
   for (const c of inProcessRows(k)) out.push(`| ${md(c.name)} | ${md(c.where)} | \`${md(c.when)}\` | ${md(c.disable)} | [${c.cite}](${c.url}) |`);
   out.push('', `\`--disable-components\` accepts: ${k.disableComponents.join(', ')}.`, '');
-  out.push('### From one controller to three: flags that change', '');
-  out.push('| component | flag | single controller | HA controller 1 of 3 |', '|---|---|---|---|');
-  for (const [c, rows] of Object.entries(k.haDelta)) for (const d of rows) out.push(`| ${c} | --${d.flag} | ${md(d.single ?? '—')} | ${md(d.ha ?? '—')} |`);
+  out.push('### From one controller to three: flags that change', '', 'Each controller\'s own address is written `<own-address>`; every other flag is the same on all four.', '');
+  const heads = topologyHeads(k);
+  out.push(`| component | flag | ${heads.join(' | ')} |`, `|---|---|${heads.map(() => '---').join('|')}|`);
+  for (const [c, rows] of Object.entries(k.haDelta)) for (const d of rows) out.push(`| ${c} | --${d.flag} | ${d.values.map((v) => md(v ?? '—')).join(' | ')} |`);
   out.push('', '<details><summary><code>k0s config create</code></summary>', '', '```yaml', k.defaultConfig.trim(), '```', '', '</details>', '');
   return out;
 }
@@ -53,6 +60,6 @@ ${table(['host', 'topology', 'start to /readyz', 'k0s pid', 'supervised children
 <h3>Components the k0s controller runs</h3>
 ${table(['component', 'where it runs', 'added when', 'how to turn it off', 'source'], inProcessRows(k).map((c) => [td(c.name), td(c.where), `<td><code>${esc(c.when)}</code></td>`, td(c.disable), `<td><a href="${esc(c.url)}">${esc(c.cite)}</a></td>`]), 'k0s-components')}
 <h3>From one controller to three: flags that change</h3>
-${table(['component', 'flag', 'single controller', 'HA controller 1 of 3'], Object.entries(k.haDelta).flatMap(([c, rows]) => rows.map((d) => [td(c), td(`--${d.flag}`), td(d.single ?? '—'), td(d.ha ?? '—')])), 'k0s-ha-delta')}
+${table(['component', 'flag', ...topologyHeads(k)], Object.entries(k.haDelta).flatMap(([c, rows]) => rows.map((d) => [td(c), td(`--${d.flag}`), ...d.values.map((v) => td(v ?? '—'))])), 'k0s-ha-delta')}
 <details><summary>k0s config create</summary><pre>${esc(k.defaultConfig)}</pre></details></section>`;
 }

@@ -77,6 +77,8 @@ export interface PlaneData {
   /** Reason for a flag this plane sets, from its own source (hardwire model `why`, kubeadm source line). */
   flagReasons: Partial<Record<Component, Record<string, { text: string; url?: string }>>>;
   k0s?: K0sModel;
+  /** kube-bench on this plane (compare runs it unless --no-cis). */
+  cis?: import('../cis/format.ts').PlaneReport;
   /** kubeadm live: each unit's PID and /proc argv, and whether it equals the manifest. */
   live?: Partial<Record<Component, { pid: number; argv: string[]; sameAsManifest: boolean }>>;
 }
@@ -106,8 +108,8 @@ export interface K0sModel {
   defaultConfig: string;
   /** Everything the controller command adds to its component managers, from its source at the tag. */
   components: import('./planes/k0s/components.ts').K0sComponent[];
-  /** Per component: flags that differ between the single controller and the first HA controller. */
-  haDelta: Record<string, { flag: string; single: string | null; ha: string | null }[]>;
+  /** Per component: flags whose value differs between the controllers (in `controllers` order), own address as <own-address>. */
+  haDelta: Record<string, { flag: string; values: (string | null)[] }[]>;
 }
 
 export interface CollectContext {
@@ -115,6 +117,8 @@ export interface CollectContext {
   params: ClusterParams;
   stateDir: string;
   log: Logger;
+  /** Run kube-bench on the plane while it is up. */
+  cis: boolean;
 }
 
 /** One plane's collector. A k0s collector plugs in here like the other two. */
@@ -161,6 +165,8 @@ export interface CompareReport {
   certs: CertRow[];
   processes: Record<PlaneName, PlaneProcess[]>;
   k0sCollapse: string;
+  /** kube-bench per plane: the same CIS checks side by side. */
+  cis?: Partial<Record<PlaneName, import('../cis/format.ts').PlaneReport>>;
   /** The k0s plane's own facts, when it was collected. */
   k0s?: K0sModel;
   notes: string[];

@@ -1,26 +1,17 @@
-// hardwire cis: the real kube-bench on each host of the wired plane (cis/scan.ts), one table per host.
+// hardwire cis: the real kube-bench on each host of a plane (cis/plane.ts), one table per host.
 import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, oneOf, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext, session } from '../../apply/context.ts';
-import { runPhases } from '../../apply/phase.ts';
-import { connectPhase } from '../../apply/phases/connect.ts';
-import { componentsOn } from '../../components/registry/index.ts';
-import { ensureBinary } from '../../components/binaries/index.ts';
-import { assetDir } from '../../components/binaries/assets.ts';
-import { clusterStateDir } from '../../pki/store.ts';
-import { InputError, StepError } from '../../lib/errors.ts';
+import { StepError, InputError } from '../../lib/errors.ts';
 import { printJson } from '../../lib/log.ts';
-import { BENCHMARK, scanHost } from '../../cis/scan.ts';
-import { formatMarkdown, formatText, planeTotals, type PlaneReport } from '../../cis/format.ts';
-import type { HostReport } from '../../cis/report.ts';
-
-const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
+import { BENCHMARK } from '../../cis/scan.ts';
+import { formatMarkdown, formatText, type PlaneReport } from '../../cis/format.ts';
+import { CIS_PLANES, scanHardwire, type CisPlane } from '../../cis/plane.ts';
 
 const HELP = `
-usage: hardwire cis [--plane hardwire] [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--quiet]
+usage: hardwire cis [--plane hardwire|kubeadm|k0s] [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--quiet]
 
 Runs the real kube-bench (CIS Kubernetes Benchmark ${BENCHMARK}) on every host of the wired plane:
 copies kube-bench and its cfg/ to a temporary directory on the host, with hardwire's paths
@@ -32,14 +23,18 @@ Prints PASS/FAIL/WARN/INFO per host and target, then every check that did not pa
 kube-bench's own text and remediation. kube-bench is built from its pinned source archive on first
 use (see "hardwire components --help").
 
-  --plane hardwire     the plane to scan (kubeadm and k0s need their live planes, issue 13)
+  --plane PLANE        hardwire (default): every host of the wired plane, with cis/hardwire/config.yaml.
+                       kubeadm, k0s: their live planes, brought up on a fresh lab exactly as
+                       "hardwire compare" does (--kubeadm-lab, --k0s-lab; removed afterwards unless
+                       --keep-labs), scanned on the first controller: kubeadm with kube-bench's stock
+                       profile, k0s with cis/k0s/config.yaml
   --md FILE            also write the report as Markdown
   --json               one JSON document: per host, kube-bench's totals, the counts recounted
                        from its checks, and every check
 Exit 0 when no check FAILs, 1 when one does.
 `;
 
-interface Opts extends InventoryOpts { plane: (typeof PLANES)[number]; json?: boolean; md?: string; gateTimeout: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { plane: CisPlane; kubeadmLab: string; k0sLab: string; keepLabs?: boolean; json?: boolean; md?: string; gateTimeout: number; acceptNewHostKeys?: boolean }
 
 function checkMdPath(file: string): string {
   const abs = resolve(file);
@@ -50,7 +45,7 @@ function checkMdPath(file: string): string {
 
 export function declare(root: Cli): Cli {
   return topCommand(root, 'cis', 'run the real kube-bench (CIS benchmark) on each host of the wired plane', HELP)
-    .option('--plane <plane>', 'hardwire (kubeadm and k0s need issue 13)', oneOf('--plane', PLANES), 'hardwire')
+    .option('--plane <plane>', 'hardwire, kubeadm or k0s', oneOf('--plane', CIS_PLANES), 'hardwire')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.acceptNewHostKeys())
@@ -58,41 +53,36 @@ export function declare(root: Cli): Cli {
     .addOption(options.gateTimeout())
     .addOption(options.json())
     .addOption(options.quiet())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      if (opts.plane !== 'hardwire') {
-        throw new InputError('--plane', `${opts.plane} is scanned on its live plane, which needs the live kubeadm and k0s planes of issue 13; use --plane hardwire`);
-      }
+    .option('--kubeadm-lab <name>', 'lab for the kubeadm plane (--plane kubeadm)', 'compare-kubeadm')
+    .option('--k0s-lab <name>', 'lab for the k0s plane (--plane k0s)', 'compare-k0s')
+    .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
+    .action(act(async ({ opts, log, cmd }: Run<Opts>) => {
       const md = opts.md === undefined ? undefined : checkMdPath(opts.md);
+      if (opts.plane === 'hardwire') {
+        for (const [flag, src] of [['--kubeadm-lab', 'kubeadmLab'], ['--k0s-lab', 'k0sLab'], ['--keep-labs', 'keepLabs']] as const) {
+          if (cmd.getOptionValueSource(src) === 'cli') throw new InputError(flag, 'only applies to --plane kubeadm or k0s');
+        }
+      }
       const inv = await inventoryOrLab(opts, log, false);
       const stateDir = stateDirFrom(opts);
-      const bench = await ensureBinary('kube-bench', { kubernetesVersion: inv.cluster.kubernetesVersion, log });
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
-      const hosts: HostReport[] = [];
-      await runPhases([connectPhase, {
-        id: 'wired',
-        title: 'Check that hardwire is wired on every host (its units active)',
-        async run(c) {
-          for (const h of c.inv.hosts) {
-            const units = componentsOn(h).map((x) => `${x}.service`);
-            const r = await session(c, h.name).exec(['systemctl', 'is-active', ...units], { allowFail: true });
-            const states = r.stdout.trim().split('\n');
-            const down = units.filter((_, i) => states[i] !== 'active');
-            if (down.length > 0) throw new StepError('cis', `${down.join(', ')} not active; run "hardwire wire" first (nothing was changed)`, { host: h.name });
-          }
-        },
-      }, {
-        id: 'kube-bench',
-        title: `Run kube-bench ${bench.version} (${BENCHMARK}) on each host, one at a time`,
-        async run(c) {
-          const cfgDir = assetDir('kube-bench', bench.version, 'cfg');
-          for (const h of c.inv.hosts) hosts.push(await scanHost(c, h, { binary: bench.path, cfgDir }));
-        },
-      }], ctx);
-      const report: PlaneReport = {
-        plane: opts.plane, benchmark: BENCHMARK,
-        kubeBench: { version: bench.version, sha256: bench.sha256, source: bench.source, origin: bench.origin },
-        hosts, totals: planeTotals(hosts),
-      };
+      let report: PlaneReport;
+      if (opts.plane === 'hardwire') {
+        report = await scanHardwire(inv, stateDir, { acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      } else {
+        // The kubeadm and k0s planes exist only while compare's collector runs them on a fresh lab.
+        const { clusterParams, pickHost } = await import('../../compare/index.ts');
+        const params = clusterParams(inv, pickHost(inv));
+        const ctx = { inv, params, stateDir, log, cis: true };
+        const keep = opts.keepLabs === true;
+        const { labName } = await import('./compare.ts');
+        const lab = opts.plane === 'kubeadm' ? await labName('--kubeadm-lab', opts.kubeadmLab) : await labName('--k0s-lab', opts.k0sLab);
+        const collector = opts.plane === 'kubeadm'
+          ? (await import('../../compare/planes/kubeadm.ts')).kubeadmCollector({ lab, keep })
+          : (await import('../../compare/planes/k0s/index.ts')).k0sCollector({ lab, keep });
+        const plane = await collector.collect(ctx);
+        if (!plane.cis) throw new StepError('cis', `the ${opts.plane} plane did not come up: ${plane.why}`);
+        report = plane.cis;
+      }
       if (md) writeFileSync(md, formatMarkdown(report));
       if (opts.json) printJson(report);
       else process.stdout.write(formatText(report));

@@ -8,6 +8,7 @@ import { markdown, summary } from '../../compare/text.ts';
 import { html } from '../../compare/html.ts';
 import { PLANES } from '../../compare/types.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
@@ -20,20 +21,28 @@ cert and process by process. Every value comes from running the tool:
             its units run, their live command lines from /proc/<pid>/cmdline (--no-live: skip SSH)
   kubeadm   a fresh 1-host lab (--kubeadm-lab, default "compare-kubeadm", recreated each run)
             runs the real kubeadm: init phase certs all, kubeconfig all, etcd local,
-            control-plane all; then /etc/kubernetes/manifests, /etc/kubernetes/pki and *.conf
-  k0s       the real "k0s controller" on a fresh lab (--k0s-lab, default "compare-k0s"), with the
-            k0s binary from the component cache or --k0s-binary PATH (untested: no k0s binary
-            could be obtained where this was written)
+            control-plane all; then /etc/kubernetes/manifests, /etc/kubernetes/pki and *.conf.
+            With no kubelet here, each static Pod's command + args run as a systemd unit
+            (kubeadm-<name>) so that the plane serves; its live /proc cmdline must equal the manifest
+  k0s       the real k0s (built from its source archive, see "components build k0s") with its
+            default components on a fresh 4-host lab (--k0s-lab, default "compare-k0s"): a single
+            controller on node1, and an HA plane on node2-4 (node3 and node4 join with
+            "k0s token create --role=controller"). Columns come from node2's /proc; the report
+            adds what changes from single to HA, the process tree, and what runs inside k0s
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
 "registered at" / "read at" come from the flag map (flags/data/<version>/).
 
-Without --inventory, uses the local lab's inventory (hardwire lab up). A plane that cannot be
-collected is reported with the reason, and the command exits 1 unless --allow-partial.
+Without --inventory, uses the local lab: it is brought up and wired first, as "pnpm wire" does
+(a no-op when it already is). A plane that cannot be collected is reported with the reason, and
+the command exits 1 unless --allow-partial.
 
   --json FILE   the full report as one JSON document ("-" for stdout)
   --md FILE     Markdown report
   --html FILE   one self-contained HTML file (sortable matrices, differences highlighted)
   --keep-labs   leave the kubeadm/k0s lab hosts up for inspection
+  --no-cis      skip the CIS section: by default the real kube-bench (CIS 1.12) runs on each live
+                plane while it is up (hardwire: every host; kubeadm: stock profile; k0s: the first
+                HA controller with cis/k0s/config.yaml), and the report puts the checks side by side
 Without --json -, stdout carries a readable summary; progress goes to stderr.
 `;
 
@@ -48,10 +57,11 @@ interface Opts extends InventoryOpts {
   kubeadmLab: string;
   k0sLab: string;
   k0sBinary?: string;
+  cis: boolean;
 }
 
 /** A lab name for flag, checked as "hardwire lab" checks its --name. */
-async function labName(flag: string, name: string): Promise<string> {
+export async function labName(flag: string, name: string): Promise<string> {
   const { validateLabName } = await import('../../lab/plan.ts');
   try {
     validateLabName(name);
@@ -76,15 +86,22 @@ export function declare(root: Cli): Cli {
     .option('--k0s-lab <name>', 'lab for the k0s plane', 'compare-k0s')
     .option('--k0s-binary <path>', 'k0s binary to use')
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
+    .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
-      const inv = await inventoryOrLab(opts, log, false);
+      // No inventory: the local lab, brought up and wired as `pnpm wire` does (a no-op when it is).
+      const inv = await inventoryOrLab(opts, log, !opts.inventory && opts.live);
+      if (!opts.inventory && opts.live) {
+        const { wire } = await import('../../apply/wire.ts');
+        log.step('wiring the local lab (the hardwire plane)');
+        await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+      }
       const report = await runCompare({
         inv, stateDir: stateDirFrom(opts), log, live: opts.live,
         ...(opts.host ? { host: opts.host } : {}),
-        kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true,
+        kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
         ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
       });
       const written: string[] = [];

@@ -1,5 +1,6 @@
 // The hardwire plane: the rendered host tree (unit ExecStart lines, PKI, kubeconfigs) and, when the
 // host answers SSH and its units run, the live command lines from /proc/<pid>/cmdline.
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { ensurePki } from '../../pki/store.ts';
 import { renderHostTree, unitPath, type HostTree } from '../../render/host-tree.ts';
 import { certFacts } from '../x509.ts';
@@ -102,6 +103,10 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
         }
       } else {
         plane.notes.push('--no-live: flags come from the rendered units, not from running processes');
+      }
+      if (ctx.cis && plane.mode === 'live') {
+        const { scanHardwire } = await import('../../cis/plane.ts');
+        plane.cis = await scanHardwire(ctx.inv, ctx.stateDir, { acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, ctx.log);
       }
       plane.why = plane.mode === 'live'
         ? `rendered host tree of ${opts.host.name} and live /proc/<pid>/cmdline of its ${tree.components.length} units`

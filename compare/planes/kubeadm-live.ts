@@ -62,7 +62,9 @@ export async function runKubeadmLive(plane: PlaneData, s: Session, address: stri
     const pid = Number((await s.exec(['systemctl', 'show', '-p', 'MainPID', '--value', unitOf(c)])).stdout.trim());
     const live = (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
     const manifest = plane.commands[c]!.argv;
-    const same = live.length === manifest.length && live.every((a, i) => a === manifest[i]);
+    // systemd-run resolves argv[0] on PATH (/usr/local/bin/kube-scheduler), as a container's
+    // runtime would not; the rest must be the manifest's, word for word.
+    const same = live.length === manifest.length && live[0]?.split('/').pop() === manifest[0] && live.slice(1).every((a, i) => a === manifest[i + 1]);
     if (!same) mismatched.push(c);
     plane.live ??= {};
     plane.live[c] = { pid, argv: live, sameAsManifest: same };

@@ -15,6 +15,7 @@ import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../transport/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
 import { runKubeadmLive } from './kubeadm-live.ts';
+import { scanLabHost } from '../../cis/plane.ts';
 
 export const KUBEADM_PHASES = [['certs', 'all'], ['kubeconfig', 'all'], ['etcd', 'local'], ['control-plane', 'all']] as const;
 const CONFIG = '/root/hardwire-compare/kubeadm.yaml';
@@ -180,7 +181,10 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           state: 'not started here',
           details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container`, note: 'the phases run here need no kubelet or container runtime, so it is not started' },
         });
-        if (opts.live !== false) await runKubeadmLive(plane, s, host.address, ctx.params.kubernetesVersion, ctx.log);
+        if (opts.live !== false) {
+          await runKubeadmLive(plane, s, host.address, ctx.params.kubernetesVersion, ctx.log);
+          if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
+        }
         // PKI and kubeconfigs. Certificates only: private keys are never read.
         const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();
         for (const path of files) {

@@ -69,7 +69,9 @@ export async function processTree(s: Session): Promise<{ main: Proc; descendants
   const descendants: Proc[] = [];
   const walk = async (parent: number): Promise<void> => {
     for (const [pid, ppid] of ps.filter(([, pp]) => pp === parent)) {
-      descendants.push({ pid, ppid, argv: await argvOf(pid) });
+      const argv = await argvOf(pid);
+      // A process that exited between ps and /proc (or a zombie) has no command line: skip it.
+      if (argv.length > 0) descendants.push({ pid, ppid, argv });
       await walk(pid);
     }
   };

@@ -9,13 +9,14 @@ import { ensureAll, ensureBinary, type EnsuredBinary } from '../../../components
 import { cacheDir } from '../../../lib/paths.ts';
 import { StepError } from '../../../lib/errors.ts';
 import type { Session } from '../../../transport/index.ts';
-import type { CollectContext, Component, K0sController, PlaneCollector, PlaneData } from '../../types.ts';
+import type { CollectContext, Component, K0sController, K0sModel, PlaneCollector, PlaneData } from '../../types.ts';
 import { COMPONENTS, emptyPlane } from '../../types.ts';
 import { flagsOf } from '../../normalize.ts';
 import { K0S_BIN, K0S_DATA, k0sConfig } from './config.ts';
 import { JOIN_TOKEN, processName, processTree, stageBinaries, startController, step } from './controller.ts';
-import { disableList, k0sComponents } from './components.ts';
+import { CHILD_OF, disableList, k0sComponents } from './components.ts';
 import { collectPki } from './pki.ts';
+import { scanLabHost } from '../../../cis/plane.ts';
 
 export { k0sConfig } from './config.ts';
 
@@ -40,8 +41,31 @@ async function acquire(opts: K0sOptions, ctx: CollectContext): Promise<EnsuredBi
   return ensureBinary('k0s', { kubernetesVersion: version, log: ctx.log });
 }
 
-async function controllerFacts(s: Session, topology: K0sController['topology'], readyMs: number): Promise<K0sController> {
-  const { main, descendants } = await processTree(s);
+/**
+ * k0s restarts konnectivity-server whenever the number of controllers changes (--server-count), so
+ * a tree read right after a join can miss it. Read until every child k0s supervises is there and
+ * two reads 2 s apart agree (at most 90 s), and say so if it never settles.
+ */
+async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<ReturnType<typeof processTree>>> {
+  const want = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
+  const key = (t: Awaited<ReturnType<typeof processTree>>) => t.descendants.map((d) => `${processName(d.argv)}:${d.pid}`).sort().join(' ');
+  const deadline = Date.now() + 90_000;
+  let last = await processTree(s);
+  for (;;) {
+    await new Promise((res) => setTimeout(res, 2000));
+    const now = await processTree(s);
+    const names = new Set(now.descendants.map((d) => processName(d.argv)));
+    if (key(now) === key(last) && want.every((n) => names.has(n))) return now;
+    if (Date.now() > deadline) {
+      plane.notes.push(`${s.host.name}: k0s's children did not settle within 90 s; read as they were (missing: ${want.filter((n) => !names.has(n)).join(', ') || 'none'})`);
+      return now;
+    }
+    last = now;
+  }
+}
+
+async function controllerFacts(plane: PlaneData, s: Session, topology: K0sController['topology'], readyMs: number): Promise<K0sController> {
+  const { main, descendants } = await settledTree(s, plane);
   return {
     host: s.host.name, address: s.host.address, topology, readyMs, mainPid: main.pid, mainArgv: main.argv,
     children: descendants.map((d) => ({ pid: d.pid, ppid: d.ppid, name: processName(d.argv), argv: d.argv })),
@@ -51,18 +75,20 @@ async function controllerFacts(s: Session, topology: K0sController['topology'], 
 const commandsOf = (c: K0sController): Partial<Record<Component, string[]>> =>
   Object.fromEntries(c.children.filter((p) => (COMPONENTS as readonly string[]).includes(p.name)).map((p) => [p.name, p.argv]));
 
-/** Per component, the flags whose value is not the same on the single controller and the first HA one. */
-function haDelta(single: K0sController, ha: K0sController): Record<string, { flag: string; single: string | null; ha: string | null }[]> {
-  const a = commandsOf(single);
-  const b = commandsOf(ha);
-  const out: Record<string, { flag: string; single: string | null; ha: string | null }[]> = {};
-  for (const c of COMPONENTS) {
-    const fa = flagsOf(a[c] ?? []);
-    const fb = flagsOf(b[c] ?? []);
-    const rows = [...new Set([...fa.keys(), ...fb.keys()])].sort()
-      .map((flag) => ({ flag, single: fa.get(flag) ?? null, ha: fb.get(flag) ?? null }))
-      .filter((r) => r.single !== r.ha);
-    out[c] = rows;
+/**
+ * Per component, the flags whose value is not the same on every controller, with each
+ * controller's own address written <own-address> so that only what topology changes remains.
+ */
+function haDelta(controllers: K0sController[]): K0sModel['haDelta'] {
+  const own = (c: K0sController, v: string | undefined) => (v === undefined ? null : v.replaceAll(c.address, '<own-address>'));
+  const parsed = controllers.map((c) => ({ c, cmds: commandsOf(c) }));
+  const out: K0sModel['haDelta'] = {};
+  for (const comp of COMPONENTS) {
+    const flags = parsed.map(({ c, cmds }) => ({ c, f: flagsOf(cmds[comp] ?? []) }));
+    const names = [...new Set(flags.flatMap(({ f }) => [...f.keys()]))].sort();
+    out[comp] = names
+      .map((flag) => ({ flag, values: flags.map(({ c, f }) => own(c, f.get(flag))) }))
+      .filter((r) => new Set(r.values).size > 1);
   }
   return out;
 }
@@ -95,9 +121,9 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     }
     plane.notes.push(`k0s runs with its default components: konnectivity-server, metrics-server, kube-proxy, CoreDNS and the rest are on. This lab has no worker, so their Pods stay Pending; the controller side runs as released`);
     const facts: K0sController[] = [
-      await controllerFacts(single, 'single', singleMs),
-      await controllerFacts(first, 'ha', firstMs),
-      ...(await Promise.all(joiners.map((s, i) => controllerFacts(s, 'ha', joinMs[i]!)))),
+      await controllerFacts(plane, single, 'single', singleMs),
+      await controllerFacts(plane, first, 'ha', firstMs),
+      ...(await Promise.all(joiners.map((s, i) => controllerFacts(plane, s, 'ha', joinMs[i]!)))),
     ];
     const ha = facts[1]!;
     for (const [c, argv] of Object.entries(commandsOf(ha))) plane.commands[c as Component] = { argv: argv!, source: `/proc/${ha.children.find((p) => p.name === c)!.pid}/cmdline on ${ha.host} (HA controller 1 of 3)` };
@@ -107,7 +133,7 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     const tree = join(cacheDir(), 'gosrc', `k0s-${k0s.version}`);
     const components = k0sComponents(tree, k0s.version);
     if (!components) plane.notes.push(`k0s source for ${k0s.version} is not in ${tree} (the binary was not built from it here), so the in-process component list is missing`);
-    plane.k0s = { version: plane.version, controllers: facts, etcdMembers: members, disableComponents: disableList(help), defaultConfig, components: components ?? [], haDelta: haDelta(facts[0]!, ha) };
+    plane.k0s = { version: plane.version, controllers: facts, etcdMembers: members, disableComponents: disableList(help), defaultConfig, components: components ?? [], haDelta: haDelta(facts) };
     // The process model of the HA controller the columns come from.
     plane.processes.push({ name: 'k0s controller', kind: 'supervisor', parent: 'systemd (PID 1), unit k0scontroller', pid: ha.mainPid, source: `/proc/${ha.mainPid} on ${ha.host}`, details: { argv: ha.mainArgv.join(' ') } });
     for (const p of ha.children) {
@@ -122,6 +148,7 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
         citation: { text: `${c.expr} (${c.at.file}:${c.at.line})`, url: c.at.url } });
     }
     await collectPki(plane, first);
+    if (ctx.cis) plane.cis = await scanLabHost('k0s', first, ctx.params.kubernetesVersion, ctx.log);
     plane.pathTokens.push([first.host.address, '<host-address>'], [`${K0S_DATA}/pki/`, '<pki>/'], [`${K0S_DATA}/etcd`, '<etcd-data>'], [`${K0S_DATA}/`, '<data>/']);
     plane.host = `${opts.lab}/${first.host.name}`;
     plane.why = `real k0s ${plane.version} with default components on fresh lab hosts: single controller ${single.host.name}, HA controllers ${sessions.slice(1).map((s) => s.host.name).join(', ')} (columns from ${first.host.name})`;
