@@ -119,7 +119,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     params,
     planes: perPlane((p) => {
       const d = planes[p];
-      return { collected: d.collected, why: d.why, ...(d.version ? { version: d.version } : {}), ...(d.host ? { host: d.host } : {}), ...(d.mode ? { mode: d.mode } : {}), notes: d.notes, steps: d.steps };
+      return { collected: d.collected, why: d.why, ...(d.version ? { version: d.version } : {}), ...(d.host ? { host: d.host } : {}), ...(d.mode ? { mode: d.mode } : {}), ...(d.collectMs !== undefined ? { collectMs: d.collectMs } : {}), notes: d.notes, steps: d.steps };
     }),
     components,
     certs: certRows(planes),

@@ -69,6 +69,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
   // One plane at a time: each kubeadm/k0s run boots its own lab host on a small machine.
   for (const c of collectors(opts, host)) {
     opts.log.step(`collecting the ${c.plane} plane`);
+    const t0 = performance.now();
     try {
       planes[c.plane] = await c.collect(ctx);
     } catch (err) {
@@ -78,6 +79,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
       planes[c.plane] = emptyPlane(c.plane, `${c.plane} collection failed: ${msg}${detail.length ? ` (${detail.slice(-3).join(' | ')})` : ''}`);
     }
     const p = planes[c.plane];
+    p.collectMs = Math.round(performance.now() - t0);
     opts.log.info(`  ${c.plane}: ${p.collected ? 'collected' : 'NOT collected'}: ${p.why}`);
   }
   for (const p of PLANES) planes[p] ??= emptyPlane(p, 'no collector');

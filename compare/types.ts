@@ -77,6 +77,8 @@ export interface PlaneData {
   /** Reason for a flag this plane sets, from its own source (hardwire model `why`, kubeadm source line). */
   flagReasons: Partial<Record<Component, Record<string, { text: string; url?: string }>>>;
   k0s?: K0sModel;
+  /** Wall time of this plane's collection, CIS scan included. */
+  collectMs?: number;
   /** kube-bench on this plane (compare runs it unless --no-cis). */
   cis?: import('../cis/format.ts').PlaneReport;
   /** kubeadm live: each unit's PID and /proc argv, and whether it equals the manifest. */
@@ -160,7 +162,7 @@ export interface CompareReport {
   kubernetesVersion: string;
   generatedAt: string;
   params: ClusterParams;
-  planes: Record<PlaneName, { collected: boolean; why: string; version?: string; host?: string; mode?: string; notes: string[]; steps: PlaneData['steps'] }>;
+  planes: Record<PlaneName, { collected: boolean; why: string; version?: string; host?: string; mode?: string; collectMs?: number; notes: string[]; steps: PlaneData['steps'] }>;
   components: Record<Component, { flags: FlagRow[]; counts: Record<FlagClass, number>; sources: Partial<Record<PlaneName, string>> }>;
   certs: CertRow[];
   processes: Record<PlaneName, PlaneProcess[]>;

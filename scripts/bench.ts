@@ -9,6 +9,7 @@ const benches: Record<string, string> = {
   wire: 'bench-wire.ts',
   'pki-vs-kubeadm': 'bench-pki-vs-kubeadm.ts',
   rolling: 'bench-rolling.ts',
+  compare: 'bench-compare.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

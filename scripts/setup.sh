@@ -41,8 +41,13 @@ say "pnpm install"
 pnpm install --frozen-lockfile --silent >&2
 
 say "component binaries (first build from Go modules takes minutes; cached in ~/.cache)"
-# k0s is left out: this machine's module proxy refuses it (README, Blocked here).
 node cli/hardwire.ts components build kubernetes etcd etcdctl etcdutl >&2
 # kube-bench for `hardwire cis`: from its pinned source archive (../shared/sources, or
 # $HARDWIRE_KUBE_BENCH_SOURCE), else the release download. Not fatal: `hardwire cis` tries again.
 node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not built yet; \"hardwire cis\" builds it on first use"
+# The k0s plane of `compare` (and the tests): k0s from its pinned source archive (../shared/sources,
+# or $HARDWIRE_K0S_SOURCE; else the release download), and the etcd and konnectivity-server it pins.
+# About 8 minutes the first time, so only for the scripts that need it.
+case "${1:-}" in
+  test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
+esac

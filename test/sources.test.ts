@@ -13,7 +13,8 @@ import { ensureAll } from '../components/binaries/index.ts';
 import { goArch } from '../components/binaries/catalog.ts';
 import { DownloadError } from '../components/binaries/fetch.ts';
 import { assetDir } from '../components/binaries/assets.ts';
-import { resolveSource, sharedSourcesDir, SOURCE_RECIPES, treeDigest } from '../components/binaries/sources.ts';
+import { makeVariables, resolveSource, sharedSourcesDir, SOURCE_RECIPES, treeDigest } from '../components/binaries/sources.ts';
+import { cacheDir } from '../lib/paths.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 
@@ -76,14 +77,46 @@ describe('kube-bench source archive', () => {
 
   it('refuses --source in one line, exit 2, where it cannot apply or is wrong', () => {
     for (const [args, re] of [
-      [['etcd', '--source', '/tmp'], /^error: --source: only applies to binaries built from a source archive \(kube-bench\)/],
+      [['etcd', '--source', '/tmp'], /^error: --source: only applies to binaries built from a source archive \(k0s, kube-bench\)/],
       [['kube-bench', '--source', '/nonexistent/kb.tar.gz'], /^error: --source: \/nonexistent\/kb\.tar\.gz does not exist/],
+      [['k0s', 'kube-bench', '--source', '/tmp'], /^error: --source: is one tool's source, and k0s and kube-bench are named; build them one at a time/],
+      [['k0s', '--source', '/tmp'], /^error: --source: \/tmp is not a github\.com\/k0sproject\/k0s tree/],
     ] as const) {
       const r = hardwire(['components', 'build', ...args]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(re);
     }
+  });
+});
+
+describe('k0s source archive', () => {
+  const work = tempDir('hardwire-k0s-sources-');
+  const k0sPin = SOURCE_RECIPES.k0s!.pins['v1.36.3+k0s.2']!;
+  const k0sShared = join(sharedSourcesDir(), k0sPin.file);
+
+  it.skipIf(!existsSync(k0sShared))('finds the pinned k0s archive beside the repo and checks its sha256', async () => {
+    const src = await withEnv({ HARDWIRE_K0S_SOURCE: undefined }, () => resolveSource('k0s', 'v1.36.3+k0s.2', undefined, recorder()));
+    expect(src).toMatchObject({ kind: 'archive', path: k0sShared, digest: k0sPin.sha256, via: 'the shared sources directory' });
+  });
+
+  it('refuses a k0s archive that is not the pinned one, through --source and $HARDWIRE_K0S_SOURCE', async () => {
+    const fake = join(work, 'k0s.tar.gz');
+    writeFileSync(fake, 'not k0s');
+    await expect(resolveSource('k0s', 'v1.36.3+k0s.2', fake, recorder())).rejects.toThrow(/^--source: .* not the pinned k0s-v1\.36\.3\+k0s\.2\.tar\.gz \(e4f6efb3/);
+    const viaEnv = await withEnv({ HARDWIRE_K0S_SOURCE: fake }, () => resolveSource('k0s', 'v1.36.3+k0s.2', undefined, recorder()).catch((e: unknown) => e));
+    expect((viaEnv as InputError).field).toBe('HARDWIRE_K0S_SOURCE');
+  });
+
+  // The build's -X list comes from the tree's Makefile variables, and k0s reports what it was built with.
+  const built = join(cacheDir(), 'bin', 'k0s', 'v1.36.3+k0s.2', 'k0s');
+  const tree = join(cacheDir(), 'gosrc', 'k0s-v1.36.3+k0s.2');
+  it.skipIf(!existsSync(built) || !existsSync(tree))('the cached k0s reports the component versions of its tree\'s Makefile.variables', () => {
+    const vars = makeVariables(join(tree, 'embedded-bins', 'Makefile.variables'));
+    // "k0s : v1.36.3+k0s.2", "etcd : 3.6.14", ... one per line.
+    const all = Object.fromEntries(execFileSync(built, ['version', '--all'], { encoding: 'utf8' }).trim().split('\n').map((l) => l.split(' : ').map((x) => x.trim())));
+    expect(all).toMatchObject({ k0s: 'v1.36.3+k0s.2', etcd: vars.etcd_version, konnectivity: vars.konnectivity_version, kubernetes: vars.kubernetes_version, kine: vars.kine_version, runc: vars.runc_version });
+    expect(vars.etcd_version).toBe('3.6.14');
   });
 });
 

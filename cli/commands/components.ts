@@ -15,15 +15,17 @@ usage: hardwire components build|fetch [names...] [options]
        hardwire components list [--json]
 
 Gives hardwire its component binaries (kube-apiserver, kube-controller-manager, kube-scheduler,
-kubeadm, kubectl, etcd, etcdctl, etcdutl, k0s, kube-bench) at pinned versions, verified by sha256,
+kubeadm, kubectl, etcd, etcdctl, etcdutl, k0s, k0s-etcd, konnectivity-server, kube-bench) at pinned versions, verified by sha256,
 in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
 
   build [names...]   build from the Go modules in components/go/ (offline path); a binary
                      already built by the same recipe is reused, so a warm second run does nothing.
-                     kube-bench is built from its pinned source archive instead (the module proxy
-                     refuses it): --source, else $HARDWIRE_KUBE_BENCH_SOURCE, else
-                     ../shared/sources/kube-bench-v0.15.6.tar.gz beside the repo, else the release
-                     download. Its cfg/ (the benchmarks) is cached beside the binary.
+                     k0s and kube-bench are built from their pinned source archives instead (the
+                     module proxy refuses them): --source, else $HARDWIRE_K0S_SOURCE or
+                     $HARDWIRE_KUBE_BENCH_SOURCE, else ../shared/sources/<tool>-<tag>.tar.gz beside
+                     the repo, else the release download. kube-bench's cfg/ is cached beside it.
+                     k0s-etcd (3.6.14) and konnectivity-server (0.36.0) are what k0s pins; the
+                     latter has no release binaries, so it is always built.
   fetch [names...]   download the official release binaries and check their sha256
   list               the cached binaries: name, version, path, sha256, source
 
@@ -34,8 +36,8 @@ options (build and fetch):
   --inventory FILE           take cluster.kubernetesVersion and components.from from an inventory
   --kubernetes-version VER   Kubernetes release (default v1.36.3); etcd and k0s versions follow it
   --force                    rebuild or re-download even if the cache holds a verified binary
-  --source FILE|DIR          (build) kube-bench's source: the pinned archive (sha256 checked) or an
-                             unpacked tree
+  --source FILE|DIR          (build) the source of the one k0s or kube-bench named: the pinned
+                             archive (sha256 checked) or an unpacked tree
 options (all):
   --json                     print one JSON document on stdout
   --quiet                    no progress lines
@@ -47,6 +49,7 @@ environment:
   HARDWIRE_K0S_RELEASE_URL          default https://github.com/k0sproject/k0s/releases/download
   HARDWIRE_KUBE_BENCH_RELEASE_URL   default https://github.com/aquasecurity/kube-bench/releases/download
   HARDWIRE_KUBE_BENCH_SOURCE        kube-bench's source archive or tree, as --source
+  HARDWIRE_K0S_SOURCE               k0s's source archive or tree, as --source
 Go builds use GOMODCACHE=~/.cache/hardwire/gomod and GOCACHE=~/.cache/go-build.
 `;
 
@@ -60,7 +63,7 @@ export function declare(root: Cli): Cli {
 
   for (const source of ['build', 'fetch'] as const) {
     const cmd = components.command(source);
-    if (source === 'build') cmd.option('--source <file|dir>', 'kube-bench source archive or unpacked tree');
+    if (source === 'build') cmd.option('--source <file|dir>', 'k0s or kube-bench source archive or unpacked tree');
     cmd
       .argument('[names...]')
       .option('--from <dir>', 'use binaries from DIR instead')
@@ -79,8 +82,12 @@ export function declare(root: Cli): Cli {
         if (opts.source !== undefined) ensure.sourcePath = opts.source;
 
         const names = parseNames(args);
-        if (opts.source !== undefined && !names.some((n) => sourceRecipe(groupOf(n)))) {
-          throw new InputError('--source', `only applies to binaries built from a source archive (kube-bench); drop it, or add kube-bench to the names`);
+        const sourced = [...new Set(names.filter((n) => sourceRecipe(groupOf(n))))];
+        if (opts.source !== undefined && sourced.length === 0) {
+          throw new InputError('--source', `only applies to binaries built from a source archive (k0s, kube-bench); drop it, or name k0s or kube-bench`);
+        }
+        if (opts.source !== undefined && sourced.length > 1) {
+          throw new InputError('--source', `is one tool's source, and ${sourced.join(' and ')} are named; build them one at a time`);
         }
         const started = Date.now();
         const got = await ensureAll(names, ensure);

@@ -64,6 +64,23 @@ async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<Return
   }
 }
 
+/** `k0s token create` asks the controller's status socket, which can appear after /readyz: retry for 60 s. */
+async function createToken(plane: PlaneData, s: Session): Promise<string> {
+  const argv = [K0S_BIN, 'token', 'create', '--role=controller', '--expiry=1h'];
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const r = await s.exec(argv, { allowFail: true, timeoutMs: 30_000 });
+    if (r.code === 0 && r.stdout.trim()) {
+      plane.steps.push({ step: `${s.host.name}: k0s token create --role=controller`, argv, ms: 0, ok: true });
+      return r.stdout.trim();
+    }
+    if (Date.now() > deadline || !/status\.sock|connection refused/.test(r.stderr)) {
+      throw new StepError('compare-k0s', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
 async function controllerFacts(plane: PlaneData, s: Session, topology: K0sController['topology'], readyMs: number): Promise<K0sController> {
   const { main, descendants } = await settledTree(s, plane);
   return {
@@ -113,7 +130,7 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     // The single controller and the first HA controller start side by side; joiners one at a time,
     // as etcd members join one at a time.
     const [singleMs, firstMs] = await Promise.all([startController(plane, single, false), startController(plane, first, false)]);
-    const token = (await step(plane, first, [K0S_BIN, 'token', 'create', '--role=controller', '--expiry=1h'], 'k0s token create --role=controller')).trim();
+    const token = await createToken(plane, first);
     const joinMs: number[] = [];
     for (const s of joiners) {
       await s.writeFileAtomic(JOIN_TOKEN, token, { mode: 0o600 });
