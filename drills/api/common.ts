@@ -89,10 +89,10 @@ export async function namespaceGone(creds: KubeCreds, ns: string, timeoutMs = 12
 export interface KubectlRun { command: string; code: number; output: string; at: string; ms: number }
 
 /** The real kubectl (the pinned build) as the admin: a symptom is what a user would see. */
-export async function kubectl(d: DrillCtx, args: string[], stdin?: string): Promise<KubectlRun> {
+export async function kubectl(d: DrillCtx, args: string[], stdin?: string, kubeconfig = d.adminConf): Promise<KubectlRun> {
   const t = Date.now();
-  const r = await run(binaryPath('kubectl', PINNED_KUBERNETES), ['--kubeconfig', d.adminConf, ...args], { step: 'kubectl', allowFail: true, timeoutMs: 60_000, ...(stdin === undefined ? {} : { input: stdin }) });
-  return { command: `kubectl ${args.join(' ')}${stdin === undefined ? '' : ` <<< '${stdin}'`}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim(), at: iso(t), ms: Date.now() - t };
+  const r = await run(binaryPath('kubectl', PINNED_KUBERNETES), ['--kubeconfig', kubeconfig, ...args], { step: 'kubectl', allowFail: true, timeoutMs: 60_000, ...(stdin === undefined ? {} : { input: stdin }) });
+  return { command: `kubectl ${kubeconfig === d.adminConf ? '' : `--kubeconfig ${kubeconfig} `}${args.join(' ')}${stdin === undefined ? '' : ` <<< '${stdin}'`}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim(), at: iso(t), ms: Date.now() - t };
 }
 
 /** The first apiserver journal line since `sinceMs` matching `pattern`, on any control-plane host. */

@@ -7,7 +7,8 @@ import type { KubectlRun } from './common.ts';
 
 export interface CapturedLine {
   /** journal: the apiserver's journal; webhook-server: the drill server's own log; audit-log: the apiserver's audit log file. */
-  source: 'journal' | 'webhook-server' | 'audit-log';
+  /** response: the body of an HTTP response the drill received. */
+  source: 'journal' | 'webhook-server' | 'audit-log' | 'response';
   host?: string;
   unit?: string;
   file?: string;
