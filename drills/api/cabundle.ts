@@ -81,7 +81,7 @@ async function until(d: DrillCtx, args: () => string[], ok: (code: number) => bo
 const seenBy = (server: DrillServer, name: string, after: string) => server.lines().some((l) => l.at >= after && l.line.includes(`AdmissionReview`) && l.line.includes(`${NS}/${name}`));
 
 export async function cabundleDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
-  const listen = opts.listen ?? listenAddressFor(inv);
+  const listen = listenAddressFor(inv, opts.listen);
   return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, 'webhook-cabundle', async (d) => {
     const base = await baseline(d);
     await cleanup(d);

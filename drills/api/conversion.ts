@@ -77,7 +77,7 @@ async function readAll(d: DrillCtx, version: string): Promise<Record<string, { u
 }
 
 export async function conversionDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
-  const listen = opts.listen ?? listenAddressFor(inv);
+  const listen = listenAddressFor(inv, opts.listen);
   return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, 'conversion-webhook', async (d) => {
     const base = await baseline(d);
     await cleanup(d);

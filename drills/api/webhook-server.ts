@@ -27,8 +27,17 @@ export interface DrillServer {
   close(): Promise<void>;
 }
 
-/** This machine's address on the network of the first control-plane host (the lab's bridge address). */
-export function listenAddressFor(inv: Inventory): string {
+/**
+ * Where the drill webhook listens: --listen if given (it must be this machine's), else this
+ * machine's address on the network of the first control-plane host (the lab's bridge address).
+ * Checked before anything connects, so bad input changes nothing.
+ */
+export function listenAddressFor(inv: Inventory, listen?: string): string {
+  if (listen !== undefined) {
+    const mine = Object.values(networkInterfaces()).flat().some((a) => a?.address === listen);
+    if (!mine) throw new InputError('--listen', `${listen} is not an address of this machine; pass one that every apiserver can reach, e.g. the lab bridge address`);
+    return listen;
+  }
   const target = inv.controlPlaneHosts[0]!.address;
   for (const addrs of Object.values(networkInterfaces())) {
     for (const a of addrs ?? []) {
