@@ -4,7 +4,7 @@
 // break, the 3.C2 objects read with kubectl, 3.C3's 429s against /metrics, the CA hashed on the
 // host, and `hardwire verify` after every recovery.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { readFileSync, statSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { join } from 'node:path';
@@ -37,12 +37,13 @@ function drill(name: string, args: string[] = []): { r: Report; md: string } {
 }
 
 function kubectl(args: string[], kubeconfig = admin): { code: number; out: string } {
-  try {
-    return { code: 0, out: execFileSync(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 }) };
-  } catch (e) {
-    const x = e as { status: number; stdout: string; stderr: string };
-    return { code: x.status ?? -1, out: `${x.stdout}${x.stderr}` };
-  }
+  const r = spawnSync(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status ?? -1, out: `${r.stdout}${r.stderr}` };
+}
+
+/** The same without blocking, so this test's own load keeps running meanwhile. */
+function kubectlAsync(args: string[], kubeconfig: string): Promise<string> {
+  return new Promise((res) => execFile(KUBECTL, ['--kubeconfig', kubeconfig, ...args], { timeout: 60_000 }, (_e, out, err) => res(`${out}${err}`)));
 }
 
 async function onHost(argv: string[]): Promise<string> {
@@ -195,7 +196,7 @@ describe('API drills 3.C1-3.C3 on a wired 1-host lab', () => {
       }
     }));
     let seen = '';
-    for (let i = 0; i < 8 && !/429 Too Many Requests/.test(seen); i++) seen = kubectl(['get', 'configmaps', '-A', '-v=6', '--request-timeout=5s'], conf).out;
+    for (let i = 0; i < 8 && !/429 Too Many Requests/.test(seen); i++) seen = await kubectlAsync(['get', 'configmaps', '-A', '-v=6', '--request-timeout=5s'], conf);
     stop = true;
     await load;
     agent.destroy();
