@@ -5,6 +5,7 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { declareApiDrills } from './drill-api.ts';
 import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../drills/cert-expiry.ts';
 
 const HELP = `
@@ -70,5 +71,6 @@ export function declare(root: Cli): Cli {
       return report.recovered ? 0 : 1;
     }));
 
+  declareApiDrills(drill);
   return group(drill);
 }
