@@ -7,8 +7,8 @@ import forge from 'node-forge';
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
-import { apply, baseline, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, withDrillCtx, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
-import { listenAddressFor, startDrillServer, type DrillServer } from './webhook-server.ts';
+import { apply, baseline, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
+import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
 import { traceLine } from './trace-source.ts';
 import type { RecoveryStep } from '../report.ts';
@@ -80,18 +80,8 @@ async function until(d: DrillCtx, args: () => string[], ok: (code: number) => bo
 
 const seenBy = (server: DrillServer, name: string, after: string) => server.lines().some((l) => l.at >= after && l.line.includes(`AdmissionReview`) && l.line.includes(`${NS}/${name}`));
 
-export async function cabundleDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
-  const listen = listenAddressFor(inv, opts.listen);
-  return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, 'webhook-cabundle', async (d) => {
-    const base = await baseline(d);
-    await cleanup(d);
-    const server = await startDrillServer(d.dir, listen, 'cabundle');
-    try {
-      return await drill(d, server, base, opts);
-    } finally {
-      await server.close();
-    }
-  });
+export function cabundleDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
+  return webhookDrill(inv, stateDir, opts, log, 'webhook-cabundle', 'cabundle', cleanup, (d, server, base) => drill(d, server, base, opts));
 }
 
 async function drill(d: DrillCtx, server: DrillServer, base: ApiDrillReport['baseline'], opts: ApiDrillOptions): Promise<ApiDrillReport> {

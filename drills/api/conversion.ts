@@ -7,8 +7,8 @@ import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
 import { kubeRequest } from '../../kube/client.ts';
-import { apply, baseline, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, withDrillCtx, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
-import { listenAddressFor, startDrillServer, type DrillServer } from './webhook-server.ts';
+import { apply, baseline, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
+import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
 import { traceLine } from './trace-source.ts';
 import { GROUP } from './convert-objects.ts';
@@ -76,18 +76,8 @@ async function readAll(d: DrillCtx, version: string): Promise<Record<string, { u
   return Object.fromEntries(items.map((i) => [i.metadata.name, { uid: i.metadata.uid, resourceVersion: i.metadata.resourceVersion, spec: i.spec }]));
 }
 
-export async function conversionDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
-  const listen = listenAddressFor(inv, opts.listen);
-  return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, 'conversion-webhook', async (d) => {
-    const base = await baseline(d);
-    await cleanup(d);
-    const server = await startDrillServer(d.dir, listen, 'conversion');
-    try {
-      return await drill(d, server, base, opts);
-    } finally {
-      await server.close();
-    }
-  });
+export function conversionDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
+  return webhookDrill(inv, stateDir, opts, log, 'conversion-webhook', 'conversion', cleanup, (d, server, base) => drill(d, server, base, opts));
 }
 
 async function drill(d: DrillCtx, server: DrillServer, base: ApiDrillReport['baseline'], opts: ApiDrillOptions): Promise<ApiDrillReport> {

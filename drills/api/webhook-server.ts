@@ -12,6 +12,8 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { ipv4ToInt } from '../../lib/net.ts';
 import { issueCa, issueLeaf, windowFor } from '../../pki/issue.ts';
 import { convertObject, type ConvertMode } from './convert-objects.ts';
+import type { Logger } from '../../lib/log.ts';
+import { baseline, withDrillCtx, type DrillCtx } from './common.ts';
 
 export interface ServerLogLine { at: string; line: string }
 
@@ -115,4 +117,25 @@ export async function startDrillServer(dir: string, listen: string, name: string
     lines: () => [...kept],
     close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
   };
+}
+
+/**
+ * The frame of a drill that needs the webhook server: baseline, leftovers of an earlier run removed,
+ * the server up for the drill's body and closed however it ends.
+ */
+export async function webhookDrill<T>(
+  inv: Inventory, stateDir: string, opts: { listen?: string | undefined; gateTimeoutMs: number }, log: Logger, name: string, mode: string,
+  cleanup: (d: DrillCtx) => Promise<void>, body: (d: DrillCtx, server: DrillServer, base: Awaited<ReturnType<typeof baseline>>) => Promise<T>,
+): Promise<T> {
+  const listen = listenAddressFor(inv, opts.listen);
+  return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, name, async (d) => {
+    const base = await baseline(d);
+    await cleanup(d);
+    const server = await startDrillServer(d.dir, listen, mode);
+    try {
+      return await body(d, server, base);
+    } finally {
+      await server.close();
+    }
+  });
 }
