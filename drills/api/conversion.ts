@@ -7,7 +7,7 @@ import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
 import { kubeRequest } from '../../kube/client.ts';
-import { apply, baseline, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
+import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
 import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
 import { traceLine } from './trace-source.ts';
