@@ -37,6 +37,10 @@ export const MESSAGES: Message[] = [
   { id: 'apiserver-authn-failed', kind: 'log', match: /"Unable to authenticate the request"/, format: '"Unable to authenticate the request"', site: site(APISERVER, K8S, 'pkg/endpoints/filters/authentication.go', 75) },
   { id: 'leaderelection-get-failed', kind: 'log', match: /"error retrieving resource lock"/, format: '"error retrieving resource lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 323) },
   { id: 'leaderelection-renew-failed', kind: 'log', match: /"Failed to renew lease"/, format: '"Failed to renew lease"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 304) },
+  // Two call sites log it (acquire and renew); klog's header tells which, and traceLine keeps that one.
+  { id: 'leaderelection-lease-get-failed', kind: 'log', match: /"Error retrieving lease lock"/, format: '"Error retrieving lease lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 366) },
+  { id: 'leaderelection-lease-get-failed', kind: 'log', match: /"Error retrieving lease lock"/, format: '"Error retrieving lease lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 461) },
+  { id: 'leaderelection-lease-update-failed', kind: 'log', match: /"Failed to update lease"/, format: '"Failed to update lease"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 497) },
   { id: 'leaderelection-update-failed', kind: 'log', match: /"Failed to update lock"/, format: '"Failed to update lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 421) },
   { id: 'kcm-leaderelection-lost', kind: 'log', match: /"leaderelection lost\/stopped"/, format: '"leaderelection lost/stopped"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 413) },
   { id: 'scheduler-leaderelection-lost', kind: 'log', match: /"Leaderelection lost"/, format: '"Leaderelection lost"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-scheduler/app/server.go', 328) },
@@ -76,10 +80,12 @@ function klogSite(line: string): string | undefined {
 /** Every catalogued message in the line, the log call first. */
 export function traceLine(line: string, catalog: readonly Message[] = MESSAGES): Trace[] {
   const header = klogSite(line);
-  return catalog.filter((m) => m.match.test(line)).map((m) => ({
+  const all: Trace[] = catalog.filter((m) => m.match.test(line)).map((m) => ({
     id: m.id, kind: m.kind, citation: citation(m.site), format: m.format,
     ...(m.kind === 'log' && header ? { klogHeaderAgrees: header === `${m.site.file.split('/').pop()}:${m.site.line}` } : {}),
   }));
+  // A message logged from several call sites: keep the one klog's header names, if it names one.
+  return all.filter((t) => t.klogHeaderAgrees !== false || !all.some((o) => o !== t && o.id === t.id && o.klogHeaderAgrees === true));
 }
 
 export interface MessageFailure { id: string; citation: string; reason: string }

@@ -28,4 +28,12 @@ describe('drills/trace.ts', () => {
     expect(traceLine(line.replace('authentication.go:75]', 'authentication.go:80]'))[0]!.klogHeaderAgrees).toBe(false);
     expect(traceLine('nothing catalogued here')).toEqual([]);
   });
+
+  it('a message logged from two call sites is traced to the one klog names', () => {
+    const line = 'E1201 03:30:54.098012     321 leaderelection.go:461] "Error retrieving lease lock" err="Get \\"https://127.0.0.1:6443/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/kube-scheduler?timeout=5s\\": tls: failed to verify certificate: x509: certificate is valid for 10.96.0.1, 10.213.168.11, 10.213.168.12, not 127.0.0.1" lock="kube-system/kube-scheduler"';
+    expect(traceLine(line).map((t) => t.citation)).toEqual([
+      'k8s.io/client-go@v0.36.3/tools/leaderelection/leaderelection.go:461',
+      'std@go1.26.8/crypto/x509/verify.go:142',
+    ]);
+  });
 });
