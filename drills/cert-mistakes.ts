@@ -105,7 +105,7 @@ const unknownCa: DrillDef = {
   },
   symptom: async (env) => {
     const h = cps(env.inv)[0]!;
-    return failed(await kubectlWithHostKubeconfig(env.session(h.name), h.name, `${K8S_DIR}/scheduler.conf`, ['--server', api(env), 'get', 'lease', 'kube-scheduler', '-n', 'kube-system']), /Unauthorized/);
+    return failed(await kubectlWithHostKubeconfig(env.session(h.name), h.name, `${K8S_DIR}/scheduler.conf`, ['--server', api(env), 'get', 'lease', 'kube-scheduler', '-n', 'kube-system']), /must be logged in to the server|Unauthorized/);
   },
   blastRadius: (env) => blastRadius(env),
   recover: (env) => rerender(env, 'kubeconfig-scheduler', 'the table says scheduler.conf carries a cert from the cluster CA; the operator copy is that one'),
@@ -115,7 +115,7 @@ const wrongClientCert: DrillDef = {
   minObserveMs: OBSERVE_MIN_MS,
   name: 'cert-mistake wrong-client-cert',
   title: 'Certificate mistake: controller-manager.conf holding the scheduler\'s cert',
-  whoLogs: 'not an x509 failure: the cert is valid, so the apiserver authenticates system:kube-scheduler and RBAC refuses what the controller-manager asks; the controller-manager logs the 403 naming that user',
+  whoLogs: 'not an x509 failure: the cert is valid, so the apiserver authenticates system:kube-scheduler and RBAC refuses what the controller-manager asks; the controller-manager logs the 403 naming that user. Its Lease keeps renewing (the Role system::leader-locking-kube-scheduler lets the scheduler get and update every Lease in kube-system), so a Lease-only health check stays green: the controllers are what fail, when each asks for its service account',
   capture: { label: 'RBAC refusal naming the user', units: ['kube-controller-manager'], pattern: 'system:kube-scheduler.{0,3} cannot' },
   async break(env) {
     const dir = pkiDir(env.stateDir, env.inv);
@@ -125,7 +125,8 @@ const wrongClientCert: DrillDef = {
   },
   symptom: async (env) => {
     const h = cps(env.inv)[0]!;
-    const r = await kubectlWithHostKubeconfig(env.session(h.name), h.name, `${K8S_DIR}/controller-manager.conf`, ['--server', api(env), '-v=6', 'get', 'lease', 'kube-controller-manager', '-n', 'kube-system']);
+    // The request each controller makes first (--use-service-account-credentials): its service account.
+    const r = await kubectlWithHostKubeconfig(env.session(h.name), h.name, `${K8S_DIR}/controller-manager.conf`, ['--server', api(env), '-v=6', 'get', 'serviceaccount', 'deployment-controller', '-n', 'kube-system']);
     // -v=6 shows the response status; keep that and the error, not the temp kubeconfig's path.
     const output = r.output.split('\n').filter((l) => /"Response"|Error from server/.test(l)).join('\n');
     return failed({ ...r, output }, /403 Forbidden[\s\S]*system:kube-scheduler/);

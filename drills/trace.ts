@@ -44,8 +44,10 @@ export const MESSAGES: Message[] = [
   { id: 'leaderelection-update-failed', kind: 'log', match: /"Failed to update lock"/, format: '"Failed to update lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 421) },
   { id: 'kcm-leaderelection-lost', kind: 'log', match: /"leaderelection lost\/stopped"/, format: '"leaderelection lost/stopped"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 413) },
   { id: 'scheduler-leaderelection-lost', kind: 'log', match: /"Leaderelection lost"/, format: '"Leaderelection lost"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-scheduler/app/server.go', 328) },
+  { id: 'kcm-controller-init-failed', kind: 'log', match: /"Error initializing a controller"/, format: '"Error initializing a controller"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 637) },
   { id: 'reflector-watch-failed', kind: 'log', match: /"Failed to watch"/, format: '"Failed to watch"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 227) },
   // Errors wrapped into them.
+  { id: 'kcm-controller-client-failed', kind: 'error', match: /failed to create Kubernetes client for /, format: '"failed to create Kubernetes client for %q: %w"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 522) },
   { id: 'reflector-list-failed', kind: 'error', match: /failed to list \S+: /, format: '"failed to list %v: %w"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 747) },
   { id: 'apiserver-x509-verify-failed', kind: 'error', match: /verifying certificate .* failed: /, format: '"verifying certificate %s failed: %w"', site: site(APISERVER, K8S, 'pkg/authentication/request/x509/x509.go', 188) },
   { id: 'forbidden', kind: 'error', match: /\S+ \\?"[^"\\]+\\?" is forbidden: /, format: '"%s %q is forbidden: %v"', site: site('k8s.io/apimachinery', K8S, 'pkg/api/errors/errors.go', 216) },
