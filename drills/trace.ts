@@ -45,6 +45,7 @@ export const MESSAGES: Message[] = [
   { id: 'kcm-leaderelection-lost', kind: 'log', match: /"leaderelection lost\/stopped"/, format: '"leaderelection lost/stopped"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 413) },
   { id: 'scheduler-leaderelection-lost', kind: 'log', match: /"Leaderelection lost"/, format: '"Leaderelection lost"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-scheduler/app/server.go', 328) },
   { id: 'kcm-controller-init-failed', kind: 'log', match: /"Error initializing a controller"/, format: '"Error initializing a controller"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 637) },
+  { id: 'reflector-watch-backoff', kind: 'log', match: /"Watch failed - backing off"/, format: '"Watch failed - backing off"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 608) },
   { id: 'reflector-watch-failed', kind: 'log', match: /"Failed to watch"/, format: '"Failed to watch"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 227) },
   // Errors wrapped into them.
   { id: 'kcm-controller-client-failed', kind: 'error', match: /failed to create Kubernetes client for /, format: '"failed to create Kubernetes client for %q: %w"', site: site('k8s.io/kubernetes', 'v1.36.3', 'cmd/kube-controller-manager/app/controllermanager.go', 522) },

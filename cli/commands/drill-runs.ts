@@ -54,3 +54,7 @@ export function declareCertMistakes(drill: Cli): void {
     return (await import('../../drills/cert-mistakes.ts')).mistakeDrill(o.kind);
   }).option('--kind <kind>', 'which mistake', oneOf('--kind', KINDS));
 }
+
+export function declareApiserverDown(drill: Cli): void {
+  runnerCommand(drill, 'apiserver-down', 'drill 3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
+}
