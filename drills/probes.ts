@@ -30,14 +30,19 @@ export async function etcdHealth(env: DrillEnv): Promise<{ ok: boolean; detail: 
   }
 }
 
+/** Read through any apiserver that answers: a Lease is not down because one apiserver is. */
 export async function leaseAlive(env: DrillEnv, lease: string): Promise<{ ok: boolean; detail: string }> {
-  try {
-    const l = await readLease(env.creds, lease);
-    const ok = l.holder !== '' && l.ageMs <= LEASE_DURATION_MS;
-    return { ok, detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago` };
-  } catch (e) {
-    return { ok: false, detail: `cannot read: ${errText(e)}` };
+  const errs: string[] = [];
+  for (const h of env.inv.controlPlaneHosts) {
+    try {
+      const l = await readLease(withServer(env.creds, `https://${h.address}:${APISERVER_PORT}`), lease);
+      const ok = l.holder !== '' && l.ageMs <= LEASE_DURATION_MS;
+      return { ok, detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago (read via ${h.name})` };
+    } catch (e) {
+      errs.push(`${h.name}: ${errText(e)}`);
+    }
   }
+  return { ok: false, detail: `cannot read: ${errs.join('; ')}` };
 }
 
 /** etcd, every apiserver's /readyz (as admin, at the host address) and every Lease, once. */

@@ -57,6 +57,8 @@ export interface DrillDef<B extends Broken = Broken> {
   /** The first line naming the failure. */
   capture: CaptureGroup;
   also?: CaptureGroup[];
+  /** Refuses input the inventory makes wrong (an InputError), before anything touches a host. */
+  validate?(inv: Inventory): void;
   /** Observe at least this long, so what dies later shows in the blast radius (a Lease lasts 15 s). */
   minObserveMs?: number;
   /** After the baseline, before the break (e.g. a Deployment to scale later). */

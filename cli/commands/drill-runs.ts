@@ -31,6 +31,7 @@ export function runnerCommand<O extends object>(parent: Cli, name: string, summa
     if (opts.keepBroken && opts.hold > 0) throw new InputError('--hold', 'does nothing with --keep-broken, which never recovers; drop one of them');
     const def = await defOf(opts);
     const inv = await inventoryOrLab(opts, log, false);
+    def.validate?.(inv);
     const { runDrill } = await import('../../drills/runner.ts');
     const { runMarkdown } = await import('../../drills/run-report.ts');
     const report = await runDrill(inv, stateDirFrom(opts), def, {
@@ -57,4 +58,9 @@ export function declareCertMistakes(drill: Cli): void {
 
 export function declareApiserverDown(drill: Cli): void {
   runnerCommand(drill, 'apiserver-down', 'drill 3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
+}
+
+export function declareKillOne(drill: Cli): void {
+  runnerCommand<{ host?: string }>(drill, 'kill-one', 'module 3.6, hardwire half: SIGKILL kube-apiserver on one host, sample health once a second', async (o) => (await import('../../drills/kill-one.ts')).killOneDrill(o.host), 60)
+    .option('--host <host>', 'the control-plane host whose kube-apiserver is killed (default: the first)');
 }

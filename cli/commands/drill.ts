@@ -5,7 +5,7 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
-import { declareApiserverDown, declareCertMistakes } from './drill-runs.ts';
+import { declareApiserverDown, declareCertMistakes, declareKillOne } from './drill-runs.ts';
 import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../drills/cert-expiry.ts';
 
 const HELP = `
@@ -73,6 +73,7 @@ export function declare(root: Cli): Cli {
   declareCertExpiry(drill);
   declareCertMistakes(drill);
   declareApiserverDown(drill);
+  declareKillOne(drill);
   return group(drill);
 }
 
