@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // `pnpm test` runs these and everything else.
 export const UNIT_TESTS = [
   'test/plan.test.ts', 'test/render.test.ts', 'test/pki.test.ts', 'test/inventory.test.ts', 'test/log.test.ts',
-  'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts', 'test/sources.test.ts',
+  'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts', 'test/sources.test.ts', 'test/trace.test.ts',
 ];
 
 export default defineConfig({

@@ -25,7 +25,7 @@ export interface VerifyResult {
 }
 
 /** Module paths are case-encoded in the module cache: uppercase letters become !lowercase. */
-function escapeModule(p: string): string {
+export function escapeModule(p: string): string {
   return p.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`);
 }
 

@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { wiredTestLab, type TestLab } from './helpers/lab.ts';
+import { inJournal as inJournalOn } from './helpers/journal.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -33,17 +34,7 @@ function drill(args: string[], md: string): Report {
   return JSON.parse(r.stdout) as Report;
 }
 
-/** The captured line must be in that host's journal, verbatim: it was read, not written by us. */
-async function inJournal(c: Captured): Promise<boolean> {
-  const s = await lab.ssh(c.host);
-  try {
-    const since = Math.floor(new Date(c.at).getTime() / 1000) - 1;
-    const r = await s.exec(['journalctl', '-u', c.unit, `--since=@${since}`, `--until=@${since + 3}`, '-o', 'cat', '--no-pager'], { allowFail: true });
-    return r.stdout.split('\n').includes(c.line);
-  } finally {
-    await s.close();
-  }
-}
+const inJournal = (c: Captured) => inJournalOn(lab, c);
 
 function noKeyMaterial(text: string): void {
   expect(text).not.toMatch(/PRIVATE KEY|client-key-data/);

@@ -6,6 +6,7 @@ import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { declareApiDrills } from './drill-api.ts';
+import { declareApiserverDown, declareCertMistakes, declareKillOne } from './drill-runs.ts';
 import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../drills/cert-expiry.ts';
 
 const HELP = `
@@ -33,6 +34,24 @@ restart that loaded an expired one) to when both the x509 line and the symptom w
 timeToRecoverMs: from the start of the renew to every gate green. Exit 1 unless recovered.
 --observe-timeout: how long to wait for the x509 line and the symptom (default 180, at least 10).
 --gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
+
+usage: hardwire drill cert-mistake --kind wrong-san|unknown-ca|wrong-client-cert [COMMON]
+       hardwire drill apiserver-down [COMMON]
+       hardwire drill kill-one [--host HOST] [COMMON]
+COMMON: [--keep-broken | --hold SECONDS] [--observe-timeout SECONDS] [--gate-timeout SECONDS]
+        [--inventory FILE] [--state-dir DIR] [--md FILE] [--json]
+Each: baseline (every gate green, ca.crt hashed on each host), one real break, the first journal line
+naming the failure (host, unit, time) with the source line that emits it (module@version/file:line),
+the symptom through kubectl, what keeps working; then recovery and every gate green.
+  cert-mistake wrong-san          apiserver serving cert without 127.0.0.1 (what the controllers use)
+  cert-mistake unknown-ca         scheduler.conf with a cert from a throwaway CA
+  cert-mistake wrong-client-cert  controller-manager.conf holding the scheduler's cert (RBAC 403)
+     recovery: re-render the file from the cert table with wire's phases; the CA is only read
+  apiserver-down (3.C4)           stop every kube-apiserver; watch errors, Lease renewal, leader
+                                  election lost, systemd restarts; then the level-triggered payoff
+  kill-one (3.6, hardwire half)   SIGKILL kube-apiserver on one host; per-second health samples
+--keep-broken stops after the break and prints the recovery command ("hardwire wire", which
+re-renders from the table and starts what is down). --hold keeps it broken SECONDS, then recovers.
 `;
 
 interface Opts extends InventoryOpts {
@@ -46,11 +65,21 @@ interface Opts extends InventoryOpts {
 }
 
 export function declare(root: Cli): Cli {
-  const drill = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report (cert-expiry)', HELP)
+  const drill = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report', HELP)
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
 
+  // One line per drill family.
+  declareCertExpiry(drill);
+  declareCertMistakes(drill);
+  declareApiserverDown(drill);
+  declareKillOne(drill);
+  declareApiDrills(drill);
+  return group(drill);
+}
+
+function declareCertExpiry(drill: Cli): void {
   drill.command('cert-expiry')
     .option('--target <target>', 'the component whose cert expires', oneOf('--target', TARGETS), 'kube-scheduler')
     .option('--mode <mode>', 'window or expired', oneOf('--mode', ['window', 'expired'] as const), 'window')
@@ -70,7 +99,4 @@ export function declare(root: Cli): Cli {
       else process.stdout.write(md);
       return report.recovered ? 0 : 1;
     }));
-
-  declareApiDrills(drill);
-  return group(drill);
 }
