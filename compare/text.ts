@@ -1,7 +1,7 @@
 // The terminal summary and the Markdown report.
 import { COMPONENTS, PLANES } from './types.ts';
 import { k0sMarkdown } from './k0s-section.ts';
-import { cisMarkdown } from './cis-section.ts';
+import { cisMarkdown, worstHost } from './cis-section.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -72,7 +72,7 @@ export function summary(r: CompareReport, files: string[]): string {
     const only = PLANES.filter((p) => r.planes[p].collected && c.planes[p] === null);
     out.push(`  ${c.role}: ${c.matched === 'some' ? `unmatched in ${only.join(', ')}` : ''}${c.matched === 'some' && c.differs.length ? '; ' : ''}${c.differs.length ? `differs in ${c.differs.join(', ')}` : ''}`);
   }
-  if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench): ${Object.entries(r.cis).map(([p, c]) => `${p} ${c.totals.PASS} PASS / ${c.totals.FAIL} FAIL / ${c.totals.WARN} WARN`).join(', ')}`);
+  if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(r.cis).map(([p, c]) => { const w = worstHost(c); return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`; }).join(', ')}`);
   out.push('', r.k0sCollapse);
   if (files.length) out.push('', ...files.map((f) => `wrote ${f}`));
   return `${out.join('\n')}\n`;

@@ -216,7 +216,7 @@ describe('hardwire compare on the lab', () => {
 
   it('stdout has a summary; Markdown is written; private keys appear nowhere', () => {
     expect(run.stdout).toMatch(/kube-apiserver: \d+ same, \d+ differ/);
-    expect(run.stdout).toMatch(/CIS cis-1\.12 \(kube-bench\): hardwire \d+ PASS \/ 0 FAIL/);
+    expect(run.stdout).toMatch(/CIS cis-1\.12 \(kube-bench\), worst host of each plane: hardwire \d+ PASS \/ 0 FAIL/);
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| --enable-bootstrap-token-auth \| — \| true \| true \| partial \|/);
     expect(md).toMatch(/## k0s: controllers, topology and what runs inside k0s/);
