@@ -2,10 +2,11 @@ import { defineConfig } from 'vitest/config';
 
 // `pnpm test:unit`: the tests that need no lab, no root and no Go build, for quick iteration.
 // They are pure or use only local tools (openssl, sh, ssh-keygen), so files run in parallel.
+// Not here: tests that read the Go module cache (flags, trace), which the component build fills.
 // `pnpm test` runs these and everything else.
 export const UNIT_TESTS = [
   'test/plan.test.ts', 'test/render.test.ts', 'test/pki.test.ts', 'test/inventory.test.ts', 'test/log.test.ts',
-  'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts', 'test/sources.test.ts', 'test/trace.test.ts',
+  'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts', 'test/sources.test.ts',
 ];
 
 export default defineConfig({

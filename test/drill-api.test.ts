@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type TestLab } from './helpers/lab.ts';
 import { credsFromKubeconfig } from '../kube/client.ts';
-import { moduleDir } from '../drills/api/trace-source.ts';
+import { sourcePath } from '../drills/trace.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -19,8 +19,8 @@ let state: string;
 let admin: string;
 const KUBECTL = join(process.env.HOME ?? '/root', '.cache/hardwire/bin/kubectl/v1.36.3/kubectl');
 
-interface Citation { cite: string; module: string; version: string; file: string; line: number; format: string }
-interface Captured { source: string; host?: string; unit?: string; file?: string; at: string; line: string; citations: Citation[] }
+interface Trace { citation: string; kind: string; site: { module: string; version: string; file: string; line: number }; format: string; klogHeaderAgrees?: boolean }
+interface Captured { source: string; host?: string; unit?: string; file?: string; at: string; line: string; traces: Trace[] }
 interface Probe { command: string; code: number; output: string; asExpected: boolean; what: string }
 interface Report {
   drill: string; captured: Captured[]; symptoms: Probe[]; stillWorks: Probe[]; recovered: boolean; keptBroken: boolean; recoverCommand: string;
@@ -58,12 +58,13 @@ async function inJournal(c: Captured): Promise<boolean> {
   return out.split('\n').includes(c.line);
 }
 
-/** Each citation holds its format string at the cited line of the pinned source. */
+/** Each citation holds its format string at the cited line of the pinned source; a log call's is the line klog's header names. */
 function citationsHold(c: Captured): void {
-  expect(c.citations.length).toBeGreaterThan(0);
-  for (const x of c.citations) {
-    const line = readFileSync(join(moduleDir(x.module, x.version), x.file), 'utf8').split('\n')[x.line - 1]!;
-    expect(line, x.cite).toContain(JSON.stringify(x.format));
+  expect(c.traces.length).toBeGreaterThan(0);
+  for (const x of c.traces) {
+    const line = readFileSync(sourcePath(x.site), 'utf8').split('\n')[x.site.line - 1]!;
+    expect(line, x.citation).toContain(x.format);
+    expect(x.klogHeaderAgrees, x.citation).not.toBe(false);
   }
 }
 
@@ -120,7 +121,8 @@ describe('API drills 3.C1-3.C3 on a wired 1-host lab', () => {
     expect(j[0]!.line).toMatch(/Failed calling webhook, failing closed cabundle\.drill\.hardwire\.dev: .*x509: certificate signed by unknown authority/);
     expect(await inJournal(j[0]!), `${j[0]!.at} ${j[0]!.line}`).toBe(true);
     citationsHold(j[0]!);
-    expect(j[0]!.citations[0]!.cite).toMatch(/^k8s\.io\/apiserver@v0\.36\.3\/pkg\/admission\/plugin\/webhook\/validating\/dispatcher\.go:\d+$/);
+    expect(j[0]!.traces[0]!.citation).toMatch(/^k8s\.io\/apiserver@v0\.36\.3\/pkg\/admission\/plugin\/webhook\/validating\/dispatcher\.go:\d+$/);
+    expect(j[0]!.traces[0]!.klogHeaderAgrees, j[0]!.line.slice(0, 60)).toBe(true);
     // The webhook server's own log: it admitted writes before the break and saw the handshake fail after.
     const log = readFileSync(r.details.serverLog as string, 'utf8').split('\n');
     const at = (l: string) => l.slice(0, 24);
@@ -135,7 +137,7 @@ describe('API drills 3.C1-3.C3 on a wired 1-host lab', () => {
     expect(kubectl(['get', 'validatingwebhookconfiguration', 'hardwire-drill-cabundle']).code).not.toBe(0);
     expect(kubectl(['get', 'namespace', 'hw-drill-cabundle']).code).not.toBe(0);
     verify();
-    console.log(`3.C1: detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; ${j[0]!.citations[0]!.cite}; ${j[0]!.line.slice(0, 220)}`);
+    console.log(`3.C1: detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; ${j[0]!.traces[0]!.citation}; ${j[0]!.line.slice(0, 220)}`);
   }, 900_000);
 
   it('3.C2 conversion-webhook: kept broken, thermos reads fail and the objects sit intact in v1; a full run recovers them intact', async () => {
@@ -170,7 +172,7 @@ describe('API drills 3.C1-3.C3 on a wired 1-host lab', () => {
     expect(r.recovered).toBe(true);
     expect(kubectl(['get', 'crd', 'thermos.drills.hardwire.dev']).code).not.toBe(0);
     verify();
-    console.log(`3.C2: detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; ${j[0]!.citations.map((c) => c.cite).join(' <- ')}; ${j[0]!.line.slice(0, 220)}`);
+    console.log(`3.C2: detect ${r.timeToDetectMs} ms, recover ${r.timeToRecoverMs} ms; ${j[0]!.traces.map((c) => c.citation).join(' <- ')}; ${j[0]!.line.slice(0, 220)}`);
   }, 900_000);
 
   it('3.C3 apf-starve: kept broken, the flooder meets 429s naming the schema; a full run: 429s agree with /metrics, the admin and the Lease sail through, the CA is unchanged', async () => {

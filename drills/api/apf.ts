@@ -19,7 +19,7 @@ import { session } from '../../apply/context.ts';
 import { apply, baseline, gates, iso, kubectl, LABEL, remove, sleep, withDrillCtx, type ApiDrillOptions, type DrillCtx, type KubectlRun } from './common.ts';
 import { flood, metricSum, stats, timedRequest, type Timed } from './flood.ts';
 import { probe, type ApiDrillReport, type CapturedLine } from './report.ts';
-import { traceLine } from './trace-source.ts';
+import { traceLine } from '../trace.ts';
 import type { RecoveryStep } from '../report.ts';
 
 export const USER = 'hardwire:drill:flooder';
@@ -59,7 +59,7 @@ async function audit429(d: DrillCtx, sinceMs: number): Promise<CapturedLine | un
     for (const line of r.stdout.split('\n')) {
       if (!line.includes('"code":429')) continue;
       const e = JSON.parse(line) as { requestReceivedTimestamp: string };
-      if (Date.parse(e.requestReceivedTimestamp) >= sinceMs) return { source: 'audit-log', host: h.name, file: AUDIT_LOG_PATH, at: e.requestReceivedTimestamp, line, citations: [] };
+      if (Date.parse(e.requestReceivedTimestamp) >= sinceMs) return { source: 'audit-log', host: h.name, file: AUDIT_LOG_PATH, at: e.requestReceivedTimestamp, line, traces: [] };
     }
   }
   return undefined;
@@ -138,7 +138,7 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
   const got429 = f.byStatus['429'] ?? 0;
   timeline.mark(`flood done in ${f.ms} ms: ${JSON.stringify(f.byStatus)}; ${REJECTED} +${c1.rejected - c0.rejected}, enqueued +${c1.enqueued - c0.enqueued}`);
   const captured: CapturedLine[] = [];
-  if (f.first429) captured.push({ source: 'response', at: f.first429.at, line: `HTTP 429 X-Kubernetes-PF-FlowSchema-UID: ${f.first429.fsUid} X-Kubernetes-PF-PriorityLevel-UID: ${f.first429.plUid} body: ${f.first429.body.trim()}`, citations: traceLine(f.first429.body) });
+  if (f.first429) captured.push({ source: 'response', at: f.first429.at, line: `HTTP 429 X-Kubernetes-PF-FlowSchema-UID: ${f.first429.fsUid} X-Kubernetes-PF-PriorityLevel-UID: ${f.first429.plUid} body: ${f.first429.body.trim()}`, traces: traceLine(f.first429.body) });
   const auditLine = await audit429(d, brokeAt);
   if (auditLine) captured.push(auditLine);
   const renewTimes = [...renewals].filter((x) => x && Date.parse(x) >= brokeAt).sort();

@@ -10,7 +10,7 @@ import { StepError } from '../../lib/errors.ts';
 import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
 import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
-import { traceLine } from './trace-source.ts';
+import { traceLine } from '../trace.ts';
 import type { RecoveryStep } from '../report.ts';
 
 export const NS = 'hw-drill-cabundle';
@@ -121,9 +121,9 @@ async function drill(d: DrillCtx, server: DrillServer, base: ApiDrillReport['bas
   }
   const lines = journal.lines();
   const detectedAt = refused && lines.length ? Math.max(Date.parse(refused.at), Date.parse(lines[0]!.at)) : null;
-  const captured: CapturedLine[] = lines.map((l) => ({ source: 'journal', host: l.host, unit: l.unit, at: l.at, line: l.line, citations: traceLine(l.line) }));
+  const captured: CapturedLine[] = lines.map((l) => ({ source: 'journal', host: l.host, unit: l.unit, at: l.at, line: l.line, traces: traceLine(l.line) }));
   const tls = server.lines().find((l) => Date.parse(l.at) >= brokeAt && l.line.includes('TLS handshake failed'));
-  if (tls) captured.push({ source: 'webhook-server', file: server.logFile, at: tls.at, line: tls.line, citations: [] });
+  if (tls) captured.push({ source: 'webhook-server', file: server.logFile, at: tls.at, line: tls.line, traces: [] });
   const symptoms: Probe[] = [
     ...(refused ? [refused] : []),
     probe(await kubectl(d, ['-n', NS, 'create', 'configmap', 'during-break', '--from-literal=a=b']), `any intercepted write in ${NS} is refused`, 'fails'),

@@ -10,7 +10,7 @@ import { kubeRequest } from '../../kube/client.ts';
 import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
 import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
-import { traceLine } from './trace-source.ts';
+import { traceLine } from '../trace.ts';
 import { GROUP } from './convert-objects.ts';
 import type { RecoveryStep } from '../report.ts';
 
@@ -130,9 +130,9 @@ async function drill(d: DrillCtx, server: DrillServer, base: ApiDrillReport['bas
   const lines = journal.lines();
   const firstSymptom = symptoms.filter((p) => p.asExpected).map((p) => Date.parse(p.at)).sort()[0];
   const detectedAt = firstSymptom !== undefined && lines.length > 0 ? Math.max(firstSymptom, Date.parse(lines[0]!.at)) : null;
-  const captured: CapturedLine[] = lines.map((l) => ({ source: 'journal', host: l.host, unit: l.unit, at: l.at, line: l.line, citations: traceLine(l.line) }));
+  const captured: CapturedLine[] = lines.map((l) => ({ source: 'journal', host: l.host, unit: l.unit, at: l.at, line: l.line, traces: traceLine(l.line) }));
   const garbage = server.lines().find((l) => Date.parse(l.at) >= brokeAt && l.line.includes('(garbage)'));
-  if (garbage) captured.push({ source: 'webhook-server', file: server.logFile, at: garbage.at, line: garbage.line, citations: [] });
+  if (garbage) captured.push({ source: 'webhook-server', file: server.logFile, at: garbage.at, line: garbage.line, traces: [] });
   symptoms.push(probe(await kubectl(d, ['get', `thermos.v2.${GROUP}`, '-A', '-o', 'name']), 'list v2 in every namespace', 'fails'));
   stillWorks.push(
     probe(await kubectl(d, ['-n', NS, 'get', 'notes']), `another CRD (${OTHER_CRD}) in the same group and namespace`, 'works'),

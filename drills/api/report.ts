@@ -2,7 +2,7 @@
 // recovery and timeline sections are the ones 3.C5 prints (drills/report.ts).
 import { recoverySection, timelineSection, type GateResult, type RecoveryStep } from '../report.ts';
 import type { TimelineEntry } from '../timeline.ts';
-import type { Citation } from './trace-source.ts';
+import type { Trace } from '../trace.ts';
 import type { KubectlRun } from './common.ts';
 
 export interface CapturedLine {
@@ -14,7 +14,8 @@ export interface CapturedLine {
   file?: string;
   at: string;
   line: string;
-  citations: Citation[];
+  /** Where the line comes from in the pinned source (drills/trace.ts), log call first. */
+  traces: Trace[];
 }
 
 /** A kubectl run and whether it did what the drill says it does (fail during the break, or work). */
@@ -64,7 +65,7 @@ export function apiDrillMarkdown(r: ApiDrillReport): string {
     ...(r.captured.length ? r.captured.map((c) => [
       `- ${c.at} ${c.source}${c.host ? ` ${c.host}` : ''}${c.unit ? ` ${c.unit}` : ''}${c.file ? ` ${c.file}` : ''}`,
       '', '  ```', `  ${trim(c.line)}`, '  ```',
-      ...c.citations.map((x) => `  - emitted at \`${x.cite}\`: ${x.what}`),
+      ...c.traces.map((x) => `  - emitted at \`${x.citation}\`: ${x.what ?? x.format}`),
     ].join('\n')) : ['(nothing captured)']),
     '',
     '## Symptom (kubectl, during the break)',
