@@ -16,7 +16,7 @@ const lab = 'bench-compare';
 const sh = $({ env, stdio: ['ignore', 'pipe', 'inherit'] });
 try {
   const inv = (await sh`${process.execPath} ${cli} lab up --name ${lab} --hosts 1 --quiet`).stdout.trim().split('\n').pop()!;
-  await sh`${process.execPath} ${cli} wire --inventory ${inv} --quiet`;
+  await sh`${process.execPath} ${cli} wire --inventory ${inv} --json`;
   const out = join(state, 'r.json');
   const t0 = performance.now();
   await sh`${process.execPath} ${cli} compare --inventory ${inv} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json ${out} --quiet ${noCis ? ['--no-cis'] : []}`;
