@@ -6,7 +6,13 @@ export interface JournalLine { host: string; unit: string; at: string; line: str
 
 /** The first line of `unit` since `sinceMs` matching `pattern` (journalctl -g, so only matches travel). */
 export async function firstJournalLine(s: ReadSession, host: string, unit: string, pattern: string, sinceMs: number): Promise<JournalLine | undefined> {
+  return (await journalLines(s, host, unit, pattern, sinceMs))[0];
+}
+
+/** Every line of `unit` since `sinceMs` matching `pattern`, in the order logged. */
+export async function journalLines(s: ReadSession, host: string, unit: string, pattern: string, sinceMs: number): Promise<JournalLine[]> {
   const r = await s.exec(['journalctl', '-u', unit, `--since=@${Math.floor(sinceMs / 1000)}`, '-g', pattern, '-o', 'json', '--output-fields=MESSAGE', '--no-pager'], { allowFail: true, timeoutMs: 20_000 });
+  const out: JournalLine[] = [];
   for (const l of r.stdout.split('\n')) {
     if (!l.trim()) continue;
     let e: { __REALTIME_TIMESTAMP?: string; MESSAGE?: unknown };
@@ -16,9 +22,9 @@ export async function firstJournalLine(s: ReadSession, host: string, unit: strin
     if (us / 1000 < sinceMs) continue;
     // journald hands a message that is not valid UTF-8 over as a byte array.
     const msg = typeof e.MESSAGE === 'string' ? e.MESSAGE : Array.isArray(e.MESSAGE) ? Buffer.from(e.MESSAGE as number[]).toString('utf8') : '';
-    return { host, unit, at: new Date(us / 1000).toISOString(), line: msg };
+    out.push({ host, unit, at: new Date(us / 1000).toISOString(), line: msg });
   }
-  return undefined;
+  return out;
 }
 
 export interface JournalSource { host: string; session: ReadSession; unit: string }

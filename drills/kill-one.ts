@@ -1,8 +1,8 @@
 // Module 3.6, "kill one process", hardwire's half: SIGKILL kube-apiserver on one host, sample every
 // component's health once a second (etcd, each /readyz, the Leases, each unit), and report what
 // went down, for how long, and who brought it back (systemd's NRestarts and ExecMainStartTimestamp).
-// The k0s half (SIGKILL the k0s controller, whose supervisor runs the other components) plugs in as
-// another probe list for drills/sampler.ts; it needs the k0s plane of issue 13, not done yet.
+// The k0s half (`--plane k0s`: SIGKILL the k0s controller, whose supervisor runs the other
+// components) is drills/kill-k0s.ts, with its own probe list for drills/sampler.ts.
 import { COMPONENT_NAMES, LEASES, componentsOn } from '../components/registry/index.ts';
 import type { Host, Inventory } from '../inventory/load.ts';
 import { InputError } from '../lib/errors.ts';
@@ -13,7 +13,7 @@ import { outages, sample, type Probe } from './sampler.ts';
 import type { RecoveryStep } from './report.ts';
 import type { DrillDef, DrillEnv } from './runner.ts';
 
-export const K0S_HALF = 'The k0s half (SIGKILL the k0s controller process; its supervisor, not systemd, restarts what it runs) needs the k0s plane of issue 13, which is in progress elsewhere: it plugs into drills/sampler.ts as another probe list.';
+export const K0S_HALF = 'The k0s half, `hardwire drill kill-one --plane k0s`, SIGKILLs the k0s controller process on a fresh k0s lab and samples the same way.';
 const UNIT = 'kube-apiserver';
 
 /** The hardwire plane's probes: etcd, every /readyz, every Lease, every unit on every host. */

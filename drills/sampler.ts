@@ -1,5 +1,5 @@
 // Samples health once a second from a list of probes, whatever plane they probe: hardwire's units,
-// or (later) k0s's controller and the components its supervisor runs. From the samples: which
+// or k0s's controller and the components its supervisor runs (drills/k0s-probes.ts). From the samples: which
 // probe went down, when, and for how long.
 export interface ProbeResult { ok: boolean; detail: string }
 

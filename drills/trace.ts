@@ -164,3 +164,10 @@ export function verifyMessages(catalog: readonly Message[] = MESSAGES): { checke
   }
   return { checked: catalog.length, failures };
 }
+
+/** Lines of a source file holding a text: to find the line when adding a catalog entry, or a doc line to cite. */
+export function findFormat(s: Pick<SourceSite, 'module' | 'version' | 'file'>, format: string): number[] {
+  const path = sourcePath(s);
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').split('\n').flatMap((l, i) => (l.includes(format) ? [i + 1] : []));
+}

@@ -20,7 +20,12 @@ interface KubeconfigDoc {
 }
 
 export function credsFromKubeconfig(path: string): KubeCreds {
-  const doc = parse(readFileSync(path, 'utf8')) as KubeconfigDoc;
+  return credsFromKubeconfigText(readFileSync(path, 'utf8'), path);
+}
+
+/** The same, from text read elsewhere (a kubeconfig on a host); `path` only names it in errors. */
+export function credsFromKubeconfigText(text: string, path: string): KubeCreds {
+  const doc = parse(text) as KubeconfigDoc;
   const c = doc.clusters?.[0]?.cluster;
   const u = doc.users?.[0]?.user;
   if (!c || !u) throw new StepError('kubeconfig', `${path} has no cluster or user entry`);

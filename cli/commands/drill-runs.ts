@@ -19,15 +19,21 @@ interface RunOpts extends InventoryOpts {
   gateTimeout: number;
 }
 
+/** A drill that runs outside drills/runner.ts for some options (kill-one --plane k0s): its exit code, or undefined. */
+type Takeover<O> = (run: Run<O & RunOpts>) => Promise<number> | undefined;
+
 /** The options every runner drill takes, and its action: run, write --md, print, exit 1 unless recovered. */
-export function runnerCommand<O extends object>(parent: Cli, name: string, summary: string, defOf: (opts: O & RunOpts) => Promise<DrillDef>, observeDefaultS = 120): Cli {
+export function runnerCommand<O extends object>(parent: Cli, name: string, summary: string, defOf: (opts: O & RunOpts) => Promise<DrillDef>, observeDefaultS = 120, takeover?: Takeover<O>): Cli {
   const cmd = parent.command(name).summary(summary)
     .option('--md <file>', 'write the Markdown report to FILE')
     .option('--keep-broken', 'stop after the break and print the recovery command')
     .option('--hold <seconds>', 'keep the cluster broken this long after observing, then recover', seconds('--hold', 0), 0)
     .option('--observe-timeout <seconds>', 'how long to wait for the failure line and the symptom', seconds('--observe-timeout', 10), observeDefaultS)
     .addOption(options.gateTimeout());
-  cmd.action(act(async ({ opts, log }: Run<O & RunOpts>) => {
+  cmd.action(act(async (run: Run<O & RunOpts>) => {
+    const other = takeover?.(run);
+    if (other) return other;
+    const { opts, log } = run;
     if (opts.keepBroken && opts.hold > 0) throw new InputError('--hold', 'does nothing with --keep-broken, which never recovers; drop one of them');
     const def = await defOf(opts);
     const inv = await inventoryOrLab(opts, log, false);
@@ -60,7 +66,41 @@ export function declareApiserverDown(drill: Cli): void {
   runnerCommand(drill, 'apiserver-down', 'drill 3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
 }
 
+interface KillOneOpts { host?: string; plane: 'hardwire' | 'k0s'; k0sLab?: string; keepLab?: boolean }
+
 export function declareKillOne(drill: Cli): void {
-  runnerCommand<{ host?: string }>(drill, 'kill-one', 'module 3.6, hardwire half: SIGKILL kube-apiserver on one host, sample health once a second', async (o) => (await import('../../drills/kill-one.ts')).killOneDrill(o.host), 60)
-    .option('--host <host>', 'the control-plane host whose kube-apiserver is killed (default: the first)');
+  runnerCommand<KillOneOpts>(drill, 'kill-one', 'module 3.6: SIGKILL kube-apiserver (hardwire) or the k0s controller (--plane k0s), sample health once a second', async (o) => {
+    if (o.k0sLab !== undefined || o.keepLab) throw new InputError(o.k0sLab !== undefined ? '--k0s-lab' : '--keep-lab', 'only applies to --plane k0s');
+    return (await import('../../drills/kill-one.ts')).killOneDrill(o.host);
+  }, 60, (run) => (run.opts.plane === 'k0s' ? killK0s(run) : undefined))
+    .option('--host <host>', 'the control-plane host whose kube-apiserver is killed (default: the first)')
+    .option('--plane <plane>', 'hardwire or k0s', oneOf('--plane', ['hardwire', 'k0s'] as const), 'hardwire')
+    .option('--k0s-lab <name>', 'with --plane k0s: the lab to (re)create for k0s (default drill-k0s)')
+    .option('--keep-lab', 'with --plane k0s: leave the k0s lab up afterwards');
+}
+
+/** --plane k0s: a fresh 1-host lab with one k0s controller; no inventory, no wired cluster. */
+async function killK0s({ opts, log, cmd }: Run<KillOneOpts & RunOpts>): Promise<number> {
+  // Options that mean something only to the hardwire half are refused, not ignored.
+  const hardwireOnly: [string, boolean][] = [
+    ['--host', opts.host !== undefined], ['--inventory', opts.inventory !== undefined], ['--keep-broken', opts.keepBroken === true],
+    ['--hold', cmd.getOptionValueSource('hold') === 'cli'], ['--gate-timeout', cmd.getOptionValueSource('gateTimeout') === 'cli'],
+  ];
+  const bad = hardwireOnly.find(([, given]) => given);
+  if (bad) throw new InputError(bad[0], 'does not apply to --plane k0s, which brings up its own 1-host k0s lab; drop it');
+  const { labName } = await import('./compare.ts');
+  const { DEFAULT_K0S_LAB, killK0s: run } = await import('../../drills/kill-k0s.ts');
+  const lab = await labName('--k0s-lab', opts.k0sLab ?? DEFAULT_K0S_LAB);
+  const { DEFAULT_LAB_NAME } = await import('../../lab/plan.ts');
+  if (lab === DEFAULT_LAB_NAME) throw new InputError('--k0s-lab', `"${lab}" is the default hardwire lab, which this drill would recreate; pick another name`);
+  // k0s restarts after RestartSec=10, then rebuilds every child: allow more than the hardwire half's 60 s.
+  const observeS = cmd.getOptionValueSource('observeTimeout') === 'cli' ? opts.observeTimeout : 300;
+  const report = await run({ lab, stateDir: stateDirFrom(opts), keepLab: opts.keepLab === true, observeMs: observeS * 1000, baselineMs: 5000 }, log);
+  const { killK0sMarkdown } = await import('../../drills/kill-k0s-report.ts');
+  const md = killK0sMarkdown(report);
+  if (opts.md) writeFileSync(opts.md, md);
+  if (opts.json) printJson(report);
+  else process.stdout.write(md);
+  if (report.keptLab) log.info(`lab "${lab}" kept; remove it with: HARDWIRE_STATE=${stateDirFrom(opts)} hardwire lab down --name ${lab}`);
+  return report.ok ? 0 : 1;
 }

@@ -38,6 +38,7 @@ timeToRecoverMs: from the start of the renew to every gate green. Exit 1 unless 
 usage: hardwire drill cert-mistake --kind wrong-san|unknown-ca|wrong-client-cert [COMMON]
        hardwire drill apiserver-down [COMMON]
        hardwire drill kill-one [--host HOST] [COMMON]
+       hardwire drill kill-one --plane k0s [--k0s-lab NAME] [--keep-lab] [--observe-timeout S] [--md FILE] [--json]
 COMMON: [--keep-broken | --hold SECONDS] [--observe-timeout SECONDS] [--gate-timeout SECONDS]
         [--inventory FILE] [--state-dir DIR] [--md FILE] [--json]
 Each: baseline (every gate green, ca.crt hashed on each host), one real break, the first journal line
@@ -50,6 +51,12 @@ the symptom through kubectl, what keeps working; then recovery and every gate gr
   apiserver-down (3.C4)           stop every kube-apiserver; watch errors, Lease renewal, leader
                                   election lost, systemd restarts; then the level-triggered payoff
   kill-one (3.6, hardwire half)   SIGKILL kube-apiserver on one host; per-second health samples
+  kill-one --plane k0s            a fresh 1-host lab (--k0s-lab, default drill-k0s, recreated each
+                                  run; --keep-lab leaves it up) with one k0s controller; SIGKILL the
+                                  k0s controller (MainPID of k0scontroller); per-second samples of
+                                  the unit, etcd /health, /readyz, both Leases and each child process
+                                  (PID, parent); what went down, for how long, what became of each
+                                  child and who restarted it. --observe-timeout defaults to 300 here
 --keep-broken stops after the break and prints the recovery command ("hardwire wire", which
 re-renders from the table and starts what is down). --hold keeps it broken SECONDS, then recovers.
 `;

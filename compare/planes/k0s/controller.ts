@@ -7,6 +7,7 @@ import type { Session } from '../../../transport/index.ts';
 import type { EnsuredBinary } from '../../../components/binaries/index.ts';
 import type { PlaneData } from '../../types.ts';
 import { K0S_BIN, K0S_CONFIG, K0S_DATA } from './config.ts';
+import { CHILD_OF } from './components.ts';
 
 export const JOIN_TOKEN = '/etc/k0s/controller.token';
 
@@ -83,4 +84,27 @@ export async function processTree(s: Session): Promise<{ main: Proc; descendants
 export function processName(argv: string[]): string {
   const base = (argv[0] ?? '').split('/').pop() ?? '';
   return base === 'k0s' && argv[1] && !argv[1].startsWith('-') ? `k0s ${argv[1]}` : base;
+}
+
+/**
+ * k0s restarts konnectivity-server whenever the number of controllers changes (--server-count), so
+ * a tree read right after a join can miss it. Read until every child k0s supervises is there and
+ * two reads 2 s apart agree (at most 90 s), and say so if it never settles.
+ */
+export async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<ReturnType<typeof processTree>>> {
+  const want = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
+  const key = (t: Awaited<ReturnType<typeof processTree>>) => t.descendants.map((d) => `${processName(d.argv)}:${d.pid}`).sort().join(' ');
+  const deadline = Date.now() + 90_000;
+  let last = await processTree(s);
+  for (;;) {
+    await new Promise((res) => setTimeout(res, 2000));
+    const now = await processTree(s);
+    const names = new Set(now.descendants.map((d) => processName(d.argv)));
+    if (key(now) === key(last) && want.every((n) => names.has(n))) return now;
+    if (Date.now() > deadline) {
+      plane.notes.push(`${s.host.name}: k0s's children did not settle within 90 s; read as they were (missing: ${want.filter((n) => !names.has(n)).join(', ') || 'none'})`);
+      return now;
+    }
+    last = now;
+  }
 }

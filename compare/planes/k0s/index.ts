@@ -13,8 +13,8 @@ import type { CollectContext, Component, K0sController, K0sModel, PlaneCollector
 import { COMPONENTS, emptyPlane } from '../../types.ts';
 import { flagsOf } from '../../normalize.ts';
 import { K0S_BIN, K0S_DATA, k0sConfig } from './config.ts';
-import { JOIN_TOKEN, processName, processTree, stageBinaries, startController, step } from './controller.ts';
-import { CHILD_OF, disableList, k0sComponents } from './components.ts';
+import { JOIN_TOKEN, processName, settledTree, stageBinaries, startController, step } from './controller.ts';
+import { disableList, k0sComponents } from './components.ts';
 import { collectPki } from './pki.ts';
 import { scanLabHost } from '../../../cis/plane.ts';
 
@@ -39,29 +39,6 @@ async function acquire(opts: K0sOptions, ctx: CollectContext): Promise<EnsuredBi
   const version = ctx.params.kubernetesVersion;
   if (opts.binary) return ensureBinary('k0s', { kubernetesVersion: version, from: join(opts.binary, '..'), log: ctx.log });
   return ensureBinary('k0s', { kubernetesVersion: version, log: ctx.log });
-}
-
-/**
- * k0s restarts konnectivity-server whenever the number of controllers changes (--server-count), so
- * a tree read right after a join can miss it. Read until every child k0s supervises is there and
- * two reads 2 s apart agree (at most 90 s), and say so if it never settles.
- */
-async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<ReturnType<typeof processTree>>> {
-  const want = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
-  const key = (t: Awaited<ReturnType<typeof processTree>>) => t.descendants.map((d) => `${processName(d.argv)}:${d.pid}`).sort().join(' ');
-  const deadline = Date.now() + 90_000;
-  let last = await processTree(s);
-  for (;;) {
-    await new Promise((res) => setTimeout(res, 2000));
-    const now = await processTree(s);
-    const names = new Set(now.descendants.map((d) => processName(d.argv)));
-    if (key(now) === key(last) && want.every((n) => names.has(n))) return now;
-    if (Date.now() > deadline) {
-      plane.notes.push(`${s.host.name}: k0s's children did not settle within 90 s; read as they were (missing: ${want.filter((n) => !names.has(n)).join(', ') || 'none'})`);
-      return now;
-    }
-    last = now;
-  }
 }
 
 /** `k0s token create` asks the controller's status socket, which can appear after /readyz: retry for 60 s. */
