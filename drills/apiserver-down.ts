@@ -2,6 +2,7 @@
 // (watch errors, Lease renewal failing, leader election lost, systemd restarting them), then the
 // level-triggered payoff: a Deployment scaled right after the apiservers return is reconciled,
 // timed from /readyz ok to the ReplicaSet's replica count, and the Leases held again.
+import { iso, sleep } from './connected.ts';
 import { kubeJson, kubeRequest } from '../kube/client.ts';
 import { LEASES, type ComponentName } from '../components/registry/index.ts';
 import { readLease } from '../gates/leases.ts';
@@ -15,8 +16,6 @@ export const C4_DEPLOYMENT = 'level-triggered';
 const CONTROLLERS: ComponentName[] = ['kube-controller-manager', 'kube-scheduler'];
 const NS = `/api/v1/namespaces/${C4_NAMESPACE}`;
 const DEPLOY = `/apis/apps/v1/namespaces/${C4_NAMESPACE}/deployments`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const iso = (t: number) => new Date(t).toISOString();
 
 async function until<T>(what: string, timeoutMs: number, everyMs: number, fn: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + timeoutMs;

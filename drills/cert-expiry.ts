@@ -1,6 +1,7 @@
 // Drill 3.C5: an expired component certificate. Baseline, break (a cert from the real CA with a
 // short window, or already expired), observe (the first x509 line from a real journal, and the
 // user-visible symptom), recover in order through certs renew + wire's gates, report.
+import { iso, sleep, withConnected } from './connected.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Host, Inventory } from '../inventory/load.ts';
@@ -12,8 +13,7 @@ import { KUBECONFIGS, type CaId } from '../pki/table.ts';
 import { issueLeaf, type Window } from '../pki/issue.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
 import { clusterStateDir, pkiDir } from '../pki/store.ts';
-import { newContext, session, type WireContext } from '../apply/context.ts';
-import { connectPhase } from '../apply/phases/connect.ts';
+import { session, type WireContext } from '../apply/context.ts';
 import { adminCreds } from '../apply/creds.ts';
 import { runGateChecks } from '../gates/checks.ts';
 import { readLease } from '../gates/leases.ts';
@@ -40,18 +40,10 @@ export interface DrillOptions {
   observeTimeoutMs: number;
 }
 
-const iso = (t: number | Date = Date.now()) => new Date(t).toISOString();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function certExpiryDrill(inv: Inventory, stateDir: string, opts: DrillOptions, log: Logger): Promise<DrillReport> {
   const timeline = new Timeline(log);
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: opts.gateTimeoutMs }, log);
-  await connectPhase.run(ctx);
-  try {
-    return await drill(ctx, targetDef(opts.target), opts, timeline);
-  } finally {
-    await connectPhase.cleanup!(ctx);
-  }
+  return withConnected(inv, stateDir, opts.gateTimeoutMs, log, (ctx) => drill(ctx, targetDef(opts.target), opts, timeline));
 }
 
 async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timeline: Timeline): Promise<DrillReport> {

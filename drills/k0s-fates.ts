@@ -4,6 +4,7 @@
 // replaced it (its PID, and whether its parent is the new MainPID).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { iso } from './connected.ts';
 import type { HostSnap, Proc } from './k0s-probes.ts';
 
 /** The `component=` field k0s logs each supervisor under (seen in the k0scontroller journal). */
@@ -37,7 +38,6 @@ export interface ChildFate {
   absentMs: number | null;
 }
 
-const iso = (t: number) => new Date(t).toISOString();
 const s1 = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function find(snap: HostSnap, name: string, pid?: number): Proc | undefined {

@@ -2,6 +2,7 @@
 // Built from compare's k0s plane (stageBinaries, startController, settledTree, K0S_PARTS,
 // k0sConfig), so the drill kills the same k0s that `hardwire compare` reads; ready once /readyz is
 // ok and both controllers' Leases are held and renewing.
+import { sleep } from './connected.ts';
 import { ensureAll, ensureBinary } from '../components/binaries/index.ts';
 import { clusterParams } from '../compare/index.ts';
 import { K0S_PARTS } from '../compare/planes/k0s/index.ts';
@@ -39,7 +40,6 @@ export interface K0sLab {
   plane: PlaneData;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Both Leases held and being renewed, or throws with what it last saw. */
 async function leasesHeld(creds: KubeCreds, timeoutMs: number): Promise<void> {

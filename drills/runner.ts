@@ -3,14 +3,13 @@
 // failure, traced to its source line; the symptom through kubectl; what keeps working), optionally
 // hold or stop there (--keep-broken), recover, wait for every gate, report. journal.ts, timeline.ts
 // and report.ts are 3.C5's parts, reused.
+import { iso, sleep, withConnected } from './connected.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
 import { StepError } from '../lib/errors.ts';
 import { componentsOn, type ComponentName } from '../components/registry/index.ts';
 import { PKI_DIR } from '../lib/constants.ts';
-import { clusterStateDir } from '../pki/store.ts';
-import { newContext, session, type WireContext } from '../apply/context.ts';
-import { connectPhase } from '../apply/phases/connect.ts';
+import { session, type WireContext } from '../apply/context.ts';
 import { adminCreds, adminKubeconfigPath } from '../apply/creds.ts';
 import { runGateChecks } from '../gates/checks.ts';
 import type { KubeCreds } from '../kube/client.ts';
@@ -83,8 +82,6 @@ export interface RunOptions {
   holdS: number;
 }
 
-const iso = (t: number | Date = Date.now()) => new Date(t).toISOString();
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const traced = (lines: { host: string; unit: string; at: string; line: string }[]): TracedLine[] => lines.map((l) => ({ ...l, traces: traceLine(l.line) }));
 
 export function recoveryCommand(o: Pick<RunOptions, 'inventoryFile'>, stateDir: string): string {
@@ -92,20 +89,16 @@ export function recoveryCommand(o: Pick<RunOptions, 'inventoryFile'>, stateDir: 
 }
 
 export async function runDrill<B extends Broken>(inv: Inventory, stateDir: string, def: DrillDef<B>, opts: RunOptions, log: Logger): Promise<DrillRun> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: opts.gateTimeoutMs }, log);
-  await connectPhase.run(ctx);
-  const env: DrillEnv = {
-    ctx, inv, stateDir, log, creds: adminCreds(ctx.clusterDir), adminKubeconfig: adminKubeconfigPath(ctx.clusterDir), timeline: new Timeline(log),
-    session: (h) => session(ctx, h),
-    sources: (units, hosts) => units.flatMap((u) => inv.hosts
-      .filter((h) => componentsOn(h).includes(u) && (!hosts || hosts.includes(h.name)))
-      .map((h) => ({ host: h.name, session: session(ctx, h.name), unit: `${u}.service` }))),
-  };
-  try {
-    return await drill(env, def, opts);
-  } finally {
-    await connectPhase.cleanup!(ctx);
-  }
+  return withConnected(inv, stateDir, opts.gateTimeoutMs, log, (ctx) => {
+    const env: DrillEnv = {
+      ctx, inv, stateDir, log, creds: adminCreds(ctx.clusterDir), adminKubeconfig: adminKubeconfigPath(ctx.clusterDir), timeline: new Timeline(log),
+      session: (h) => session(ctx, h),
+      sources: (units, hosts) => units.flatMap((u) => inv.hosts
+        .filter((h) => componentsOn(h).includes(u) && (!hosts || hosts.includes(h.name)))
+        .map((h) => ({ host: h.name, session: session(ctx, h.name), unit: `${u}.service` }))),
+    };
+    return drill(env, def, opts);
+  });
 }
 
 /** sha256 of ca.crt on every control-plane host, read there (the CA must never change). */

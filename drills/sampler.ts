@@ -1,6 +1,7 @@
 // Samples health once a second from a list of probes, whatever plane they probe: hardwire's units,
 // or k0s's controller and the components its supervisor runs (drills/k0s-probes.ts). From the samples: which
 // probe went down, when, and for how long.
+import { sleep } from './connected.ts';
 export interface ProbeResult { ok: boolean; detail: string }
 
 export interface Probe {
@@ -22,7 +23,6 @@ export interface SampleOptions {
   settleSamples: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function sample(probes: Probe[], o: SampleOptions): Promise<Map<string, Sample[]>> {
   const series = new Map<string, Sample[]>(probes.map((p) => [p.name, []]));

@@ -9,14 +9,13 @@ import { StepError } from '../../lib/errors.ts';
 import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 import { run } from '../../lib/proc.ts';
 import { binaryPath } from '../../components/binaries/cache.ts';
-import { clusterStateDir } from '../../pki/store.ts';
-import { newContext, session, type WireContext } from '../../apply/context.ts';
-import { connectPhase } from '../../apply/phases/connect.ts';
+import { session, type WireContext } from '../../apply/context.ts';
 import { adminCreds, adminKubeconfigPath } from '../../apply/creds.ts';
 import { runGateChecks } from '../../gates/checks.ts';
 import { kubeRequest, type KubeCreds } from '../../kube/client.ts';
 import { FirstLines, type JournalLine } from '../journal.ts';
 import { Timeline } from '../timeline.ts';
+import { iso, sleep, withConnected } from '../connected.ts';
 import type { GateResult } from '../report.ts';
 
 export interface ApiDrillOptions { gateTimeoutMs: number; observeTimeoutMs: number; keepBroken: boolean; listen?: string | undefined }
@@ -33,18 +32,12 @@ export interface DrillCtx {
 }
 
 export const LABEL = 'hardwire.dev/drill';
-export const iso = (t: number | Date = Date.now()) => new Date(t).toISOString();
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { iso, sleep } from '../connected.ts';
 
 export async function withDrillCtx<T>(inv: Inventory, stateDir: string, gateTimeoutMs: number, log: Logger, drill: string, fn: (d: DrillCtx) => Promise<T>): Promise<T> {
-  const clusterDir = clusterStateDir(stateDir, inv);
-  const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs }, log);
-  await connectPhase.run(ctx);
-  try {
-    return await fn({ inv, ctx, creds: adminCreds(clusterDir), adminConf: adminKubeconfigPath(clusterDir), dir: join(clusterDir, 'drills', drill), log, timeline: new Timeline(log) });
-  } finally {
-    await connectPhase.cleanup!(ctx);
-  }
+  return withConnected(inv, stateDir, gateTimeoutMs, log, (ctx) => fn({
+    inv, ctx, creds: adminCreds(ctx.clusterDir), adminConf: adminKubeconfigPath(ctx.clusterDir), dir: join(ctx.clusterDir, 'drills', drill), log, timeline: new Timeline(log),
+  }));
 }
 
 export async function gates(d: DrillCtx): Promise<GateResult[]> {
