@@ -39,6 +39,8 @@ export interface Message {
 const site = (module: string, version: string, file: string, line: number): SourceSite => ({ module, version, file, line });
 /** An entry written as a Go format string: the source line holds it quoted, the log line what it prints. */
 const printed = (format: string) => ({ format: JSON.stringify(format), match: formatRegex(format) });
+/** A structured klog message: the quoted text is both what the source line holds and what the log line shows. */
+const logged = (msg: string) => ({ format: JSON.stringify(msg), match: formatRegex(JSON.stringify(msg)) });
 const CLIENT_GO = 'k8s.io/client-go';
 const APISERVER = 'k8s.io/apiserver';
 const APIEXT = 'k8s.io/apiextensions-apiserver';
@@ -48,19 +50,19 @@ const CONVERTER = 'pkg/apiserver/conversion/webhook_converter.go';
 /** Outer (the log call) before inner (the errors it wraps), so a trace reads like the line. */
 export const MESSAGES: Message[] = [
   // Log calls.
-  { id: 'apiserver-authn-failed', kind: 'log', match: /"Unable to authenticate the request"/, format: '"Unable to authenticate the request"', site: site(APISERVER, K8S, 'pkg/endpoints/filters/authentication.go', 75) },
-  { id: 'leaderelection-get-failed', kind: 'log', match: /"error retrieving resource lock"/, format: '"error retrieving resource lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 323) },
-  { id: 'leaderelection-renew-failed', kind: 'log', match: /"Failed to renew lease"/, format: '"Failed to renew lease"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 304) },
+  { id: 'apiserver-authn-failed', kind: 'log', ...logged('Unable to authenticate the request'), site: site(APISERVER, K8S, 'pkg/endpoints/filters/authentication.go', 75) },
+  { id: 'leaderelection-get-failed', kind: 'log', ...logged('error retrieving resource lock'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 323) },
+  { id: 'leaderelection-renew-failed', kind: 'log', ...logged('Failed to renew lease'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 304) },
   // Two call sites log it (acquire and renew); klog's header tells which, and traceLine keeps that one.
-  { id: 'leaderelection-lease-get-failed', kind: 'log', match: /"Error retrieving lease lock"/, format: '"Error retrieving lease lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 366) },
-  { id: 'leaderelection-lease-get-failed', kind: 'log', match: /"Error retrieving lease lock"/, format: '"Error retrieving lease lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 461) },
-  { id: 'leaderelection-lease-update-failed', kind: 'log', match: /"Failed to update lease"/, format: '"Failed to update lease"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 497) },
-  { id: 'leaderelection-update-failed', kind: 'log', match: /"Failed to update lock"/, format: '"Failed to update lock"', site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 421) },
-  { id: 'kcm-leaderelection-lost', kind: 'log', match: /"leaderelection lost\/stopped"/, format: '"leaderelection lost/stopped"', site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-controller-manager/app/controllermanager.go', 413) },
-  { id: 'scheduler-leaderelection-lost', kind: 'log', match: /"Leaderelection lost"/, format: '"Leaderelection lost"', site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-scheduler/app/server.go', 328) },
-  { id: 'kcm-controller-init-failed', kind: 'log', match: /"Error initializing a controller"/, format: '"Error initializing a controller"', site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-controller-manager/app/controllermanager.go', 637) },
-  { id: 'reflector-watch-backoff', kind: 'log', match: /"Watch failed - backing off"/, format: '"Watch failed - backing off"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 608) },
-  { id: 'reflector-watch-failed', kind: 'log', match: /"Failed to watch"/, format: '"Failed to watch"', site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 227) },
+  { id: 'leaderelection-lease-get-failed', kind: 'log', ...logged('Error retrieving lease lock'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 366) },
+  { id: 'leaderelection-lease-get-failed', kind: 'log', ...logged('Error retrieving lease lock'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 461) },
+  { id: 'leaderelection-lease-update-failed', kind: 'log', ...logged('Failed to update lease'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 497) },
+  { id: 'leaderelection-update-failed', kind: 'log', ...logged('Failed to update lock'), site: site(CLIENT_GO, K8S, 'tools/leaderelection/leaderelection.go', 421) },
+  { id: 'kcm-leaderelection-lost', kind: 'log', ...logged('leaderelection lost/stopped'), site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-controller-manager/app/controllermanager.go', 413) },
+  { id: 'scheduler-leaderelection-lost', kind: 'log', ...logged('Leaderelection lost'), site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-scheduler/app/server.go', 328) },
+  { id: 'kcm-controller-init-failed', kind: 'log', ...logged('Error initializing a controller'), site: site(KUBERNETES, PINNED_KUBERNETES, 'cmd/kube-controller-manager/app/controllermanager.go', 637) },
+  { id: 'reflector-watch-backoff', kind: 'log', ...logged('Watch failed - backing off'), site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 608) },
+  { id: 'reflector-watch-failed', kind: 'log', ...logged('Failed to watch'), site: site(CLIENT_GO, K8S, 'tools/cache/reflector.go', 227) },
   { id: 'webhook-failing-closed', kind: 'log', ...printed('Failed calling webhook, failing closed %v: %v'), site: site(APISERVER, K8S, 'pkg/admission/plugin/webhook/validating/dispatcher.go', 217), what: 'the validating dispatcher logs a failed call under failurePolicy Fail' },
   // runtime.HandleError logs with its caller's file:line.
   { id: 'apiserver-non-status-error', kind: 'log', ...printed('apiserver received an error that is not an metav1.Status: %#+v: %v'), site: site(APISERVER, K8S, 'pkg/endpoints/handlers/responsewriters/status.go', 71), what: 'a non-Status error reached the response writer (logged, sent as 500)' },
