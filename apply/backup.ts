@@ -12,8 +12,23 @@ export interface BackupRecord {
   created: { path: string; readBy: ComponentName[] }[];
 }
 
-/** Keeps the newest N run directories (run ids sort by time). Fixed script, arguments passed as $1 $2. */
-export const PRUNE_SCRIPT = 'cd "$1" && ls -1 | sort | head -n -"$2" | while read -r d; do rm -rf -- "$d"; done';
+/**
+ * One round trip: copy each overwritten file ($4...) under the run's dir ($1), write the record from
+ * stdin ($3 bytes, so a cut stream is never renamed into place), then keep the newest $2 run dirs
+ * (run ids sort by time). A fixed script: paths only ever arrive as arguments.
+ */
+export const BACKUP_SCRIPT = [
+  'set -e',
+  'dir=$1; keep=$2; size=$3; shift 3',
+  'mkdir -p -m 0700 -- "$dir"',
+  'for p do mkdir -p -- "$dir$(dirname -- "$p")"; cp -p -- "$p" "$dir$p"; done',
+  `tmp="$dir/${BACKUP_RECORD}.hardwire-new"`,
+  '(umask 077; cat > "$tmp")',
+  'got=$(wc -c < "$tmp"); if [ "$got" -ne "$size" ]; then echo "short write: $got of $size bytes" >&2; exit 1; fi',
+  'sync -- "$tmp" 2>/dev/null || true',
+  `mv -f -- "$tmp" "$dir/${BACKUP_RECORD}"`,
+  'cd "$(dirname -- "$dir")" && ls -1 | sort | head -n -"$keep" | while read -r d; do rm -rf -- "$d"; done',
+].join('\n');
 
 export function parseBackupRecord(text: string): BackupRecord {
   const r = JSON.parse(text) as BackupRecord;

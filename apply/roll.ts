@@ -10,17 +10,20 @@ import { PENDING_DIR } from './facts.ts';
 export async function roll(ctx: WireContext, component: ComponentName): Promise<void> {
   const plan = ctx.plan!;
   const unit = `${component}.service`;
-  const gate = (hosts: string[]) => (ctx.opts.dryRun ? Promise.resolve() : specOf(component).gate.wait(ctx, hosts));
+  const spec = specOf(component);
+  const gate = (hosts: string[], armed?: unknown) => (ctx.opts.dryRun ? Promise.resolve() : spec.gate.wait(ctx, hosts, armed));
   const starts = hostsFor(plan, component, 'start');
   const restarts = hostsFor(plan, component, 'restart');
   if (starts.length > 0) {
+    // Nothing of it runs on these hosts yet: what the gate reads now, a change after it proves the new instances.
+    const armed = ctx.opts.dryRun ? undefined : await spec.gate.arm?.(ctx);
     await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async (s) => {
       // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
       await s.exec(['systemctl', 'reset-failed', unit], { allowFail: true });
       await s.exec(['systemctl', 'start', '--no-block', unit]);
       ctx.restarted.push({ host: h, unit, action: 'start' });
     })));
-    await gate(starts);
+    await gate(starts, armed);
   }
   for (const h of restarts) {
     await ctx.wet.run(h, `systemctl restart ${unit}`, async (s) => {

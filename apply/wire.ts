@@ -17,6 +17,7 @@ import { rbacPhase } from './phases/rbac.ts';
 import { startPhasesSplitAfter } from './phases/start.ts';
 import { statusPhase } from './phases/status.ts';
 import { snapshotPhase } from './phases/snapshot.ts';
+import { noopGatesPhase, unlessNoop } from './phases/gates.ts';
 
 /** Local work, then what is on the hosts, then the plan: everything before the first host change. */
 export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
@@ -25,7 +26,8 @@ export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPha
 const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
 
 export const WIRE_PHASES: readonly Phase[] = [
-  ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase, ...throughApiserver, rbacPhase, ...afterApiserver, statusPhase,
+  ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase,
+  ...throughApiserver.map(unlessNoop), rbacPhase, ...afterApiserver.map(unlessNoop), noopGatesPhase, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

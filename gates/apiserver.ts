@@ -4,6 +4,7 @@ import { APISERVER_PORT } from '../lib/constants.ts';
 import { kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import { waitUntil } from './wait.ts';
+import { POLL_MS } from './leases.ts';
 import { journalTail } from './journal.ts';
 
 export async function checkApiserver(creds: KubeCreds, address: string): Promise<void> {
@@ -16,7 +17,7 @@ export async function checkApiserver(creds: KubeCreds, address: string): Promise
 
 export async function apiserverGate(creds: KubeCreds, host: { name: string; address: string }, s: Session | undefined, timeoutMs: number): Promise<void> {
   try {
-    await waitUntil(() => checkApiserver(creds, host.address), timeoutMs, 1000);
+    await waitUntil(() => checkApiserver(creds, host.address), timeoutMs, POLL_MS);
   } catch (err) {
     const detail = s ? await journalTail(s, 'kube-apiserver') : [];
     throw new StepError('gate kube-apiserver', `not ready after ${timeoutMs / 1000}s: ${err instanceof Error ? err.message : String(err)}`, { host: host.name, detail });

@@ -5,6 +5,7 @@ import type { Inventory } from '../inventory/load.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import { BIN_DIR, ETCD_CLIENT_PORT, PKI_DIR as PKI } from '../lib/constants.ts';
 import { waitUntil } from './wait.ts';
+import { POLL_MS } from './leases.ts';
 import { journalTail } from './journal.ts';
 
 export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
@@ -38,7 +39,7 @@ export async function checkEtcd(inv: Inventory, s: Session): Promise<EtcdHealth>
 /** Waits for etcd health, asked from `via`; on timeout names the unhealthy hosts with their journals. */
 export async function etcdGate(inv: Inventory, via: Session, sessions: Map<string, Session>, timeoutMs: number): Promise<EtcdHealth> {
   try {
-    return await waitUntil(() => checkEtcd(inv, via), timeoutMs, 1000);
+    return await waitUntil(() => checkEtcd(inv, via), timeoutMs, POLL_MS);
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     const suspect = inv.etcdHosts.find((h) => msg.includes(h.address)) ?? inv.etcdHosts[0]!;

@@ -19,29 +19,48 @@ export async function readLease(creds: KubeCreds, name: string): Promise<LeaseSt
   return { holder: json.spec?.holderIdentity ?? '', renewTime, ageMs: serverTime - Date.parse(renewTime) };
 }
 
+/** What the Lease said just before a fresh start: its renewTime, '' when it did not exist. */
+export interface LeaseMark { renewTime: string }
+
+/** The Lease's mark, or undefined when it cannot be read (then the gate waits for a renewal). */
+export async function markLease(creds: KubeCreds, name: string): Promise<LeaseMark | undefined> {
+  try {
+    const { status, json } = await kubeJson<{ spec?: { renewTime?: string } }>(creds, 'GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`, { allow: [404] });
+    return { renewTime: status === 404 ? '' : json.spec?.renewTime ?? '' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How often gates poll: a fraction of the renew interval, so a renewal is seen soon after it is made. */
+export const POLL_MS = 250;
+
 /**
  * Held and renewing. With `recentCounts` (nothing was restarted: a no-op run, verify), a renewal
  * within one renew interval of the apiserver's own clock (plus 1 s for its Date header's whole
  * seconds) already proves it. After a restart it does not: the restarted process may have been the
  * leader, whose last renewal is still recent while nobody holds the Lease any more, so the gate
- * watches for a renewal made after it started.
+ * watches for a renewal made after it started. With `since` (read just before a fresh start, when no
+ * instance ran on the started hosts), any renewal or acquisition made after that read is by a process
+ * alive after it: a new leader's first acquisition counts, without waiting for its next renewal.
  */
-export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowMs = 6000, recentCounts = true): Promise<LeaseState> {
+export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowMs = 6000, recentCounts = true, since?: LeaseMark): Promise<LeaseState> {
   const a = await readLease(creds, name);
   if (!a.holder) throw new Error(`Lease kube-system/${name} has no holder`);
+  if (since && a.renewTime !== since.renewTime) return a;
   if (recentCounts && a.ageMs <= RENEW_INTERVAL_MS + 1000) return a;
   const deadline = Date.now() + windowMs;
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, POLL_MS));
     const b = await readLease(creds, name);
     if (b.holder && b.renewTime !== a.renewTime) return b;
   }
   throw new Error(`Lease kube-system/${name} held by ${a.holder} but not renewed since ${a.renewTime}`);
 }
 
-export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>, recentCounts = false): Promise<LeaseState> {
+export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>, recentCounts = false, since?: LeaseMark): Promise<LeaseState> {
   try {
-    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts), timeoutMs, 1000);
+    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts, since), timeoutMs, POLL_MS);
   } catch (err) {
     const j = await journal();
     throw new StepError(`gate ${name}`, `${err instanceof Error ? err.message : String(err)} after ${timeoutMs / 1000}s`, { host: j.host, detail: j.lines });

@@ -2,7 +2,7 @@
 // ProcError, a StepError that carries the command, the exit status and the last lines of output,
 // so the CLI prints it like any other step failure (exit code 1).
 import { existsSync } from 'node:fs';
-import { execa, type Options } from 'execa';
+import type { Options } from 'execa';
 import { StepError } from './errors.ts';
 import { shJoin } from '../transport/quote.ts';
 
@@ -95,6 +95,8 @@ export async function run(file: string, args: readonly string[], opts: RunOption
     ...(opts.onStdoutLine ? { stdout: lineCallback(opts.onStdoutLine) } : {}),
     ...(opts.onStderrLine ? { stderr: lineCallback(opts.onStderrLine) } : {}),
   };
+  // Loaded on first use: execa is ~130 modules, which a no-op wire never needs.
+  const { execa } = await import('execa');
   const r = await execa(file, args, options);
   const stdout = typeof r.stdout === 'string' ? r.stdout : '';
   const stderr = typeof r.stderr === 'string' ? r.stderr : '';

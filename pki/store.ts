@@ -131,10 +131,11 @@ function ensureEncryptionConfig(dir: string): PkiEvent {
 export async function ensurePki(stateDir: string, inv: Inventory, only?: (spec: LeafSpec) => boolean): Promise<PkiResult> {
   const dir = pkiDir(stateDir, inv);
   const events: PkiEvent[] = [];
-  const cas = await ensureCas(dir, inv, events);
+  // The service-account key needs no CA: it is generated while the CAs and leaves are.
+  const [cas, sa] = await Promise.all([ensureCas(dir, inv, events), ensureServiceAccountKeys(dir)]);
   const leaves = allLeaves(inv).filter((s) => !only || only(s));
   const leafEvents = await Promise.all(leaves.map((spec) => ensureLeaf(dir, spec, cas[spec.ca], inv.cluster.certValidity.leafDays)));
-  events.push(...leafEvents, await ensureServiceAccountKeys(dir), ensureEncryptionConfig(dir));
+  events.push(...leafEvents, sa, ensureEncryptionConfig(dir));
   writeKubeconfigs(stateDir, inv, cas.ca);
   events.sort((a, b) => a.file.localeCompare(b.file));
   return { dir, events, cas };

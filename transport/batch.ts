@@ -16,6 +16,8 @@ export interface BatchFile {
 }
 
 export const NEW_SUFFIX = '.hardwire-new';
+// Large reads: ssh2 encrypts and sends each chunk as it comes, and 64 KiB chunks cost it about a third of its throughput.
+const READ_CHUNK = 1 << 20;
 
 export const BATCH_SCRIPT = [
   'set -e',
@@ -41,7 +43,7 @@ export function tarOf(files: BatchFile[]): Readable {
       if (Buffer.isBuffer(data)) {
         await new Promise<void>((resolve, reject) => p.entry({ name, mode: 0o600, size: data.length }, data, (err) => (err ? reject(err) : resolve())));
       } else {
-        await pipeline(createReadStream(data.file), p.entry({ name, mode: 0o600, size: data.size }));
+        await pipeline(createReadStream(data.file, { highWaterMark: READ_CHUNK }), p.entry({ name, mode: 0o600, size: data.size }));
       }
     }
     p.finalize();

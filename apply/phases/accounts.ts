@@ -5,6 +5,7 @@ import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import type { Account } from '../../components/models/types.ts';
 import { StepError } from '../../lib/errors.ts';
+import { shJoin } from '../../transport/quote.ts';
 
 /** One line of `stat -c '%U:%G %a'` for a path, or undefined when it does not exist. */
 async function ownerAndMode(ctx: WireContext, host: string, path: string): Promise<string | undefined> {
@@ -17,26 +18,23 @@ async function userExists(ctx: WireContext, host: string, user: string): Promise
   return r.code === 0;
 }
 
-/** Creates the account if missing, then gives it each directory it owns. */
+/** Creates the account if missing, then gives it each directory it owns: reads at once, then one change at most. */
 export async function ensureAccount(ctx: WireContext, host: string, a: Account): Promise<void> {
   const want = (mode: number) => `${a.user}:${a.user} ${mode.toString(8)}`;
-  const have = await Promise.all(a.owns.map((d) => ownerAndMode(ctx, host, d.path)));
-  // stat printed the user's name, so the user exists: a run with nothing to do costs one stat per directory.
-  if (a.owns.length > 0 && a.owns.every((d, i) => have[i] === want(d.mode))) return;
-  if (!(await userExists(ctx, host, a.user))) {
-    await ctx.wet.run(host, `create system user and group ${a.user} (${a.why})`, (s) => s.exec([
-      'useradd', '--system', '--user-group', '--no-create-home', '--home-dir', a.owns[0]?.path ?? '/nonexistent', '--shell', '/usr/sbin/nologin',
-      '--comment', `${a.user} (hardwire)`, a.user,
-    ]));
-  }
-  for (const [i, d] of a.owns.entries()) {
-    const was = have[i];
-    if (was === want(d.mode)) continue;
+  const [exists, ...have] = await Promise.all([userExists(ctx, host, a.user), ...a.owns.map((d) => ownerAndMode(ctx, host, d.path))]);
+  const fix = a.owns.flatMap((d, i) => (have[i] === want(d.mode) ? [] : [{ d, was: have[i] as string | undefined }]));
+  const steps = [
+    ...(exists ? [] : [{
+      msg: `create system user and group ${a.user} (${a.why})`,
+      argv: ['useradd', '--system', '--user-group', '--no-create-home', '--home-dir', a.owns[0]?.path ?? '/nonexistent', '--shell', '/usr/sbin/nologin', '--comment', `${a.user} (hardwire)`, a.user],
+    }]),
     // -R: a data dir made by root (an older wire, a restore) holds root-owned files the user must write.
-    await ctx.wet.run(host, `${was === undefined ? 'create' : `own (was ${was})`} ${d.path} as ${want(d.mode)}`, (s) => s.exec(
-      ['sh', '-c', 'set -e; mkdir -p -- "$1"; chown -R -- "$2:$2" "$1"; chmod "$3" "$1"', 'sh', d.path, a.user, d.mode.toString(8)],
-    ));
-  }
+    ...fix.map(({ d, was }) => ({
+      msg: `${was === undefined ? 'create' : `own (was ${was})`} ${d.path} as ${want(d.mode)}`,
+      argv: ['sh', '-c', 'set -e; mkdir -p -- "$1"; chown -R -- "$2:$2" "$1"; chmod "$3" "$1"', 'sh', d.path, a.user, d.mode.toString(8)],
+    })),
+  ];
+  await ctx.wet.runAll(host, steps.map((x) => x.msg), (s) => s.exec(['sh', '-c', steps.map((x) => shJoin(x.argv)).join(' && ')]));
 }
 
 export const accountsPhase: Phase = {

@@ -1,4 +1,5 @@
 import { statSync } from 'node:fs';
+import { shJoin } from '../../transport/quote.ts';
 import type { Phase } from '../phase.ts';
 import type { WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
@@ -6,9 +7,7 @@ import { BIN } from '../../components/models/types.ts';
 import { PENDING_DIR } from '../facts.ts';
 import { recordHost } from '../record.ts';
 import type { FileChange } from '../../plan/types.ts';
-import { BACKUP_RECORD, BACKUP_ROOT, KEEP_BACKUPS, PRUNE_SCRIPT, type BackupRecord } from '../backup.ts';
-
-const COPY_SCRIPT = 'set -e; for p in "$@"; do mkdir -p -- "$BK$(dirname -- "$p")"; cp -p -- "$p" "$BK$p"; done';
+import { BACKUP_ROOT, BACKUP_SCRIPT, KEEP_BACKUPS, type BackupRecord } from '../backup.ts';
 
 // Keep the previous version of every file this run overwrites, and a list of the files it creates,
 // under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
@@ -21,13 +20,16 @@ async function backup(ctx: WireContext, host: string, changes: FileChange[]): Pr
     overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
     created: changes.filter((c) => c.reason === 'missing').map((c) => ({ path: c.path, readBy: c.readBy })),
   };
-  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, async (s) => {
-    await s.exec(['mkdir', '-p', '-m', '0700', dir]);
-    if (overwritten.length > 0) await s.exec(['env', `BK=${dir}`, 'sh', '-c', COPY_SCRIPT, 'sh', ...overwritten.map((c) => c.path)]);
-    await s.writeFileAtomic(`${dir}/${BACKUP_RECORD}`, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
-    await s.exec(['sh', '-c', PRUNE_SCRIPT, 'sh', BACKUP_ROOT, String(KEEP_BACKUPS)]);
-  });
+  const text = `${JSON.stringify(record, null, 2)}\n`;
+  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, (s) => s.exec(
+    ['sh', '-c', BACKUP_SCRIPT, 'sh', dir, String(KEEP_BACKUPS), String(Buffer.byteLength(text)), ...overwritten.map((c) => c.path)], { stdin: text },
+  ));
   if (!ctx.opts.dryRun) ctx.backups.push(host);
+}
+
+function cached(ctx: WireContext, path: string): { file: string; size: number } {
+  const file = ctx.binaries.get(path.slice(BIN.length + 1))!.path;
+  return { file, size: statSync(file).size };
 }
 
 async function pushHost(ctx: WireContext, host: string): Promise<void> {
@@ -39,18 +41,20 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
     await ctx.wet.run(host, `mark ${u.component} restart pending`, (s) => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
   }
   await backup(ctx, host, plan.changes);
-  // Binaries one by one, streamed from the cache (never read into memory, never in a dry run); the
-  // rendered files then in one tar stream (transport/batch.ts), each still renamed atomically.
-  for (const c of plan.changes.filter((x) => x.kind === 'binary')) {
-    const file = ctx.binaries.get(c.path.slice(BIN.length + 1))!.path;
-    await ctx.wet.run(host, `write ${c.path} (${c.reason})`, (s) => s.writeFilesAtomic([{ path: c.path, mode: c.mode, owner: 'root:root', data: { file, size: statSync(file).size } }]));
-  }
-  const small = plan.changes.filter((x) => x.kind !== 'binary');
-  await ctx.wet.runAll(host, small.map((c) => `write ${c.path} (${c.reason})`), (s) => s.writeFilesAtomic(small.map((c) => (
-    { path: c.path, mode: c.mode, owner: 'root:root', data: tree.files.find((f) => f.path === c.path)!.content }))));
-  if (plan.daemonReload) await ctx.wet.run(host, 'systemctl daemon-reload', (s) => s.exec(['systemctl', 'daemon-reload']));
+  // Binaries and rendered files in one tar stream (transport/batch.ts), as the floor sends them: binaries
+  // streamed from the cache (never read into memory), each file renamed atomically only after the
+  // whole stream has landed and been fsynced, so a run killed mid-stream renames nothing.
+  await ctx.wet.runAll(host, plan.changes.map((c) => `write ${c.path} (${c.reason})`), (s) => s.writeFilesAtomic(plan.changes.map((c) => ({
+    path: c.path, mode: c.mode, owner: 'root:root', data: c.kind === 'binary' ? cached(ctx, c.path) : tree.files.find((f) => f.path === c.path)!.content,
+  }))));
   const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
-  if (toEnable.length > 0) await ctx.wet.run(host, `systemctl enable ${toEnable.join(' ')}`, (s) => s.exec(['systemctl', 'enable', '--quiet', ...toEnable]));
+  // One round trip for both: each is still its own intent.
+  const systemd = [
+    ...(plan.daemonReload ? [{ msg: 'systemctl daemon-reload', argv: ['systemctl', 'daemon-reload'] }] : []),
+    // enable reloads systemd by itself, unless told that the daemon-reload just before it already did.
+    ...(toEnable.length > 0 ? [{ msg: `systemctl enable ${toEnable.join(' ')}`, argv: ['systemctl', 'enable', '--quiet', ...(plan.daemonReload ? ['--no-reload'] : []), ...toEnable] }] : []),
+  ];
+  await ctx.wet.runAll(host, systemd.map((x) => x.msg), (s) => s.exec(['sh', '-c', systemd.map((x) => shJoin(x.argv)).join(' && ')]));
   await recordHost(ctx, host);
 }
 

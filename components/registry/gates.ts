@@ -3,7 +3,7 @@ import { adminCreds } from '../../apply/creds.ts';
 import { apiserverGate, checkApiserver } from '../../gates/apiserver.ts';
 import { checkEtcd, etcdGate } from '../../gates/etcd.ts';
 import { journalTail } from '../../gates/journal.ts';
-import { checkLeaseRenewing, leaseGate } from '../../gates/leases.ts';
+import { checkLeaseRenewing, leaseGate, markLease, POLL_MS, type LeaseMark } from '../../gates/leases.ts';
 import { localHealthz, unitState, type UnitState } from '../../gates/local.ts';
 import { StepError } from '../../lib/errors.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
@@ -87,8 +87,8 @@ async function settled(ctx: GateContext, component: string, port: number, host: 
         last = err;
       }
     }
-    if (Date.now() + 1000 > deadline) throw last ?? new StepError(`gate ${component}`, `${unit} did not stay up for ${STABLE_MS / 1000}s after systemd restarted it`, { host, detail: await journalTail(s, unit) });
-    await new Promise((r) => setTimeout(r, 1000));
+    if (Date.now() + POLL_MS > deadline) throw last ?? new StepError(`gate ${component}`, `${unit} did not stay up for ${STABLE_MS / 1000}s after systemd restarted it`, { host, detail: await journalTail(s, unit) });
+    await new Promise((r) => setTimeout(r, POLL_MS));
   }
 }
 
@@ -103,14 +103,15 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
   const hostsOf = (ctx: GateContext, hosts: string[]) => ctx.inv.controlPlaneHosts.filter((h) => hosts.length === 0 || hosts.includes(h.name)).map((h) => h.name);
   return {
     proves: `its Lease kube-system/${lease} is held and renewing; on each host the unit is active, not restarted while watched, and /healthz on :${securePort} is ok`,
-    async wait(ctx, hosts) {
+    arm: (ctx) => markLease(adminCreds(ctx.clusterDir), lease),
+    async wait(ctx, hosts, armed) {
       const targets = hostsOf(ctx, hosts);
       const before = await Promise.all(targets.map((h) => unitState(sessionOf(ctx, h), unit)));
       const l = await leaseGate(adminCreds(ctx.clusterDir), lease, ctx.opts.gateTimeoutMs, async () => {
         const host = targets[0] ?? ctx.inv.controlPlaneHosts[0]!.name;
         const s = ctx.sessions.get(host);
         return { host, lines: s ? await journalTail(s, unit) : [] };
-      }, hosts.length === 0); // hosts is empty only when nothing was (re)started: see checkLeaseRenewing
+      }, hosts.length === 0, armed as LeaseMark | undefined); // hosts is empty only when nothing was (re)started: see checkLeaseRenewing
       // /healthz can lag the Lease by a moment after a start; settled() retries it and allows one restart.
       await Promise.all(targets.map((h, i) => settled(ctx, component, securePort, h, before[i]!)));
       ctx.log.info(`  ${component} Lease held by ${l.holder}, renewed ${l.renewTime}; healthy on ${targets.join(', ')}`);

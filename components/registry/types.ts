@@ -49,7 +49,12 @@ export interface Gate {
    * Waits until healthy on `hosts`, those just started or restarted; empty when nothing was (a no-op
    * run), which checks all of the component's hosts. Throws a StepError with the journal tail.
    */
-  wait(ctx: GateContext, hosts: string[]): Promise<void>;
+  wait(ctx: GateContext, hosts: string[], armed?: unknown): Promise<void>;
+  /**
+   * Read just before a fresh start (never before a restart) and handed to wait() as `armed`: a
+   * change made after it proves a process that is alive now (a Lease acquired by the new leader).
+   */
+  arm?(ctx: GateContext): Promise<unknown>;
   /** One-shot checks for `hardwire verify` and the drills' baselines. */
   checks(ctx: GateContext): Check[];
 }
