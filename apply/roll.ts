@@ -19,8 +19,8 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
     const armed = ctx.opts.dryRun ? undefined : await spec.gate.arm?.(ctx);
     await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async (s) => {
       // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
-      await s.exec(['systemctl', 'reset-failed', unit], { allowFail: true });
-      await s.exec(['systemctl', 'start', '--no-block', unit]);
+      // reset-failed first (its failure is fine: the unit may never have failed), in the same round trip.
+      await s.exec(['sh', '-c', 'systemctl reset-failed -- "$1" 2>/dev/null; exec systemctl start --no-block -- "$1"', 'sh', unit]);
       ctx.restarted.push({ host: h, unit, action: 'start' });
     })));
     await gate(starts, armed);

@@ -55,8 +55,11 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
     ...(toEnable.length > 0 ? [{ msg: `systemctl enable ${toEnable.join(' ')}`, argv: ['systemctl', 'enable', '--quiet', ...(plan.daemonReload ? ['--no-reload'] : []), ...toEnable] }] : []),
   ];
   await ctx.wet.runAll(host, systemd.map((x) => x.msg), (s) => s.exec(['sh', '-c', systemd.map((x) => shJoin(x.argv)).join(' && ')]));
-  await recordHost(ctx, host);
 }
+
+// The host record only spares the next run some hashing (a missing or stale one means re-hashing),
+// so it is written while the components start, and awaited before the connections close.
+const records = new WeakMap<WireContext, Promise<PromiseSettledResult<void>[]>>();
 
 export const pushPhase: Phase = {
   id: 'push',
@@ -64,11 +67,17 @@ export const pushPhase: Phase = {
   title: 'Push files and binaries (atomic, only what changed)',
   async run(ctx) {
     const results = await Promise.allSettled(ctx.plan!.hosts.map((h) => pushHost(ctx, h.host)));
+    records.set(ctx, Promise.allSettled(ctx.plan!.hosts.filter((_, i) => results[i]!.status === 'fulfilled').map((h) => recordHost(ctx, h.host))));
     const bad = results.flatMap((r, i) => (r.status === 'rejected' ? [{ host: ctx.plan!.hosts[i]!.host, err: r.reason as unknown }] : []));
     if (bad.length > 0) {
       const { host, err } = bad[0]!;
       if (err instanceof StepError) throw err;
       throw new StepError('push', err instanceof Error ? err.message : String(err), { host });
+    }
+  },
+  async cleanup(ctx) {
+    for (const r of (await records.get(ctx)) ?? []) {
+      if (r.status === 'rejected') ctx.log.info(`  host record not updated (the next run hashes those files again): ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
     }
   },
 };

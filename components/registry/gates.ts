@@ -48,8 +48,10 @@ async function instanceHealthy(ctx: GateContext, component: string, port: number
   const s = sessionOf(ctx, host);
   const unit = `${component}.service`;
   const fail = async (msg: string) => new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, unit) });
-  const h = await localHealthz(s, port).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
-  const now = await unitState(s, unit);
+  const [h, now] = await Promise.all([
+    localHealthz(s, port).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) })),
+    unitState(s, unit),
+  ]);
   if (now.active !== 'active') throw await fail(`${unit} is ${now.active} (${now.sub})`);
   if (now.nRestarts !== before.nRestarts) throw await fail(`systemd restarted ${unit} ${now.nRestarts - before.nRestarts} time(s) while the gate watched: it is crash-looping`);
   if (h.status !== 200 || h.body !== 'ok') throw await fail(`/healthz on 127.0.0.1:${port} answered ${h.status} ${h.body.slice(0, 200)}`);
