@@ -7,6 +7,11 @@ import { hostsFor } from '../plan/build.ts';
 import type { WireContext } from './context.ts';
 import { PENDING_DIR } from './facts.ts';
 
+async function clearMark(ctx: WireContext, host: string, component: ComponentName): Promise<void> {
+  if (!ctx.facts.get(host)?.pendingRestart?.has(component) && !hostsFor(ctx.plan!, component, 'restart').includes(host)) return;
+  await ctx.wet.run(host, `clear ${component} restart mark`, (s) => s.exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
+}
+
 export async function roll(ctx: WireContext, component: ComponentName): Promise<void> {
   const plan = ctx.plan!;
   const unit = `${component}.service`;
@@ -24,6 +29,8 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
       ctx.restarted.push({ host: h, unit, action: 'start' });
     })));
     await gate(starts, armed);
+    // A fresh start loads the new files too: a restart an interrupted run left pending is done.
+    await Promise.all(starts.map((h) => clearMark(ctx, h, component)));
   }
   for (const h of restarts) {
     await ctx.wet.run(h, `systemctl restart ${unit}`, async (s) => {
@@ -32,7 +39,7 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
       ctx.restarted.push({ host: h, unit, action: 'restart' });
     });
     await gate([h]);
-    await ctx.wet.run(h, `clear ${component} restart mark`, (s) => s.exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
+    await clearMark(ctx, h, component);
   }
   if (starts.length === 0 && restarts.length === 0) await gate([]);
 }
