@@ -22,12 +22,17 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
   if (starts.length > 0) {
     // Nothing of it runs on these hosts yet: what the gate reads now, a change after it proves the new instances.
     const armed = ctx.opts.dryRun ? undefined : await spec.gate.arm?.(ctx);
-    await Promise.all(starts.map((h) => ctx.wet.run(h, `systemctl start ${unit}`, async (s) => {
-      // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
-      // reset-failed first (its failure is fine: the unit may never have failed), in the same round trip.
-      await s.exec(['sh', '-c', 'systemctl reset-failed -- "$1" 2>/dev/null; exec systemctl start --no-block -- "$1"', 'sh', unit]);
-      ctx.restarted.push({ host: h, unit, action: 'start' });
-    })));
+    await Promise.all(starts.map((h) => {
+      // A unit still activating (an etcd member that never reported ready) runs a process that read
+      // the old files, and `start` would leave it to TimeoutStartSec: restart it instead.
+      const activating = ctx.facts.get(h)?.units.get(component)?.activeState === 'activating';
+      return ctx.wet.run(h, activating ? `systemctl restart ${unit} (it was activating with the old files)` : `systemctl start ${unit}`, async (s) => {
+        // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
+        // reset-failed first (its failure is fine: the unit may never have failed), in the same round trip.
+        await s.exec(['sh', '-c', `systemctl reset-failed -- "$1" 2>/dev/null; exec systemctl ${activating ? 'restart' : 'start'} --no-block -- "$1"`, 'sh', unit]);
+        ctx.restarted.push({ host: h, unit, action: 'start' });
+      });
+    }));
     await gate(starts, armed);
     // A fresh start loads the new files too: a restart an interrupted run left pending is done.
     await Promise.all(starts.map((h) => clearMark(ctx, h, component)));
