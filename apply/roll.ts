@@ -23,10 +23,11 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
     // Nothing of it runs on these hosts yet: what the gate reads now, a change after it proves the new instances.
     const armed = ctx.opts.dryRun ? undefined : await spec.gate.arm?.(ctx);
     await Promise.all(starts.map((h) => {
-      // A unit still activating (an etcd member that never reported ready) runs a process that read
-      // the old files, and `start` would leave it to TimeoutStartSec: restart it instead.
+      // A unit still activating (an etcd member that never reported ready, a unit between two of
+      // systemd's attempts) would be left by `start` to TimeoutStartSec or RestartSec on the old
+      // files: restart it instead, which for a stopped process is a start.
       const activating = ctx.facts.get(h)?.units.get(component)?.activeState === 'activating';
-      return ctx.wet.run(h, activating ? `systemctl restart ${unit} (it was activating with the old files)` : `systemctl start ${unit}`, async (s) => {
+      return ctx.wet.run(h, activating ? `systemctl restart ${unit} (it was activating)` : `systemctl start ${unit}`, async (s) => {
         // --no-block: etcd is Type=notify and reports ready only once quorum forms, which needs the others.
         // reset-failed first (its failure is fine: the unit may never have failed), in the same round trip.
         await s.exec(['sh', '-c', `systemctl reset-failed -- "$1" 2>/dev/null; exec systemctl ${activating ? 'restart' : 'start'} --no-block -- "$1"`, 'sh', unit]);
