@@ -8,7 +8,6 @@ import type { WireContext } from './context.ts';
 import { PENDING_DIR } from './facts.ts';
 
 async function clearMark(ctx: WireContext, host: string, component: ComponentName): Promise<void> {
-  if (!ctx.facts.get(host)?.pendingRestart?.has(component) && !hostsFor(ctx.plan!, component, 'restart').includes(host)) return;
   await ctx.wet.run(host, `clear ${component} restart mark`, (s) => s.exec(['rm', '-f', `${PENDING_DIR}/${component}`]));
 }
 
@@ -36,7 +35,7 @@ export async function roll(ctx: WireContext, component: ComponentName): Promise<
     }));
     await gate(starts, armed);
     // A fresh start loads the new files too: a restart an interrupted run left pending is done.
-    await Promise.all(starts.map((h) => clearMark(ctx, h, component)));
+    await Promise.all(starts.filter((h) => ctx.facts.get(h)?.pendingRestart?.has(component)).map((h) => clearMark(ctx, h, component)));
   }
   for (const h of restarts) {
     await ctx.wet.run(h, `systemctl restart ${unit}`, async (s) => {

@@ -4,6 +4,7 @@
 // cannot miss a change: there is no other way to write.
 import type { Logger } from '../lib/log.ts';
 import type { Session } from '../transport/index.ts';
+import { shJoin } from '../transport/quote.ts';
 
 export interface Intent {
   host: string;
@@ -45,6 +46,11 @@ export class Wet {
       else this.#log.info(`  [${host}] ${msg}`);
     }
     return fn(s);
+  }
+
+  /** Several commands in one round trip (joined with &&), each still its own intent. */
+  async runCommands(host: string, steps: { msg: string; argv: string[] }[]): Promise<void> {
+    await this.runAll(host, steps.map((x) => x.msg), (s) => s.exec(['sh', '-c', steps.map((x) => shJoin(x.argv)).join(' && ')]));
   }
 
   /** For connect's cleanup. */

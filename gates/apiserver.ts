@@ -3,8 +3,7 @@ import { StepError } from '../lib/errors.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
 import { kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
-import { waitUntil } from './wait.ts';
-import { POLL_MS } from './leases.ts';
+import { POLL_MS, waitUntil } from './wait.ts';
 import { journalTail } from './journal.ts';
 
 export async function checkApiserver(creds: KubeCreds, address: string): Promise<void> {

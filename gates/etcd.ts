@@ -4,8 +4,7 @@ import { StepError } from '../lib/errors.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import { BIN_DIR, ETCD_CLIENT_PORT, PKI_DIR as PKI } from '../lib/constants.ts';
-import { waitUntil } from './wait.ts';
-import { POLL_MS } from './leases.ts';
+import { POLL_MS, waitUntil } from './wait.ts';
 import { journalTail } from './journal.ts';
 
 export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {

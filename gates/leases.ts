@@ -1,7 +1,7 @@
 // Leader-election gate: the component's Lease in kube-system is held and its renewTime advances.
 import { StepError } from '../lib/errors.ts';
 import { kubeJson, type KubeCreds } from '../kube/client.ts';
-import { waitUntil } from './wait.ts';
+import { POLL_MS, waitUntil } from './wait.ts';
 
 export interface LeaseState {
   holder: string;
@@ -13,8 +13,10 @@ export interface LeaseState {
 /** The leader renews every --leader-elect-retry-period (default 2 s, both controllers). */
 export const RENEW_INTERVAL_MS = 2000;
 
+const leasePath = (name: string) => `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`;
+
 export async function readLease(creds: KubeCreds, name: string): Promise<LeaseState> {
-  const { json, serverTime } = await kubeJson<{ spec?: { holderIdentity?: string; renewTime?: string } }>(creds, 'GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`);
+  const { json, serverTime } = await kubeJson<{ spec?: { holderIdentity?: string; renewTime?: string } }>(creds, 'GET', leasePath(name));
   const renewTime = json.spec?.renewTime ?? '';
   return { holder: json.spec?.holderIdentity ?? '', renewTime, ageMs: serverTime - Date.parse(renewTime) };
 }
@@ -25,15 +27,12 @@ export interface LeaseMark { renewTime: string }
 /** The Lease's mark, or undefined when it cannot be read (then the gate waits for a renewal). */
 export async function markLease(creds: KubeCreds, name: string): Promise<LeaseMark | undefined> {
   try {
-    const { status, json } = await kubeJson<{ spec?: { renewTime?: string } }>(creds, 'GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${name}`, { allow: [404] });
+    const { status, json } = await kubeJson<{ spec?: { renewTime?: string } }>(creds, 'GET', leasePath(name), { allow: [404] });
     return { renewTime: status === 404 ? '' : json.spec?.renewTime ?? '' };
   } catch {
     return undefined;
   }
 }
-
-/** How often gates poll: a fraction of the renew interval, so a renewal is seen soon after it is made. */
-export const POLL_MS = 250;
 
 /**
  * Held and renewing. With `recentCounts` (nothing was restarted: a no-op run, verify), a renewal

@@ -1,3 +1,6 @@
+/** How often gates poll: a fraction of a Lease's 2 s renew interval, so a change is seen soon after it is made. */
+export const POLL_MS = 250;
+
 // Polls a check until it passes or the deadline passes; the last failure explains the timeout.
 export async function waitUntil<T>(check: () => Promise<T>, timeoutMs: number, intervalMs = 1000): Promise<T> {
   const deadline = Date.now() + timeoutMs;

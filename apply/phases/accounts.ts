@@ -5,7 +5,6 @@ import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import type { Account } from '../../components/models/types.ts';
 import { StepError } from '../../lib/errors.ts';
-import { shJoin } from '../../transport/quote.ts';
 
 /** One line of `stat -c '%U:%G %a'` for a path, or undefined when it does not exist. */
 async function ownerAndMode(ctx: WireContext, host: string, path: string): Promise<string | undefined> {
@@ -34,7 +33,7 @@ export async function ensureAccount(ctx: WireContext, host: string, a: Account):
       argv: ['sh', '-c', 'set -e; mkdir -p -- "$1"; chown -R -- "$2:$2" "$1"; chmod "$3" "$1"', 'sh', d.path, a.user, d.mode.toString(8)],
     })),
   ];
-  await ctx.wet.runAll(host, steps.map((x) => x.msg), (s) => s.exec(['sh', '-c', steps.map((x) => shJoin(x.argv)).join(' && ')]));
+  await ctx.wet.runCommands(host, steps);
 }
 
 export const accountsPhase: Phase = {

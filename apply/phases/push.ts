@@ -1,5 +1,4 @@
 import { statSync } from 'node:fs';
-import { shJoin } from '../../transport/quote.ts';
 import type { Phase } from '../phase.ts';
 import type { WireContext } from '../context.ts';
 import { StepError } from '../../lib/errors.ts';
@@ -48,13 +47,11 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
     path: c.path, mode: c.mode, owner: 'root:root', data: c.kind === 'binary' ? cached(ctx, c.path) : tree.files.find((f) => f.path === c.path)!.content,
   }))));
   const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
-  // One round trip for both: each is still its own intent.
-  const systemd = [
+  await ctx.wet.runCommands(host, [
     ...(plan.daemonReload ? [{ msg: 'systemctl daemon-reload', argv: ['systemctl', 'daemon-reload'] }] : []),
     // enable reloads systemd by itself, unless told that the daemon-reload just before it already did.
     ...(toEnable.length > 0 ? [{ msg: `systemctl enable ${toEnable.join(' ')}`, argv: ['systemctl', 'enable', '--quiet', ...(plan.daemonReload ? ['--no-reload'] : []), ...toEnable] }] : []),
-  ];
-  await ctx.wet.runAll(host, systemd.map((x) => x.msg), (s) => s.exec(['sh', '-c', systemd.map((x) => shJoin(x.argv)).join(' && ')]));
+  ]);
 }
 
 // The host record only spares the next run some hashing (a missing or stale one means re-hashing),
