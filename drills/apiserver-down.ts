@@ -3,7 +3,8 @@
 // level-triggered payoff: a Deployment scaled right after the apiservers return is reconciled,
 // timed from /readyz ok to the ReplicaSet's replica count, and the Leases held again.
 import { iso, sleep } from './connected.ts';
-import { kubeJson, kubeRequest } from '../kube/client.ts';
+import { kubeJson, kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
+import { APISERVER_PORT } from '../lib/constants.ts';
 import { LEASES, type ComponentName } from '../components/registry/index.ts';
 import { readLease } from '../gates/leases.ts';
 import { kubectl } from './kubectl.ts';
@@ -28,7 +29,7 @@ async function until<T>(what: string, timeoutMs: number, everyMs: number, fn: ()
 }
 
 interface Rs { spec?: { replicas?: number }; status?: { replicas?: number } }
-const replicaSets = async (env: DrillEnv) => (await kubeJson<{ items: Rs[] }>(env.creds, 'GET', `/apis/apps/v1/namespaces/${C4_NAMESPACE}/replicasets?labelSelector=app%3D${C4_DEPLOYMENT}`)).json.items;
+const replicaSets = async (creds: KubeCreds) => (await kubeJson<{ items: Rs[] }>(creds, 'GET', `/apis/apps/v1/namespaces/${C4_NAMESPACE}/replicasets?labelSelector=app%3D${C4_DEPLOYMENT}`)).json.items;
 
 function deployment(replicas: number): unknown {
   const labels = { app: C4_DEPLOYMENT };
@@ -64,7 +65,7 @@ export function apiserverDownDrill(): DrillDef {
       await kubeJson(env.creds, 'POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: C4_NAMESPACE } } });
       await until('the namespace\'s default service account', 60_000, 1000, async () => ((await kubeRequest(env.creds, 'GET', `${NS}/serviceaccounts/default`)).status === 200 ? true : undefined));
       await kubeJson(env.creds, 'POST', DEPLOY, { body: deployment(1) });
-      await until('the ReplicaSet at 1 replica', 90_000, 1000, async () => ((await replicaSets(env))[0]?.status?.replicas === 1 ? true : undefined));
+      await until('the ReplicaSet at 1 replica', 90_000, 1000, async () => ((await replicaSets(env.creds))[0]?.status?.replicas === 1 ? true : undefined));
       for (const u of await units(env)) before.set(key(u.host, u.unit), u.state);
       env.timeline.mark(`Deployment ${C4_NAMESPACE}/${C4_DEPLOYMENT} reconciled at 1 replica`);
     },
@@ -93,17 +94,22 @@ export function apiserverDownDrill(): DrillDef {
       const hosts = env.inv.controlPlaneHosts;
       steps.push({ step: `systemctl start kube-apiserver on ${hosts.map((h) => h.name).join(', ')}`, why: 'the only thing broken; the controllers reconnect by themselves', at: new Date().toISOString() });
       await Promise.all(hosts.map((h) => env.ctx.wet.run(h.name, 'systemctl start kube-apiserver.service', (w) => w.exec(['systemctl', 'start', '--no-block', 'kube-apiserver.service'], { timeoutMs: 60_000 }))));
-      const readyAt = await until('an apiserver /readyz ok', 180_000, 250, async () => ((await Promise.all(hosts.map((h) => readyzOn(env, h.address)))).some((r) => r.ok) ? Date.now() : undefined));
-      await kubeJson(env.creds, 'PATCH', `${DEPLOY}/${C4_DEPLOYMENT}/scale`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+      // The first apiserver ready takes every call that follows: the admin kubeconfig's own server may still be refusing.
+      const first = await until('an apiserver /readyz ok', 180_000, 250, async () => {
+        const ok = (await Promise.all(hosts.map(async (h) => ((await readyzOn(env, h.address)).ok ? h : undefined)))).find((h) => h !== undefined);
+        return ok && { at: Date.now(), creds: withServer(env.creds, `https://${ok.address}:${APISERVER_PORT}`) };
+      });
+      const { at: readyAt, creds } = first;
+      await kubeJson(creds, 'PATCH', `${DEPLOY}/${C4_DEPLOYMENT}/scale`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
       const scaledAt = Date.now();
       steps.push({ step: `scale ${C4_NAMESPACE}/${C4_DEPLOYMENT} to 3 right after /readyz ok (${iso(readyAt)})`, why: 'controllers are level-triggered: they reconcile the state they find, not the events they missed', at: iso(scaledAt) });
-      const rs = async (f: (r: Rs) => boolean) => until('the ReplicaSet at 3', 180_000, 250, async () => ((await replicaSets(env)).some(f) ? Date.now() : undefined));
+      const rs = async (f: (r: Rs) => boolean) => until('the ReplicaSet at 3', 180_000, 250, async () => ((await replicaSets(creds)).some(f) ? Date.now() : undefined));
       const specAt = await rs((r) => r.spec?.replicas === 3);
       const statusAt = await rs((r) => r.status?.replicas === 3);
       const leaseAt: Record<string, number> = {};
       for (const l of LEASES) {
         leaseAt[l.lease] = await until(`Lease ${l.lease} renewed`, 120_000, 500, async () => {
-          const s = await readLease(env.creds, l.lease);
+          const s = await readLease(creds, l.lease);
           return s.holder && Date.parse(s.renewTime) > readyAt ? Date.now() : undefined;
         });
       }

@@ -183,6 +183,9 @@ async function drill<B extends Broken>(env: DrillEnv, def: DrillDef<B>, opts: Ru
   let rec: Awaited<ReturnType<DrillDef<B>['recover']>>;
   try {
     rec = await def.recover(env, b);
+  } catch (err) {
+    if (err instanceof StepError) throw err;
+    throw new StepError('drill recover', `${err instanceof Error ? err.message : String(err)}; the cluster may still be broken: run "${recoveryCommand(opts, env.stateDir)}"`, { cause: err });
   } finally {
     await def.cleanup?.(env);
   }
