@@ -32,7 +32,7 @@ export async function inventoryOrLab(opts: { inventory?: string | undefined; sta
   // A lab that is down gets one line saying so, before anything tries to reach its addresses.
   refuseRemovedLabInventory(file);
   const inv = loadInventory(file);
-  await refuseDownLab(inv);
+  refuseDownLab(inv);
   checkSshIdentities(inv);
   for (const w of inv.warnings) log.warn(w);
   return inv;

@@ -3,10 +3,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InputError } from '../lib/errors.ts';
-import { cidrContains, cidrSize, ipv4ToInt, type Cidr } from '../lib/net.ts';
+import { cidrContains, type Cidr } from '../lib/net.ts';
 import { defaultStateDir } from '../lib/paths.ts';
-import { run } from '../lib/proc.ts';
 import { parseProxyJump } from '../transport/ssh.ts';
+import { readRoutes, type Route } from './routes.ts';
 import { INNER_SUBNET, LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
 
 interface InventoryLike { file: string; cluster: { name: string }; hosts: { name: string; address: string; ssh?: { proxyJump?: string } }[] }
@@ -50,20 +50,13 @@ export function refuseRemovedLabInventory(file: string): void {
   throw new InputError('--inventory', `${file} is gone: lab "${p.name}" is down (lab down removes its directory); bring it up with: ${upCommand(p.name, file)}`);
 }
 
-/** Subnets of this machine's lab bridges (hwb*), from the kernel. */
-async function labBridgeSubnets(): Promise<Cidr[]> {
-  const r = await run('ip', ['-j', '-4', 'addr', 'show', 'type', 'bridge'], { step: 'lab-network' });
-  // iproute2 prints {} for each link that `-4` filtered out.
-  const links = JSON.parse(r.stdout || '[]') as { ifname?: string; addr_info?: { local: string; prefixlen: number }[] }[];
-  return links.filter((l) => l.ifname?.startsWith('hwb')).flatMap((l) => (l.addr_info ?? []).map((a) => {
-    const size = cidrSize({ base: 0, bits: a.prefixlen, text: '' });
-    return { base: Math.floor(ipv4ToInt(a.local) / size) * size, bits: a.prefixlen, text: `${a.local}/${a.prefixlen}` };
-  }));
+/** Subnets that this machine's lab bridges (hwb*) serve: their connected routes, so a bridge set down serves nothing. */
+function labBridgeSubnets(routes: Route[]): Cidr[] {
+  return routes.filter((r) => r.iface.startsWith('hwb') && r.up && !r.reject && r.gateway === 0).map((r) => r.cidr);
 }
 
-async function labRangeIsUnreachable(): Promise<boolean> {
-  const r = await run('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text], { step: 'lab-network' });
-  return (JSON.parse(r.stdout || '[]') as { type?: string }[])[0]?.type === 'unreachable';
+function labRangeIsUnreachable(routes: Route[]): boolean {
+  return routes.some((r) => r.reject && r.cidr.base === LAB_RANGE.base && r.cidr.bits === LAB_RANGE.bits);
 }
 
 /**
@@ -72,18 +65,19 @@ async function labRangeIsUnreachable(): Promise<boolean> {
  * machine keeps the lab range unreachable; an address in that range but on a real network, on a
  * machine that never ran a lab, is left alone.
  */
-export async function refuseDownLab(inv: InventoryLike): Promise<void> {
+export function refuseDownLab(inv: InventoryLike): void {
   // A host behind a jump host (a lab's inner host) is reached through its first hop: that address is the one to check.
   const inRange = inv.hosts.map((h, i) => firstHop(h, i)).filter((h) => cidrContains(LAB_RANGE, h.address));
   if (inRange.length === 0) return;
   const lab = labNameOf(inv);
-  if (!lab && !(await labRangeIsUnreachable())) return;
+  const table = readRoutes();
+  if (!lab && !labRangeIsUnreachable(table)) return;
   // No lab bridge ever serves the inner network: a host there is reached only through its bastion.
   const inner = inRange.find((h) => cidrContains(INNER_SUBNET, h.address));
   if (inner) {
     throw new InputError(inner.field, `${inner.address} is on a hardwire lab's inner network (${INNER_SUBNET.text}), which this machine has no route to; reach it through the lab's bastion with ssh.proxyJump: root@<node1's address>, as "lab up" writes it`);
   }
-  const subnets = await labBridgeSubnets();
+  const subnets = labBridgeSubnets(table);
   const orphans = inRange.filter((h) => !subnets.some((c) => cidrContains(c, h.address)));
   if (orphans.length === 0) return;
   if (lab) {

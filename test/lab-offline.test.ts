@@ -10,6 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { labDown, labStop, labUp, type LabInfo } from '../lab/index.ts';
 import { labInventoryPath, labNameOf } from '../lab/guard.ts';
 import { LAB_RANGE, labPlan } from '../lab/plan.ts';
+import { parseRoutes } from '../lab/routes.ts';
+import { ipv4ToInt } from '../lib/net.ts';
 import { repoRoot } from '../lib/paths.ts';
 import type { CliResult } from './helpers/cli.ts';
 import { hardwireAsync, inBatches } from './helpers/cli-async.ts';
@@ -89,6 +91,33 @@ describe('the lab range route (root, in a network namespace of its own)', () => 
     expect(again).toBe(first);
     expect(foreign).toMatch(/^10\.213\.0\.0\/16 is routed by "10\.213\.0\.0\/16 dev vpn0", but hardwire labs need that range/);
     expect(after).toMatch(/^10\.213\.0\.0\/16 dev vpn0/);
+  });
+});
+
+describe('the routes the lab guard reads (root, in a network namespace of its own)', () => {
+  it('parses /proc/net/route as ip route prints it: bridges up and down, the unreachable range, a gateway', () => {
+    const script = join(tempDir(), 'routes.mjs');
+    writeFileSync(script, `
+      import { execFileSync } from 'node:child_process';
+      import { readFileSync } from 'node:fs';
+      const ip = (...a) => execFileSync('ip', a).toString().trim();
+      ip('link', 'set', 'lo', 'up');
+      ip('link', 'add', 'hwb-up', 'type', 'bridge'); ip('addr', 'add', '10.213.77.1/24', 'dev', 'hwb-up'); ip('link', 'set', 'hwb-up', 'up');
+      ip('link', 'add', 'hwb-down', 'type', 'bridge'); ip('addr', 'add', '10.213.78.1/24', 'dev', 'hwb-down');
+      ip('link', 'add', 'other0', 'type', 'bridge'); ip('addr', 'add', '192.0.2.9/28', 'dev', 'other0'); ip('link', 'set', 'other0', 'up');
+      ip('route', 'add', 'default', 'via', '192.0.2.1');
+      ip('route', 'add', 'unreachable', '10.213.0.0/16');
+      console.log(JSON.stringify({ proc: readFileSync('/proc/net/route', 'utf8'), ip: JSON.parse(ip('-j', '-4', 'route', 'show')) }));
+    `);
+    const r = spawnSync('unshare', ['-n', process.execPath, script], { encoding: 'utf8' });
+    expect(r.status, r.stderr).toBe(0);
+    const { proc, ip } = JSON.parse(r.stdout) as { proc: string; ip: { dst: string; dev?: string; gateway?: string; type?: string }[] };
+    const mine = parseRoutes(proc).map((x) => ({ dst: x.cidr.bits === 0 ? 'default' : x.cidr.text.replace(/\/32$/, ''), dev: x.reject ? undefined : x.iface, reject: x.reject, gateway: x.gateway }));
+    const theirs = ip.map((x) => ({ dst: x.dst, dev: x.type === 'unreachable' ? undefined : x.dev, reject: x.type === 'unreachable', gateway: x.gateway ? ipv4ToInt(x.gateway) : 0 }));
+    expect(mine.sort((a, b) => a.dst.localeCompare(b.dst))).toEqual(theirs.sort((a, b) => a.dst.localeCompare(b.dst)));
+    // The bridge that is down has its address but no route: it serves nothing.
+    expect(mine.map((x) => x.dst)).toEqual(expect.arrayContaining(['10.213.0.0/16', '10.213.77.0/24', 'default']));
+    expect(mine.map((x) => x.dst)).not.toContain('10.213.78.0/24');
   });
 });
 
