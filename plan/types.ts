@@ -21,6 +21,12 @@ export interface UnitFacts {
   enabled: boolean;
 }
 
+export interface AccountFacts {
+  exists: boolean;
+  /** Each owned directory's "<owner>:<group> <octal mode>", undefined when it does not exist. */
+  owns: Map<string, string | undefined>;
+}
+
 export interface HostFacts {
   host: string;
   hashes: Map<string, string | null>;
@@ -35,6 +41,8 @@ export interface HostFacts {
   units: Map<ComponentName, UnitFacts>;
   /** Components an interrupted run changed files for but did not restart. */
   pendingRestart?: Set<ComponentName>;
+  /** The system users components run as, read with the files (apply/phases/accounts.ts acts on them). */
+  accounts?: Map<string, AccountFacts>;
 }
 
 export interface FileChange extends WantedFile {

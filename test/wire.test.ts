@@ -137,6 +137,8 @@ describe('wire on a 3-host lab', () => {
     expect(await remote(s, ['sh', '-c', `cmp -s /tmp/ref ${bin} || echo differs`])).toBe('differs');
     await s.exec(['sh', '-c', `echo '# edited by hand' >> ${unitFile}`]);
     await s.exec(['chmod', '0644', key]);
+    // etcd's data dir, read with the files: its mode opened up by hand.
+    await s.exec(['chmod', '0755', '/var/lib/etcd']);
 
     const fixed = wireJson(inv);
     const node2 = fixed.plan.hosts.find((h) => h.host === 'node2')!;
@@ -147,6 +149,7 @@ describe('wire on a 3-host lab', () => {
     expect(await remote(s, ['sh', '-c', `cmp -s /tmp/ref ${bin} && echo same`])).toBe('same');
     expect(await remote(s, ['grep', '-c', 'edited by hand', unitFile])).toBe('0');
     expect(await remote(s, ['stat', '-c', '%a', key])).toBe('600');
+    expect(await remote(s, ['stat', '-c', '%U:%G %a', '/var/lib/etcd'])).toBe('etcd:etcd 700');
     await s.exec(['rm', '-f', '/tmp/ref']);
     await s.close();
     const again = wireJson(inv);

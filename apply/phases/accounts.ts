@@ -4,26 +4,20 @@
 import type { Phase } from '../phase.ts';
 import { session, type WireContext } from '../context.ts';
 import type { Account } from '../../components/models/types.ts';
+import type { AccountFacts } from '../../plan/types.ts';
 import { StepError } from '../../lib/errors.ts';
+import { readAccounts } from '../facts.ts';
 
-/** One line of `stat -c '%U:%G %a'` for a path, or undefined when it does not exist. */
-async function ownerAndMode(ctx: WireContext, host: string, path: string): Promise<string | undefined> {
-  const r = await session(ctx, host).exec(['stat', '-c', '%U:%G %a', '--', path], { allowFail: true });
-  return r.code === 0 ? r.stdout.trim() : undefined;
-}
-
-async function userExists(ctx: WireContext, host: string, user: string): Promise<boolean> {
-  const r = await session(ctx, host).exec(['grep', '-q', `^${user}:`, '/etc/passwd'], { allowFail: true });
-  return r.code === 0;
-}
-
-/** Creates the account if missing, then gives it each directory it owns: reads at once, then one change at most. */
-export async function ensureAccount(ctx: WireContext, host: string, a: Account): Promise<void> {
+/**
+ * Creates the account if missing, then gives it each directory it owns: one change at most. `known` is
+ * what the read phase found; without it (after a restore moved the data dir) it is read now.
+ */
+export async function ensureAccount(ctx: WireContext, host: string, a: Account, known?: AccountFacts): Promise<void> {
   const want = (mode: number) => `${a.user}:${a.user} ${mode.toString(8)}`;
-  const [exists, ...have] = await Promise.all([userExists(ctx, host, a.user), ...a.owns.map((d) => ownerAndMode(ctx, host, d.path))]);
-  const fix = a.owns.flatMap((d, i) => (have[i] === want(d.mode) ? [] : [{ d, was: have[i] as string | undefined }]));
+  known ??= (await readAccounts(session(ctx, host), [a])).get(a.user)!;
+  const fix = a.owns.flatMap((d) => (known.owns.get(d.path) === want(d.mode) ? [] : [{ d, was: known.owns.get(d.path) }]));
   const steps = [
-    ...(exists ? [] : [{
+    ...(known.exists ? [] : [{
       msg: `create system user and group ${a.user} (${a.why})`,
       argv: ['useradd', '--system', '--user-group', '--no-create-home', '--home-dir', a.owns[0]?.path ?? '/nonexistent', '--shell', '/usr/sbin/nologin', '--comment', `${a.user} (hardwire)`, a.user],
     }]),
@@ -41,7 +35,7 @@ export const accountsPhase: Phase = {
   title: 'System users for components that do not run as root, owning their directories',
   async run(ctx) {
     const results = await Promise.allSettled(ctx.inv.hosts.map(async (h) => {
-      for (const m of ctx.trees.get(h.name)?.models ?? []) if (m.account) await ensureAccount(ctx, h.name, m.account);
+      for (const m of ctx.trees.get(h.name)?.models ?? []) if (m.account) await ensureAccount(ctx, h.name, m.account, ctx.facts.get(h.name)?.accounts?.get(m.account.user));
     }));
     const bad = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (bad) throw bad.reason instanceof StepError ? bad.reason : new StepError('accounts', String(bad.reason));
