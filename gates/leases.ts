@@ -1,7 +1,7 @@
 // Leader-election gate: the component's Lease in kube-system is held and its renewTime advances.
 import { StepError } from '../lib/errors.ts';
 import { kubeJson, type KubeCreds } from '../kube/client.ts';
-import { POLL_MS, waitUntil } from './wait.ts';
+import { API_POLL_MS, waitUntil } from './wait.ts';
 
 export interface LeaseState {
   holder: string;
@@ -50,7 +50,7 @@ export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowM
   if (recentCounts && a.ageMs <= RENEW_INTERVAL_MS + 1000) return a;
   const deadline = Date.now() + windowMs;
   while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    await new Promise((r) => setTimeout(r, API_POLL_MS));
     const b = await readLease(creds, name);
     if (b.holder && b.renewTime !== a.renewTime) return b;
   }
@@ -59,7 +59,7 @@ export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowM
 
 export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>, recentCounts = false, since?: LeaseMark): Promise<LeaseState> {
   try {
-    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts, since), timeoutMs, POLL_MS);
+    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts, since), timeoutMs, API_POLL_MS);
   } catch (err) {
     const j = await journal();
     throw new StepError(`gate ${name}`, `${err instanceof Error ? err.message : String(err)} after ${timeoutMs / 1000}s`, { host: j.host, detail: j.lines });

@@ -46,7 +46,8 @@ async function floor(invFile: string, state: string): Promise<number> {
     const ssh = ['-i', h.ssh.identityFile, '-o', `UserKnownHostsFile=${inv.knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes', `root@${h.address}`];
     await $({ quiet: true })`tar -C ${stages[i]} -chf - etc usr`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
     // etcd runs as its own user, which owns its data dir (hardwire's accounts phase makes both).
-    await $({ quiet: true })`ssh ${ssh} sh -c ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
+    // One argument: ssh hands the remote shell a single command line (with `sh -c` in front, only `id` would be its script).
+    await $({ quiet: true })`ssh ${ssh} ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
   }));
   await Promise.all(inv.controlPlaneHosts.map(async (h) => {
     const deadline = Date.now() + 180_000;

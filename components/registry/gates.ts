@@ -44,19 +44,30 @@ export const readyzGate: Gate = {
   })),
 };
 
-/** Proves one host's instance is up for good: unit active, no restart since `before`, /healthz ok. */
-async function instanceHealthy(ctx: GateContext, component: string, port: number, host: string, before: UnitState): Promise<string> {
-  const s = sessionOf(ctx, host);
-  const unit = `${component}.service`;
-  const fail = async (msg: string) => new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, unit) });
+/** One look at a host's instance: /healthz on its secure port and its unit's state, read together. */
+async function look(s: Session, unit: string, port: number): Promise<{ h: { status: number; body: string }; now: UnitState }> {
   const [h, now] = await Promise.all([
     localHealthz(s, port).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) })),
     unitState(s, unit),
   ]);
+  return { h, now };
+}
+
+/** Up for good: unit active, no restart since `before`, /healthz ok; else the StepError that says which. */
+async function judge(ctx: GateContext, component: string, port: number, host: string, before: UnitState, seen: Awaited<ReturnType<typeof look>>): Promise<string> {
+  const s = sessionOf(ctx, host);
+  const unit = `${component}.service`;
+  const { h, now } = seen;
+  const fail = async (msg: string) => new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, unit) });
   if (now.active !== 'active') throw await fail(`${unit} is ${now.active} (${now.sub})`);
   if (now.nRestarts !== before.nRestarts) throw await fail(`systemd restarted ${unit} ${now.nRestarts - before.nRestarts} time(s) while the gate watched: it is crash-looping`);
   if (h.status !== 200 || h.body !== 'ok') throw await fail(`/healthz on 127.0.0.1:${port} answered ${h.status} ${h.body.slice(0, 200)}`);
   return `active, NRestarts ${now.nRestarts}, /healthz ok`;
+}
+
+/** Proves one host's instance is up for good: unit active, no restart since `before`, /healthz ok. */
+async function instanceHealthy(ctx: GateContext, component: string, port: number, host: string, before: UnitState): Promise<string> {
+  return judge(ctx, component, port, host, before, await look(sessionOf(ctx, host), `${component}.service`, port));
 }
 
 /**
@@ -75,17 +86,18 @@ async function settled(ctx: GateContext, component: string, port: number, host: 
   let restarts = 0;
   let stableFrom = Date.now();
   for (;;) {
-    const now = await unitState(s, unit);
-    if (now.nRestarts !== base.nRestarts) {
-      restarts += now.nRestarts - base.nRestarts;
+    // Each round trip reads the unit's restarts and its /healthz at once.
+    const seen = await look(s, unit, port);
+    if (seen.now.nRestarts !== base.nRestarts) {
+      restarts += seen.now.nRestarts - base.nRestarts;
       if (restarts > 1) throw new StepError(`gate ${component}`, `systemd restarted ${unit} ${restarts} times while the gate watched: it is crash-looping`, { host, detail: await journalTail(s, unit) });
-      base = now;
+      base = seen.now;
       stableFrom = Date.now();
     }
     let last: unknown;
     if (Date.now() - stableFrom >= (restarts > 0 ? STABLE_MS : 0)) {
       try {
-        return await instanceHealthy(ctx, component, port, host, base);
+        return await judge(ctx, component, port, host, base, seen);
       } catch (err) {
         last = err;
       }
