@@ -12,5 +12,7 @@ export const kubeApiserver = {
   order: 20,
   // A co-located etcd first, so a host reboot does not start the apiserver against a dead local member.
   after: ['etcd'],
+  // etcd is Type=notify: systemd starts the apiserver the moment its local member is ready.
+  queueFreshStart: true,
   stage: 'kube-apiserver',
 } as const satisfies ComponentSpec<'kube-apiserver'>;

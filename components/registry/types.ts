@@ -77,6 +77,14 @@ export interface ComponentSpec<N extends string = string> {
   stage: string;
   /** Units on the same host this one is ordered after (systemd After=), if that host runs them. */
   after?: readonly string[];
+  /**
+   * On a fresh start, queue its start with systemd right after those of the `after` units on the
+   * same host: its After= holds it until they report ready, so it starts then, not when their gate
+   * has seen them. Its own stage still gates it, in order. (Not for a component that should wait
+   * for more than its unit's readiness: kube-scheduler started before its apiserver's /readyz backs
+   * its informers off.) Restarts are never queued: they stay one host at a time.
+   */
+  queueFreshStart?: boolean;
   /** Leader-election Lease in kube-system, if it elects a leader. */
   lease?: string;
 }
