@@ -39,6 +39,11 @@ export function binariesFor(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): { na
 /** Components that elect a leader, with their Lease in kube-system. */
 export const LEASES: readonly { component: ComponentName; lease: string }[] = COMPONENTS.flatMap((c) => ('lease' in c ? [{ component: c.name, lease: c.lease }] : []));
 
+/** Components whose fresh start is queued behind `component`'s on the same host (queueFreshStart, After= it). */
+export function queuedBehind(component: ComponentName): ComponentName[] {
+  return COMPONENT_NAMES.filter((n) => specOf(n).queueFreshStart === true && (specOf(n).after ?? []).includes(component));
+}
+
 /** Components that start together, in order: one wire phase each. */
 export interface Stage { id: string; components: ComponentName[] }
 
