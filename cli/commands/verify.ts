@@ -35,8 +35,15 @@ export function declare(root: Cli): Cli {
       const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: gateTimeoutMs(opts) }, log);
       const report: VerifyReport = { gates: [], smoke: [] };
       await runPhases([connectPhase, verifyPhase(report)], ctx);
-      const ok = [...report.gates, ...report.smoke].every((r) => r.ok);
+      const all = [...report.gates, ...report.smoke];
+      const failed = all.filter((r) => !r.ok);
+      // An empty list proves nothing: no gate ran is a failure too.
+      const ok = all.length > 0 && failed.length === 0;
       if (opts.json) printJson({ ok, ...report });
-      return ok ? 0 : 1;
+      if (ok) return 0;
+      // The last line names the failing check, so the cause survives in a CI log's tail.
+      const why = failed.length ? failed.map((r) => `${r.name}: ${r.detail}`).join('; ') : 'no gate or check ran';
+      process.stderr.write(`error: verify: ${failed.length ? `${failed.length} failed: ` : ''}${why}\n`);
+      return 1;
     }));
 }

@@ -28,8 +28,12 @@ export const FS = 'hardwire-drill-flooder';
 const RBAC = 'hardwire-drill-flooder';
 const FC = '/apis/flowcontrol.apiserver.k8s.io/v1';
 const RB = '/apis/rbac.authorization.k8s.io/v1';
-// Bounded: at most this many requests, none started after the deadline.
-export const FLOOD = { count: 8000, sockets: 40, deadlineMs: 6_000, path: '/api/v1/configmaps' };
+// The flood lasts until the drill has produced what it reports (kubectl as the flooder met 429s,
+// at least minMs of load, two Lease renewals and four admin requests seen under it), and no longer:
+// a 429 is answered in milliseconds, so a flood bounded only by count could end before a kubectl,
+// slow to start on a loaded machine, sent anything. Bounded whatever happens: count and deadline.
+export const FLOOD = { count: 100_000, sockets: 40, minMs: 6_000, deadlineMs: 60_000, path: '/api/v1/configmaps' };
+const WANT = { renewals: 2, adminRequests: 4 };
 export const REJECTED = 'apiserver_flowcontrol_rejected_requests_total';
 const ENQUEUED = 'apiserver_flowcontrol_request_queue_length_after_enqueue_count';
 
@@ -102,7 +106,7 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
   if (probe0.status !== 200 || probe0.fsUid !== fsUid) throw new StepError('drill setup', `a request as ${USER} did not land in FlowSchema ${FS} within 60 s (status ${probe0.status}, flowschema uid ${probe0.fsUid ?? '-'})`);
   timeline.mark(`a single request as ${USER}: 200, X-Kubernetes-PF-FlowSchema-UID ${fsUid} (${FS}), PriorityLevel-UID ${probe0.plUid}`);
 
-  log.step(`Break: flood as ${USER}: ${FLOOD.count} LISTs of ${FLOOD.path}, ${FLOOD.sockets} at a time, for at most ${FLOOD.deadlineMs / 1000} s; meanwhile the admin and the controller-manager's Lease`);
+  log.step(`Break: flood as ${USER}: LISTs of ${FLOOD.path}, ${FLOOD.sockets} at a time, until kubectl as ${USER} has met 429s (at least ${FLOOD.minMs / 1000} s, at most ${FLOOD.deadlineMs / 1000} s or ${FLOOD.count} requests); meanwhile the admin and the controller-manager's Lease`);
   const c0 = await counters(d);
   const cm = withServer(credsFromKubeconfig(join(ctx.clusterDir, 'kubeconfigs', 'controller-manager.conf')), creds.server);
   const leaseBefore = await readLease(creds, 'kube-controller-manager');
@@ -120,15 +124,19 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
       await sleep(250);
     }
   })();
-  // kubectl as the flooder, once a second while the flood runs (one run may slip through between
-  // rejections); -v=6 prints each response status, 429s included.
+  // kubectl as the flooder, run after run while the flood lasts, until one meets 429s (a run may
+  // slip through between rejections); -v=6 prints each response status, 429s included.
+  // client-go retries a 429 after its Retry-After, so kubectl fails or gets through late: either way it met 429s.
+  const count429 = (r: KubectlRun) => r.output.split('\n').filter((l) => /\b429 Too Many Requests\b/.test(l)).length;
+  const met = (r: KubectlRun) => r.code !== 0 || count429(r) > 0;
   const kubectlRuns: KubectlRun[] = [];
   let flooding = true;
   const kubectlDuring = (async () => {
-    await sleep(500);
-    while (flooding) { kubectlRuns.push(await kubectl(d, ['get', 'configmaps', '-A', '--request-timeout=5s', '-v=6'], undefined, floodConf)); await sleep(500); }
+    while (flooding && !kubectlRuns.some(met)) { kubectlRuns.push(await kubectl(d, ['get', 'configmaps', '-A', '--request-timeout=5s', '-v=6'], undefined, floodConf)); await sleep(250); }
   })();
-  const f = await flood(flooder, FLOOD.path, FLOOD.count, FLOOD.sockets, FLOOD.deadlineMs);
+  const seenEnough = () => Date.now() - brokeAt >= FLOOD.minMs && kubectlRuns.some(met) && admin.length >= WANT.adminRequests
+    && [...renewals].filter((x) => x && Date.parse(x) >= brokeAt).length >= WANT.renewals;
+  const f = await flood(flooder, FLOOD.path, FLOOD, seenEnough);
   flooding = false;
   await kubectlDuring;
   done = true;
@@ -145,12 +153,10 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
   // Gaps between consecutive renewals, from the last one before the flood to the first after it.
   const chain = [...new Set([leaseBefore.renewTime, ...renewTimes, leaseAfter.renewTime])].sort();
   const gaps = chain.slice(1).map((x, i) => Date.parse(x) - Date.parse(chain[i]!));
-  // client-go retries a 429 after its Retry-After, so kubectl fails or gets through late: either way it met 429s.
-  const count429 = (r: KubectlRun) => r.output.split('\n').filter((l) => /\b429 Too Many Requests\b/.test(l)).length;
   const kubectl429 = kubectlRuns.reduce((n, r) => n + count429(r), 0);
-  const symptomKubectl = kubectlRuns.find((r) => r.code !== 0 || count429(r) > 0) ?? kubectlRuns.at(-1)!;
-  const met429 = count429(symptomKubectl) > 0;
-  const symptoms = [{ ...probe(symptomKubectl, `kubectl as ${USER} during the flood meets 429s (client-go retries them, so it fails or is slow)`, 'fails' as const), asExpected: symptomKubectl.code !== 0 || met429 }];
+  if (kubectlRuns.length === 0) throw new StepError('drill symptom', `kubectl as ${USER} never ran during the flood (${f.sent} requests in ${f.ms} ms)`);
+  const symptomKubectl = kubectlRuns.find(met) ?? kubectlRuns.at(-1)!;
+  const symptoms = [{ ...probe(symptomKubectl, `kubectl as ${USER} during the flood meets 429s (client-go retries them, so it fails or is slow)`, 'fails' as const), asExpected: met(symptomKubectl) }];
   const fsName = async (u: string | undefined) => {
     const r = await kubeRequest(creds, 'GET', `${FC}/flowschemas`);
     return (JSON.parse(r.body) as { items: { metadata: { name: string; uid: string } }[] }).items.find((x) => x.metadata.uid === u)?.metadata.name ?? '?';

@@ -28,14 +28,20 @@ export function timedRequest(creds: KubeCreds, path: string, agent?: Agent, time
 
 export interface FloodResult { sent: number; byStatus: Record<string, number>; first429?: Timed; ms: number; latencyMs: { p50: number; max: number } }
 
-/** `count` GETs of `path`, at most `sockets` in flight, none started after `deadlineMs`. */
-export async function flood(creds: KubeCreds, path: string, count: number, sockets: number, deadlineMs: number): Promise<FloodResult & { results: Timed[] }> {
+export interface FloodBounds { count: number; sockets: number; deadlineMs: number }
+
+/**
+ * GETs of `path`, at most `sockets` in flight, until `done()` says what the drill needs has been
+ * seen; bounded whatever `done` says: at most `count`, none started after `deadlineMs`.
+ */
+export async function flood(creds: KubeCreds, path: string, b: FloodBounds, done: () => boolean): Promise<FloodResult & { results: Timed[] }> {
+  const { count, sockets, deadlineMs } = b;
   const agent = new Agent({ keepAlive: true, maxSockets: sockets });
   const t0 = Date.now();
   const results: Timed[] = [];
   let next = 0;
   const worker = async () => {
-    while (next < count && Date.now() - t0 < deadlineMs) {
+    while (next < count && Date.now() - t0 < deadlineMs && !done()) {
       next++;
       results.push(await timedRequest(creds, path, agent));
     }

@@ -41,6 +41,24 @@ export interface ApiDrillReport {
   timeline: TimelineEntry[];
 }
 
+/**
+ * The first expectation the drill did not meet, as one line, or undefined when it met them all:
+ * something captured, every symptom as expected, and (unless kept broken) recovered with every
+ * final gate green. The CLI's exit status and its last line come from this one function.
+ */
+export function unmet(r: ApiDrillReport): string | undefined {
+  if (r.captured.length === 0) return 'nothing was captured: no log line or response showed the failure';
+  if (r.symptoms.length === 0) return 'no symptom was probed';
+  const bad = r.symptoms.find((s) => !s.asExpected);
+  if (bad) return `symptom not as expected: ${bad.what} (\`${bad.command}\` exited ${bad.code})`;
+  if (r.keptBroken) return undefined;
+  if (r.finalGates.length === 0) return 'no final gate ran after the recovery';
+  const red = r.finalGates.filter((g) => !g.ok);
+  if (red.length) return `final gates not green after the recovery: ${red.map((g) => g.name).join(', ')}`;
+  if (!r.recovered) return `not recovered: ${r.recovery.at(-1)?.step ?? 'no recovery step completed'}`;
+  return undefined;
+}
+
 export function probe(r: KubectlRun, what: string, expect: 'fails' | 'works'): Probe {
   return { ...r, what, expect, asExpected: expect === 'works' ? r.code === 0 : r.code !== 0 };
 }
