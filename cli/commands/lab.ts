@@ -1,5 +1,4 @@
 // hardwire lab up|down|status|ssh|stop|start|cut|heal: local systemd containers that behave like small VMs.
-import { spawn } from 'node:child_process';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -129,9 +128,7 @@ async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: str
   const info = await lab.labStatus(opts);
   const h = info.hosts.find((x) => x.name === host);
   if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);
-  return new Promise((resolve, reject) => {
-    const child = spawn('ssh', labSshArgv(info, h, cmd), { stdio: 'inherit' });
-    child.once('error', (err) => reject(new InputError('ssh', `cannot run ssh (${err.message}); install openssh-client`)));
-    child.once('close', (code) => resolve(code ?? 1));
-  });
+  const { run } = await import('../../lib/proc.ts');
+  // The terminal is ssh's; its exit code (the remote command's) is ours.
+  return (await run('ssh', labSshArgv(info, h, cmd), { step: 'lab ssh', host, inherit: true, allowFail: true, hint: 'install openssh-client' })).code;
 }
