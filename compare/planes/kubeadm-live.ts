@@ -9,6 +9,7 @@ import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Session } from '../../transport/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
+import { showUnit } from '../../lib/systemctl.ts';
 import type { Component, PlaneData } from '../types.ts';
 import { COMPONENTS } from '../types.ts';
 
@@ -59,7 +60,7 @@ export async function runKubeadmLive(plane: PlaneData, s: Session, address: stri
   plane.steps.push({ step: `kubeadm's kube-apiserver /readyz ok`, ms: readyMs, ok: true });
   const mismatched: string[] = [];
   for (const c of COMPONENTS) {
-    const pid = Number((await s.exec(['systemctl', 'show', '-p', 'MainPID', '--value', unitOf(c)])).stdout.trim());
+    const pid = Number((await showUnit(s, unitOf(c), ['MainPID'])).MainPID ?? 0);
     const live = (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
     const manifest = plane.commands[c]!.argv;
     // systemd-run resolves argv[0] on PATH (/usr/local/bin/kube-scheduler), as a container's

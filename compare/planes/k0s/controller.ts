@@ -3,6 +3,7 @@
 // process tree from /proc.
 import { statSync } from 'node:fs';
 import { StepError } from '../../../lib/errors.ts';
+import { showUnit } from '../../../lib/systemctl.ts';
 import type { Session } from '../../../transport/index.ts';
 import type { EnsuredBinary } from '../../../components/binaries/index.ts';
 import type { PlaneData } from '../../types.ts';
@@ -62,7 +63,7 @@ export interface Proc { pid: number; ppid: number; argv: string[] }
 
 /** The k0scontroller unit's main PID and every process below it, with argv from /proc/<pid>/cmdline. */
 export async function processTree(s: Session): Promise<{ main: Proc; descendants: Proc[] }> {
-  const mainPid = Number((await s.exec(['systemctl', 'show', '-p', 'MainPID', '--value', 'k0scontroller'])).stdout.trim());
+  const mainPid = Number((await showUnit(s, 'k0scontroller', ['MainPID'])).MainPID ?? 0);
   if (!mainPid) throw new StepError('compare-k0s', 'k0scontroller has no main PID (not running)', { host: s.host.name });
   const ps = (await s.exec(['ps', '-e', '-o', 'pid=,ppid=']) ).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
   const argvOf = async (pid: number) => (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
