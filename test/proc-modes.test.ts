@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcError, run, runSync, spawnDetached } from '../lib/proc.ts';
-import { isSameProcess, procStartTime, waitFor } from '../lab/sys.ts';
+import { isSameProcess, procStartTime } from '../lib/pid.ts';
+import { waitFor } from '../lab/sys.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 describe('lib/proc runSync, inherit, spawnDetached', () => {

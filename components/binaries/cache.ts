@@ -3,9 +3,10 @@
 // matches its manifest is reported as corrupt and must never be handed out.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from '../../lib/paths.ts';
+import { withLock as withFileLock } from '../../lib/lock.ts';
 import type { ComponentName, SourceKind } from './catalog.ts';
 import { isComponentName } from './catalog.ts';
 
@@ -189,47 +190,7 @@ export async function scratchDir(label: string): Promise<string> {
   return dir;
 }
 
-/**
- * A cross-process lock so that parallel test workers or commands do not build the same group
- * twice. The lock file holds the owner's pid; a lock whose owner is gone is taken over.
- */
-export async function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
-  const dir = join(cacheDir(), 'locks');
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `${safeSegment(label)}.lock`);
-  let waited = false;
-  for (;;) {
-    try {
-      const fh = await open(file, 'wx');
-      await fh.writeFile(String(process.pid));
-      await fh.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const text = (await readFile(file, 'utf8').catch(() => '')).trim();
-      const owner = Number(text);
-      const fresh = text === '' && Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? 0) < 5000;
-      if (!fresh && (!Number.isInteger(owner) || owner <= 0 || !alive(owner))) {
-        await rm(file, { force: true });
-        continue;
-      }
-      if (!waited) { onWait(); waited = true; }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(file, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** A cross-process lock (lib/lock.ts) so that parallel test workers or commands do not build the same group twice. */
+export function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(join(cacheDir(), 'locks', `${safeSegment(label)}.lock`), `building ${label}`, Infinity, fn, { onWait, pollMs: 500 });
 }
