@@ -2,9 +2,10 @@
 // (watch errors, Lease renewal failing, leader election lost, systemd restarting them), then the
 // level-triggered payoff: a Deployment scaled right after the apiservers return is reconciled,
 // timed from /readyz ok to the ReplicaSet's replica count, and the Leases held again.
-import { iso, sleep } from './connected.ts';
+import { iso } from './connected.ts';
 import { kubeJson, kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
+import { retry } from '../lib/retry.ts';
 import { LEASES, type ComponentName } from '../components/registry/index.ts';
 import { readLease } from '../gates/leases.ts';
 import { kubectl } from './kubectl.ts';
@@ -18,14 +19,13 @@ const CONTROLLERS: ComponentName[] = ['kube-controller-manager', 'kube-scheduler
 const NS = `/api/v1/namespaces/${C4_NAMESPACE}`;
 const DEPLOY = `/apis/apps/v1/namespaces/${C4_NAMESPACE}/deployments`;
 
-async function until<T>(what: string, timeoutMs: number, everyMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** `fn` until it gives a value (undefined or an error: not yet). */
+function until<T>(what: string, timeoutMs: number, everyMs: number, fn: () => Promise<T | undefined>): Promise<T> {
+  return retry(async () => {
     const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(everyMs);
-  }
+    if (v === undefined) throw new Error('not yet');
+    return v;
+  }, { timeoutMs, intervalMs: everyMs, onTimeout: () => { throw new Error(`${what}: not within ${timeoutMs / 1000} s`); } });
 }
 
 interface Rs { spec?: { replicas?: number }; status?: { replicas?: number } }

@@ -18,20 +18,6 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Polls until `pred` holds or the deadline passes; returns whether it held. */
-export async function waitFor(pred: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await pred()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(everyMs);
-  }
-}
-
 /** Direct children of a process, from /proc/<pid>/task/<tid>/children. */
 export function childrenOf(pid: number): number[] {
   try {

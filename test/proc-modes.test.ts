@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ProcError, run, runSync, spawnDetached } from '../lib/proc.ts';
 import { isSameProcess, procStartTime } from '../lib/pid.ts';
-import { waitFor } from '../lab/sys.ts';
+import { waitFor } from '../lib/retry.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 describe('lib/proc runSync, inherit, spawnDetached', () => {

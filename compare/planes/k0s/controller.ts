@@ -3,6 +3,8 @@
 // process tree from /proc.
 import { statSync } from 'node:fs';
 import { StepError } from '../../../lib/errors.ts';
+import { orAbort, retry } from '../../../lib/retry.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { showUnit } from '../../../lib/systemctl.ts';
 import type { Session } from '../../../transport/index.ts';
 import type { EnsuredBinary } from '../../../components/binaries/index.ts';
@@ -44,16 +46,18 @@ export async function startController(plane: PlaneData, s: Session, join: boolea
   await step(plane, s, [K0S_BIN, 'install', 'controller', '--config', K0S_CONFIG, ...(join ? ['--token-file', JOIN_TOKEN] : [])], `k0s install controller${join ? ' (join)' : ''}`);
   const t0 = performance.now();
   await step(plane, s, ['systemctl', 'start', 'k0scontroller'], 'systemctl start k0scontroller');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await s.exec([K0S_BIN, 'kubectl', 'get', '--raw', '/readyz'], { allowFail: true, timeoutMs: 20_000 });
-    if (r.code === 0 && r.stdout.trim() === 'ok') break;
-    if (Date.now() > deadline) {
+  let stderr = '';
+  await retry(async () => {
+    const r = await orAbort(s.exec([K0S_BIN, 'kubectl', 'get', '--raw', '/readyz'], { allowFail: true, timeoutMs: 20_000 }));
+    stderr = r.stderr;
+    if (r.code !== 0 || r.stdout.trim() !== 'ok') throw new Error('not ready');
+  }, {
+    timeoutMs, intervalMs: 1000,
+    onTimeout: async () => {
       const journal = await s.exec(['journalctl', '-u', 'k0scontroller', '--no-pager', '-n', '15', '-o', 'cat'], { allowFail: true });
-      throw new StepError('compare-k0s', `k0s apiserver did not answer /readyz within ${timeoutMs / 1000} s`, { host: s.host.name, detail: [...r.stderr.split('\n').slice(-3), ...journal.stdout.split('\n')] });
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+      throw new StepError('compare-k0s', `k0s apiserver did not answer /readyz within ${timeoutMs / 1000} s`, { host: s.host.name, detail: [...stderr.split('\n').slice(-3), ...journal.stdout.split('\n')] });
+    },
+  });
   const ms = Math.round(performance.now() - t0);
   plane.steps.push({ step: `${s.host.name}: k0scontroller start to /readyz ok`, ms, ok: true });
   return ms;
@@ -95,17 +99,21 @@ export function processName(argv: string[]): string {
 export async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<ReturnType<typeof processTree>>> {
   const want = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
   const key = (t: Awaited<ReturnType<typeof processTree>>) => t.descendants.map((d) => `${processName(d.argv)}:${d.pid}`).sort().join(' ');
-  const deadline = Date.now() + 90_000;
-  let last = await processTree(s);
-  for (;;) {
-    await new Promise((res) => setTimeout(res, 2000));
-    const now = await processTree(s);
-    const names = new Set(now.descendants.map((d) => processName(d.argv)));
+  const namesOf = (t: Awaited<ReturnType<typeof processTree>>) => new Set(t.descendants.map((d) => processName(d.argv)));
+  let now = await processTree(s);
+  return retry(async () => {
+    await sleep(2000);
+    const last = now;
+    now = await orAbort(processTree(s));
+    const names = namesOf(now);
     if (key(now) === key(last) && want.every((n) => names.has(n))) return now;
-    if (Date.now() > deadline) {
+    throw new Error('not settled');
+  }, {
+    timeoutMs: 90_000, intervalMs: 0,
+    onTimeout: () => {
+      const names = namesOf(now);
       plane.notes.push(`${s.host.name}: k0s's children did not settle within 90 s; read as they were (missing: ${want.filter((n) => !names.has(n)).join(', ') || 'none'})`);
       return now;
-    }
-    last = now;
-  }
+    },
+  });
 }
