@@ -11,7 +11,8 @@ import { readLease } from '../gates/leases.ts';
 import { kubectl } from './kubectl.ts';
 import { blastRadius, readyzOn, unitState, type UnitState } from './probes.ts';
 import type { RecoveryStep } from './report.ts';
-import type { BlastItem, DrillDef, DrillEnv } from './runner.ts';
+import type { DrillDef, DrillEnv } from './runner.ts';
+import type { BlastItem } from './run-report.ts';
 
 export const C4_NAMESPACE = 'hardwire-drill-c4';
 export const C4_DEPLOYMENT = 'level-triggered';

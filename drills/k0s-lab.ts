@@ -8,7 +8,7 @@ import { K0S_PARTS } from '../compare/planes/k0s/index.ts';
 import { K0S_DATA, k0sConfig } from '../compare/planes/k0s/config.ts';
 import { settledTree, stageBinaries, startController, step } from '../compare/planes/k0s/controller.ts';
 import { emptyPlane, type PlaneData } from '../compare/types.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { credsFromKubeconfigText, withServer, type KubeCreds } from '../kube/client.ts';
 import { RENEW_INTERVAL_MS, readLease } from '../gates/leases.ts';
 import { StepError } from '../lib/errors.ts';
@@ -63,7 +63,7 @@ export async function k0sLabUp(name: string, stateDir: string, log: Logger): Pro
   const info = await lab.labUp({ ...labOpts, hosts: 1 });
   plane.steps.push({ step: `fresh lab "${name}" up (1 host)`, ms: Math.round(performance.now() - t0), ok: true, output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', ') });
   // The lab's own inventory gives the cluster parameters, as compare takes them from hardwire's.
-  const inv = loadInventory(info.inventory);
+  const inv = loadValidInventory(info.inventory);
   const host = inv.hosts[0]!;
   const params = clusterParams(inv, host);
   const k0s = await ensureBinary('k0s', { kubernetesVersion: params.kubernetesVersion, log });

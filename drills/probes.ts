@@ -7,7 +7,8 @@ import { LEASES } from '../components/registry/index.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
 import { showUnit } from '../lib/systemctl.ts';
 import type { ReadSession } from '../transport/index.ts';
-import type { BlastItem, DrillEnv } from './runner.ts';
+import type { DrillEnv } from './runner.ts';
+import type { BlastItem } from './run-report.ts';
 import { errText } from './symptoms.ts';
 
 /** A Lease is alive if renewed within its duration (15 s, both controllers' default). */

@@ -20,7 +20,7 @@ import { Timeline } from './timeline.ts';
 import { traceLine } from './trace.ts';
 import type { KubectlResult } from './kubectl.ts';
 import type { GateResult, RecoveryStep } from './report.ts';
-import type { DrillRun, TracedLine } from './run-report.ts';
+import type { BlastItem, DrillRun, TracedLine } from './run-report.ts';
 
 export interface DrillEnv {
   ctx: WireContext;
@@ -45,8 +45,6 @@ export interface Broken {
 
 /** Journals to search, with a journalctl -g pattern; a required group must show before observing ends. */
 export interface CaptureGroup { label: string; units: ComponentName[]; pattern: string; required?: boolean; onBrokenHosts?: boolean }
-
-export interface BlastItem { what: string; ok: boolean; detail: string }
 
 export interface Extra { detail: Record<string, unknown>; md: string[] }
 

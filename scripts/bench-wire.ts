@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { parse, stringify } from 'yaml';
 import { labDown, labUp } from '../lab/index.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { ensureAll } from '../components/binaries/index.ts';
 import { binariesFor } from '../components/registry/index.ts';
 import { retry } from '../lib/retry.ts';
@@ -30,7 +30,7 @@ async function timedWire(inv: string, state: string): Promise<{ wallMs: number; 
 
 /** The floor: one tar stream per host (rendered tree + cached binaries), all hosts at once, then start and wait for /readyz. */
 async function floor(invFile: string, state: string): Promise<number> {
-  const inv = loadInventory(invFile);
+  const inv = loadValidInventory(invFile);
   const kubectl = (await ensureAll(['kubectl']))[0]!.path;
   const admin = join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf');
   const bins = new Map((await ensureAll([...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))])).map((b) => [b.name, b.path]));
