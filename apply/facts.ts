@@ -5,20 +5,20 @@ import type { ComponentName } from '../components/models/index.ts';
 import type { Account } from '../components/models/types.ts';
 import type { AccountFacts, HostFacts, UnitFacts } from '../plan/types.ts';
 import { readRecord, sameStat, statMany } from './manifest.ts';
+import { parseShow, showArgv } from '../lib/systemctl.ts';
 
 export async function unitFacts(s: Session, components: ComponentName[]): Promise<Map<ComponentName, UnitFacts>> {
   const out = new Map<ComponentName, UnitFacts>();
   if (components.length === 0) return out;
-  const r = await s.exec(['systemctl', 'show', '--property=Id,LoadState,ActiveState,ActiveEnterTimestampMonotonic,UnitFileState', ...components.map((c) => `${c}.service`)], { timeoutMs: 15_000 });
-  // One block per unit, separated by blank lines, in the order asked.
-  const blocks = r.stdout.trim().split(/\n\s*\n/);
+  const r = await s.exec(showArgv(components.map((c) => `${c}.service`), ['Id', 'LoadState', 'ActiveState', 'ActiveEnterTimestampMonotonic', 'UnitFileState']), { timeoutMs: 15_000 });
+  const units = parseShow(r.stdout);
   components.forEach((c, i) => {
-    const kv = new Map((blocks[i] ?? '').split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)] as const));
+    const kv = units[i] ?? {};
     out.set(c, {
-      loadState: kv.get('LoadState') ?? 'not-found',
-      activeState: kv.get('ActiveState') ?? 'inactive',
-      activeEnterMonotonic: kv.get('ActiveEnterTimestampMonotonic') ?? '0',
-      enabled: kv.get('UnitFileState') === 'enabled',
+      loadState: kv.LoadState ?? 'not-found',
+      activeState: kv.ActiveState ?? 'inactive',
+      activeEnterMonotonic: kv.ActiveEnterTimestampMonotonic ?? '0',
+      enabled: kv.UnitFileState === 'enabled',
     });
   });
   return out;

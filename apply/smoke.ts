@@ -2,7 +2,7 @@
 // creates lives in one namespace and one CRD that are deleted at the end.
 import { randomBytes } from 'node:crypto';
 import { kubeJson, kubeRequest, watchFor, type KubeCreds } from '../kube/client.ts';
-import { waitUntil } from '../gates/wait.ts';
+import { retry } from '../lib/retry.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
@@ -45,7 +45,7 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
         apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
         spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] } } },
       } });
-      return waitUntil(async () => {
+      return retry(async () => {
         const rs = (await kubeJson<{ items: Meta[] }>(creds, 'GET', `/apis/apps/v1/namespaces/${ns}/replicasets`)).json.items;
         const owner = rs.find((r) => r.metadata.ownerReferences?.some((o) => o.kind === 'Deployment' && o.name === 'web'));
         if (!owner) throw new Error('no ReplicaSet owned by Deployment web yet');
@@ -53,7 +53,7 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
           .filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'ReplicaSet' && o.name === owner.metadata.name));
         if (pods.length !== 2) throw new Error(`${pods.length}/2 Pods owned by ReplicaSet ${owner.metadata.name}`);
         return `ReplicaSet ${owner.metadata.name} owned by Deployment web; Pods ${pods.map((p) => p.metadata.name).join(', ')} owned by it (Pending: no nodes)`;
-      }, 60_000, 1000);
+      }, { timeoutMs: 60_000, intervalMs: 1000, startBeforeDeadline: true });
     });
 
     await check(results, 'CRD with a CEL validation rule', async () => {
@@ -74,7 +74,7 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
       } });
       const path = `/apis/${group}/v1/namespaces/${ns}/widgets`;
       const widget = (name: string, size: number) => ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size } });
-      await waitUntil(async () => { const r = await kubeRequest(creds, 'GET', path); if (r.status !== 200) throw new Error(`CRD not served yet (${r.status})`); }, 30_000, 500);
+      await retry(async () => { const r = await kubeRequest(creds, 'GET', path); if (r.status !== 200) throw new Error(`CRD not served yet (${r.status})`); }, { timeoutMs: 30_000, intervalMs: 500, startBeforeDeadline: true });
       await kubeJson(creds, 'POST', path, { body: widget('small', 3) });
       const bad = await kubeRequest(creds, 'POST', path, { body: widget('big', 11) });
       if (bad.status !== 422 || !bad.body.includes('size must be at most 10')) throw new Error(`bad Widget got ${bad.status}, want 422 with the CEL message`);

@@ -46,8 +46,9 @@ export function rootCli(): Cli {
  * Declares a top-level command. Its help text serves the command and every subcommand declared
  * under it afterwards (commander copies the help configuration to subcommands as they are made).
  */
-export function topCommand(root: Cli, name: string, summary: string, help: string): Cli {
-  return root.command(name).summary(summary).configureHelp({ formatHelp: () => `${help.trim()}\n` });
+export function topCommand(root: Cli, name: string, summary: string, help: string | (() => string)): Cli {
+  // A function is called when help is shown, so it can list subcommands declared after this call.
+  return root.command(name).summary(summary).configureHelp({ formatHelp: () => `${(typeof help === 'string' ? help : help()).trim()}\n` });
 }
 
 /** Parses argv (without "hardwire") and runs the action; returns its exit code, 0 after --help. */

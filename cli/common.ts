@@ -2,7 +2,8 @@
 // checked (numbers of seconds, whole numbers, choices): a bad value is one InputError line.
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import { loadInventory, type Inventory } from '../inventory/load.ts';
+import type { Inventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { defaultStateDir } from '../lib/paths.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
@@ -61,7 +62,7 @@ export function stateDirFrom(opts: { stateDir?: string | undefined }): string {
 
 export function requireInventory(opts: { inventory?: string | undefined }, log: Logger): Inventory {
   if (!opts.inventory) throw new InputError('--inventory', 'is required; pass an inventory file such as hosts/example.yaml');
-  const inv = loadInventory(opts.inventory);
+  const inv = loadValidInventory(opts.inventory);
   for (const w of inv.warnings) log.warn(w);
   return inv;
 }

@@ -1,6 +1,7 @@
 // With no --inventory, host-touching commands use the built-in local lab.
 import { existsSync, statSync } from 'node:fs';
-import { loadInventory, type Inventory } from '../inventory/load.ts';
+import type { Inventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
@@ -31,7 +32,7 @@ export async function inventoryOrLab(opts: { inventory?: string | undefined; sta
   }
   // A lab that is down gets one line saying so, before anything tries to reach its addresses.
   refuseRemovedLabInventory(file);
-  const inv = loadInventory(file);
+  const inv = loadValidInventory(file);
   refuseDownLab(inv);
   checkSshIdentities(inv);
   for (const w of inv.warnings) log.warn(w);

@@ -2,15 +2,17 @@
 // (watch errors, Lease renewal failing, leader election lost, systemd restarting them), then the
 // level-triggered payoff: a Deployment scaled right after the apiservers return is reconciled,
 // timed from /readyz ok to the ReplicaSet's replica count, and the Leases held again.
-import { iso, sleep } from './connected.ts';
+import { iso } from './connected.ts';
 import { kubeJson, kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
+import { retry } from '../lib/retry.ts';
 import { LEASES, type ComponentName } from '../components/registry/index.ts';
 import { readLease } from '../gates/leases.ts';
 import { kubectl } from './kubectl.ts';
 import { blastRadius, readyzOn, unitState, type UnitState } from './probes.ts';
 import type { RecoveryStep } from './report.ts';
-import type { BlastItem, DrillDef, DrillEnv } from './runner.ts';
+import type { DrillDef, DrillEnv } from './runner.ts';
+import type { BlastItem } from './run-report.ts';
 
 export const C4_NAMESPACE = 'hardwire-drill-c4';
 export const C4_DEPLOYMENT = 'level-triggered';
@@ -18,14 +20,13 @@ const CONTROLLERS: ComponentName[] = ['kube-controller-manager', 'kube-scheduler
 const NS = `/api/v1/namespaces/${C4_NAMESPACE}`;
 const DEPLOY = `/apis/apps/v1/namespaces/${C4_NAMESPACE}/deployments`;
 
-async function until<T>(what: string, timeoutMs: number, everyMs: number, fn: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
+/** `fn` until it gives a value (undefined or an error: not yet). */
+function until<T>(what: string, timeoutMs: number, everyMs: number, fn: () => Promise<T | undefined>): Promise<T> {
+  return retry(async () => {
     const v = await fn().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(everyMs);
-  }
+    if (v === undefined) throw new Error('not yet');
+    return v;
+  }, { timeoutMs, intervalMs: everyMs, onTimeout: () => { throw new Error(`${what}: not within ${timeoutMs / 1000} s`); } });
 }
 
 interface Rs { spec?: { replicas?: number }; status?: { replicas?: number } }

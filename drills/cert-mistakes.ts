@@ -14,6 +14,7 @@ import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
 import { pkiDir } from '../pki/store.ts';
 import { keptSpec, loadSigner, publicPemOf, pushRenewed, specsFor } from '../certs/renew.ts';
 import { changes } from './timeline.ts';
+import { waitFor } from '../lib/retry.ts';
 import { WIRE_ROLL, type RecoveryStep } from './report.ts';
 import { kubectl, kubectlWithHostKubeconfig, type KubectlResult } from './kubectl.ts';
 import { blastRadius, readyzOn } from './probes.ts';
@@ -48,8 +49,7 @@ async function rerender(env: DrillEnv, leafId: string, why: string): Promise<{ s
 }
 
 async function waitReady(env: DrillEnv, address: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await readyzOn(env, address)).ok && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1000));
+  await waitFor(async () => (await readyzOn(env, address)).ok, timeoutMs, 1000);
 }
 
 const failed = (r: KubectlResult, re: RegExp) => (r.code !== 0 && re.test(r.output) ? r : undefined);

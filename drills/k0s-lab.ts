@@ -2,17 +2,17 @@
 // Built from compare's k0s plane (stageBinaries, startController, settledTree, K0S_PARTS,
 // k0sConfig), so the drill kills the same k0s that `hardwire compare` reads; ready once /readyz is
 // ok and both controllers' Leases are held and renewing.
-import { sleep } from './connected.ts';
 import { ensureAll, ensureBinary } from '../components/binaries/index.ts';
 import { clusterParams } from '../compare/index.ts';
 import { K0S_PARTS } from '../compare/planes/k0s/index.ts';
 import { K0S_DATA, k0sConfig } from '../compare/planes/k0s/config.ts';
 import { settledTree, stageBinaries, startController, step } from '../compare/planes/k0s/controller.ts';
 import { emptyPlane, type PlaneData } from '../compare/types.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { credsFromKubeconfigText, withServer, type KubeCreds } from '../kube/client.ts';
 import { RENEW_INTERVAL_MS, readLease } from '../gates/leases.ts';
 import { StepError } from '../lib/errors.ts';
+import { retry } from '../lib/retry.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
 import type { Logger } from '../lib/log.ts';
 import type { Session } from '../transport/index.ts';
@@ -43,13 +43,14 @@ export interface K0sLab {
 
 /** Both Leases held and being renewed, or throws with what it last saw. */
 async function leasesHeld(creds: KubeCreds, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const seen = await Promise.all(K0S_LEASES.map((l) => readLease(creds, l).then((x) => ({ l, ok: x.holder !== '' && x.ageMs <= RENEWING_MS, d: `${x.holder || 'nobody'}, ${Math.round(x.ageMs / 1000)} s ago` }), (e: unknown) => ({ l, ok: false, d: String(e) }))));
-    if (seen.every((x) => x.ok)) return;
-    if (Date.now() > deadline) throw new StepError('k0s lab', `the controllers' Leases were not held within ${timeoutMs / 1000} s`, { detail: seen.map((x) => `${x.l}: ${x.d}`) });
-    await sleep(1000);
-  }
+  let seen: { l: string; ok: boolean; d: string }[] = [];
+  await retry(async () => {
+    seen = await Promise.all(K0S_LEASES.map((l) => readLease(creds, l).then((x) => ({ l, ok: x.holder !== '' && x.ageMs <= RENEWING_MS, d: `${x.holder || 'nobody'}, ${Math.round(x.ageMs / 1000)} s ago` }), (e: unknown) => ({ l, ok: false, d: String(e) }))));
+    if (!seen.every((x) => x.ok)) throw new Error('not held');
+  }, {
+    timeoutMs, intervalMs: 1000,
+    onTimeout: () => { throw new StepError('k0s lab', `the controllers' Leases were not held within ${timeoutMs / 1000} s`, { detail: seen.map((x) => `${x.l}: ${x.d}`) }); },
+  });
 }
 
 /** Recreates lab `name` with one host and starts one k0s controller on it. The caller closes and tears down. */
@@ -62,7 +63,7 @@ export async function k0sLabUp(name: string, stateDir: string, log: Logger): Pro
   const info = await lab.labUp({ ...labOpts, hosts: 1 });
   plane.steps.push({ step: `fresh lab "${name}" up (1 host)`, ms: Math.round(performance.now() - t0), ok: true, output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', ') });
   // The lab's own inventory gives the cluster parameters, as compare takes them from hardwire's.
-  const inv = loadInventory(info.inventory);
+  const inv = loadValidInventory(info.inventory);
   const host = inv.hosts[0]!;
   const params = clusterParams(inv, host);
   const k0s = await ensureBinary('k0s', { kubernetesVersion: params.kubernetesVersion, log });

@@ -8,6 +8,8 @@ import { readLease } from '../gates/leases.ts';
 import { kubeRequest, type KubeCreds } from '../kube/client.ts';
 import { flagsOf } from '../compare/normalize.ts';
 import type { Session } from '../transport/index.ts';
+import { parseShow, showArgv } from '../lib/systemctl.ts';
+import { shJoin } from '../transport/quote.ts';
 import type { Probe, ProbeResult } from './sampler.ts';
 import { LEASE_DURATION_MS } from './probes.ts';
 import { errText } from './symptoms.ts';
@@ -20,11 +22,11 @@ export interface Proc { pid: number; ppid: number; name: string }
 export interface UnitSnap { active: string; sub: string; mainPid: number; nRestarts: number; execMainStart: string }
 export interface HostSnap { at: number; unit: UnitSnap; procs: Proc[] }
 
-const SCRIPT = `systemctl show ${K0S_UNIT} -p ActiveState,SubState,MainPID,NRestarts,ExecMainStartTimestamp; echo @@; ps -e -o pid=,ppid=,stat=,args=`;
+const SCRIPT = `${shJoin(showArgv([K0S_UNIT], ['ActiveState', 'SubState', 'MainPID', 'NRestarts', 'ExecMainStartTimestamp']))}; echo @@; ps -e -o pid=,ppid=,stat=,args=`;
 
 export function parseSnap(at: number, out: string): HostSnap {
   const [show = '', ps = ''] = out.split('\n@@\n');
-  const kv = Object.fromEntries(show.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const kv = parseShow(show)[0] ?? {};
   const procs = ps.split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w.length >= 4 && !w[2]!.startsWith('Z'))
     .map((w) => ({ pid: Number(w[0]), ppid: Number(w[1]), name: processName(w.slice(3)) }));
   return { at, unit: { active: kv.ActiveState ?? '', sub: kv.SubState ?? '', mainPid: Number(kv.MainPID ?? 0), nRestarts: Number(kv.NRestarts ?? NaN), execMainStart: kv.ExecMainStartTimestamp ?? '' }, procs };

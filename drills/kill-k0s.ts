@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { processTree, processName } from '../compare/planes/k0s/controller.ts';
 import { cacheDir } from '../lib/paths.ts';
 import { StepError } from '../lib/errors.ts';
+import { showUnit } from '../lib/systemctl.ts';
 import type { Logger } from '../lib/log.ts';
 import { kubeRequest } from '../kube/client.ts';
 import { firstJournalLine, journalLines, type JournalLine } from './journal.ts';
@@ -54,8 +55,7 @@ export interface KillK0sReport {
 const unitOf = (s: { unit: UnitSnap }) => s.unit;
 
 async function unitSettings(lab: K0sLab): Promise<Record<string, string>> {
-  const r = await lab.session.exec(['systemctl', 'show', K0S_UNIT, '-p', 'Restart,RestartUSec,KillMode,Delegate,FragmentPath'], { timeoutMs: 10_000 });
-  return Object.fromEntries(r.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return showUnit(lab.session, K0S_UNIT, ['Restart', 'RestartUSec', 'KillMode', 'Delegate', 'FragmentPath'], { timeoutMs: 10_000 }) as Promise<Record<string, string>>;
 }
 
 async function tree(lab: K0sLab): Promise<{ mainPid: number; children: { name: string; pid: number; ppid: number }[]; argv: Map<string, string[]> }> {

@@ -5,8 +5,10 @@ import { readLease } from '../gates/leases.ts';
 import { kubeRequest, withServer } from '../kube/client.ts';
 import { LEASES } from '../components/registry/index.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
+import { showUnit } from '../lib/systemctl.ts';
 import type { ReadSession } from '../transport/index.ts';
-import type { BlastItem, DrillEnv } from './runner.ts';
+import type { DrillEnv } from './runner.ts';
+import type { BlastItem } from './run-report.ts';
 import { errText } from './symptoms.ts';
 
 /** A Lease is alive if renewed within its duration (15 s, both controllers' default). */
@@ -59,7 +61,6 @@ export interface UnitState { activeState: string; nRestarts: number; mainPid: nu
 
 /** systemd's view of a unit: NRestarts counts the restarts systemd itself made (Restart=). */
 export async function unitState(s: ReadSession, unit: string): Promise<UnitState> {
-  const r = await s.exec(['systemctl', 'show', unit, '-p', 'ActiveState,NRestarts,MainPID,ExecMainStartTimestamp'], { allowFail: true, timeoutMs: 10_000 });
-  const kv = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  const kv = await showUnit(s, unit, ['ActiveState', 'NRestarts', 'MainPID', 'ExecMainStartTimestamp'], { allowFail: true, timeoutMs: 10_000 });
   return { activeState: kv.ActiveState ?? '', nRestarts: Number(kv.NRestarts ?? NaN), mainPid: Number(kv.MainPID ?? 0), execMainStart: kv.ExecMainStartTimestamp ?? '' };
 }

@@ -5,7 +5,9 @@ import type { GateResult, RecoveryStep } from './report.ts';
 import { journalSection, recoverySection, timelineSection } from './report.ts';
 import type { TimelineEntry } from './timeline.ts';
 import type { Trace } from './trace.ts';
-import type { BlastItem } from './runner.ts';
+
+/** One thing probed after the break: still working or not. */
+export interface BlastItem { what: string; ok: boolean; detail: string }
 
 export interface TracedLine extends JournalLine { traces: Trace[] }
 

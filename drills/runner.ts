@@ -7,6 +7,7 @@ import { iso, sleep, withConnected } from './connected.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
 import { StepError } from '../lib/errors.ts';
+import { orAbort, retry } from '../lib/retry.ts';
 import { componentsOn, type ComponentName } from '../components/registry/index.ts';
 import { PKI_DIR } from '../lib/constants.ts';
 import { session, type WireContext } from '../apply/context.ts';
@@ -19,7 +20,7 @@ import { Timeline } from './timeline.ts';
 import { traceLine } from './trace.ts';
 import type { KubectlResult } from './kubectl.ts';
 import type { GateResult, RecoveryStep } from './report.ts';
-import type { DrillRun, TracedLine } from './run-report.ts';
+import type { BlastItem, DrillRun, TracedLine } from './run-report.ts';
 
 export interface DrillEnv {
   ctx: WireContext;
@@ -44,8 +45,6 @@ export interface Broken {
 
 /** Journals to search, with a journalctl -g pattern; a required group must show before observing ends. */
 export interface CaptureGroup { label: string; units: ComponentName[]; pattern: string; required?: boolean; onBrokenHosts?: boolean }
-
-export interface BlastItem { what: string; ok: boolean; detail: string }
 
 export interface Extra { detail: Record<string, unknown>; md: string[] }
 
@@ -109,12 +108,13 @@ async function caHashes(env: DrillEnv): Promise<{ host: string; path: string; sh
 
 /** Every registry gate, retried until green (a Lease is re-acquired up to one lease duration late). */
 async function gatesGreen(env: DrillEnv, timeoutMs: number): Promise<GateResult[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const g = await runGateChecks(env.ctx);
-    if (g.every((x) => x.ok) || Date.now() > deadline) return g.map(({ name, ok, detail }) => ({ name, ok, detail }));
-    await sleep(2000);
-  }
+  let g: Awaited<ReturnType<typeof runGateChecks>> = [];
+  const shown = () => g.map(({ name, ok, detail }) => ({ name, ok, detail }));
+  return retry(async () => {
+    g = await orAbort(runGateChecks(env.ctx));
+    if (!g.every((x) => x.ok)) throw new Error('not green');
+    return shown();
+  }, { timeoutMs, intervalMs: 2000, onTimeout: shown });
 }
 
 async function drill<B extends Broken>(env: DrillEnv, def: DrillDef<B>, opts: RunOptions): Promise<DrillRun> {
@@ -138,9 +138,11 @@ async function drill<B extends Broken>(env: DrillEnv, def: DrillDef<B>, opts: Ru
   const main = group(def.capture);
   const also = (def.also ?? []).map(group);
   const poll = (x: ReturnType<typeof group>) => x.lines.poll(env.sources(x.g.units, x.g.onBrokenHosts ? b.hosts : undefined));
-  let symptom: DrillRun['symptom'] = null;
-  for (;;) {
-    const [found] = await Promise.all([poll(main), ...also.map(poll)]);
+  // Set inside the probe: declared wide, or TypeScript narrows it to null here.
+  let symptom = null as DrillRun['symptom'];
+  // Until the line, the symptom and every required line are seen (or the observe time is up: the report says what was not).
+  await retry(async () => {
+    const [found] = await orAbort(Promise.all([poll(main), ...also.map(poll)]));
     for (const c of found) timeline.mark(`${def.capture.label}: ${c.unit} on ${c.host} at ${c.at}`);
     if (!symptom) {
       const s = await def.symptom(env, b).catch(() => undefined);
@@ -148,9 +150,8 @@ async function drill<B extends Broken>(env: DrillEnv, def: DrillDef<B>, opts: Ru
     }
     const allRequired = also.every((x) => !x.g.required || x.lines.size > 0);
     const seen = symptom && main.lines.size > 0 && allRequired && Date.now() >= b.at + (def.minObserveMs ?? 0);
-    if (seen || Date.now() > b.at + opts.observeTimeoutMs) break;
-    await sleep(1000);
-  }
+    if (!seen) throw new Error('not seen yet');
+  }, { timeoutMs: b.at + opts.observeTimeoutMs - Date.now(), intervalMs: 1000, onTimeout: () => undefined });
   const blastRadius = await def.blastRadius(env, b);
   timeline.mark(`still working: ${blastRadius.filter((x) => x.ok).map((x) => x.what).join('; ') || 'nothing probed'}`);
   const duringExtra = during ? await during : undefined;

@@ -1,11 +1,11 @@
 // `hardwire flags --regenerate`: rebuild flags/data/<version>/*.json with the Go analyzer.
 // Needs Go (1.26); modules come from the Go module proxy into ~/.cache/hardwire/gomod.
-import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../lib/log.ts';
-import { InputError, StepError } from '../lib/errors.ts';
+import { InputError } from '../lib/errors.ts';
+import { runSync } from '../lib/proc.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { dataDir, defaultFlagVersion } from './map.ts';
 
@@ -22,27 +22,12 @@ export function goEnv(): NodeJS.ProcessEnv {
   return { ...process.env, GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'), GOFLAGS: '-mod=readonly' };
 }
 
-function run(step: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
-  log.step(`${step}: go ${args.join(' ')}`);
-  const res = spawnSync(goBinary(), args, { cwd, env: goEnv(), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (res.error) {
-    throw new StepError(step, `cannot run go (${res.error.message}); regenerating the flag map needs Go 1.26 on PATH or $GO`, { cause: res.error });
-  }
-  if (res.status !== 0) {
-    throw new StepError(step, `go ${args[0]} exited ${res.status}`, { detail: (res.stderr ?? '').trim().split('\n').slice(-20) });
-  }
+/** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
+function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
+  log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
+  const res = runSync(file, args, { step: name, cwd, env: goEnv(), hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO' });
   if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
   if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
-}
-
-function binRun(step: string, bin: string, args: string[], log: Logger, stdoutFile?: string): void {
-  log.step(`${step}: ${bin.split('/').pop()} ${args.join(' ')}`);
-  try {
-    const out = execFileSync(bin, args, { env: goEnv(), encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'inherit'] });
-    if (stdoutFile) writeFileSync(stdoutFile, out);
-  } catch (err) {
-    throw new StepError(step, `${bin} failed`, { cause: err });
-  }
 }
 
 export interface RegenerateResult {
@@ -66,26 +51,19 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
   const work = mkdtempSync(join(tmpdir(), 'hardwire-flags-'));
   try {
     // The flag set each command really has (pflag's own type/default/help/deprecated/hidden).
-    run('build k8sflags', ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
-    binRun('dump Kubernetes flag sets', join(work, 'k8sflags'), [], opts.log, join(work, 'k8sflags.json'));
-    run('build etcdflags', ['build', '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
-    binRun('dump etcd defaults', join(work, 'etcdflags'), [], opts.log, join(work, 'etcdflags.json'));
-    run('build analyzer', ['build', '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
-    // The analyzer loads packages relative to its module directories.
-    log(opts.log, 'analyze (go/packages, full type information)');
-    try {
-      execFileSync(join(work, 'analyzer'), ['-out', outDir, '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json')], {
-        cwd: analyzerDir, env: goEnv(), stdio: ['ignore', 'inherit', 'inherit'],
-      });
-    } catch (err) {
-      throw new StepError('analyze', 'the flag analyzer failed', { cause: err });
-    }
+    const go = goBinary();
+    step('build k8sflags', go, ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
+    step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
+    step('build etcdflags', go, ['build', '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
+    step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
+    step('build analyzer', go, ['build', '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
+    // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
+    opts.log.step('analyze (go/packages, full type information)');
+    runSync(join(work, 'analyzer'), ['-out', outDir, '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json')], {
+      step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
+    });
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
   return { outDir, seconds: (Date.now() - started) / 1000 };
-}
-
-function log(l: Logger, m: string) {
-  l.step(m);
 }

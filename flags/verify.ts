@@ -1,9 +1,8 @@
 // `hardwire flags verify`: re-open every cited file:line in the module source at the pinned version
 // and check that the line still says what the citation claims.
-import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { StepError } from '../lib/errors.ts';
+import { runSync } from '../lib/proc.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { flagComponents, loadFlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
 import { goBinary, goEnv } from './regenerate.ts';
@@ -54,12 +53,8 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
       const modKey = `${s.module}@${s.version}`;
       if (!existsSync(dir) && opts.download !== false && !triedDownload.has(modKey)) {
         triedDownload.add(modKey);
-        try {
-          execFileSync(goBinary(), ['mod', 'download', modKey], { cwd: join(repoRoot, 'flags', 'analyzer'), env, stdio: ['ignore', 'ignore', 'pipe'] });
-          downloaded.push(modKey);
-        } catch (err) {
-          throw new StepError('flags verify', `go mod download ${modKey} failed`, { cause: err, detail: [String((err as { stderr?: Buffer }).stderr ?? err)] });
-        }
+        runSync(goBinary(), ['mod', 'download', modKey], { step: 'flags verify', label: `go mod download ${modKey}`, cwd: join(repoRoot, 'flags', 'analyzer'), env });
+        downloaded.push(modKey);
       }
       files.set(key, existsSync(key) ? readFileSync(key, 'utf8').split('\n') : null);
     }

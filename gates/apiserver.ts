@@ -3,7 +3,8 @@ import { StepError } from '../lib/errors.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
 import { kubeRequest, withServer, type KubeCreds } from '../kube/client.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
-import { API_POLL_MS, waitUntil } from './wait.ts';
+import { API_POLL_MS } from './wait.ts';
+import { retry } from '../lib/retry.ts';
 import { journalTail } from './journal.ts';
 
 export async function checkApiserver(creds: KubeCreds, address: string): Promise<void> {
@@ -16,7 +17,7 @@ export async function checkApiserver(creds: KubeCreds, address: string): Promise
 
 export async function apiserverGate(creds: KubeCreds, host: { name: string; address: string }, s: Session | undefined, timeoutMs: number): Promise<void> {
   try {
-    await waitUntil(() => checkApiserver(creds, host.address), timeoutMs, API_POLL_MS);
+    await retry(() => checkApiserver(creds, host.address), { timeoutMs, intervalMs: API_POLL_MS, startBeforeDeadline: true });
   } catch (err) {
     const detail = s ? await journalTail(s, 'kube-apiserver') : [];
     throw new StepError('gate kube-apiserver', `not ready after ${timeoutMs / 1000}s: ${err instanceof Error ? err.message : String(err)}`, { host: host.name, detail });

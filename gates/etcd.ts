@@ -4,7 +4,8 @@ import { StepError } from '../lib/errors.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import { BIN_DIR, ETCD_CLIENT_PORT, PKI_DIR as PKI } from '../lib/constants.ts';
-import { POLL_MS, waitUntil } from './wait.ts';
+import { POLL_MS } from './wait.ts';
+import { retry } from '../lib/retry.ts';
 import { journalTail } from './journal.ts';
 
 export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
@@ -42,7 +43,7 @@ export async function checkEtcd(inv: Inventory, s: Session): Promise<EtcdHealth>
 /** Waits for etcd health, asked from `via`; on timeout names the unhealthy hosts with their journals. */
 export async function etcdGate(inv: Inventory, via: Session, sessions: Map<string, Session>, timeoutMs: number): Promise<EtcdHealth> {
   try {
-    return await waitUntil(() => checkEtcd(inv, via), timeoutMs, POLL_MS);
+    return await retry(() => checkEtcd(inv, via), { timeoutMs, intervalMs: POLL_MS, startBeforeDeadline: true });
   } catch (err) {
     const msg = err instanceof Error ? err.message : String(err);
     const suspect = inv.etcdHosts.find((h) => msg.includes(h.address)) ?? inv.etcdHosts[0]!;

@@ -1,7 +1,9 @@
 // Leader-election gate: the component's Lease in kube-system is held and its renewTime advances.
 import { StepError } from '../lib/errors.ts';
 import { kubeJson, type KubeCreds } from '../kube/client.ts';
-import { API_POLL_MS, waitUntil } from './wait.ts';
+import { API_POLL_MS } from './wait.ts';
+import { orAbort, retry } from '../lib/retry.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface LeaseState {
   holder: string;
@@ -48,18 +50,19 @@ export async function checkLeaseRenewing(creds: KubeCreds, name: string, windowM
   if (!a.holder) throw new Error(`Lease kube-system/${name} has no holder`);
   if (since && a.renewTime !== since.renewTime) return a;
   if (recentCounts && a.ageMs <= RENEW_INTERVAL_MS + 1000) return a;
-  const deadline = Date.now() + windowMs;
-  while (Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, API_POLL_MS));
-    const b = await readLease(creds, name);
+  const notRenewed = new Error(`Lease kube-system/${name} held by ${a.holder} but not renewed since ${a.renewTime}`);
+  // Each look waits first: `a` was just read.
+  return retry(async () => {
+    await sleep(API_POLL_MS);
+    const b = await orAbort(readLease(creds, name));
     if (b.holder && b.renewTime !== a.renewTime) return b;
-  }
-  throw new Error(`Lease kube-system/${name} held by ${a.holder} but not renewed since ${a.renewTime}`);
+    throw notRenewed;
+  }, { timeoutMs: windowMs, intervalMs: 0 });
 }
 
 export async function leaseGate(creds: KubeCreds, name: string, timeoutMs: number, journal: () => Promise<{ host: string; lines: string[] }>, recentCounts = false, since?: LeaseMark): Promise<LeaseState> {
   try {
-    return await waitUntil(() => checkLeaseRenewing(creds, name, 6000, recentCounts, since), timeoutMs, API_POLL_MS);
+    return await retry(() => checkLeaseRenewing(creds, name, 6000, recentCounts, since), { timeoutMs, intervalMs: API_POLL_MS, startBeforeDeadline: true });
   } catch (err) {
     const j = await journal();
     throw new StepError(`gate ${name}`, `${err instanceof Error ? err.message : String(err)} after ${timeoutMs / 1000}s`, { host: j.host, detail: j.lines });

@@ -3,12 +3,12 @@
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { ReadSession } from '../transport/index.ts';
+import { showUnit } from '../lib/systemctl.ts';
 
 export interface UnitState { active: string; sub: string; nRestarts: number }
 
 export async function unitState(s: ReadSession, unit: string): Promise<UnitState> {
-  const r = await s.exec(['systemctl', 'show', '-p', 'ActiveState,SubState,NRestarts', unit], { timeoutMs: 15_000 });
-  const v = Object.fromEntries(r.stdout.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).trim()]));
+  const v = await showUnit(s, unit, ['ActiveState', 'SubState', 'NRestarts'], { timeoutMs: 15_000 });
   return { active: v.ActiveState ?? 'unknown', sub: v.SubState ?? 'unknown', nRestarts: Number(v.NRestarts ?? NaN) };
 }
 

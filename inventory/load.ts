@@ -8,8 +8,7 @@ import { cidrContains, cidrsOverlap, firstServiceIp, type Cidr } from '../lib/ne
 import { expandHome } from '../lib/paths.ts';
 import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
-import { checkExtraArgs } from './extra-args.ts';
-import { checkCertValidity, checkDnsDomain, checkHostAddress, checkKubernetesVersion, checkPodCidr, checkSan, checkServiceCidr, parseEndpoint } from './rules.ts';
+import { checkCertValidity, checkDnsDomain, checkHostAddress, checkPodCidr, checkSan, checkServiceCidr, parseEndpoint } from './rules.ts';
 
 const MAX_BYTES = 1024 * 1024;
 
@@ -90,8 +89,6 @@ export function parseInventory(text: string, file = '<inline>'): Inventory {
 export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   const c = doc.cluster;
   // Each value against the component that consumes it (inventory/rules.ts, inventory/extra-args.ts).
-  checkKubernetesVersion(c.kubernetesVersion);
-  checkExtraArgs(c.extraArgs, c.kubernetesVersion);
   const serviceCidr = checkServiceCidr(c.serviceCIDR);
   const podCidr = checkPodCidr(c.podCIDR, c.extraArgs);
   if (cidrsOverlap(serviceCidr, podCidr)) {

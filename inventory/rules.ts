@@ -7,16 +7,13 @@
 import { isIP } from 'node:net';
 import { InputError } from '../lib/errors.ts';
 import { cidrContains, parseCidr, type Cidr } from '../lib/net.ts';
-import { VERSION_TABLE } from '../components/binaries/catalog.ts';
 import { flagValueProblem } from './flag-values.ts';
-import { extraArg } from './extra-args.ts';
 
 type ExtraArgs = Record<string, Record<string, string> | undefined>;
 
-/** hardwire can only hand out versions it has a row for (components/binaries/catalog.ts versionsFor). */
-export function checkKubernetesVersion(version: string): void {
-  if (VERSION_TABLE.some((r) => r.kubernetes === version)) return;
-  throw new InputError('cluster.kubernetesVersion', `${version} has no row in hardwire's version table (components/binaries/catalog.ts); use one of ${VERSION_TABLE.map((r) => r.kubernetes).join(', ')}`);
+/** A flag value from extraArgs, if set. */
+function extraArg(extraArgs: ExtraArgs, component: string, flag: string): string | undefined {
+  return extraArgs[component]?.[flag];
 }
 
 /**

@@ -2,7 +2,6 @@
 import { z } from 'zod';
 import { isIP } from 'node:net';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
-import { COMPONENT_NAMES } from '../components/registry/index.ts';
 
 export { PINNED_KUBERNETES };
 
@@ -35,8 +34,11 @@ const cluster = z.strictObject({
   dnsDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a DNS domain such as cluster.local' }).default('cluster.local'),
   apiServerEndpoint: z.string().default(''),
   extraSANs: z.array(z.string().min(1)).default([]),
-  /** Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`. */
-  extraArgs: z.partialRecord(z.enum(COMPONENT_NAMES), z.record(flagName, z.string())).default({}),
+  /**
+   * Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`.
+   * The component names, flags and values are checked by validate/inventory.ts, against the registry and the flag map.
+   */
+  extraArgs: z.record(z.string(), z.record(flagName, z.string())).default({}),
   certValidity: z.strictObject({
     leafDays: z.number().int().min(1).max(3650).default(365),
     caDays: z.number().int().min(1).max(36500).default(3650),

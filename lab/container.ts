@@ -1,10 +1,12 @@
 // Powering one lab host on and off: a detached systemd-nspawn over the shared base rootfs, wired to the
 // lab bridge through a veth whose names we choose, so nothing has to be found by name afterwards.
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StepError } from '../lib/errors.ts';
-import { findContainerInit, isSameProcess, linkExists, procStartTime, run, signal, waitFor } from './sys.ts';
+import { spawnDetached } from '../lib/proc.ts';
+import { isSameProcess, procStartTime } from '../lib/pid.ts';
+import { findContainerInit, linkExists, run, signal } from './sys.ts';
+import { waitFor } from '../lib/retry.ts';
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import { beforeUp, bridgeOf, configureInner, ensureInnerBridge, innerNspawnArgs, vethsOf } from './inner.ts';
@@ -77,15 +79,8 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
   const hostDir = dirname(host.upper);
   for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
-  const out = openSync(consoleLog(host), 'w', 0o644);
   // detached: setsid, so the host outlives the command that started it.
-  const child = spawn('systemd-nspawn', args, { detached: true, stdio: ['ignore', out, out] });
-  closeSync(out);
-  const spawned = await new Promise<number>((resolve, reject) => {
-    child.once('spawn', () => resolve(child.pid!));
-    child.once('error', (err) => reject(new StepError('lab-boot', `cannot run systemd-nspawn: ${err.message}; install it with: apt-get install -y systemd-container`, { host: host.name, cause: err })));
-  });
-  child.unref();
+  const spawned = await spawnDetached('systemd-nspawn', args, { step: 'lab-boot', host: host.name, output: consoleLog(host), hint: 'install it with: apt-get install -y systemd-container' });
   host.pid = spawned;
   host.startTime = procStartTime(spawned) ?? null;
   host.initPid = null;

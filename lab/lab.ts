@@ -5,7 +5,7 @@ import { InputError, StepError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/log.ts';
 import type { Session } from '../transport/ssh.ts';
 import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
-import { withLock } from './lock.ts';
+import { withLock } from '../lib/lock.ts';
 import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
 import { removeInner } from './inner.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';

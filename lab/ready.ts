@@ -4,7 +4,7 @@ import { StepError } from '../lib/errors.ts';
 import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
 import { consoleFailures, consoleLog } from './container.ts';
 import type { LabFiles, LabHostState } from './state.ts';
-import { sleep } from './sys.ts';
+import { retry, waitFor } from '../lib/retry.ts';
 import { proxyJumpOf } from './inner.ts';
 
 export function sshTarget(files: LabFiles, host: LabHostState): SshTarget {
@@ -17,17 +17,13 @@ function firstHop(host: LabHostState): string {
 }
 
 /** An inner host's sshd answers once an SSH connection through the bastion succeeds (a refused forward fails fast). */
-async function waitJumped(files: LabFiles, host: LabHostState, deadline: number): Promise<Session> {
-  for (;;) {
-    try {
-      return await labConnectHost(files, host, 5000);
-    } catch (err) {
-      if (Date.now() > deadline) {
-        throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer through ${proxyJumpOf(host)}: ${(err as Error).message} (console: ${consoleLog(host)})`, { host: host.name, detail: consoleFailures(host) });
-      }
-      await sleep(250);
-    }
-  }
+function waitJumped(files: LabFiles, host: LabHostState, deadline: number): Promise<Session> {
+  return retry(() => labConnectHost(files, host, 5000), {
+    timeoutMs: deadline - Date.now(), intervalMs: 250,
+    onTimeout: (err) => {
+      throw new StepError('lab-wait-ssh', `sshd on ${host.address}:22 did not answer through ${proxyJumpOf(host)}: ${(err as Error).message} (console: ${consoleLog(host)})`, { host: host.name, detail: consoleFailures(host) });
+    },
+  });
 }
 
 function tcpOpen(address: string, port: number, timeoutMs: number): Promise<boolean> {
@@ -48,12 +44,9 @@ export function labConnectHost(files: LabFiles, host: LabHostState, timeoutMs = 
 /** Waits for sshd, then for `systemctl is-system-running` to settle on running or degraded. */
 export async function waitReady(files: LabFiles, host: LabHostState, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!(await tcpOpen(firstHop(host), 22, 1000))) {
-    if (Date.now() > deadline) {
-      const failed = consoleFailures(host);
-      throw new StepError('lab-wait-ssh', `sshd on ${firstHop(host)}:22 did not answer within ${timeoutMs / 1000} s (console: ${consoleLog(host)})`, { host: host.name, detail: failed });
-    }
-    await sleep(50);
+  if (!(await waitFor(() => tcpOpen(firstHop(host), 22, 1000), timeoutMs, 50))) {
+    const failed = consoleFailures(host);
+    throw new StepError('lab-wait-ssh', `sshd on ${firstHop(host)}:22 did not answer within ${timeoutMs / 1000} s (console: ${consoleLog(host)})`, { host: host.name, detail: failed });
   }
   const s = host.jump ? await waitJumped(files, host, deadline) : await labConnectHost(files, host);
   try {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Logger } from '../lib/log.ts';
 import { cacheDir } from '../lib/paths.ts';
 import { run } from '../lib/proc.ts';
-import { withLock } from './lock.ts';
+import { withLock } from '../lib/lock.ts';
 
 export const SUITE = 'bookworm';
 export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl'];

@@ -1,4 +1,4 @@
-// Local process helpers for the lab: PID liveness that survives PID reuse, signals, polling.
+// Local process helpers for the lab: signals, polling, the container's init.
 import { readFileSync } from 'node:fs';
 
 // Commands run through lib/proc.ts. Re-exported only for lab/lab.ts and lab/container.ts, which still
@@ -10,43 +10,11 @@ export async function linkExists(name: string): Promise<boolean> {
   return (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true })).code === 0;
 }
 
-/** Start time of a process in clock ticks since boot (field 22 of /proc/<pid>/stat), or undefined if gone. */
-export function procStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // comm (field 2) may contain spaces and parens: split after the last ')'.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    if (fields[0] === 'Z' || fields[0] === 'X') return undefined; // exited, not yet reaped
-    return fields[19];
-  } catch {
-    return undefined;
-  }
-}
-
-/** True only for the very process we recorded: same PID and same start time. */
-export function isSameProcess(pid: number | null | undefined, startTime: string | null | undefined): boolean {
-  return typeof pid === 'number' && pid > 0 && typeof startTime === 'string' && procStartTime(pid) === startTime;
-}
-
 export function signal(pid: number, sig: NodeJS.Signals): void {
   try {
     process.kill(pid, sig);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
-  }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Polls until `pred` holds or the deadline passes; returns whether it held. */
-export async function waitFor(pred: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await pred()) return true;
-    if (Date.now() >= deadline) return false;
-    await sleep(everyMs);
   }
 }
 

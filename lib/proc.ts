@@ -1,8 +1,10 @@
 // The one way hardwire runs a local program: argv only (never a shell), on execa. Every failure is a
 // ProcError, a StepError that carries the command, the exit status and the last lines of output,
 // so the CLI prints it like any other step failure (exit code 1).
-import { existsSync } from 'node:fs';
-import type { Options } from 'execa';
+import { closeSync, existsSync, openSync } from 'node:fs';
+import { once } from 'node:events';
+import { createRequire } from 'node:module';
+import type { Options, Result, SyncOptions, SyncResult } from 'execa';
 import { StepError } from './errors.ts';
 import { shJoin } from '../transport/quote.ts';
 
@@ -31,6 +33,11 @@ export interface RunOptions {
   tailOf?: 'stderr' | 'all';
   /** How many lines of output the error detail keeps (default 20). */
   tailLines?: number;
+  /**
+   * stdin, stdout and stderr are hardwire's own (a terminal handed to ssh, or a program's progress
+   * shown as it prints); nothing is kept, so an error has no output tail.
+   */
+  inherit?: boolean;
 }
 
 export interface RunResult {
@@ -80,10 +87,9 @@ function lineCallback(fn: (line: string) => void) {
   return { transform: function* (line: string) { fn(line); yield line; } };
 }
 
-/** Runs `file` with `args` (no shell) and collects its output. Throws ProcError unless it exits 0 (or allowFail). */
-export async function run(file: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
-  const argv = [file, ...args];
-  const options: Options = {
+/** execa's options for a RunOptions; stdio as the caller asked, output kept unless inherited. */
+function execaOptions(opts: RunOptions) {
+  return {
     cwd: opts.cwd,
     ...(opts.env ? { env: opts.env, extendEnv: false } : {}),
     timeout: opts.timeoutMs ?? 0,
@@ -91,17 +97,70 @@ export async function run(file: string, args: readonly string[], opts: RunOption
     stripFinalNewline: false,
     maxBuffer: 256 * 1024 * 1024,
     all: opts.tailOf === 'all',
-    ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
-    ...(opts.onStdoutLine ? { stdout: lineCallback(opts.onStdoutLine) } : {}),
-    ...(opts.onStderrLine ? { stderr: lineCallback(opts.onStderrLine) } : {}),
-  };
+    ...(opts.inherit ? { stdio: 'inherit' as const } : {
+      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+      ...(opts.onStdoutLine ? { stdout: lineCallback(opts.onStdoutLine) } : {}),
+      ...(opts.onStderrLine ? { stderr: lineCallback(opts.onStderrLine) } : {}),
+    }),
+  } satisfies Options & SyncOptions;
+}
+
+/** Runs `file` with `args` (no shell) and collects its output. Throws ProcError unless it exits 0 (or allowFail). */
+export async function run(file: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
   // Loaded on first use: execa is ~130 modules, which a no-op wire never needs.
   const { execa } = await import('execa');
-  const r = await execa(file, args, options);
-  const stdout = typeof r.stdout === 'string' ? r.stdout : '';
-  const stderr = typeof r.stderr === 'string' ? r.stderr : '';
-  if (r.exitCode === 0 || (opts.allowFail && typeof r.exitCode === 'number')) return { code: r.exitCode, stdout, stderr };
+  return settle(await execa(file, args, execaOptions(opts) as Options), file, args, opts);
+}
 
+/**
+ * run() for synchronous callers (the flag map's verify and regenerate, which their callers and tests
+ * use without await): the same options, result and errors, on execaSync.
+ */
+export function runSync(file: string, args: readonly string[], opts: RunOptions): RunResult {
+  if (opts.onStdoutLine || opts.onStderrLine) throw new Error('runSync: line callbacks need run()');
+  // Node 22.12+ requires an ES module synchronously; still loaded only when a synchronous run happens.
+  const { execaSync } = createRequire(import.meta.url)('execa') as typeof import('execa');
+  return settle(execaSync(file, args, execaOptions(opts) as SyncOptions), file, args, opts);
+}
+
+/**
+ * Starts `file` in its own session (setsid), detached from hardwire: it outlives the command that
+ * started it (a lab host's systemd-nspawn). stdout and stderr go to the file `output`, truncated first.
+ * Resolves with its PID once it runs; a program that cannot start is a ProcError, as in run().
+ */
+export async function spawnDetached(file: string, args: readonly string[], opts: Pick<RunOptions, 'step' | 'host' | 'hint' | 'cwd'> & { output: string }): Promise<number> {
+  const { execa } = await import('execa');
+  // A descriptor of its own, not execa's { file }, which pipes through this process and would stop when it exits.
+  const out = openSync(opts.output, 'w', 0o644);
+  try {
+    // execa's types name descriptors 3-9 only; any open one goes to spawn as it is.
+    const fd = out as 3;
+    const child = execa(file, args, { cwd: opts.cwd, detached: true, cleanup: false, reject: false, stdin: 'ignore', stdout: fd, stderr: fd });
+    // It runs ('spawn'), or it could not start: then execa's result says why.
+    const outcome = await Promise.race([once(child.nodeChildProcess, 'spawn').then(() => 'running' as const, () => child), child]);
+    if (outcome !== 'running' || child.pid === undefined) throw failure(outcome === 'running' ? await child : outcome, file, args, opts);
+    child.nodeChildProcess.unref();
+    return child.pid;
+  } finally {
+    closeSync(out);
+  }
+}
+
+/** A finished execa result as RunResult; throws the ProcError that says why the program failed. */
+function settle(r: Result | SyncResult, file: string, args: readonly string[], opts: RunOptions): RunResult {
+  if (r.exitCode === 0 || (opts.allowFail && typeof r.exitCode === 'number')) return { code: r.exitCode, stdout: text(r.stdout), stderr: text(r.stderr) };
+  throw failure(r, file, args, opts);
+}
+
+function text(out: unknown): string {
+  return typeof out === 'string' ? out : '';
+}
+
+/** Why a program failed: it never started, timed out, printed too much, was killed, or exited non-zero. */
+function failure(r: Result | SyncResult, file: string, args: readonly string[], opts: RunOptions): ProcError {
+  const argv = [file, ...args];
+  const stdout = text(r.stdout);
+  const stderr = text(r.stderr);
   const n = opts.tailLines ?? 20;
   const detail = opts.tailOf === 'all' ? tail(typeof r.all === 'string' ? r.all : '', n) : tail(stderr, n).length > 0 ? tail(stderr, n) : tail(stdout, n);
   const what = opts.label ?? shJoin(argv);
@@ -110,16 +169,16 @@ export async function run(file: string, args: readonly string[], opts: RunOption
     // Never started: the program (or the cwd) is missing, or not executable.
     const errno = r.code ?? 'unknown error';
     const why = opts.cwd && !existsSync(opts.cwd) ? `${errno} (no directory ${opts.cwd})` : errno;
-    throw new ProcError(opts.step, `cannot run ${file}: ${why}${opts.hint ? `; ${opts.hint}` : ''}`, { ...common, failure: 'spawn', errno: r.code, detail: [] });
+    return new ProcError(opts.step, `cannot run ${file}: ${why}${opts.hint ? `; ${opts.hint}` : ''}`, { ...common, failure: 'spawn', errno: r.code, detail: [] });
   }
   if (r.timedOut) {
-    throw new ProcError(opts.step, `${what} timed out after ${opts.timeoutMs} ms (killed)`, { ...common, failure: 'timeout', signal: r.signal });
+    return new ProcError(opts.step, `${what} timed out after ${opts.timeoutMs} ms (killed)`, { ...common, failure: 'timeout', signal: r.signal });
   }
   if (r.isMaxBuffer) {
-    throw new ProcError(opts.step, `${what} printed more output than hardwire keeps (killed)`, { ...common, failure: 'output', signal: r.signal });
+    return new ProcError(opts.step, `${what} printed more output than hardwire keeps (killed)`, { ...common, failure: 'output', signal: r.signal });
   }
   if (r.signal) {
-    throw new ProcError(opts.step, `${what} was killed by ${r.signal}`, { ...common, failure: 'signal', signal: r.signal });
+    return new ProcError(opts.step, `${what} was killed by ${r.signal}`, { ...common, failure: 'signal', signal: r.signal });
   }
-  throw new ProcError(opts.step, `${what} failed (exit ${r.exitCode})`, { ...common, failure: 'exit', exitStatus: r.exitCode });
+  return new ProcError(opts.step, `${what} failed (exit ${r.exitCode})`, { ...common, failure: 'exit', exitStatus: r.exitCode });
 }

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { $ } from 'zx';
 import { stderrLogger } from '../lib/log.ts';
 import { goBuildCache, goModCache } from '../components/binaries/build.ts';
-import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES, type ComponentName } from '../components/binaries/catalog.ts';
+import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES } from '../components/binaries/catalog.ts';
+import { type BinaryName } from '../components/registry/index.ts';
 import { ensureAll } from '../components/binaries/index.ts';
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, k0s: { type: 'boolean' } } });
@@ -45,7 +46,7 @@ const sampler = (async () => {
 
 interface Row { what: string; seconds?: number; error?: string }
 const rows: Row[] = [];
-async function timed(what: string, names: readonly ComponentName[], force: boolean): Promise<void> {
+async function timed(what: string, names: readonly BinaryName[], force: boolean): Promise<void> {
   const t = Date.now();
   try {
     await ensureAll(names, { source: 'build', force, log });

@@ -8,7 +8,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { ensureBinary } from '../components/binaries/index.ts';
 import { clusterParams } from '../compare/index.ts';
 import { kubeadmConfig } from '../compare/planes/kubeadm.ts';
@@ -16,7 +16,7 @@ import { kubeadmConfig } from '../compare/planes/kubeadm.ts';
 const runs = Number(process.argv[2] ?? 5);
 const root = join(import.meta.dirname, '..');
 const invFile = join(root, 'hosts', 'example.yaml');
-const inv = loadInventory(invFile);
+const inv = loadValidInventory(invFile);
 const kubeadm = (await ensureBinary('kubeadm', { kubernetesVersion: inv.cluster.kubernetesVersion })).path;
 const SHARED = ['ca.crt', 'ca.key', 'front-proxy-ca.crt', 'front-proxy-ca.key', 'etcd/ca.crt', 'etcd/ca.key', 'sa.key', 'sa.pub'];
 

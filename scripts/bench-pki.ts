@@ -5,13 +5,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { ensurePki } from '../pki/store.ts';
 import { allLeaves, CAS } from '../pki/table.ts';
 
 const gen = promisify(generateKeyPair);
 const runs = Number(process.argv[2] ?? 7);
-const inv = loadInventory(join(import.meta.dirname, '..', 'hosts', 'example.yaml'));
+const inv = loadValidInventory(join(import.meta.dirname, '..', 'hosts', 'example.yaml'));
 const keys = CAS.length + allLeaves(inv).length + 1; // + sa.key
 
 async function time(fn: () => Promise<unknown>): Promise<number> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { $ } from 'zx';
 import { labDown, labUp, labConnect } from '../lab/index.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { credsFromKubeconfig, kubeRequest, withServer } from '../kube/client.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
 
@@ -29,7 +29,7 @@ mkdirSync(stateDir, { recursive: true });
 try {
   const lab = await labUp({ name, stateDir, hosts: 3 });
   await wire(lab.inventory);
-  const inv = loadInventory(lab.inventory);
+  const inv = loadValidInventory(lab.inventory);
   const creds = credsFromKubeconfig(join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf'));
   const servers = inv.controlPlaneHosts.map((h) => withServer(creds, `https://${h.address}:6443`));
   const doc = parse(readFileSync(lab.inventory, 'utf8')) as { cluster: Record<string, unknown> };

@@ -11,9 +11,10 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import { parse, stringify } from 'yaml';
 import { labDown, labUp } from '../lab/index.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { loadValidInventory } from '../validate/inventory.ts';
 import { ensureAll } from '../components/binaries/index.ts';
 import { binariesFor } from '../components/registry/index.ts';
+import { retry } from '../lib/retry.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const sizes = (process.argv[2] ?? '1,3,5').split(',').map(Number);
@@ -29,7 +30,7 @@ async function timedWire(inv: string, state: string): Promise<{ wallMs: number; 
 
 /** The floor: one tar stream per host (rendered tree + cached binaries), all hosts at once, then start and wait for /readyz. */
 async function floor(invFile: string, state: string): Promise<number> {
-  const inv = loadInventory(invFile);
+  const inv = loadValidInventory(invFile);
   const kubectl = (await ensureAll(['kubectl']))[0]!.path;
   const admin = join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf');
   const bins = new Map((await ensureAll([...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))])).map((b) => [b.name, b.path]));
@@ -50,11 +51,9 @@ async function floor(invFile: string, state: string): Promise<number> {
     await $({ quiet: true })`ssh ${ssh} ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
   }));
   await Promise.all(inv.controlPlaneHosts.map(async (h) => {
-    const deadline = Date.now() + 180_000;
-    while ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') {
-      if (Date.now() > deadline) throw new Error(`floor: ${h.name} never answered /readyz`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await retry(async () => {
+      if ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') throw new Error('not ready');
+    }, { timeoutMs: 180_000, intervalMs: 250, onTimeout: () => { throw new Error(`floor: ${h.name} never answered /readyz`); } });
   }));
   const ms = performance.now() - t0;
   for (const d of stages) rmSync(d, { recursive: true, force: true });

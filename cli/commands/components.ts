@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options } from '../common.ts';
 import { printJson } from '../../lib/log.ts';
-import { loadInventory } from '../../inventory/load.ts';
+import { loadValidInventory } from '../../validate/inventory.ts';
 import { groupOf, parseNames } from '../../components/binaries/catalog.ts';
 import { sourceRecipe } from '../../components/binaries/sources.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -73,7 +73,7 @@ export function declare(root: Cli): Cli {
       .action(act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
         const ensure: EnsureOptions = { log, source, force: opts.force === true };
         if (opts.inventory !== undefined) {
-          const inv = loadInventory(opts.inventory);
+          const inv = loadValidInventory(opts.inventory);
           ensure.kubernetesVersion = inv.cluster.kubernetesVersion;
           if (inv.doc.components?.from) ensure.from = resolveFromDir(inv.doc.components.from, 'components.from', dirname(inv.file));
         }

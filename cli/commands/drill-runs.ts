@@ -56,20 +56,20 @@ export function runnerCommand<O extends object>(parent: Cli, name: string, summa
 const KINDS = ['wrong-san', 'unknown-ca', 'wrong-client-cert'] as const;
 
 export function declareCertMistakes(drill: Cli): void {
-  runnerCommand<{ kind: typeof KINDS[number] }>(drill, 'cert-mistake', 'a certificate mistake: wrong-san, unknown-ca, wrong-client-cert', async (o) => {
+  runnerCommand<{ kind: typeof KINDS[number] }>(drill, 'cert-mistake', '3.0 and 3.3: a certificate mistake: wrong-san, unknown-ca, wrong-client-cert', async (o) => {
     if (!o.kind) throw new InputError('--kind', `is required: one of ${KINDS.join(', ')}`);
     return (await import('../../drills/cert-mistakes.ts')).mistakeDrill(o.kind);
   }).option('--kind <kind>', 'which mistake', oneOf('--kind', KINDS));
 }
 
 export function declareApiserverDown(drill: Cli): void {
-  runnerCommand(drill, 'apiserver-down', 'drill 3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
+  runnerCommand(drill, 'apiserver-down', '3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
 }
 
 interface KillOneOpts { host?: string; plane: 'hardwire' | 'k0s'; k0sLab?: string; keepLab?: boolean }
 
 export function declareKillOne(drill: Cli): void {
-  runnerCommand<KillOneOpts>(drill, 'kill-one', 'module 3.6: SIGKILL kube-apiserver (hardwire) or the k0s controller (--plane k0s), sample health once a second', async (o) => {
+  runnerCommand<KillOneOpts>(drill, 'kill-one', '3.6: SIGKILL kube-apiserver (hardwire) or the k0s controller (--plane k0s), sample health once a second', async (o) => {
     if (o.k0sLab !== undefined || o.keepLab) throw new InputError(o.k0sLab !== undefined ? '--k0s-lab' : '--keep-lab', 'only applies to --plane k0s');
     return (await import('../../drills/kill-one.ts')).killOneDrill(o.host);
   }, 60, (run) => (run.opts.plane === 'k0s' ? killK0s(run) : undefined))

@@ -72,7 +72,7 @@ interface Opts extends InventoryOpts {
 }
 
 export function declare(root: Cli): Cli {
-  const drill = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report', HELP)
+  const drill: Cli = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report', () => `${HELP.trim()}\n\n${drillList(drill)}`)
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
@@ -86,8 +86,15 @@ export function declare(root: Cli): Cli {
   return group(drill);
 }
 
+/** Every drill subcommand with its summary (which names its curriculum id), read from the command tree so none is left out. */
+function drillList(drill: Cli): string {
+  const subs = drill.commands.map((c) => [c.name(), c.summary()] as const);
+  const w = Math.max(...subs.map(([n]) => n.length));
+  return `drills, with their curriculum ids (hardwire drill NAME --help for one):\n${subs.map(([n, s]) => `  ${n.padEnd(w)}  ${s}`).join('\n')}\n`;
+}
+
 function declareCertExpiry(drill: Cli): void {
-  drill.command('cert-expiry')
+  drill.command('cert-expiry').summary('3.C5: an expired component certificate (a window, or already expired), renewed with the CA unchanged')
     .option('--target <target>', 'the component whose cert expires', oneOf('--target', TARGETS), 'kube-scheduler')
     .option('--mode <mode>', 'window or expired', oneOf('--mode', ['window', 'expired'] as const), 'window')
     .option('--window <seconds>', 'validity of the broken cert in window mode', seconds('--window', 10), 120)

@@ -1,9 +1,10 @@
 // hardwire lab up|down|status|ssh|stop|start|cut|heal: local systemd containers that behave like small VMs.
-import { spawn } from 'node:child_process';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
+import { shJoin } from '../../transport/quote.ts';
+import type { LabHostInfo, LabInfo } from '../../lab/index.ts';
 
 const help = `
 usage: hardwire lab up|down|status|ssh|stop|start|cut|heal [host] [options]
@@ -17,7 +18,7 @@ Needs root, systemd-container and debootstrap (apt-get install -y systemd-contai
                      The first run builds a Debian base rootfs (about a minute, cached).
   down               remove the lab: containers, veths, bridge, host disks, keys, state
   status             each host: running, address, whether SSH answers (exit 1 unless all are up)
-  ssh <host> [-- cmd...]   open a shell (or run cmd) as root on a lab host, host key pinned
+  ssh <host> [-- cmd...]   open a shell (or run cmd through the host's shell, as ssh does) as root on a lab host, host key pinned
   stop <host>        power the host off; its disk stays
   start <host>       boot a stopped host again
   cut <host>         cut the host's network (SSH to it times out)
@@ -103,12 +104,12 @@ export function declare(root: Cli): Cli {
   return group(lab);
 }
 
-/** Hands the terminal to OpenSSH with the lab key and the lab known_hosts (strict checking), on both hops for an inner host. */
-async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
-  const info = await lab.labStatus(opts);
-  const h = info.hosts.find((x) => x.name === host);
-  if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);
-  const { shJoin } = await import('../../transport/quote.ts');
+/**
+ * OpenSSH's argv for a lab host: the lab key and the lab known_hosts (strict checking), on both hops
+ * for an inner host. `cmd` goes last as ssh takes it: joined with spaces and run by the host's shell,
+ * so `-- 'ls -l /'` and `-- ls -l /` both run ls (quoting it as one argv made "ls -l /" a program name).
+ */
+export function labSshArgv(info: Pick<LabInfo, 'identityFile' | 'knownHosts'>, h: Pick<LabHostInfo, 'address' | 'jump'>, cmd: readonly string[]): string[] {
   const pinned = [
     '-i', info.identityFile,
     '-o', 'IdentitiesOnly=yes',
@@ -119,16 +120,15 @@ async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: str
   ];
   // Not -J: options given on the command line do not reach the jump connection, so its host key would go unpinned.
   const jump = h.jump ? ['-o', `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', h.jump])}`] : [];
-  const args = [
-    ...pinned,
-    ...jump,
-    h.address,
-    // ssh joins its trailing arguments with spaces for the remote shell: quote them as one argv.
-    ...(cmd.length > 0 ? ['--', shJoin(cmd)] : []),
-  ];
-  return new Promise((resolve, reject) => {
-    const child = spawn('ssh', args, { stdio: 'inherit' });
-    child.once('error', (err) => reject(new InputError('ssh', `cannot run ssh (${err.message}); install openssh-client`)));
-    child.once('close', (code) => resolve(code ?? 1));
-  });
+  return [...pinned, ...jump, h.address, ...(cmd.length > 0 ? ['--', ...cmd] : [])];
+}
+
+/** Hands the terminal to OpenSSH (labSshArgv). */
+async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
+  const info = await lab.labStatus(opts);
+  const h = info.hosts.find((x) => x.name === host);
+  if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);
+  const { run } = await import('../../lib/proc.ts');
+  // The terminal is ssh's; its exit code (the remote command's) is ours.
+  return (await run('ssh', labSshArgv(info, h, cmd), { step: 'lab ssh', host, inherit: true, allowFail: true, hint: 'install openssh-client' })).code;
 }

@@ -7,6 +7,7 @@ import { certFacts } from '../x509.ts';
 import { KUBEADM_TOKENS, execStartArgv, kubeconfigCert, roleOf } from '../normalize.ts';
 import type { CollectContext, Component, PlaneCollector, PlaneData } from '../types.ts';
 import { emptyPlane } from '../types.ts';
+import { parseShow, showArgv } from '../../lib/systemctl.ts';
 import type { Host } from '../../inventory/load.ts';
 
 export interface HardwireOptions {
@@ -37,6 +38,9 @@ function fromTree(plane: PlaneData, tree: HostTree): void {
   }
 }
 
+/** What compare shows of each live unit. */
+const SHOWN = ['MainPID', 'ActiveState', 'SubState', 'User', 'NRestarts', 'ControlGroup'];
+
 async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Promise<void> {
   const { connect } = await import('../../transport/index.ts');
   const t0 = performance.now();
@@ -47,8 +51,8 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
     for (const c of tree.components) {
       const unit = `${c}.service`;
       const t1 = performance.now();
-      const show = await s.exec(['systemctl', 'show', '-p', 'MainPID', '-p', 'ActiveState', '-p', 'SubState', '-p', 'User', '-p', 'NRestarts', '-p', 'ControlGroup', unit], { allowFail: true });
-      const props = Object.fromEntries(show.stdout.trim().split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const show = await s.exec(showArgv([unit], SHOWN), { allowFail: true });
+      const props = parseShow(show.stdout)[0] ?? {};
       const pid = Number(props.MainPID ?? 0);
       const p = plane.processes.find((x) => x.name === unit)!;
       p.state = `${props.ActiveState ?? '?'}/${props.SubState ?? '?'}`;
@@ -65,7 +69,7 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
           running.push(c);
         }
       }
-      plane.steps.push({ step: `systemctl show ${unit}`, argv: ['systemctl', 'show', unit], ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
+      plane.steps.push({ step: `systemctl show ${unit}`, argv: showArgv([unit], SHOWN), ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
     }
     // The host's files should be the rendered ones, byte for byte.
     const certPaths = plane.certs.map((c) => c.path);

@@ -9,6 +9,8 @@ import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { Session } from '../../transport/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
+import { showUnit } from '../../lib/systemctl.ts';
+import { orAbort, retry } from '../../lib/retry.ts';
 import type { Component, PlaneData } from '../types.ts';
 import { COMPONENTS } from '../types.ts';
 
@@ -25,16 +27,18 @@ async function stage(s: Session, version: string, log: Logger): Promise<void> {
 
 async function waitReady(s: Session, address: string, timeoutMs: number): Promise<number> {
   const t0 = performance.now();
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await s.exec(['curl', '-sS', '--max-time', '5', '--cacert', '/etc/kubernetes/pki/ca.crt', `https://${address}:${APISERVER_PORT}/readyz`], { allowFail: true });
+  let r = { code: 1, stdout: '', stderr: '' };
+  return retry(async () => {
+    r = await orAbort(s.exec(['curl', '-sS', '--max-time', '5', '--cacert', '/etc/kubernetes/pki/ca.crt', `https://${address}:${APISERVER_PORT}/readyz`], { allowFail: true }));
     if (r.code === 0 && r.stdout.trim() === 'ok') return Math.round(performance.now() - t0);
-    if (Date.now() > deadline) {
+    throw new Error('not ready');
+  }, {
+    timeoutMs, intervalMs: 1000,
+    onTimeout: async () => {
       const j = await s.exec(['journalctl', '-u', unitOf('kube-apiserver'), '--no-pager', '-n', '10', '-o', 'cat'], { allowFail: true });
       throw new StepError('compare-kubeadm', `kubeadm's kube-apiserver did not answer /readyz within ${timeoutMs / 1000} s`, { host: s.host.name, detail: [r.stdout, r.stderr, ...j.stdout.split('\n')] });
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+    },
+  });
 }
 
 /**
@@ -59,7 +63,7 @@ export async function runKubeadmLive(plane: PlaneData, s: Session, address: stri
   plane.steps.push({ step: `kubeadm's kube-apiserver /readyz ok`, ms: readyMs, ok: true });
   const mismatched: string[] = [];
   for (const c of COMPONENTS) {
-    const pid = Number((await s.exec(['systemctl', 'show', '-p', 'MainPID', '--value', unitOf(c)])).stdout.trim());
+    const pid = Number((await showUnit(s, unitOf(c), ['MainPID'])).MainPID ?? 0);
     const live = (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
     const manifest = plane.commands[c]!.argv;
     // systemd-run resolves argv[0] on PATH (/usr/local/bin/kube-scheduler), as a container's

@@ -6,21 +6,21 @@ import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BINARIES } from '../registry/index.ts';
 import { entryDir } from './cache.ts';
-import type { ComponentName } from './catalog.ts';
+import { type BinaryName } from '../registry/index.ts';
 import { treeDigest } from './sources.ts';
 
-export function assetsOf(name: ComponentName): readonly string[] {
+export function assetsOf(name: BinaryName): readonly string[] {
   return BINARIES[name].assets ?? [];
 }
 
-export function assetDir(name: ComponentName, version: string, asset: string): string {
+export function assetDir(name: BinaryName, version: string, asset: string): string {
   return join(entryDir(name, version), asset);
 }
 
-const recordPath = (name: ComponentName, version: string) => join(entryDir(name, version), 'assets.json');
+const recordPath = (name: BinaryName, version: string) => join(entryDir(name, version), 'assets.json');
 
 /** Copies each asset directory from root into the cache entry (temp + rename), then records the digests. */
-export async function installAssets(name: ComponentName, version: string, root: string): Promise<void> {
+export async function installAssets(name: BinaryName, version: string, root: string): Promise<void> {
   const digests: Record<string, string> = {};
   await rm(recordPath(name, version), { force: true });
   for (const a of assetsOf(name)) {
@@ -39,7 +39,7 @@ export async function installAssets(name: ComponentName, version: string, root: 
 }
 
 /** Undefined when every asset is present and unchanged; otherwise why not. */
-export async function assetProblem(name: ComponentName, version: string): Promise<string | undefined> {
+export async function assetProblem(name: BinaryName, version: string): Promise<string | undefined> {
   const wanted = assetsOf(name);
   if (wanted.length === 0) return undefined;
   const rec = await readFile(recordPath(name, version), 'utf8').then((t) => JSON.parse(t) as Record<string, string>).catch(() => undefined);

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { GO_PACKAGES, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
+import { GO_PACKAGES, groupOf, type VersionSet } from './catalog.ts';
+import { type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { run } from '../../lib/proc.ts';
 import { sourceRecipe, sourceTree, unpackedTree, type ResolvedSource } from './sources.ts';
 
@@ -53,7 +54,7 @@ export function goVersion(): Promise<string> {
 
 /** How one group is built: module directory, packages, tags, ldflags, cgo. */
 export interface BuildPlan {
-  group: ComponentGroup;
+  group: BinaryGroup;
   version: string;
   moduleDir: string;
   tags: string[];
@@ -91,7 +92,7 @@ async function requireInGoMod(moduleDir: string, modulePath: string, version: st
   }
 }
 
-export async function planFor(group: ComponentGroup, versions: VersionSet): Promise<BuildPlan> {
+export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
   if (group === 'kubernetes') {
     const moduleDir = join(repoRoot, 'components', 'go', 'kubernetes');
     await requireInGoMod(moduleDir, 'k8s.io/kubernetes', versions.kubernetes, 'kubernetesVersion');
@@ -101,7 +102,7 @@ export async function planFor(group: ComponentGroup, versions: VersionSet): Prom
     };
   }
   // Groups with a committed module under components/go/<group> (etcd, and what k0s pins beside it).
-  const modules: Partial<Record<ComponentGroup, string[]>> = {
+  const modules: Partial<Record<BinaryGroup, string[]>> = {
     etcd: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3', 'go.etcd.io/etcd/etcdutl/v3'],
     'k0s-etcd': ['go.etcd.io/etcd/server/v3'],
     konnectivity: ['sigs.k8s.io/apiserver-network-proxy'],
@@ -119,7 +120,7 @@ export async function planFor(group: ComponentGroup, versions: VersionSet): Prom
 }
 
 /** A group built from a source tree (sources.ts): the tree is the module; its digest salts the recipe. */
-function planSource(group: ComponentGroup, version: string, tree: string, digest: string): BuildPlan {
+function planSource(group: BinaryGroup, version: string, tree: string, digest: string): BuildPlan {
   const r = sourceRecipe(group)!;
   return { group, version, moduleDir: tree, tags: r.tags, ldflags: r.ldflags(version, tree), cgo: false, inputs: [], salt: `${group}@${digest}` };
 }
@@ -144,7 +145,7 @@ function fmtElapsed(ms: number): string {
 }
 
 export interface BuildResult {
-  files: Map<ComponentName, string>;
+  files: Map<BinaryName, string>;
   recipe: string;
   moduleDir: string;
   seconds: number;
@@ -154,7 +155,7 @@ export interface BuildResult {
  * Runs go build for some binaries of one group into outDir, printing progress every
  * progressMs (default 30 s) because a cold Kubernetes build takes minutes.
  */
-export async function goBuild(names: ComponentName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000, source?: ResolvedSource): Promise<BuildResult> {
+export async function goBuild(names: BinaryName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000, source?: ResolvedSource): Promise<BuildResult> {
   const group = groupOf(names[0]!);
   const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
@@ -181,7 +182,7 @@ export async function goBuild(names: ComponentName[], versions: VersionSet, outD
   }
   const seconds = (Date.now() - started) / 1000;
   log.info(`  built ${label} in ${fmtElapsed(seconds * 1000)}`);
-  const files = new Map<ComponentName, string>();
+  const files = new Map<BinaryName, string>();
   for (const n of names) {
     const f = join(outDir, n);
     if (!existsSync(f)) throw new StepError(`build ${group} ${plan.version}`, `go build succeeded but ${f} is missing`);
@@ -191,7 +192,7 @@ export async function goBuild(names: ComponentName[], versions: VersionSet, outD
 }
 
 /** The recipe a fresh build would have now, to tell whether a cached build is stale. */
-export async function currentRecipe(group: ComponentGroup, versions: VersionSet, source?: ResolvedSource): Promise<string | undefined> {
+export async function currentRecipe(group: BinaryGroup, versions: VersionSet, source?: ResolvedSource): Promise<string | undefined> {
   if (sourceRecipe(group)) {
     // The recipe reads the tree (k0s's Makefile variables): an archive not unpacked yet cannot tell.
     const tree = source ? unpackedTree(source) : undefined;

@@ -3,14 +3,16 @@
 // matches its manifest is reported as corrupt and must never be handed out.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, copyFile, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from '../../lib/paths.ts';
-import type { ComponentName, SourceKind } from './catalog.ts';
-import { isComponentName } from './catalog.ts';
+import { withLock as withFileLock } from '../../lib/lock.ts';
+import { type SourceKind } from './catalog.ts';
+import { type BinaryName } from '../registry/index.ts';
+import { isBinaryName } from '../registry/index.ts';
 
 export interface Manifest {
-  name: ComponentName;
+  name: BinaryName;
   version: string;
   sha256: string;
   size: number;
@@ -39,15 +41,15 @@ function safeSegment(s: string): string {
   return s;
 }
 
-export function entryDir(name: ComponentName, version: string): string {
+export function entryDir(name: BinaryName, version: string): string {
   return join(binRoot(), safeSegment(name), safeSegment(version));
 }
 
-export function binaryPath(name: ComponentName, version: string): string {
+export function binaryPath(name: BinaryName, version: string): string {
   return join(entryDir(name, version), name);
 }
 
-function manifestPath(name: ComponentName, version: string): string {
+function manifestPath(name: BinaryName, version: string): string {
   return join(entryDir(name, version), 'manifest.json');
 }
 
@@ -57,7 +59,7 @@ export async function sha256File(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readManifest(name: ComponentName, version: string): Promise<Manifest | undefined> {
+export async function readManifest(name: BinaryName, version: string): Promise<Manifest | undefined> {
   try {
     const doc = JSON.parse(await readFile(manifestPath(name, version), 'utf8')) as Manifest;
     return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256) ? doc : undefined;
@@ -80,12 +82,12 @@ export async function statKey(path: string): Promise<StatKey> {
 
 const sameKey = (a: StatKey, b: StatKey) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 
-function verifiedPath(name: ComponentName, version: string): string {
+function verifiedPath(name: BinaryName, version: string): string {
   return join(entryDir(name, version), 'verified.json');
 }
 
 /** The stat of the binary when it last hashed to its manifest's sha256. */
-async function readVerified(name: ComponentName, version: string, sha256: string): Promise<StatKey | undefined> {
+async function readVerified(name: BinaryName, version: string, sha256: string): Promise<StatKey | undefined> {
   try {
     const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & { sha256: string };
     return doc.sha256 === sha256 ? doc : undefined;
@@ -98,7 +100,7 @@ async function readVerified(name: ComponentName, version: string, sha256: string
  * Looks at a cache entry. The binary is re-hashed unless its stat is exactly the one recorded the
  * last time it hashed to the manifest's sha256; `rehash` (components list, --verify-hashes) always hashes.
  */
-export async function inspect(name: ComponentName, version: string, opts: { rehash?: boolean } = {}): Promise<CacheState> {
+export async function inspect(name: BinaryName, version: string, opts: { rehash?: boolean } = {}): Promise<CacheState> {
   const path = binaryPath(name, version);
   const manifest = await readManifest(name, version);
   if (!manifest) return { state: 'missing', path };
@@ -127,7 +129,7 @@ export async function inspect(name: ComponentName, version: string, opts: { reha
 }
 
 /** Removes a cache entry (binary and manifest). */
-export async function discard(name: ComponentName, version: string): Promise<void> {
+export async function discard(name: BinaryName, version: string): Promise<void> {
   await rm(entryDir(name, version), { recursive: true, force: true });
 }
 
@@ -164,8 +166,8 @@ export async function install(
 }
 
 /** Every cache entry that has a manifest, with its state. */
-export async function listEntries(): Promise<Array<CacheState & { name: ComponentName; version: string }>> {
-  const out: Array<CacheState & { name: ComponentName; version: string }> = [];
+export async function listEntries(): Promise<Array<CacheState & { name: BinaryName; version: string }>> {
+  const out: Array<CacheState & { name: BinaryName; version: string }> = [];
   let names: string[];
   try {
     names = await readdir(binRoot());
@@ -173,7 +175,7 @@ export async function listEntries(): Promise<Array<CacheState & { name: Componen
     return out;
   }
   for (const name of names.sort()) {
-    if (!isComponentName(name)) continue;
+    if (!isBinaryName(name)) continue;
     for (const version of (await readdir(join(binRoot(), name)).catch(() => [] as string[])).sort()) {
       const st = await inspect(name, version, { rehash: true }); // a listing always re-hashes
       if (st.state !== 'missing') out.push({ ...st, name, version });
@@ -189,47 +191,7 @@ export async function scratchDir(label: string): Promise<string> {
   return dir;
 }
 
-/**
- * A cross-process lock so that parallel test workers or commands do not build the same group
- * twice. The lock file holds the owner's pid; a lock whose owner is gone is taken over.
- */
-export async function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
-  const dir = join(cacheDir(), 'locks');
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, `${safeSegment(label)}.lock`);
-  let waited = false;
-  for (;;) {
-    try {
-      const fh = await open(file, 'wx');
-      await fh.writeFile(String(process.pid));
-      await fh.close();
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const text = (await readFile(file, 'utf8').catch(() => '')).trim();
-      const owner = Number(text);
-      const fresh = text === '' && Date.now() - ((await stat(file).catch(() => undefined))?.mtimeMs ?? 0) < 5000;
-      if (!fresh && (!Number.isInteger(owner) || owner <= 0 || !alive(owner))) {
-        await rm(file, { force: true });
-        continue;
-      }
-      if (!waited) { onWait(); waited = true; }
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  try {
-    return await fn();
-  } finally {
-    await rm(file, { force: true });
-  }
-}
-
-function alive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
+/** A cross-process lock (lib/lock.ts) so that parallel test workers or commands do not build the same group twice. */
+export function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(join(cacheDir(), 'locks', `${safeSegment(label)}.lock`), `building ${label}`, Infinity, fn, { onWait, pollMs: 500 });
 }

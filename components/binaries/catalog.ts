@@ -4,10 +4,7 @@ import { InputError } from '../../lib/errors.ts';
 import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 import { BINARIES, BINARY_NAMES, isBinaryName, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 
-/** Every binary: one name type, from the registry's catalog (components/registry/binaries.ts). */
-export type ComponentName = BinaryName;
-export type ComponentGroup = BinaryGroup;
-export const COMPONENT_NAMES: readonly BinaryName[] = BINARY_NAMES;
+// Every binary has one name type, BinaryName, from the registry's catalog (components/registry/binaries.ts).
 const inGroup = (g: BinaryGroup) => BINARY_NAMES.filter((n) => BINARIES[n].group === g);
 export const KUBERNETES_NAMES = inGroup('kubernetes');
 export const ETCD_NAMES = inGroup('etcd');
@@ -48,35 +45,31 @@ export function versionsFor(kubernetesVersion: string = DEFAULT_KUBERNETES): Ver
   return row;
 }
 
-export function isComponentName(s: string): s is ComponentName {
-  return isBinaryName(s);
-}
-
-export function parseNames(args: string[], field = 'names'): ComponentName[] {
-  if (args.length === 0) return [...COMPONENT_NAMES];
-  const out: ComponentName[] = [];
+export function parseNames(args: string[], field = 'names'): BinaryName[] {
+  if (args.length === 0) return [...BINARY_NAMES];
+  const out: BinaryName[] = [];
   for (const a of args) {
     if (a === 'kubernetes') { out.push(...KUBERNETES_NAMES); continue; }
-    if (!isComponentName(a)) throw new InputError(field, `unknown component "${a}"; valid names are ${COMPONENT_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries)`);
+    if (!isBinaryName(a)) throw new InputError(field, `unknown component "${a}"; valid names are ${BINARY_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries)`);
     out.push(a);
   }
   return [...new Set(out)];
 }
 
-export function groupOf(name: ComponentName): ComponentGroup {
+export function groupOf(name: BinaryName): BinaryGroup {
   return BINARIES[name].group;
 }
 
-export function versionOf(name: ComponentName, set: VersionSet): string {
+export function versionOf(name: BinaryName, set: VersionSet): string {
   return set[groupOf(name)];
 }
 
 /** How a binary states its version, and what the answer must contain. */
 export type VersionProbe = (typeof BINARIES)[BinaryName]['probe'];
-export const VERSION_PROBES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].probe])) as Record<ComponentName, VersionProbe>;
+export const VERSION_PROBES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].probe])) as Record<BinaryName, VersionProbe>;
 
 /** Go package of each binary, inside its group's module. */
-export const GO_PACKAGES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].goPackage])) as Record<ComponentName, string>;
+export const GO_PACKAGES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].goPackage])) as Record<BinaryName, string>;
 
 export function goArch(): string {
   const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', riscv64: 'riscv64' };

@@ -9,7 +9,8 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
-import { goArch, groupOf, type ComponentGroup, type ComponentName, type VersionSet } from './catalog.ts';
+import { goArch, groupOf, type VersionSet } from './catalog.ts';
+import { type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { run } from '../../lib/proc.ts';
 
 export interface ReleaseUrls {
@@ -36,7 +37,7 @@ export const DEFAULT_URLS: ReleaseUrls = {
   konnectivity: '',
 };
 
-export const URL_ENV: Record<ComponentGroup, string> = {
+export const URL_ENV: Record<BinaryGroup, string> = {
   kubernetes: 'HARDWIRE_KUBERNETES_RELEASE_URL',
   etcd: 'HARDWIRE_ETCD_RELEASE_URL',
   k0s: 'HARDWIRE_K0S_RELEASE_URL',
@@ -46,7 +47,7 @@ export const URL_ENV: Record<ComponentGroup, string> = {
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
-  const pick = (g: ComponentGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
+  const pick = (g: BinaryGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
   return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench'), 'k0s-etcd': pick('k0s-etcd'), konnectivity: pick('konnectivity') };
 }
 
@@ -114,19 +115,19 @@ function verify(step: string, fileName: string, expected: string, actual: string
 }
 
 export interface Fetched {
-  files: Map<ComponentName, string>;
-  origin: Map<ComponentName, string>;
+  files: Map<BinaryName, string>;
+  origin: Map<BinaryName, string>;
   /** The directory holding the group's asset directories (kube-bench's cfg/), when it has any. */
   assetRoot?: string;
 }
 
 /** Downloads and verifies the given binaries of one group into outDir. Nothing touches the cache. */
-export async function fetchGroup(names: ComponentName[], versions: VersionSet, outDir: string, log: Logger, override: Partial<ReleaseUrls> = {}): Promise<Fetched> {
+export async function fetchGroup(names: BinaryName[], versions: VersionSet, outDir: string, log: Logger, override: Partial<ReleaseUrls> = {}): Promise<Fetched> {
   const group = groupOf(names[0]!);
   const urls = releaseUrls(override);
   const arch = goArch();
-  const files = new Map<ComponentName, string>();
-  const origin = new Map<ComponentName, string>();
+  const files = new Map<BinaryName, string>();
+  const origin = new Map<BinaryName, string>();
 
   if (group === 'kubernetes') {
     for (const name of names) {
@@ -153,7 +154,7 @@ export async function fetchGroup(names: ComponentName[], versions: VersionSet, o
     const archive = join(outDir, `${stem}.tar.gz`);
     verify(step, `${stem}.tar.gz`, want, await download(url, archive, step));
     // k0s-etcd is the archive's etcd at k0s's version.
-    const member = (n: ComponentName) => (n === 'k0s-etcd' ? 'etcd' : n);
+    const member = (n: BinaryName) => (n === 'k0s-etcd' ? 'etcd' : n);
     await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...names.map((n) => `${stem}/${member(n)}`)], { step });
     for (const n of names) {
       files.set(n, join(outDir, stem, member(n)));

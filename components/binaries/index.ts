@@ -8,10 +8,8 @@ import { dirname, join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import * as cache from './cache.ts';
-import {
-  COMPONENT_NAMES, DEFAULT_KUBERNETES, VERSION_TABLE, groupOf, versionOf, versionsFor,
-  type ComponentGroup, type ComponentName, type SourceKind, type VersionSet,
-} from './catalog.ts';
+import { DEFAULT_KUBERNETES, VERSION_TABLE, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
+import { BINARY_NAMES, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
 import { localBinary, resolveFromDir } from './local.ts';
@@ -19,8 +17,7 @@ import { probeVersion } from './verify.ts';
 import { assetProblem, assetsOf, installAssets } from './assets.ts';
 import { describeSource, resolveSource, sharedSourcesDir, sourceRecipe, type ResolvedSource } from './sources.ts';
 
-export type { ComponentName, SourceKind } from './catalog.ts';
-export { COMPONENT_NAMES } from './catalog.ts';
+export type { SourceKind } from './catalog.ts';
 
 export interface EnsureOptions {
   /** Kubernetes release that picks every version (default v1.36.3); etcd and k0s follow from it. */
@@ -50,7 +47,7 @@ export interface EnsureOptions {
 }
 
 export interface EnsuredBinary {
-  name: ComponentName;
+  name: BinaryName;
   version: string;
   path: string;
   sha256: string;
@@ -62,7 +59,7 @@ export interface EnsuredBinary {
 
 const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 
-function versionSetFor(name: ComponentName, opts: EnsureOptions): VersionSet {
+function versionSetFor(name: BinaryName, opts: EnsureOptions): VersionSet {
   if (opts.version === undefined) return versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES);
   const group = groupOf(name);
   const rows = VERSION_TABLE.filter((r) => r[group] === opts.version && (!opts.kubernetesVersion || r.kubernetes === opts.kubernetesVersion));
@@ -72,7 +69,7 @@ function versionSetFor(name: ComponentName, opts: EnsureOptions): VersionSet {
   return rows[0]!;
 }
 
-export async function ensureBinary(name: ComponentName, opts: EnsureOptions = {}): Promise<EnsuredBinary> {
+export async function ensureBinary(name: BinaryName, opts: EnsureOptions = {}): Promise<EnsuredBinary> {
   const [one] = await ensureAll([name], opts);
   return one!;
 }
@@ -82,10 +79,10 @@ function toResult(m: cache.Manifest, path: string, acquired: boolean): EnsuredBi
 }
 
 /** Ensures every named binary, building each group (one go build) at most once. */
-export async function ensureAll(names: readonly ComponentName[], opts: EnsureOptions = {}): Promise<EnsuredBinary[]> {
+export async function ensureAll(names: readonly BinaryName[], opts: EnsureOptions = {}): Promise<EnsuredBinary[]> {
   const log = opts.log ?? silent;
   const wanted = [...new Set(names)];
-  for (const n of wanted) if (!(COMPONENT_NAMES as readonly string[]).includes(n)) throw new InputError('name', `unknown component "${n}"`);
+  for (const n of wanted) if (!(BINARY_NAMES as readonly string[]).includes(n)) throw new InputError('name', `unknown component "${n}"`);
   const sets = new Map(wanted.map((n) => [n, versionSetFor(n, opts)] as const));
   // A bad --source is bad input: refused before any lock is waited for or anything is built.
   if (opts.sourcePath !== undefined) {
@@ -99,8 +96,8 @@ export async function ensureAll(names: readonly ComponentName[], opts: EnsureOpt
     return out;
   }
 
-  const done = new Map<ComponentName, EnsuredBinary>();
-  const missing = new Map<string, ComponentName[]>();
+  const done = new Map<BinaryName, EnsuredBinary>();
+  const missing = new Map<string, BinaryName[]>();
   for (const n of wanted) {
     const hit = await usable(n, sets.get(n)!, opts, log);
     if (hit) done.set(n, hit);
@@ -117,7 +114,7 @@ export async function ensureAll(names: readonly ComponentName[], opts: EnsureOpt
 }
 
 /** A verified cache entry acceptable for these options, or undefined (corrupt ones are discarded). */
-async function usable(name: ComponentName, set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary | undefined> {
+async function usable(name: BinaryName, set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary | undefined> {
   const version = versionOf(name, set);
   const st = await cache.inspect(name, version, { rehash: opts.verifyHashes === true });
   if (st.state === 'corrupt') {
@@ -146,7 +143,7 @@ async function usable(name: ComponentName, set: VersionSet, opts: EnsureOptions,
   return toResult(m, st.path, false);
 }
 
-async function fromLocal(name: ComponentName, version: string, file: string, log: Logger): Promise<EnsuredBinary> {
+async function fromLocal(name: BinaryName, version: string, file: string, log: Logger): Promise<EnsuredBinary> {
   const sha = await cache.sha256File(file);
   const st = await cache.inspect(name, version);
   if (st.state === 'ok' && st.manifest.source === 'local' && st.manifest.sha256 === sha) return toResult(st.manifest, st.path, false);
@@ -161,13 +158,13 @@ async function fromLocal(name: ComponentName, version: string, file: string, log
   return toResult(m, cache.binaryPath(name, version), true);
 }
 
-async function acquireGroup(names: ComponentName[], set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary[]> {
-  const group: ComponentGroup = groupOf(names[0]!);
+async function acquireGroup(names: BinaryName[], set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary[]> {
+  const group: BinaryGroup = groupOf(names[0]!);
   const version = versionOf(names[0]!, set);
   return cache.withLock(`${group}-${version}`, () => log.info(`  waiting for another hardwire process building ${group} ${version}`), async () => {
     // Someone else may have finished it while we waited.
     const ready: EnsuredBinary[] = [];
-    const todo: ComponentName[] = [];
+    const todo: BinaryName[] = [];
     for (const n of names) {
       const hit = opts.force ? undefined : await usable(n, set, opts, log);
       if (hit) ready.push(hit); else todo.push(n);
@@ -196,7 +193,7 @@ async function acquireGroup(names: ComponentName[], set: VersionSet, opts: Ensur
 }
 
 /** Builds or downloads the binaries into scratch, by the group's recipe and the options' mode. */
-async function stage(todo: ComponentName[], set: VersionSet, scratch: string, opts: EnsureOptions, log: Logger): Promise<Staged> {
+async function stage(todo: BinaryName[], set: VersionSet, scratch: string, opts: EnsureOptions, log: Logger): Promise<Staged> {
   const group = groupOf(todo[0]!);
   const version = versionOf(todo[0]!, set);
   const mode = opts.source ?? 'auto';
@@ -229,21 +226,21 @@ async function stage(todo: ComponentName[], set: VersionSet, scratch: string, op
 }
 
 interface Staged {
-  files: Map<ComponentName, string>;
-  origin: (n: ComponentName) => string;
+  files: Map<BinaryName, string>;
+  origin: (n: BinaryName) => string;
   source: SourceKind;
   recipe?: string;
   /** Where the asset directories (cfg/) are: the source tree or the unpacked release. */
   assetRoot?: string;
 }
 
-async function viaBuild(names: ComponentName[], set: VersionSet, scratch: string, log: Logger, src?: ResolvedSource): Promise<Staged> {
+async function viaBuild(names: BinaryName[], set: VersionSet, scratch: string, log: Logger, src?: ResolvedSource): Promise<Staged> {
   const b = await goBuild(names, set, scratch, log, Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000), src);
   return { files: b.files, origin: () => (src ? describeSource(src) : b.moduleDir), source: 'build', recipe: b.recipe, assetRoot: b.moduleDir };
 }
 
 export interface ListedBinary {
-  name: ComponentName;
+  name: BinaryName;
   version: string;
   path: string;
   sha256: string;

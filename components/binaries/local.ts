@@ -4,7 +4,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { InputError } from '../../lib/errors.ts';
 import { expandHome } from '../../lib/paths.ts';
-import type { ComponentName } from './catalog.ts';
+import { type BinaryName } from '../registry/index.ts';
 
 /** Resolves DIR (relative to baseDir, "~" allowed) and checks that it is a directory. */
 export function resolveFromDir(dir: string, field: string, baseDir = process.cwd()): string {
@@ -17,7 +17,7 @@ export function resolveFromDir(dir: string, field: string, baseDir = process.cwd
 }
 
 /** The executable for name inside dir, or an InputError naming what is missing. */
-export function localBinary(dir: string, name: ComponentName, field: string): string {
+export function localBinary(dir: string, name: BinaryName, field: string): string {
   const file = join(dir, name);
   try {
     if (!statSync(file).isFile()) throw new Error('not a file');

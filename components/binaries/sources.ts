@@ -13,7 +13,7 @@ import type { Logger } from '../../lib/log.ts';
 import { cacheDir, expandHome, repoRoot } from '../../lib/paths.ts';
 import { run } from '../../lib/proc.ts';
 import { sha256File } from './cache.ts';
-import type { ComponentGroup } from './catalog.ts';
+import { type BinaryGroup } from '../registry/index.ts';
 
 /** One pinned release tag of a project built from its source archive. */
 export interface PinnedSource {
@@ -83,7 +83,7 @@ function k0sLdflags(version: string, tree: string): string[] {
 }
 
 /** Groups built from a source archive: the Go module proxy refuses these modules by name. */
-export const SOURCE_RECIPES: Partial<Record<ComponentGroup, SourceRecipe>> = {
+export const SOURCE_RECIPES: Partial<Record<BinaryGroup, SourceRecipe>> = {
   k0s: {
     module: 'github.com/k0sproject/k0s',
     env: 'HARDWIRE_K0S_SOURCE',
@@ -115,7 +115,7 @@ export const SOURCE_RECIPES: Partial<Record<ComponentGroup, SourceRecipe>> = {
   },
 };
 
-export function sourceRecipe(group: ComponentGroup): SourceRecipe | undefined {
+export function sourceRecipe(group: BinaryGroup): SourceRecipe | undefined {
   return SOURCE_RECIPES[group];
 }
 
@@ -126,7 +126,7 @@ export function sharedSourcesDir(): string {
 
 /** A source found and checked, before unpacking. */
 export interface ResolvedSource {
-  group: ComponentGroup;
+  group: BinaryGroup;
   version: string;
   kind: 'archive' | 'dir';
   path: string;
@@ -136,7 +136,7 @@ export interface ResolvedSource {
   via: string;
 }
 
-function pinFor(group: ComponentGroup, version: string): { recipe: SourceRecipe; pin: PinnedSource } {
+function pinFor(group: BinaryGroup, version: string): { recipe: SourceRecipe; pin: PinnedSource } {
   const recipe = sourceRecipe(group);
   const pin = recipe?.pins[version];
   if (!recipe || !pin) throw new InputError('--source', `${group} ${version} has no pinned source archive in components/binaries/sources.ts; build a pinned version or use "components fetch"`);
@@ -147,7 +147,7 @@ function pinFor(group: ComponentGroup, version: string): { recipe: SourceRecipe;
  * The source to build group@version from: explicit (--source), then the environment variable, then
  * the shared archive beside the repo. Undefined when there is none (the caller downloads instead).
  */
-export async function resolveSource(group: ComponentGroup, version: string, explicit: string | undefined, log: Logger): Promise<ResolvedSource | undefined> {
+export async function resolveSource(group: BinaryGroup, version: string, explicit: string | undefined, log: Logger): Promise<ResolvedSource | undefined> {
   const { recipe, pin } = pinFor(group, version);
   const fromEnv = process.env[recipe.env];
   const [given, via] = explicit !== undefined ? [explicit, '--source'] : fromEnv ? [fromEnv, recipe.env] : [undefined, ''];
@@ -167,7 +167,7 @@ export async function resolveSource(group: ComponentGroup, version: string, expl
   return { group, version, kind: 'dir', path: abs, digest, via };
 }
 
-async function checkArchive(group: ComponentGroup, version: string, file: string, via: string, pin: PinnedSource): Promise<ResolvedSource> {
+async function checkArchive(group: BinaryGroup, version: string, file: string, via: string, pin: PinnedSource): Promise<ResolvedSource> {
   const sha = await sha256File(file);
   if (sha !== pin.sha256) {
     throw new InputError(via, `${file} has sha256 ${sha}, not the pinned ${pin.file} (${pin.sha256}, tag ${pin.tag}); pass the unchanged archive, or an unpacked tree as a directory`);

@@ -1,10 +1,11 @@
 // Runs a binary's own version command and checks that it names the expected version.
 import { StepError } from '../../lib/errors.ts';
-import { VERSION_PROBES, type ComponentName } from './catalog.ts';
+import { VERSION_PROBES } from './catalog.ts';
+import { type BinaryName } from '../registry/index.ts';
 import { run, tail } from '../../lib/proc.ts';
 
 /** Returns the version output (first lines); throws StepError if the binary does not run or lies. */
-export async function probeVersion(name: ComponentName, version: string, path: string): Promise<string> {
+export async function probeVersion(name: BinaryName, version: string, path: string): Promise<string> {
   const probe = VERSION_PROBES[name];
   const want = probe.expect(version);
   // Fails with the command, its exit status and the last output lines when it does not run or exits non-zero.

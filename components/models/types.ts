@@ -1,8 +1,5 @@
 // A component model: the flags a unit passes, each with the reason it is set.
 import type { Inventory, Host } from '../../inventory/load.ts';
-import type { ComponentName } from '../registry/index.ts';
-
-export type { ComponentName };
 
 export interface Flag {
   name: string;
@@ -36,8 +33,9 @@ export interface ModelFile {
   why: string;
 }
 
-export interface UnitModel {
-  component: ComponentName;
+export interface UnitModel<Name extends string = string> {
+  /** The registry's name for it (ComponentName, which the registry derives from its specs, so it is not imported here). */
+  component: Name;
   description: string;
   documentation: string;
   /** systemd Type=: notify where the binary calls sd_notify. */
@@ -63,6 +61,6 @@ export function flag(name: string, value: string | number | boolean, why: string
 }
 
 /** Where systemd puts a unit's LoadCredential= files, readable by the unit's user only. */
-export function credentialsDir(component: ComponentName): string {
+export function credentialsDir(component: string): string {
   return `/run/credentials/${component}.service`;
 }

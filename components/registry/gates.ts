@@ -7,6 +7,7 @@ import { checkLeaseRenewing, leaseGate, markLease, type LeaseMark } from '../../
 import { POLL_MS } from '../../gates/wait.ts';
 import { localHealthz, unitState, type UnitState } from '../../gates/local.ts';
 import { StepError } from '../../lib/errors.ts';
+import { abort, orAbort, retry } from '../../lib/retry.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
 
@@ -81,30 +82,27 @@ const STABLE_MS = 10_000;
 async function settled(ctx: GateContext, component: string, port: number, host: string, before: UnitState): Promise<string> {
   const s = sessionOf(ctx, host);
   const unit = `${component}.service`;
-  const deadline = Date.now() + ctx.opts.gateTimeoutMs;
   let base = before;
   let restarts = 0;
   let stableFrom = Date.now();
-  for (;;) {
+  const unstable = new Error('not yet stable after a restart');
+  return retry(async () => {
     // Each round trip reads the unit's restarts and its /healthz at once.
-    const seen = await look(s, unit, port);
+    const seen = await orAbort(look(s, unit, port));
     if (seen.now.nRestarts !== base.nRestarts) {
       restarts += seen.now.nRestarts - base.nRestarts;
-      if (restarts > 1) throw new StepError(`gate ${component}`, `systemd restarted ${unit} ${restarts} times while the gate watched: it is crash-looping`, { host, detail: await journalTail(s, unit) });
+      if (restarts > 1) throw abort(new StepError(`gate ${component}`, `systemd restarted ${unit} ${restarts} times while the gate watched: it is crash-looping`, { host, detail: await journalTail(s, unit) }));
       base = seen.now;
       stableFrom = Date.now();
     }
-    let last: unknown;
-    if (Date.now() - stableFrom >= (restarts > 0 ? STABLE_MS : 0)) {
-      try {
-        return await judge(ctx, component, port, host, base, seen);
-      } catch (err) {
-        last = err;
-      }
-    }
-    if (Date.now() + POLL_MS > deadline) throw last ?? new StepError(`gate ${component}`, `${unit} did not stay up for ${STABLE_MS / 1000}s after systemd restarted it`, { host, detail: await journalTail(s, unit) });
-    await new Promise((r) => setTimeout(r, POLL_MS));
-  }
+    if (Date.now() - stableFrom < (restarts > 0 ? STABLE_MS : 0)) throw unstable;
+    return judge(ctx, component, port, host, base, seen);
+  }, {
+    timeoutMs: ctx.opts.gateTimeoutMs, intervalMs: POLL_MS, startBeforeDeadline: true,
+    onTimeout: async (last) => {
+      throw last !== unstable ? last : new StepError(`gate ${component}`, `${unit} did not stay up for ${STABLE_MS / 1000}s after systemd restarted it`, { host, detail: await journalTail(s, unit) });
+    },
+  });
 }
 
 /**

@@ -3,6 +3,9 @@
 // process tree from /proc.
 import { statSync } from 'node:fs';
 import { StepError } from '../../../lib/errors.ts';
+import { orAbort, retry } from '../../../lib/retry.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { showUnit } from '../../../lib/systemctl.ts';
 import type { Session } from '../../../transport/index.ts';
 import type { EnsuredBinary } from '../../../components/binaries/index.ts';
 import type { PlaneData } from '../../types.ts';
@@ -43,16 +46,18 @@ export async function startController(plane: PlaneData, s: Session, join: boolea
   await step(plane, s, [K0S_BIN, 'install', 'controller', '--config', K0S_CONFIG, ...(join ? ['--token-file', JOIN_TOKEN] : [])], `k0s install controller${join ? ' (join)' : ''}`);
   const t0 = performance.now();
   await step(plane, s, ['systemctl', 'start', 'k0scontroller'], 'systemctl start k0scontroller');
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await s.exec([K0S_BIN, 'kubectl', 'get', '--raw', '/readyz'], { allowFail: true, timeoutMs: 20_000 });
-    if (r.code === 0 && r.stdout.trim() === 'ok') break;
-    if (Date.now() > deadline) {
+  let stderr = '';
+  await retry(async () => {
+    const r = await orAbort(s.exec([K0S_BIN, 'kubectl', 'get', '--raw', '/readyz'], { allowFail: true, timeoutMs: 20_000 }));
+    stderr = r.stderr;
+    if (r.code !== 0 || r.stdout.trim() !== 'ok') throw new Error('not ready');
+  }, {
+    timeoutMs, intervalMs: 1000,
+    onTimeout: async () => {
       const journal = await s.exec(['journalctl', '-u', 'k0scontroller', '--no-pager', '-n', '15', '-o', 'cat'], { allowFail: true });
-      throw new StepError('compare-k0s', `k0s apiserver did not answer /readyz within ${timeoutMs / 1000} s`, { host: s.host.name, detail: [...r.stderr.split('\n').slice(-3), ...journal.stdout.split('\n')] });
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+      throw new StepError('compare-k0s', `k0s apiserver did not answer /readyz within ${timeoutMs / 1000} s`, { host: s.host.name, detail: [...stderr.split('\n').slice(-3), ...journal.stdout.split('\n')] });
+    },
+  });
   const ms = Math.round(performance.now() - t0);
   plane.steps.push({ step: `${s.host.name}: k0scontroller start to /readyz ok`, ms, ok: true });
   return ms;
@@ -62,7 +67,7 @@ export interface Proc { pid: number; ppid: number; argv: string[] }
 
 /** The k0scontroller unit's main PID and every process below it, with argv from /proc/<pid>/cmdline. */
 export async function processTree(s: Session): Promise<{ main: Proc; descendants: Proc[] }> {
-  const mainPid = Number((await s.exec(['systemctl', 'show', '-p', 'MainPID', '--value', 'k0scontroller'])).stdout.trim());
+  const mainPid = Number((await showUnit(s, 'k0scontroller', ['MainPID'])).MainPID ?? 0);
   if (!mainPid) throw new StepError('compare-k0s', 'k0scontroller has no main PID (not running)', { host: s.host.name });
   const ps = (await s.exec(['ps', '-e', '-o', 'pid=,ppid=']) ).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
   const argvOf = async (pid: number) => (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
@@ -94,17 +99,21 @@ export function processName(argv: string[]): string {
 export async function settledTree(s: Session, plane: PlaneData): Promise<Awaited<ReturnType<typeof processTree>>> {
   const want = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
   const key = (t: Awaited<ReturnType<typeof processTree>>) => t.descendants.map((d) => `${processName(d.argv)}:${d.pid}`).sort().join(' ');
-  const deadline = Date.now() + 90_000;
-  let last = await processTree(s);
-  for (;;) {
-    await new Promise((res) => setTimeout(res, 2000));
-    const now = await processTree(s);
-    const names = new Set(now.descendants.map((d) => processName(d.argv)));
+  const namesOf = (t: Awaited<ReturnType<typeof processTree>>) => new Set(t.descendants.map((d) => processName(d.argv)));
+  let now = await processTree(s);
+  return retry(async () => {
+    await sleep(2000);
+    const last = now;
+    now = await orAbort(processTree(s));
+    const names = namesOf(now);
     if (key(now) === key(last) && want.every((n) => names.has(n))) return now;
-    if (Date.now() > deadline) {
+    throw new Error('not settled');
+  }, {
+    timeoutMs: 90_000, intervalMs: 0,
+    onTimeout: () => {
+      const names = namesOf(now);
       plane.notes.push(`${s.host.name}: k0s's children did not settle within 90 s; read as they were (missing: ${want.filter((n) => !names.has(n)).join(', ') || 'none'})`);
       return now;
-    }
-    last = now;
-  }
+    },
+  });
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { ensureAll, ensureBinary, type EnsuredBinary } from '../../../components/binaries/index.ts';
 import { cacheDir } from '../../../lib/paths.ts';
 import { StepError } from '../../../lib/errors.ts';
+import { abort, orAbort, retry } from '../../../lib/retry.ts';
 import type { Session } from '../../../transport/index.ts';
 import type { CollectContext, Component, K0sController, K0sModel, PlaneCollector, PlaneData } from '../../types.ts';
 import { COMPONENTS, emptyPlane } from '../../types.ts';
@@ -44,18 +45,16 @@ async function acquire(opts: K0sOptions, ctx: CollectContext): Promise<EnsuredBi
 /** `k0s token create` asks the controller's status socket, which can appear after /readyz: retry for 60 s. */
 async function createToken(plane: PlaneData, s: Session): Promise<string> {
   const argv = [K0S_BIN, 'token', 'create', '--role=controller', '--expiry=1h'];
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const r = await s.exec(argv, { allowFail: true, timeoutMs: 30_000 });
+  return retry(async () => {
+    const r = await orAbort(s.exec(argv, { allowFail: true, timeoutMs: 30_000 }));
     if (r.code === 0 && r.stdout.trim()) {
       plane.steps.push({ step: `${s.host.name}: k0s token create --role=controller`, argv, ms: 0, ok: true });
       return r.stdout.trim();
     }
-    if (Date.now() > deadline || !/status\.sock|connection refused/.test(r.stderr)) {
-      throw new StepError('compare-k0s', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
+    const err = new StepError('compare-k0s', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
+    // Only a status socket that is not up yet is worth waiting for.
+    throw /status\.sock|connection refused/.test(r.stderr) ? err : abort(err);
+  }, { timeoutMs: 60_000, intervalMs: 1000 });
 }
 
 async function controllerFacts(plane: PlaneData, s: Session, topology: K0sController['topology'], readyMs: number): Promise<K0sController> {

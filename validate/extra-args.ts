@@ -6,7 +6,7 @@ import { APISERVER_PORT } from '../lib/constants.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, findFlag } from '../flags/map.ts';
-import { flagValueProblem } from './flag-values.ts';
+import { flagValueProblem } from '../inventory/flag-values.ts';
 
 /** Flags that print and exit: under systemd the unit would restart forever instead of serving. */
 const EXITS = new Set(['help', 'version']);
@@ -65,9 +65,4 @@ export function checkExtraArgs(extraArgs: Record<string, Record<string, string> 
       if (problem) throw new InputError(field, `${problem}; ${component} would refuse it at start`);
     }
   }
-}
-
-/** A flag value from extraArgs, if set. */
-export function extraArg(extraArgs: Record<string, Record<string, string> | undefined>, component: string, flag: string): string | undefined {
-  return extraArgs[component]?.[flag];
 }
