@@ -37,16 +37,28 @@ describe('become: sudo', () => {
   });
 
   it('wires and verifies over that user; files are root\'s and units run as their models say', async () => {
+    // Read as root over the lab's own root session, opened before the cursor so that its login is
+    // not among the ones after it, and not through the code under test.
+    const s = await lab.ssh(lab.info.hosts[0]!.name);
+    // A journal cursor before wire: only what wire and verify did on the host comes after it (an
+    // earlier test logged in as the lab user too, so the whole journal proves nothing).
+    // --sync first: journald has written what it was sent, this session's own login included.
+    const cursor = /^__CURSOR=(.+)$/m.exec(await remote(s, ['sh', '-c', 'journalctl --sync && journalctl -n 1 -o export --no-pager']))?.[1];
+    expect(cursor, 'journal cursor').toBeDefined();
     const w = hardwire(['wire', '--inventory', inv, '--state-dir', state], { timeoutMs: 900_000 });
     expect(w.code, w.stderr.slice(-3000)).toBe(0);
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state]);
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
 
-    // Read as root over the lab's own root session, not through the code under test.
-    const s = await lab.ssh(lab.info.hosts[0]!.name);
-    // wire's sessions logged in as the lab user: sshd says so, and never accepted root for them.
-    const logins = await remote(s, ['journalctl', '-u', 'ssh', '--no-pager', '-o', 'cat']);
-    expect(logins).toMatch(new RegExp(`Accepted publickey for ${LAB_SUDO_USER} `));
+    // wire's and verify's sessions logged in as the lab user, and sshd accepted no root login after the cursor.
+    const since = ['journalctl', `--after-cursor=${cursor}`, '--no-pager', '-o', 'cat'];
+    const accepted = (await remote(s, [...since, '-u', 'ssh'])).split('\n').filter((l) => l.startsWith('Accepted '));
+    expect(accepted.length, 'logins after the cursor').toBeGreaterThan(0);
+    expect(accepted.filter((l) => !l.startsWith(`Accepted publickey for ${LAB_SUDO_USER} `)), 'logins after the cursor not as the lab user').toEqual([]);
+    // And they became root through sudo: sudo's own lines for that user, after the cursor.
+    const sudo = (await remote(s, [...since, 'SYSLOG_IDENTIFIER=sudo'])).split('\n').filter((l) => l.includes('COMMAND='));
+    expect(sudo.length, 'sudo commands after the cursor').toBeGreaterThan(0);
+    expect(sudo.filter((l) => !l.trimStart().startsWith(`${LAB_SUDO_USER} :`) || !/USER=root ;/.test(l)), 'sudo lines not by the lab user to root').toEqual([]);
     const owners = await remote(s, ['sh', '-c', 'find /etc/kubernetes /usr/local/bin /etc/systemd/system/etcd.service /etc/systemd/system/kube-*.service /var/lib/hardwire -xdev -type f -printf "%u:%g %m %p\\n" | sort -k3']);
     const lines = owners.split('\n');
     expect(lines.length).toBeGreaterThan(20);

@@ -10,7 +10,7 @@ import { allLeaves } from '../pki/table.ts';
 import { issueLeaf } from '../pki/issue.ts';
 import { keptSpec, loadSigner, publicPemOf } from '../certs/renew.ts';
 import { kubeconfigYaml } from '../pki/kubeconfig.ts';
-import { remoteCerts } from '../certs/catalog.ts';
+import { expectRolled, unitClocks } from './helpers/units.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -85,6 +85,56 @@ async function expectSignedByHostCas(): Promise<void> {
   }
 }
 
+/**
+ * Every cert installed on each host, found there by find: the *.crt files under /etc/kubernetes/pki
+ * and the kubeconfigs in /etc/kubernetes that embed a client cert. `host:path`, sorted.
+ */
+async function installedCerts(): Promise<string[]> {
+  const out: string[] = [];
+  for (const h of lab.info.hosts) {
+    const s = await lab.ssh(h.name);
+    const crts = await remote(s, ['find', PKI, '-type', 'f', '-name', '*.crt']);
+    const confs = await remote(s, ['find', '/etc/kubernetes', '-maxdepth', '1', '-type', 'f', '-name', '*.conf', '-exec', 'grep', '-l', 'client-certificate-data', '{}', '+']);
+    await s.close();
+    out.push(...`${crts}\n${confs}`.split('\n').filter(Boolean).map((p) => `${h.name}:${p}`));
+  }
+  return out.sort();
+}
+
+interface OnHost { notAfter: number; fingerprint: string }
+/** A cert as it is on the host (a kubeconfig's embedded client cert), read over SSH: its notAfter and fingerprint; undefined when the file is missing. */
+async function certsOnHosts(paths: string[]): Promise<Record<string, OnHost | undefined>> {
+  const out: Record<string, OnHost | undefined> = {};
+  for (const h of lab.info.hosts) {
+    const s = await lab.ssh(h.name);
+    for (const path of paths) {
+      const text = await remote(s, ['cat', path]);
+      const der = path.endsWith('.conf') ? /client-certificate-data: (\S+)/.exec(text)?.[1] : undefined;
+      const x = text === '' ? undefined : new X509Certificate(der ? Buffer.from(der, 'base64') : text);
+      out[`${h.name}:${path}`] = x && { notAfter: Date.parse(x.validTo), fingerprint: x.fingerprint256 };
+    }
+    await s.close();
+  }
+  return out;
+}
+
+/** (Soft: every cert out of place is reported.) Each cert on each host is a new one (another fingerprint) valid for a year from the renew, later than before. */
+function expectRenewed(before: Record<string, OnHost | undefined>, after: Record<string, OnHost | undefined>, renewStart: number): void {
+  expect.soft(Object.keys(after).sort()).toEqual(Object.keys(before).sort());
+  const leafDays = loadInventory(inv).cluster.certValidity.leafDays;
+  for (const [k, a] of Object.entries(after)) {
+    expect.soft(a, `${k} installed`).toBeDefined();
+    const b = before[k];
+    if (b) {
+      expect.soft(a!.fingerprint, `${k} is a new cert`).not.toBe(b.fingerprint);
+      expect.soft(a!.notAfter, `${k} expires later than before`).toBeGreaterThan(b.notAfter);
+    }
+    // Whole seconds in the cert: at most 1 s before renewStart + leafDays.
+    expect.soft(a!.notAfter, `${k} valid ${leafDays} days from the renew`).toBeGreaterThanOrEqual(renewStart - 1000 + leafDays * 86_400_000);
+    expect.soft(a!.notAfter, `${k} valid ${leafDays} days from the renew`).toBeLessThanOrEqual(Date.now() + leafDays * 86_400_000);
+  }
+}
+
 beforeAll(async () => {
   ({ lab, inv, state } = await wiredTestLab('certstest', 2));
 });
@@ -109,9 +159,11 @@ describe('certs on a wired 2-host lab', () => {
     const { code, report } = check();
     expect(code).toBe(0);
     expect(report.ok).toBe(true);
-    const i = loadInventory(inv);
-    expect(report.certs).toHaveLength(i.hosts.flatMap((h) => remoteCerts(i, h)).length);
-    expect(report.certs.every((c) => c.status === 'ok' && c.signedByHostCa === true)).toBe(true);
+    // The rows are exactly what find lists on the hosts (CA certs in their own table).
+    const installed = await installedCerts();
+    expect(installed.length).toBeGreaterThan(10);
+    expect([...report.certs, ...report.cas].map((c) => `${c.host}:${c.path}`).sort()).toEqual(installed);
+    expect(report.certs.filter((c) => c.status !== 'ok' || c.signedByHostCa !== true)).toEqual([]);
     expect(report.cas.map((c) => `${c.name}@${c.host}`).sort()).toEqual(['ca@node1', 'ca@node2', 'etcd-ca@node1', 'etcd-ca@node2', 'front-proxy-ca@node1', 'front-proxy-ca@node2']);
     // The scheduler.conf row is the cert embedded in the file on node2, read over SSH.
     const s = await lab.ssh('node2');
@@ -153,8 +205,13 @@ describe('certs on a wired 2-host lab', () => {
     for (const [h, c] of Object.entries(casBefore)) expect(c.keyPublic, `${h}: ca.key is not the key of ca.crt`).toBe(c.certPublic);
     const s = await lab.ssh('node2');
     const keyBefore = await remote(s, ['sha256sum', '/etc/kubernetes/pki/etcd/healthcheck-client.key']);
+    const renewed = [`${PKI}/etcd/healthcheck-client.crt`, '/etc/kubernetes/scheduler.conf', `${PKI}/front-proxy-client.crt`];
+    const certsBefore = await certsOnHosts(renewed);
+    const renewStart = Date.now();
     const r = hardwire(['certs', 'renew', 'etcd-healthcheck-client', 'scheduler.conf', 'front-proxy-client', '--inventory', inv, '--state-dir', state, '--json']);
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    // Renewed, read on the hosts: the signature check below passes for the old certs as well.
+    expectRenewed(certsBefore, await certsOnHosts(renewed), renewStart);
     const out = JSON.parse(r.stdout) as { pushed: { host: string; path: string }[]; restarted: unknown[]; restartNeeded: { host: string; component: string; why: string }[]; caFingerprint: { before: unknown; after: unknown; unchanged: boolean } };
     expect(out.caFingerprint.unchanged).toBe(true);
     // The claim, checked on the hosts: every CA file byte-identical, the same CA key.
@@ -179,11 +236,20 @@ describe('certs on a wired 2-host lab', () => {
 
   it('renew --restart restarts the readers in wire order, one host at a time, markers cleared', async () => {
     const casBefore = await hostCas();
+    const hosts = lab.info.hosts.map((h) => h.name);
+    const units = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}.service`);
+    const clocks = await unitClocks(lab, hosts, units);
+    const certsBefore = await certsOnHosts(['/etc/kubernetes/scheduler.conf']);
+    const renewStart = Date.now();
     const r = hardwire(['certs', 'renew', 'scheduler.conf', '--restart', '--inventory', inv, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
     expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    expectRenewed(certsBefore, await certsOnHosts(['/etc/kubernetes/scheduler.conf']), renewStart);
     const out = JSON.parse(r.stdout) as { restarted: { host: string; unit: string }[]; caFingerprint: { unchanged: boolean } };
     // The apiserver markers left by the previous test are honoured first (etcd, apiserver, then controllers).
-    expect(out.restarted.map((x) => `${x.host}/${x.unit}`)).toEqual(['node1/kube-apiserver.service', 'node2/kube-apiserver.service', 'node1/kube-scheduler.service', 'node2/kube-scheduler.service']);
+    const order = ['node1/kube-apiserver.service', 'node2/kube-apiserver.service', 'node1/kube-scheduler.service', 'node2/kube-scheduler.service'];
+    expect(out.restarted.map((x) => `${x.host}/${x.unit}`)).toEqual(order);
+    // The order as systemd saw it on the hosts: each went down only after the one before was up again; nothing else moved.
+    expectRolled(clocks, await unitClocks(lab, hosts, units), order);
     expect(out.caFingerprint.unchanged).toBe(true);
     expect(await hostCas()).toEqual(casBefore);
     await expectSignedByHostCas();

@@ -131,12 +131,14 @@ describe('fault suite', () => {
     const fixtures = writeBadInventories(join(lab.stateDir, 'bad'), readFileSync(inv, 'utf8'));
     expect(fixtures.length).toBeGreaterThanOrEqual(30);
     const before = await sshdLogins();
-    for (const { fx, file } of fixtures) {
+    for (const { fx, file, field } of fixtures) {
       const r = hardwire(['wire', '--inventory', file, '--state-dir', state]);
       expect(r.code, fx.name).toBe(2);
       const lines = r.stderr.trim().split('\n');
       expect(lines, fx.name).toHaveLength(1);
-      expect(lines[0]!.startsWith(`error: ${fx.field}`), `${fx.name}: ${lines[0]}`).toBe(true);
+      // The whole field, then ': ' (a prefix alone would let `hosts` pass for `hosts[0].ssh`, and '' for anything).
+      expect(field, fx.name).not.toBe('');
+      expect(lines[0]!.startsWith(`error: ${field}: `), `${fx.name}: ${lines[0]} does not name ${field}`).toBe(true);
     }
     // The only new login on each host is this second reading's own.
     const after = await sshdLogins();

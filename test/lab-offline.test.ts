@@ -44,7 +44,9 @@ async function expectFailsLocally(addr: string): Promise<void> {
   expect(route.text).not.toMatch(/\bvia\b/);
   const attempt = await tcpAttempt(addr);
   expect(attempt.result).toMatch(/^(EHOSTUNREACH|ENETUNREACH)$/);
-  expect(attempt.ms, 'fails at once, not after a timeout').toBeLessThan(1000);
+  // The errno is the evidence that the kernel refused it here (no SYN left); the bound is only
+  // tcpAttempt's own 5 s limit, generous because a loaded 2-core machine can delay the callback by seconds.
+  expect(attempt.ms, 'fails here, not after a timeout').toBeLessThan(5000);
 }
 
 function expectOneLine(r: CliResult, re: RegExp): void {
@@ -160,7 +162,9 @@ describe('a downed lab sends nothing off this machine (root, systemd-nspawn, ip 
     for (const r of await inBatches(commands(info.inventory), 3, hardwireAsync)) {
       expectOneLine(r, new RegExp(`^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${address.replaceAll('.', '\\.')}; bring it up with: HARDWIRE_STATE=${stateDir} hardwire lab up --name ${NAME}$`, 'm'));
     }
-    expect(performance.now() - t0, 'no command waited on a connection').toBeLessThan(20_000);
+    // Generous: three CLI runs at once on a loaded 2-core machine, each a Node start-up of seconds. The
+    // one-line refusal above is what shows that none got as far as connecting; this only catches a hang.
+    expect(performance.now() - t0, 'no command waited on a connection').toBeLessThan(60_000);
     expect(existsSync(cliState)).toBe(false);
   }, 120_000);
 

@@ -11,6 +11,9 @@ const inventory = join(import.meta.dirname, '..', 'hosts', 'example.yaml');
 let state: string;
 let pki: string;
 let firstRun: ReturnType<typeof hardwire>;
+// The wall clock around the first run: every notBefore/notAfter is bounded by these on both sides.
+let runStart: number;
+let runEnd: number;
 
 function openssl(args: string[]): string {
   return execFileSync('openssl', args, { encoding: 'utf8' });
@@ -42,15 +45,31 @@ function hashTree(dir: string): Record<string, string> {
 beforeAll(() => {
   state = tempDir();
   pki = join(state, 'demo', 'pki');
+  runStart = Date.now();
   firstRun = hardwire(['pki', '--inventory', inventory, '--state-dir', state, '--json']);
+  runEnd = Date.now();
 });
+
+/**
+ * What the pki dir holds, read from the disk: one entry per cert/key pair (named by its .crt), the
+ * service-account pair by sa.key, and every other file by itself. The run must report exactly these.
+ */
+function filesOnDisk(): string[] {
+  const all = readdirSync(pki, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name).slice(pki.length + 1));
+  const has = new Set(all);
+  return all.filter((f) => !(f.endsWith('.key') && has.has(f.replace(/\.key$/, '.crt'))) && !(f === 'sa.pub' && has.has('sa.key'))).sort();
+}
 
 describe('pki', () => {
   it('runs and reports every file created', () => {
     expect(firstRun.code).toBe(0);
     const doc = JSON.parse(firstRun.stdout) as { events: { file: string; action: string }[] };
-    expect(doc.events.every((e) => e.action === 'created')).toBe(true);
-    expect(doc.events.map((e) => e.file)).toEqual(expect.arrayContaining(['ca.crt', 'front-proxy-ca.crt', 'etcd/ca.crt', 'sa.key', 'apiserver.crt', 'etcd/cp-2/peer.crt', 'encryption-config.yaml']));
+    const onDisk = filesOnDisk();
+    // 3 CAs, 13 leaves (9 + an etcd server and peer cert per host), sa and the encryption config.
+    expect(onDisk.length).toBe(20);
+    expect([...doc.events.map((e) => e.file)].sort()).toEqual(onDisk);
+    expect(doc.events.map((e) => e.action)).toEqual(onDisk.map(() => 'created'));
   });
 
   const chains: [string, string][] = [
@@ -107,11 +126,19 @@ describe('pki', () => {
       return { nb: nb!, na: na! };
     };
     const day = 86_400_000;
-    const ca = dates('ca.crt');
-    expect(Math.round((ca.na - ca.nb - 5 * 60_000) / day)).toBe(3650);
-    const leaf = dates('apiserver.crt');
-    expect(Math.round((leaf.na - leaf.nb - 5 * 60_000) / day)).toBe(365);
-    expect(Date.now() - leaf.nb).toBeGreaterThan(4 * 60_000);
+    const backdate = 5 * 60_000;
+    // Certificates hold whole seconds: the window opens at most 1 s before runStart (truncation).
+    const from = Math.floor(runStart / 1000) * 1000;
+    for (const [crt, days] of [['ca.crt', 3650], ['etcd/ca.crt', 3650], ['front-proxy-ca.crt', 3650], ['apiserver.crt', 365], ['etcd/cp-1/peer.crt', 365], ['kubeconfig/admin.crt', 365]] as const) {
+      const { nb, na } = dates(crt);
+      // Issued during the run, backdated exactly 5 minutes: bounded on both sides by the clock read
+      // before and after the run (no dependence on how long the run or the test took).
+      expect(nb, `${crt} notBefore >= run start - 5 min`).toBeGreaterThanOrEqual(from - backdate);
+      expect(nb, `${crt} notBefore <= run end - 5 min`).toBeLessThanOrEqual(runEnd - backdate);
+      expect(na, `${crt} notAfter >= run start + ${days} d`).toBeGreaterThanOrEqual(from + days * day);
+      expect(na, `${crt} notAfter <= run end + ${days} d`).toBeLessThanOrEqual(runEnd + days * day);
+      expect(na - nb, `${crt} validity`).toBe(days * day + backdate);
+    }
     expect(text('ca.crt')).toMatch(/CA:TRUE/);
     expect(text('ca.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment, Certificate Sign/);
     expect(text('apiserver.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/);
@@ -132,7 +159,9 @@ describe('pki', () => {
     const before = hashTree(state);
     const r = hardwire(['pki', '--inventory', inventory, '--state-dir', state, '--json']);
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout).events.every((e: { action: string }) => e.action === 'kept')).toBe(true);
+    const events = JSON.parse(r.stdout).events as { file: string; action: string }[];
+    expect([...events.map((e) => e.file)].sort()).toEqual(filesOnDisk());
+    expect(events.map((e) => e.action)).toEqual(events.map(() => 'kept'));
     expect(hashTree(state)).toEqual(before);
   });
 

@@ -114,13 +114,16 @@ describe('proxyJump through wire: an inner host reachable only through a bastion
     expect(`${route.stdout}${route.stderr}`).toMatch(/No route to host|unreachable/);
     const attempt = await tcpAttempt(node2.address);
     expect(attempt.result).toBe('EHOSTUNREACH');
-    expect(attempt.ms, 'fails here at once, not after a timeout').toBeLessThan(1000);
+    // The errno is the evidence that the kernel refused it here (no SYN left); the bound is only
+    // tcpAttempt's own 5 s limit, generous because a loaded 2-core machine can delay the callback by seconds.
+    expect(attempt.ms, 'fails here, not after a timeout').toBeLessThan(5000);
     // The transport without the jump fails the same way.
     const t0 = performance.now();
     const direct = await stepErrorOf(connect({ ...node2, ssh: { ...node2.ssh, proxyJump: '' } }, { knownHostsFile: inv.knownHostsFile!, timeoutMs: 5000 }));
-    expect(direct.step).toBe('ssh-connect');
+    expect(direct.step).toBe('ssh-connect'); // not ssh-connect-timeout: refused here, not waited out
     expect(direct.message).toMatch(/EHOSTUNREACH/);
-    expect(performance.now() - t0).toBeLessThan(2000);
+    // Generous: within the 5 s connect timeout (and the step above already says it was not the timeout); load can stretch it to seconds.
+    expect(performance.now() - t0).toBeLessThan(5000);
     // An inventory that names node2 without the jump is refused in one line before anything connects.
     const noJump = join(tempDir(), 'no-jump.yaml');
     writeFileSync(noJump, readFileSync(inv.file, 'utf8').replace(/^\s+proxyJump: .*\n/m, ''));
@@ -211,8 +214,11 @@ describe('proxyJump through wire: an inner host reachable only through a bastion
   it('lab down removes the inner network with the rest; node2 still fails here at once', async () => {
     for (const s of sessions.splice(0)) await s.close();
     await timed('lab down', () => labDown(opts));
-    const links = execFileSync('ip', ['-o', 'link', 'show']).toString();
-    for (const n of [state.bridge, state.inner!.bridge, state.hosts[0]!.innerLink!.veth, ...state.hosts.map((h) => h.veth)]) expect(links).not.toContain(`${n}:`);
+    // `ip link show dev X` exits non-zero when X is gone (`ip -o link` prints a veth as `name@peer:`, so a text search for `name:` cannot fail).
+    for (const n of [state.bridge, state.inner!.bridge, state.hosts[0]!.innerLink!.veth, ...state.hosts.map((h) => h.veth)]) {
+      const r = spawnSync('ip', ['link', 'show', 'dev', n], { encoding: 'utf8' });
+      expect(r.status, `ip link show dev ${n}: ${r.stdout}`).not.toBe(0);
+    }
     expect(existsSync(join(stateDir, 'lab', NAME))).toBe(false);
     expect((await tcpAttempt(node2.address)).result).toBe('EHOSTUNREACH');
   }, 120_000);

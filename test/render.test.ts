@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
 
 const inventory = join(import.meta.dirname, '..', 'hosts', 'example.yaml');
 let state: string;
@@ -54,14 +55,35 @@ describe('render', () => {
   });
 
   it('every flag carries the source line that reads it, from the flag map', () => {
+    // The expected citation is read straight from the committed flag map JSON (not through
+    // flags/map.ts, which the renderer uses): the first ranked read site of that flag, with its hop count.
     for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      const map = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'flags', 'data', PINNED_KUBERNETES, `${c}.json`), 'utf8')) as {
+        flags: { name: string; consumedAt: { module: string; version: string; file: string; line: number; kind: string; hop?: number; copyTo?: string }[] }[];
+      };
       const lines = unit('cp-0', c).split('\n').map((l) => l.trim());
+      let cited = 0;
       lines.forEach((l, i) => {
         if (!l.startsWith('--')) return;
-        // A read site, or (kube-controller-manager --cluster-name) the copy that is its only read, said plainly.
-        expect(lines[i - 1], `${c} ${l}`).toMatch(/^# {3}(read at|only copied, at) (k8s\.io|go\.etcd\.io)\/[a-z0-9./-]+@v[0-9.]+\/\S+\.go:\d+( \(.+\))?$/);
-        if (lines[i - 1]!.includes('only copied')) expect(lines[i - 2]).toMatch(/only copied/);
+        const name = l.slice(2, l.indexOf('='));
+        const entry = map.flags.find((f) => f.name === name);
+        expect(entry, `${c} --${name} is in the flag map`).toBeDefined();
+        const read = entry!.consumedAt[0];
+        expect(read, `${c} --${name} has a read site in the flag map`).toBeDefined();
+        const site = `${read!.module}@${read!.version}/${read!.file}:${read!.line}`;
+        const m = /^# {3}(read at|only copied, at) (\S+\.go:\d+)( \(.+\))?$/.exec(lines[i - 1] ?? '');
+        expect(m, `${c} ${l}: citation line "${lines[i - 1]}"`).not.toBeNull();
+        expect(m![2], `${c} --${name} cites the flag map's first read site`).toBe(site);
+        // Only copied: every read that acts (validation and generated code aside) just copies the value.
+        const acting = entry!.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');
+        const onlyCopied = acting.length > 0 && acting.every((r) => r.copyTo);
+        expect(m![1], `${c} --${name}`).toBe(onlyCopied ? 'only copied, at' : 'read at');
+        if (onlyCopied) expect(lines[i - 2]).toMatch(/only copied/);
+        else if (read!.hop) expect(m![3], `${c} --${name} hops`).toContain(`(${read!.hop} cop${read!.hop === 1 ? 'y' : 'ies'} away)`);
+        else expect(m![3] ?? '', `${c} --${name} hops`).not.toMatch(/away/);
+        cited++;
       });
+      expect(cited, c).toBeGreaterThan(4);
     }
   });
 

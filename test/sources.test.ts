@@ -17,6 +17,7 @@ import { makeVariables, resolveSource, sharedSourcesDir, SOURCE_RECIPES, treeDig
 import { cacheDir } from '../lib/paths.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { requireInputs, skipWithoutInputs } from './helpers/inputs.ts';
 
 const pin = SOURCE_RECIPES['kube-bench']!.pins['v0.15.6']!;
 const shared = join(sharedSourcesDir(), pin.file);
@@ -40,7 +41,8 @@ describe('kube-bench source archive', () => {
   const work = tempDir('hardwire-sources-');
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-  it.skipIf(!existsSync(shared))('finds the pinned archive beside the repo and checks its sha256', async () => {
+  it.skipIf(skipWithoutInputs(shared))('finds the pinned archive beside the repo and checks its sha256', async () => {
+    requireInputs(shared);
     const src = await withEnv({ HARDWIRE_KUBE_BENCH_SOURCE: undefined }, () => resolveSource('kube-bench', 'v0.15.6', undefined, recorder()));
     expect(src).toMatchObject({ kind: 'archive', path: shared, digest: pin.sha256, via: 'the shared sources directory' });
   });
@@ -62,7 +64,8 @@ describe('kube-bench source archive', () => {
     await expect(resolveSource('kube-bench', 'v0.15.6', join(work, 'missing'), recorder())).rejects.toThrow(/^--source: .*missing does not exist/);
   });
 
-  it.skipIf(!existsSync(shared))('takes an unpacked tree as given: the pinned tree quietly, an edited one with a warning', async () => {
+  it.skipIf(skipWithoutInputs(shared))('takes an unpacked tree as given: the pinned tree quietly, an edited one with a warning', async () => {
+    requireInputs(shared);
     execFileSync('tar', ['-xzf', shared, '-C', work]);
     const tree = join(work, pin.file.replace(/\.tar\.gz$/, ''));
     const log = recorder();
@@ -95,7 +98,8 @@ describe('k0s source archive', () => {
   const k0sPin = SOURCE_RECIPES.k0s!.pins['v1.36.3+k0s.2']!;
   const k0sShared = join(sharedSourcesDir(), k0sPin.file);
 
-  it.skipIf(!existsSync(k0sShared))('finds the pinned k0s archive beside the repo and checks its sha256', async () => {
+  it.skipIf(skipWithoutInputs(k0sShared))('finds the pinned k0s archive beside the repo and checks its sha256', async () => {
+    requireInputs(k0sShared);
     const src = await withEnv({ HARDWIRE_K0S_SOURCE: undefined }, () => resolveSource('k0s', 'v1.36.3+k0s.2', undefined, recorder()));
     expect(src).toMatchObject({ kind: 'archive', path: k0sShared, digest: k0sPin.sha256, via: 'the shared sources directory' });
   });
@@ -111,7 +115,9 @@ describe('k0s source archive', () => {
   // The build's -X list comes from the tree's Makefile variables, and k0s reports what it was built with.
   const built = join(cacheDir(), 'bin', 'k0s', 'v1.36.3+k0s.2', 'k0s');
   const tree = join(cacheDir(), 'gosrc', 'k0s-v1.36.3+k0s.2');
-  it.skipIf(!existsSync(built) || !existsSync(tree))('the cached k0s reports the component versions of its tree\'s Makefile.variables', () => {
+  // scripts/run test builds k0s before the tests (scripts/setup.sh), so in CI both are there.
+  it.skipIf(skipWithoutInputs(built, tree))('the cached k0s reports the component versions of its tree\'s Makefile.variables', () => {
+    requireInputs(built, tree);
     const vars = makeVariables(join(tree, 'embedded-bins', 'Makefile.variables'));
     // "k0s : v1.36.3+k0s.2", "etcd : 3.6.14", ... one per line.
     const all = Object.fromEntries(execFileSync(built, ['version', '--all'], { encoding: 'utf8' }).trim().split('\n').map((l) => l.split(' : ').map((x) => x.trim())));
