@@ -60,10 +60,10 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
       // A previous run's CRD may still be terminating (its finalizer deletes the Widgets first): a
       // 409 on create would then pass while the CRD disappears under this check. Wait it out.
       const crdPath = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${crd}`;
-      await waitUntil(async () => {
+      await retry(async () => {
         const r = await kubeRequest(creds, 'GET', crdPath);
         if (r.status === 200 && (JSON.parse(r.body) as { metadata: { deletionTimestamp?: string } }).metadata.deletionTimestamp) throw new Error(`CRD ${crd} from an earlier run is still terminating`);
-      }, 60_000, 500);
+      }, { timeoutMs: 60_000, intervalMs: 500, startBeforeDeadline: true });
       await kubeJson(creds, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { allow: [409], body: {
         apiVersion: 'apiextensions.k8s.io/v1', kind: 'CustomResourceDefinition', metadata: { name: crd },
         spec: { group, scope: 'Namespaced', names: { plural: 'widgets', singular: 'widget', kind: 'Widget' },
