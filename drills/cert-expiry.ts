@@ -12,7 +12,7 @@ import { K8S_DIR } from '../lib/constants.ts';
 import { KUBECONFIGS, type CaId } from '../pki/table.ts';
 import { issueLeaf, type Window } from '../pki/issue.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
-import { clusterStateDir, pkiDir } from '../pki/store.ts';
+import { pkiDir } from '../pki/store.ts';
 import { session, type WireContext } from '../apply/context.ts';
 import { adminCreds } from '../apply/creds.ts';
 import { runGateChecks } from '../gates/checks.ts';
@@ -26,10 +26,8 @@ import { errText, leaseOf, readyzEtcd, symptomNow } from './symptoms.ts';
 import { changes, Timeline } from './timeline.ts';
 import { WIRE_ROLL, type DrillReport } from './report.ts';
 
-export { TARGETS, targetDef, type Mode, type Target } from './cert-expiry-targets.ts';
+export { TARGETS, type Mode, type Target } from './cert-expiry-targets.ts';
 export { drillMarkdown, type DrillReport } from './report.ts';
-export type { JournalLine as Captured } from './journal.ts';
-export type { TimelineEntry } from './timeline.ts';
 
 export interface DrillOptions {
   target: Target;

@@ -13,7 +13,7 @@ import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import { labFiles, readState, writeState, type LabFiles, type LabHostState, type LabState } from './state.ts';
-import { run } from './sys.ts';
+import { run } from '../lib/proc.ts';
 
 export interface LabOptions {
   /** Lab name (DNS label). Default "lab". */
