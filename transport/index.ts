@@ -1,4 +1,4 @@
 // Public surface of the SSH transport.
-export { connect } from './ssh.ts';
-export type { Session } from './ssh.ts';
+export { connect } from './dial.ts';
+export type { Session } from './session.ts';
 export { readOnly, type ReadSession } from './read-only.ts';
