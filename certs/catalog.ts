@@ -46,5 +46,3 @@ export function renewableNames(inv: Inventory): Map<string, string> {
   for (const h of inv.hosts) for (const c of remoteCerts(inv, h)) m.set(c.name, c.leafId);
   return new Map([...m].sort(([a], [b]) => a.localeCompare(b)));
 }
-
-export const CA_FILES: Record<CaId, string> = Object.fromEntries(CAS.map((c) => [c.id, c.file])) as Record<CaId, string>;

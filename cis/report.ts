@@ -80,7 +80,3 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
     counted: Object.values(byTarget).reduce(add, zero()),
   };
 }
-
-export function sameCounts(a: Counts, b: Counts): boolean {
-  return STATUSES.every((s) => a[s] === b[s]);
-}

@@ -106,8 +106,3 @@ export function certFacts(pem: string): CertFacts {
     fingerprint256: x.fingerprint256,
   };
 }
-
-/** Every PEM certificate block in a text (a bundle or a single cert). */
-export function pemBlocks(text: string): string[] {
-  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-}

@@ -7,12 +7,13 @@ import { join } from 'node:path';
 import type { Host, Inventory } from '../inventory/load.ts';
 import type { Logger } from '../lib/log.ts';
 import { StepError } from '../lib/errors.ts';
+import { abort, orAbort, retry } from '../lib/retry.ts';
 import { componentsOn, LEASES, type ComponentName } from '../components/registry/index.ts';
 import { K8S_DIR } from '../lib/constants.ts';
 import { KUBECONFIGS, type CaId } from '../pki/table.ts';
 import { issueLeaf, type Window } from '../pki/issue.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
-import { clusterStateDir, pkiDir } from '../pki/store.ts';
+import { pkiDir } from '../pki/store.ts';
 import { session, type WireContext } from '../apply/context.ts';
 import { adminCreds } from '../apply/creds.ts';
 import { runGateChecks } from '../gates/checks.ts';
@@ -26,10 +27,8 @@ import { errText, leaseOf, readyzEtcd, symptomNow } from './symptoms.ts';
 import { changes, Timeline } from './timeline.ts';
 import { WIRE_ROLL, type DrillReport } from './report.ts';
 
-export { TARGETS, targetDef, type Mode, type Target } from './cert-expiry-targets.ts';
+export { TARGETS, type Mode, type Target } from './cert-expiry-targets.ts';
 export { drillMarkdown, type DrillReport } from './report.ts';
-export type { JournalLine as Captured } from './journal.ts';
-export type { TimelineEntry } from './timeline.ts';
 
 export interface DrillOptions {
   target: Target;
@@ -124,28 +123,32 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
   const captured = new FirstLines('x509', since);
   // What the component itself logs, which is often not the x509 error.
   const related = new FirstLines('Unauthorized|certificate|tls:', since);
-  let symptom: DrillReport['symptom'] = null;
-  let reconnectForced: { at: string; why: string } | undefined;
-  for (;;) {
-    const [found] = await Promise.all([captured.poll(sources(def.logUnits)), related.poll(sources(def.logUnits.filter((u) => u === def.component)))]);
+  // Set inside the probe: declared wide, or TypeScript narrows them here.
+  let symptom = null as DrillReport['symptom'];
+  let reconnectForced = undefined as { at: string; why: string } | undefined;
+  const forceReconnect = new Error('force a reconnect');
+  // Until the x509 line and the symptom are both seen, or the observe time after expiry is up. In
+  // window mode, nothing 30 s after expiry ends the wait early, once, for the reconnect below.
+  const observe = () => retry(async () => {
+    const [found] = await orAbort(Promise.all([captured.poll(sources(def.logUnits)), related.poll(sources(def.logUnits.filter((u) => u === def.component)))]));
     for (const c of found) timeline.mark(`x509 in ${c.unit} on ${c.host} at ${c.at}`);
     if (!symptom) {
       const sym = await symptomNow(def.symptom, { inv, creds, via, component: def.component }).catch((e: unknown) => `could not read the symptom: ${errText(e)}`);
       if (sym && !sym.startsWith('could not read')) { symptom = { kind: def.symptom, detail: sym, at: iso() }; timeline.mark(`symptom: ${sym}`); }
     }
-    if (symptom && captured.size > 0) break;
+    if (symptom && captured.size > 0) return;
+    if (opts.mode === 'window' && !reconnectForced && !symptom && Date.now() > invalidFrom + 30_000) throw abort(forceReconnect);
+    throw new Error('not seen yet');
+  }, { timeoutMs: invalidFrom + opts.observeTimeoutMs - Date.now(), intervalMs: 2000, onTimeout: () => undefined });
+  if (await observe().then(() => false, (e: unknown) => { if (e === forceReconnect) return true; throw e; })) {
     // A client cert is checked at the TLS handshake: a connection opened while the cert was valid
-    // stays up after it expires. If nothing shows, force the reconnect a restart or reboot would.
-    if (opts.mode === 'window' && !reconnectForced && !symptom && Date.now() > invalidFrom + 30_000) {
-      const why = `no symptom 30 s after expiry: ${def.component} keeps the connections it opened while the cert was valid, and TLS checks a cert only at the handshake; restart it, as the next reboot or crash would`;
-      await restart('restart', 'reconnect with the expired cert');
-      reconnectForced = { at: iso(), why };
-      invalidFrom = Date.now();
-      log.info(`  restarted ${def.component}: ${why}`);
-      continue;
-    }
-    if (Date.now() > invalidFrom + opts.observeTimeoutMs) break;
-    await sleep(2000);
+    // stays up after it expires. Force the reconnect a restart or reboot would.
+    const why = `no symptom 30 s after expiry: ${def.component} keeps the connections it opened while the cert was valid, and TLS checks a cert only at the handshake; restart it, as the next reboot or crash would`;
+    await restart('restart', 'reconnect with the expired cert');
+    reconnectForced = { at: iso(), why };
+    invalidFrom = Date.now();
+    log.info(`  restarted ${def.component}: ${why}`);
+    await observe();
   }
   const capturedLines = captured.lines();
   const detectedAt = symptom && capturedLines.length > 0 ? Math.max(new Date(symptom.at).getTime(), new Date(capturedLines[0]!.at).getTime()) : undefined;

@@ -1,11 +1,11 @@
 // Powering one lab host on and off: a detached systemd-nspawn over the shared base rootfs, wired to the
 // lab bridge through a veth whose names we choose, so nothing has to be found by name afterwards.
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { StepError } from '../lib/errors.ts';
-import { spawnDetached } from '../lib/proc.ts';
+import { run, spawnDetached } from '../lib/proc.ts';
 import { isSameProcess, procStartTime } from '../lib/pid.ts';
-import { findContainerInit, linkExists, run, signal } from './sys.ts';
+import { findContainerInit, linkExists, signal } from './sys.ts';
 import { waitFor } from '../lib/retry.ts';
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
@@ -137,8 +137,4 @@ export async function stopHost(host: LabHostState, graceMs = 20_000): Promise<vo
   host.startTime = null;
   host.initPid = null;
   host.initStartTime = null;
-}
-
-export function upperExists(host: LabHostState): boolean {
-  return existsSync(host.upper);
 }

@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { InputError } from '../lib/errors.ts';
 import { cidrContains, type Cidr } from '../lib/net.ts';
 import { defaultStateDir } from '../lib/paths.ts';
-import { parseProxyJump } from '../transport/ssh.ts';
+import { parseProxyJump } from '../transport/dial.ts';
 import { readRoutes, type Route } from './routes.ts';
 import { INNER_SUBNET, LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
 

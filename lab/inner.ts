@@ -10,7 +10,8 @@
 // (the inventory's `ssh.proxyJump`).
 import { existsSync, writeFileSync } from 'node:fs';
 import type { LabHostState, LabState } from './state.ts';
-import { linkExists, run } from './sys.ts';
+import { linkExists } from './sys.ts';
+import { run } from '../lib/proc.ts';
 
 /** No IPv6 on a link of the inner network here: without a link-local address this machine has no path onto it at all. */
 function noIpv6(link: string): void {

@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { InputError, StepError } from '../lib/errors.ts';
 import { stderrLogger, type Logger } from '../lib/log.ts';
-import type { Session } from '../transport/ssh.ts';
+import type { Session } from '../transport/session.ts';
 import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
 import { withLock } from '../lib/lock.ts';
 import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
@@ -13,7 +13,7 @@ import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import { labFiles, readState, writeState, type LabFiles, type LabHostState, type LabState } from './state.ts';
-import { run } from './sys.ts';
+import { run } from '../lib/proc.ts';
 
 export interface LabOptions {
   /** Lab name (DNS label). Default "lab". */

@@ -1,7 +1,8 @@
 // "Up" means what a VM user means: sshd answers with the pinned key and systemd finished booting.
 import { Socket } from 'node:net';
 import { StepError } from '../lib/errors.ts';
-import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
+import { connect } from '../transport/dial.ts';
+import type { Session, SshTarget } from '../transport/session.ts';
 import { consoleFailures, consoleLog } from './container.ts';
 import type { LabFiles, LabHostState } from './state.ts';
 import { retry, waitFor } from '../lib/retry.ts';

@@ -1,9 +1,6 @@
 // Local process helpers for the lab: signals, polling, the container's init.
 import { readFileSync } from 'node:fs';
 
-// Commands run through lib/proc.ts. Re-exported only for lab/lab.ts and lab/container.ts, which still
-// import it from here; they can import '../lib/proc.ts' directly and this line can go.
-export { run } from '../lib/proc.ts';
 import { run } from '../lib/proc.ts';
 
 export async function linkExists(name: string): Promise<boolean> {

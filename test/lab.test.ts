@@ -11,7 +11,8 @@ import { labCut, labDown, labHeal, labStart, labStatus, labStop, labUp, type Lab
 import { collidingRoutes, labPlan } from '../lab/plan.ts';
 import { mirrorFromSources } from '../lab/rootfs.ts';
 import type { LabState } from '../lab/state.ts';
-import { connect, type Session, type SshTarget } from '../transport/ssh.ts';
+import { connect } from '../transport/dial.ts';
+import type { Session, SshTarget } from '../transport/session.ts';
 import { generateEd25519 } from '../transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';

@@ -18,7 +18,8 @@ import { INNER_SUBNET } from '../lab/plan.ts';
 import type { LabState } from '../lab/state.ts';
 import { cidrContains } from '../lib/net.ts';
 import { etcdctlArgv } from '../gates/etcd.ts';
-import { connect, type Session } from '../transport/ssh.ts';
+import { connect } from '../transport/dial.ts';
+import type { Session } from '../transport/session.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 

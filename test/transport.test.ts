@@ -10,7 +10,7 @@ import {
 } from '../transport/known-hosts.ts';
 import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
 import { shJoin, shQuote } from '../transport/quote.ts';
-import { parseProxyJump } from '../transport/ssh.ts';
+import { parseProxyJump } from '../transport/dial.ts';
 import { isReadOnlyCommand } from '../transport/read-only.ts';
 import { tempDir } from './helpers/tmp.ts';
 

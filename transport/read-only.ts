@@ -4,7 +4,7 @@
 // mutating command run through this one throws before it is sent.
 import { BIN_DIR } from '../lib/constants.ts';
 import { shJoin } from './quote.ts';
-import type { ExecOptions, ExecResult, Session, SshTarget } from './ssh.ts';
+import type { ExecOptions, ExecResult, Session, SshTarget } from './session.ts';
 
 export interface ReadSession {
   readonly host: SshTarget;

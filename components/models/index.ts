@@ -20,5 +20,4 @@ export function modelsFor(ctx: ModelContext): UnitModel[] {
 
 /** A model as the rest of hardwire sees it: named by the registry. */
 export type UnitModel = AnyUnitModel<ComponentName>;
-export type { Flag } from './types.ts';
 export type { ComponentName };

@@ -18,10 +18,6 @@ export const COMPONENT_NAMES = COMPONENTS.map((c) => c.name) as readonly Compone
 
 const byName = new Map<string, ComponentSpec<ComponentName>>(COMPONENTS.map((c) => [c.name, c]));
 
-export function isComponentName(s: string): s is ComponentName {
-  return byName.has(s);
-}
-
 export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
   return byName.get(name)!;
 }
@@ -62,4 +58,4 @@ export function isBinaryName(s: string): s is BinaryName {
   return Object.hasOwn(BINARIES, s);
 }
 
-export type { ComponentSpec, BinarySpec, BinaryGroup, Gate, GateContext, Check } from './types.ts';
+export type { ComponentSpec, BinarySpec, BinaryGroup, GateContext, Check } from './types.ts';

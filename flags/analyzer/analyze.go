@@ -14,17 +14,6 @@ import (
 	"golang.org/x/tools/go/packages"
 )
 
-type runtimeFlag struct {
-	Name                string `json:"name"`
-	Shorthand           string `json:"shorthand,omitempty"`
-	Type                string `json:"type,omitempty"`
-	Default             string `json:"default"`
-	Help                string `json:"help"`
-	Deprecated          string `json:"deprecated,omitempty"`
-	ShorthandDeprecated string `json:"shorthandDeprecated,omitempty"`
-	Hidden              bool   `json:"hidden,omitempty"`
-}
-
 // Site is a citation: a line in a module at its pinned version.
 type Site struct {
 	Module   string `json:"module"`

@@ -5,6 +5,8 @@ module hardwire.local/flags/analyzer
 
 go 1.26.0
 
+require hardwire.local/flags/analyzer/runtimeflags v0.0.0
+
 require (
 	golang.org/x/tools v0.41.0
 	k8s.io/kubernetes v1.36.3
@@ -164,6 +166,7 @@ require (
 )
 
 replace (
+	hardwire.local/flags/analyzer/runtimeflags => ./runtimeflags
 	k8s.io/api => k8s.io/api v0.36.3
 	k8s.io/apiextensions-apiserver => k8s.io/apiextensions-apiserver v0.36.3
 	k8s.io/apimachinery => k8s.io/apimachinery v0.36.3

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"golang.org/x/tools/go/packages"
+	"hardwire.local/flags/analyzer/runtimeflags"
 )
 
 // Pinned versions. The go.mod files in this directory and ./etcd pin the same ones.
@@ -67,7 +68,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "analyzer: -out is required")
 		os.Exit(2)
 	}
-	runtime := map[string][]runtimeFlag{}
+	runtime := runtimeflags.Doc{}
 	for _, f := range []string{*runtimeFile, *etcdRuntimeFile} {
 		if f == "" {
 			continue
@@ -76,7 +77,7 @@ func main() {
 		if err != nil {
 			fatal(err)
 		}
-		var m map[string][]runtimeFlag
+		var m runtimeflags.Doc
 		if err := json.Unmarshal(b, &m); err != nil {
 			fatal(fmt.Errorf("%s: %w", f, err))
 		}

@@ -4,7 +4,12 @@ module hardwire.local/flags/analyzer/etcd
 
 go 1.26.0
 
-require go.etcd.io/etcd/server/v3 v3.6.8
+require (
+	go.etcd.io/etcd/server/v3 v3.6.8
+	hardwire.local/flags/analyzer/runtimeflags v0.0.0
+)
+
+replace hardwire.local/flags/analyzer/runtimeflags => ../runtimeflags
 
 require (
 	github.com/beorn7/perks v1.0.1 // indirect

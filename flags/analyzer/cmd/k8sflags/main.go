@@ -11,33 +11,23 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"hardwire.local/flags/analyzer/runtimeflags"
 	apiserver "k8s.io/kubernetes/cmd/kube-apiserver/app"
 	kcm "k8s.io/kubernetes/cmd/kube-controller-manager/app"
 	scheduler "k8s.io/kubernetes/cmd/kube-scheduler/app"
 )
 
-type flagInfo struct {
-	Name                string `json:"name"`
-	Shorthand           string `json:"shorthand,omitempty"`
-	Type                string `json:"type"`
-	Default             string `json:"default"`
-	Help                string `json:"help"`
-	Deprecated          string `json:"deprecated,omitempty"`
-	ShorthandDeprecated string `json:"shorthandDeprecated,omitempty"`
-	Hidden              bool   `json:"hidden,omitempty"`
-}
-
-func dump(cmd *cobra.Command) []flagInfo {
-	var out []flagInfo
+func dump(cmd *cobra.Command) []runtimeflags.Flag {
+	var out []runtimeflags.Flag
 	cmd.Flags().VisitAll(func(f *pflag.Flag) {
-		out = append(out, flagInfo{f.Name, f.Shorthand, f.Value.Type(), f.DefValue, f.Usage, f.Deprecated, f.ShorthandDeprecated, f.Hidden})
+		out = append(out, runtimeflags.Flag{Name: f.Name, Shorthand: f.Shorthand, Type: f.Value.Type(), Default: f.DefValue, Help: f.Usage, Deprecated: f.Deprecated, ShorthandDeprecated: f.ShorthandDeprecated, Hidden: f.Hidden})
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
 func main() {
-	doc := map[string][]flagInfo{
+	doc := runtimeflags.Doc{
 		"kube-apiserver":          dump(apiserver.NewAPIServerCommand()),
 		"kube-controller-manager": dump(kcm.NewControllerManagerCommand()),
 		"kube-scheduler":          dump(scheduler.NewSchedulerCommand()),

@@ -10,22 +10,19 @@ import (
 	"os"
 
 	"go.etcd.io/etcd/server/v3/embed"
+	"hardwire.local/flags/analyzer/runtimeflags"
 )
-
-type flagInfo struct {
-	Name    string `json:"name"`
-	Default string `json:"default"`
-	Help    string `json:"help"`
-}
 
 func main() {
 	fs := flag.NewFlagSet("etcd", flag.ContinueOnError)
 	embed.NewConfig().AddFlags(fs)
-	var out []flagInfo
-	fs.VisitAll(func(f *flag.Flag) { out = append(out, flagInfo{f.Name, f.DefValue, f.Usage}) })
+	var out []runtimeflags.Flag
+	fs.VisitAll(func(f *flag.Flag) {
+		out = append(out, runtimeflags.Flag{Name: f.Name, Default: f.DefValue, Help: f.Usage})
+	})
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
-	if err := enc.Encode(map[string][]flagInfo{"etcd": out}); err != nil {
+	if err := enc.Encode(runtimeflags.Doc{"etcd": out}); err != nil {
 		os.Exit(1)
 	}
 }
