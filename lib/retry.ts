@@ -63,6 +63,22 @@ export async function retry<T>(probe: () => Promise<T>, o: RetryOptions<T>): Pro
   }
 }
 
+/** "Not yet", carrying what the probe saw: with `onTimeout: lastSeen`, a wait that runs out returns its last reading. */
+export class Seen<T> extends Error {
+  readonly value: T;
+  constructor(value: T) {
+    super('not yet');
+    this.name = 'Seen';
+    this.value = value;
+  }
+}
+
+/** onTimeout for probes that throw Seen: the last reading; any other error is thrown as it is. */
+export function lastSeen<T>(last: unknown): T {
+  if (last instanceof Seen) return last.value as T;
+  throw last;
+}
+
 const NOT_YET = new Error('not yet');
 
 /** A predicate as a probe: whether it came to hold within `timeoutMs`, asked every `everyMs`. An error from it ends the wait. */

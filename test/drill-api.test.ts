@@ -73,7 +73,6 @@ function verify(): void {
   expect(v.code, v.stderr.slice(-2000)).toBe(0);
 }
 
-const APF_LABELS = 'flow_schema="hardwire-drill-flooder",priority_level="hardwire-drill-starved"';
 function rejectedFromMetrics(): number {
   const m = kubectl(['get', '--raw', '/metrics']).out;
   return m.split('\n').filter((l) => l.startsWith('apiserver_flowcontrol_rejected_requests_total{') && l.includes('flow_schema="hardwire-drill-flooder"') && l.includes('priority_level="hardwire-drill-starved"'))

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
+import { lastSeen, retry, Seen } from '../../lib/retry.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
 import { AUDIT_LOG_PATH } from '../../components/models/audit-policy.ts';
 import { credsFromKubeconfig, kubeRequest, withServer, type KubeCreds } from '../../kube/client.ts';
@@ -100,9 +101,11 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
   const fsUid = uid(fs);
   const plUid = uid(pl);
   // The APF config controller picks the objects up asynchronously: wait until a request lands there.
-  const end0 = Date.now() + 60_000;
-  let probe0: Timed;
-  do { probe0 = await timedRequest(flooder, FLOOD.path); if (probe0.fsUid === fsUid) break; await sleep(500); } while (Date.now() < end0);
+  const probe0 = await retry<Timed>(async () => {
+    const t = await timedRequest(flooder, FLOOD.path);
+    if (t.fsUid !== fsUid) throw new Seen(t);
+    return t;
+  }, { timeoutMs: 60_000, intervalMs: 500, onTimeout: lastSeen });
   if (probe0.status !== 200 || probe0.fsUid !== fsUid) throw new StepError('drill setup', `a request as ${USER} did not land in FlowSchema ${FS} within 60 s (status ${probe0.status}, flowschema uid ${probe0.fsUid ?? '-'})`);
   timeline.mark(`a single request as ${USER}: 200, X-Kubernetes-PF-FlowSchema-UID ${fsUid} (${FS}), PriorityLevel-UID ${probe0.plUid}`);
 
@@ -195,8 +198,11 @@ async function drill(d: DrillCtx, base: ApiDrillReport['baseline'], opts: ApiDri
   const r0 = Date.now();
   await cleanup(d);
   step(`deleted flowschema ${FS}, prioritylevelconfiguration ${PL}, clusterrolebinding and clusterrole ${RBAC}`, 'the starved level exists only for this drill; without its FlowSchema the identity falls back to the built-in schemas');
-  let after: Timed;
-  do { after = await timedRequest(flooder, FLOOD.path); if (after.status === 403) break; await sleep(500); } while (Date.now() - r0 < 60_000);
+  const after = await retry<Timed>(async () => {
+    const t = await timedRequest(flooder, FLOOD.path);
+    if (t.status !== 403) throw new Seen(t);
+    return t;
+  }, { timeoutMs: 60_000, intervalMs: 500, onTimeout: lastSeen });
   const timeToRecoverMs = Date.now() - r0;
   step(`a request as ${USER} now gets ${after.status} through FlowSchema ${after.fsUid === fsUid ? FS : await fsName(after.fsUid)} (403: its RBAC is gone too)`, 'no request of that identity is classified into the deleted level any more');
   const caAfter = caFingerprints(ctx.stateDir, d.inv).certs.ca;

@@ -7,7 +7,8 @@ import forge from 'node-forge';
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
-import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
+import { lastSeen, retry, Seen } from '../../lib/retry.ts';
+import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx, type KubectlRun } from './common.ts';
 import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
 import { traceLine } from '../trace.ts';
@@ -70,12 +71,11 @@ async function cleanup(d: DrillCtx): Promise<void> {
 
 /** Retries a kubectl run until `ok`, for config that the apiserver's informers pick up a moment later. */
 async function until(d: DrillCtx, args: () => string[], ok: (code: number) => boolean, timeoutMs: number) {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+  return retry<KubectlRun>(async () => {
     const r = await kubectl(d, args());
-    if (ok(r.code) || Date.now() > end) return r;
-    await sleep(1000);
-  }
+    if (!ok(r.code)) throw new Seen(r);
+    return r;
+  }, { timeoutMs, intervalMs: 1000, onTimeout: lastSeen });
 }
 
 const seenBy = (server: DrillServer, name: string, after: string) => server.lines().some((l) => l.at >= after && l.line.includes(`AdmissionReview`) && l.line.includes(`${NS}/${name}`));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
+import { retry } from '../../lib/retry.ts';
 import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 import { run } from '../../lib/proc.ts';
 import { binaryPath } from '../../components/binaries/cache.ts';
@@ -15,7 +16,7 @@ import { runGateChecks } from '../../gates/checks.ts';
 import { kubeRequest, type KubeCreds } from '../../kube/client.ts';
 import { FirstLines, type JournalLine } from '../journal.ts';
 import { Timeline } from '../timeline.ts';
-import { iso, sleep, withConnected } from '../connected.ts';
+import { iso, withConnected } from '../connected.ts';
 import type { GateResult } from '../report.ts';
 
 export interface ApiDrillOptions { gateTimeoutMs: number; observeTimeoutMs: number; keepBroken: boolean; listen?: string | undefined }
@@ -71,12 +72,9 @@ export async function remove(creds: KubeCreds, path: string): Promise<boolean> {
 
 /** Waits until a namespace is gone (its finalizer empties it first), so a re-run can make it again. */
 export async function namespaceGone(creds: KubeCreds, ns: string, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (Date.now() < end) {
-    if ((await kubeRequest(creds, 'GET', `/api/v1/namespaces/${ns}`)).status === 404) return;
-    await sleep(500);
-  }
-  throw new StepError('drill cleanup', `namespace ${ns} still exists after ${timeoutMs / 1000} s`);
+  await retry(async () => {
+    if ((await kubeRequest(creds, 'GET', `/api/v1/namespaces/${ns}`)).status !== 404) throw new StepError('drill cleanup', `namespace ${ns} still exists after ${timeoutMs / 1000} s`);
+  }, { timeoutMs, intervalMs: 500 });
 }
 
 export interface KubectlRun { command: string; code: number; output: string; at: string; ms: number }

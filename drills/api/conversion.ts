@@ -6,8 +6,9 @@
 import type { Inventory } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
+import { lastSeen, retry, Seen } from '../../lib/retry.ts';
 import { kubeRequest } from '../../kube/client.ts';
-import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx } from './common.ts';
+import { apply, gates, iso, kubectl, LABEL, namespaceGone, remove, sleep, ApiserverJournal, type ApiDrillOptions, type DrillCtx, type KubectlRun } from './common.ts';
 import { webhookDrill, type DrillServer } from './webhook-server.ts';
 import { probe, type ApiDrillReport, type CapturedLine, type Probe } from './report.ts';
 import { traceLine } from '../trace.ts';
@@ -49,20 +50,15 @@ async function cleanup(d: DrillCtx): Promise<void> {
   await namespaceGone(d.creds, NS);
   for (const c of [CRD, OTHER_CRD]) await remove(d.creds, CRD_PATH(c));
   for (const c of [CRD, OTHER_CRD]) {
-    const end = Date.now() + 60_000;
-    while ((await kubeRequest(d.creds, 'GET', CRD_PATH(c))).status !== 404) {
-      if (Date.now() > end) throw new StepError('drill cleanup', `CRD ${c} still exists after 60 s`);
-      await sleep(500);
-    }
+    await retry(async () => {
+      if ((await kubeRequest(d.creds, 'GET', CRD_PATH(c))).status !== 404) throw new StepError('drill cleanup', `CRD ${c} still exists after 60 s`);
+    }, { timeoutMs: 60_000, intervalMs: 500 });
   }
 }
 
 /** Applies until it works: a CRD just established takes a moment to serve (and to convert). */
 async function applyRetry(d: DrillCtx, path: string, body: object): Promise<Record<string, unknown>> {
-  const end = Date.now() + 60_000;
-  for (;;) {
-    try { return await apply(d.creds, path, body); } catch (e) { if (Date.now() > end) throw e; await sleep(1000); }
-  }
+  return retry(() => apply(d.creds, path, body), { timeoutMs: 60_000, intervalMs: 1000 });
 }
 
 /** The entries of `all` that `like` has: the objects written before the break. */
@@ -157,8 +153,11 @@ async function drill(d: DrillCtx, server: DrillServer, base: ApiDrillReport['bas
   const r0 = Date.now();
   server.convertMode = 'correct';
   step('the conversion webhook returns correct conversions again', 'the objects in etcd were never touched: only what the webhook returned on the way out was wrong, so fixing the webhook fixes every read');
-  let back = await kubectl(d, ['-n', NS, 'get', 'thermos']);
-  while (back.code !== 0 && Date.now() - r0 < 60_000) { await sleep(500); back = await kubectl(d, ['-n', NS, 'get', 'thermos']); }
+  const back = await retry<KubectlRun>(async () => {
+    const r = await kubectl(d, ['-n', NS, 'get', 'thermos']);
+    if (r.code !== 0) throw new Seen(r);
+    return r;
+  }, { timeoutMs: 60_000, intervalMs: 500, onTimeout: lastSeen });
   const timeToRecoverMs = Date.now() - r0;
   const all = { v1: await readAll(d, 'v1'), v2: await readAll(d, 'v2') };
   const after = { v1: pick(all.v1, before.v1), v2: pick(all.v2, before.v2) };
