@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { expectRolled, unitClocks } from './helpers/units.ts';
 import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../kube/client.ts';
 import { loadInventory } from '../inventory/load.ts';
 import { cacheDir } from '../lib/paths.ts';
@@ -163,10 +164,16 @@ describe('etcd snapshots, restore and rollback', () => {
     const runId = (JSON.parse(a.stdout) as { runId: string; backups: { runId: string } | null }).backups!.runId;
     const s = await lab.ssh('node2');
     expect(await remote(s, ['grep', '-c', '^  --v=2', '/etc/systemd/system/kube-scheduler.service'])).toBe('1');
+    const hosts = lab.info.hosts.map((h) => h.name);
+    const units = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) => `${c}.service`);
+    const clocks = await unitClocks(lab, hosts, units);
     const rb = hardwire(['rollback', runId, '--inventory', v2, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
     expect(rb.code, rb.stderr.slice(-2000)).toBe(0);
     const doc = JSON.parse(rb.stdout) as { restarted: { host: string; unit: string }[] };
-    expect(doc.restarted.map((r) => `${r.host}/${r.unit}`)).toEqual(['node1/kube-scheduler.service', 'node2/kube-scheduler.service', 'node3/kube-scheduler.service']);
+    const order = hosts.map((h) => `${h}/kube-scheduler.service`);
+    expect(doc.restarted.map((r) => `${r.host}/${r.unit}`)).toEqual(order);
+    // As systemd saw it on the hosts: one scheduler at a time, in that order, and nothing else restarted.
+    expectRolled(clocks, await unitClocks(lab, hosts, units), order);
     expect(await remote(s, ['grep', '-c', '^  --v=2', '/etc/systemd/system/kube-scheduler.service'])).toBe('0');
     await s.close();
     // The operator state still says v=2: the next wire applies it again, and nothing else.

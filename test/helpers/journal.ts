@@ -25,3 +25,19 @@ export async function onHost(lab: TestLab, host: string, argv: string[]): Promis
     await s.close();
   }
 }
+
+/**
+ * sha256 of each file that `find <findArgs>` lists on each host, hashed there by sha256sum:
+ * `host:path` -> sha256. Read on the hosts, so a drill or a command cannot report it for them.
+ */
+export async function hashesOnHosts(lab: TestLab, hosts: readonly string[], findArgs: string[]): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const host of hosts) {
+    const text = await onHost(lab, host, ['find', ...findArgs, '-exec', 'sha256sum', '{}', '+']);
+    for (const line of text.trim().split('\n').filter(Boolean)) {
+      const [sha, path] = line.split(/\s+/);
+      out[`${host}:${path}`] = sha!;
+    }
+  }
+  return out;
+}
