@@ -18,6 +18,8 @@ describe('registry', () => {
     expect(componentsOn(both)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     expect(componentsOn({ isEtcd: true, isControlPlane: false })).toEqual(['etcd']);
     expect(componentsOn({ isEtcd: false, isControlPlane: true })).toEqual(['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(componentsOn({ isEtcd: false, isControlPlane: false, isWorker: true })).toEqual(['containerd', 'kubelet', 'kube-proxy']);
+    expect(componentsOn({ isEtcd: true, isControlPlane: true, isWorker: true })).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'containerd', 'kubelet', 'kube-proxy']);
     expect(binariesFor(both)).toEqual([
       { name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] },
       { name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] },
@@ -37,8 +39,8 @@ describe('registry', () => {
     // The validate step checks the names (inventory/ checks structure only); JSON is YAML.
     const doc = (extraArgs: unknown) => JSON.stringify({ apiVersion: 'hardwire/v1', kind: 'Inventory', cluster: { name: 'x', extraArgs }, hosts: [{ name: 'a', address: '10.0.0.1', roles: ['etcd', 'control-plane'] }] });
     for (const c of COMPONENT_NAMES) expect(() => validateInventory(parseInventory(doc({ [c]: {} }))), c).not.toThrow();
-    expect(() => validateInventory(parseInventory(doc({ 'kube-proxy': { v: '2' } })))).toThrow(/^cluster\.extraArgs\.kube-proxy: unknown component; valid names are etcd, kube-apiserver/);
-    expect(() => parseInventory(doc({ 'kube-proxy': { v: '2' } }))).not.toThrow();
+    expect(() => validateInventory(parseInventory(doc({ 'cloud-controller-manager': { v: '2' } })))).toThrow(/^cluster\.extraArgs\.cloud-controller-manager: unknown component; valid names are etcd, kube-apiserver/);
+    expect(() => parseInventory(doc({ 'cloud-controller-manager': { v: '2' } }))).not.toThrow();
   });
 });
 
@@ -51,7 +53,7 @@ export const demoSidecar = {
   role: 'control-plane',
   binaries: { 'demo-sidecar': { group: 'kubernetes', goPackage: 'example.com/demo-sidecar', probe: { args: ['--version'], expect: (v: string) => v }, why: 'test-only' } },
   model: demoModel,
-  kubeconfig: 'scheduler',
+  kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: 'nothing: test-only' },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
   order: 40,
   stage: 'demo',
@@ -65,7 +67,7 @@ export function demoModel({ inv }: ModelContext): UnitModel {
   return {
     component: 'demo-sidecar', description: 'demo sidecar (test-only)', documentation: 'https://example.com', type: 'simple',
     binary: \`\${BIN}/demo-sidecar\`,
-    flags: [flag('kubeconfig', \`\${K}/scheduler.conf\`, 'reads the API as the scheduler'), flag('cluster-name', inv.cluster.name, 'test')],
+    flags: [flag('kubeconfig', \`\${K}/demo-sidecar.conf\`, 'reads the API as itself'), flag('cluster-name', inv.cluster.name, 'test')],
   };
 }
 `;
@@ -92,7 +94,8 @@ console.log(JSON.stringify({
   stages: STAGES.map((s) => s.id), startPhases: START_PHASES.map((p) => p.id), leases: LEASES.map((l) => l.lease),
   checks: COMPONENTS.flatMap((c) => c.gate.checks({ inv } as never).map((x) => x.name)),
   unit: unit?.content.toString(), unitReadBy: unit?.readBy,
-  schedulerConfReadBy: tree.files.find((f) => f.path === '/etc/kubernetes/scheduler.conf')?.readBy,
+  confReadBy: tree.files.find((f) => f.path === '/etc/kubernetes/demo-sidecar.conf')?.readBy,
+  confCert: remoteCerts(inv, cp).find((c) => c.path === '/etc/kubernetes/demo-sidecar.conf'),
   extraArg: tree.models.find((m) => m.component === 'demo-sidecar')?.flags.find((f) => f.name === 'v')?.value,
   certs: remoteCerts(inv, cp).length,
 }));
@@ -129,7 +132,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     const text = readFileSync(index, 'utf8');
     const edited = text
       .replace("import { kubeScheduler } from './kube-scheduler.ts';", "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';")
-      .replace('kubeControllerManager, kubeScheduler] as const', 'kubeControllerManager, kubeScheduler, demoSidecar] as const');
+      .replace('kubeControllerManager, kubeScheduler, containerd', 'kubeControllerManager, kubeScheduler, demoSidecar, containerd');
     expect(edited).not.toBe(text);
     writeFileSync(index, edited);
 
@@ -141,9 +144,11 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], { cwd: copy, encoding: 'utf8' });
     const out = JSON.parse(execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], { cwd: copy, encoding: 'utf8' })) as Record<string, unknown>;
 
-    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
-    expect(out.compared).toEqual(out.names);
-    expect(out.flagComponents).toEqual(out.names);
+    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar', 'containerd', 'kubelet', 'kube-proxy']);
+    // The workers' components are not started by wire yet, nor in the flag map (their specs say so).
+    const started = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar'];
+    expect(out.compared).toEqual(started);
+    expect(out.flagComponents).toEqual(started);
     expect(out.onCp).toContain('demo-sidecar');
     expect(out.onEtcdOnly).toEqual(['etcd']);
     expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });
@@ -153,10 +158,11 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
     expect(out.checks).toContain('demo-sidecar: answers');
     expect(out.unit).toMatch(/ExecStart=\/usr\/local\/bin\/demo-sidecar/);
-    expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/scheduler\.conf/);
+    expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/demo-sidecar\.conf/);
     expect(out.unitReadBy).toEqual(['demo-sidecar']);
-    // The kubeconfig identity named in the spec makes the component a reader of that file.
-    expect(out.schedulerConfReadBy).toEqual(['kube-scheduler', 'demo-sidecar']);
+    // The kubeconfig identity in the spec is issued, placed on its hosts, read by it, and checked by certs check.
+    expect(out.confReadBy).toEqual(['demo-sidecar']);
+    expect(out.confCert).toMatchObject({ name: 'demo-sidecar.conf', leafId: 'kubeconfig-demo-sidecar', embedded: true });
     // The inventory's extraArgs accepts the new key and it reaches the model.
     expect(out.extraArg).toBe('4');
   }, 120_000);

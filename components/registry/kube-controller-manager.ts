@@ -8,7 +8,11 @@ export const kubeControllerManager = {
   role: 'control-plane',
   binaries: { 'kube-controller-manager': kubeBinary('kube-controller-manager', 'runs as the kube-controller-manager unit') },
   model: controllerManagerModel,
-  kubeconfig: 'controller-manager',
+  kubeconfig: {
+    id: 'controller-manager', file: 'controller-manager.conf', cn: 'system:kube-controller-manager', o: [], server: 'local',
+    why: 'identity bound by the built-in system:kube-controller-manager ClusterRole',
+    authorizedBy: 'the built-in ClusterRoleBinding system:kube-controller-manager (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go)',
+  },
   // 10257: the default --secure-port (kubeadm's constants.KubeControllerManagerPort, cmd/kubeadm/app/constants/constants.go:414 at v1.36.3); the model leaves it unset.
   gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager', 10257),
   // Same order as the scheduler: neither needs the other, so they start and gate together.

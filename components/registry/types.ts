@@ -3,12 +3,16 @@ import type { Inventory, Host } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { ModelContext, UnitModel } from '../models/types.ts';
+import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 
 /** Binaries that share one upstream release and one Go module (or source tree). */
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity';
 
-export type Role = 'etcd' | 'control-plane';
+export type Role = 'etcd' | 'control-plane' | 'worker';
+
+/** What runsOn reads of a host; isWorker is optional so control-plane callers need not name it. */
+export type HostRoles = Pick<Host, 'isEtcd' | 'isControlPlane'> & { isWorker?: boolean };
 
 /** One binary hardwire can build, fetch or take from a directory: a run component or a tool. */
 export interface BinarySpec {
@@ -66,8 +70,13 @@ export interface ComponentSpec<N extends string = string> {
   /** Binaries installed with it, with their recipes; the first is what its unit runs, the rest are tools on its hosts. */
   binaries: Readonly<Record<string, BinarySpec>>;
   model: (ctx: ModelContext) => UnitModel;
-  /** kubeconfig identity (pki/table.ts KUBECONFIGS id) the component authenticates with, if any. */
-  kubeconfig?: string;
+  /**
+   * The identity it authenticates to the apiserver with, if any: the certificate table
+   * (pki/table.ts) issues its client cert and places /etc/kubernetes/<file> on its hosts, read by it.
+   */
+  kubeconfig?: KubeconfigIdentity;
+  /** Certificates it serves with, one per host that runs it (pki/table.ts issues and places them). */
+  certs?: readonly NodeCert[];
   gate: Gate;
   /**
    * Start order: lower starts first. Components with the same order start together and form one
@@ -87,8 +96,22 @@ export interface ComponentSpec<N extends string = string> {
   queueFreshStart?: boolean;
   /** Leader-election Lease in kube-system, if it elects a leader. */
   lease?: string;
+  /**
+   * Set while wire renders and pushes the component but neither starts nor gates it: the reason.
+   * It is then in no start stage (STAGES), so wire's phases stay as they are, and not in `compare`.
+   */
+  notStarted?: string;
+  /**
+   * 'model': the flag map has no data for it, so its reasons cite the source themselves: never for
+   * containerd (not Kubernetes), not yet for kubelet and kube-proxy (not in flags/analyzer's targets).
+   */
+  citedBy?: 'model';
 }
 
-export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: Pick<Host, 'isEtcd' | 'isControlPlane'>): boolean {
-  return spec.role === 'etcd' ? host.isEtcd : host.isControlPlane;
+export function hasRole(host: HostRoles, role: Role): boolean {
+  return role === 'etcd' ? host.isEtcd : role === 'worker' ? host.isWorker === true : host.isControlPlane;
+}
+
+export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: HostRoles): boolean {
+  return hasRole(host, spec.role);
 }

@@ -1,0 +1,24 @@
+import { kubeProxyModel } from '../models/kube-proxy.ts';
+import { notStartedGate } from './gates.ts';
+import type { ComponentSpec } from './types.ts';
+
+const NOT_STARTED = 'wire renders and pushes the workers\' units; their start phase and gates (a Service reached from a Pod) come with the rest of issue 22';
+
+export const kubeProxy = {
+  name: 'kube-proxy',
+  role: 'worker',
+  // Built on branch workers (components/registry/worker-binaries.ts); moves here when it is integrated.
+  binaries: {},
+  model: kubeProxyModel,
+  kubeconfig: {
+    id: 'kube-proxy', file: 'kube-proxy.conf', cn: 'system:kube-proxy', o: [], server: 'endpoint',
+    why: 'one identity for every node\'s kube-proxy, as Kelsey Hightower\'s guide has it: it reads Services and EndpointSlices, the same on every node',
+    authorizedBy: 'the built-in ClusterRoleBinding system:node-proxier to user system:kube-proxy (K plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700)',
+  },
+  gate: notStartedGate(NOT_STARTED),
+  order: 50,
+  stage: 'workers',
+  notStarted: NOT_STARTED,
+  // Not in flags/analyzer's targets yet: the model cites K and the config types itself.
+  citedBy: 'model',
+} as const satisfies ComponentSpec<'kube-proxy'>;
