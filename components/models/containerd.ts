@@ -15,7 +15,7 @@ export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
 
 export function containerdConfig(): string {
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
-# The current config version (C version/version.go ConfigVersion = 4); a version 3 file is migrated
+# The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
 # at every start with a log line (C cmd/containerd/server/config/config.go:228 serviceMigrate).
 version = 4
 root = "/var/lib/containerd"
