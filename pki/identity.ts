@@ -4,6 +4,21 @@
 export type CaId = 'ca' | 'front-proxy-ca' | 'etcd-ca';
 export type Usage = 'server' | 'client' | 'peer';
 
+/**
+ * What grants an identity its rights, so that none is issued without a reason it can act:
+ * - builtIn: a ClusterRoleBinding of the apiserver's RBAC bootstrap policy, at `line` of
+ *   k8s.io/kubernetes@v1.36.3 plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go (checked
+ *   against the pinned source, with the user it binds, by test/worker-citations.test.ts);
+ * - node: the Node authorizer and NodeRestriction, for system:node:<name> in group system:nodes;
+ * - wire: a ClusterRoleBinding wire creates (apply/phases/rbac.ts);
+ * - masters: group system:masters, allowed everything before any authorizer.
+ */
+export type Authorization =
+  | { by: 'builtIn'; binding: string; line: number }
+  | { by: 'node' }
+  | { by: 'wire'; binding: string }
+  | { by: 'masters' };
+
 /** The node a per-node identity or certificate is for. */
 export interface NodeRef { name: string; address: string }
 
@@ -18,8 +33,8 @@ export interface KubeconfigIdentity {
   /** Where the client connects: the cluster endpoint, or the host's own apiserver. */
   server: 'endpoint' | 'local';
   why: string;
-  /** What grants this user its permissions in the cluster (the built-in binding, or the authorizer). */
-  authorizedBy: string;
+  /** What grants this user its rights in the cluster. */
+  authorizedBy: Authorization;
   /** One certificate per host that runs the component (a kubelet's node identity). */
   perNode?: boolean;
 }

@@ -148,10 +148,10 @@ function nodeCertLeaves(inv: Inventory): LeafSpec[] {
 const OPERATOR_KUBECONFIGS: readonly KubeconfigSpec[] = [
   { id: 'admin', file: 'admin.conf', cn: 'kubernetes-admin', o: ['kubeadm:cluster-admins'], server: 'endpoint', on: 'control-plane', readBy: [],
     why: 'day-to-day admin; powerless until the kubeadm:cluster-admins binding exists, so it can be revoked',
-    authorizedBy: 'the kubeadm:cluster-admins ClusterRoleBinding to cluster-admin, which wire creates as super-admin' },
+    authorizedBy: { by: 'wire', binding: 'kubeadm:cluster-admins' } },
   { id: 'super-admin', file: 'super-admin.conf', cn: 'kubernetes-super-admin', o: ['system:masters'], server: 'endpoint', on: 'control-plane', readBy: [],
     why: 'break-glass only: system:masters bypasses RBAC and cannot be revoked', firstOnly: true,
-    authorizedBy: 'group system:masters, which the apiserver allows everything before any authorizer' },
+    authorizedBy: { by: 'masters' } },
 ];
 
 /** Every kubeconfig identity: the operator's, then each component's own (its spec's kubeconfig), in start order. */

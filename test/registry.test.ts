@@ -53,7 +53,7 @@ export const demoSidecar = {
   role: 'control-plane',
   binaries: { 'demo-sidecar': { group: 'kubernetes', goPackage: 'example.com/demo-sidecar', probe: { args: ['--version'], expect: (v: string) => v }, why: 'test-only' } },
   model: demoModel,
-  kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: 'nothing: test-only' },
+  kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: { by: 'wire', binding: 'demo' } },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
   order: 40,
   stage: 'demo',

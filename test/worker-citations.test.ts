@@ -12,6 +12,7 @@ import { kubeletFields, kubeletModel } from '../components/models/kubelet.ts';
 import { kubeProxyFields, kubeProxyModel } from '../components/models/kube-proxy.ts';
 import { containerdConfig, containerdModel } from '../components/models/containerd.ts';
 import { renderUnit } from '../render/systemd.ts';
+import { KUBECONFIGS } from '../pki/table.ts';
 
 const modcache = process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
 const CONTAINERD = 'github.com/containerd/containerd/v2@v2.3.3';
@@ -90,5 +91,18 @@ describe('the workers\' citations', () => {
       expect(lineOf(CONTAINERD, file!, Number(line)), r).toContain(holds[r]);
     }
     expect(containerdConfig()).toMatch(/^version = 4$/m);
+  });
+
+  it('each identity authorized by a built-in binding: the cited line of the pinned RBAC bootstrap policy binds that binding to its CN', () => {
+    const builtIn = KUBECONFIGS.flatMap((k) => (k.authorizedBy.by === 'builtIn' ? [{ k, a: k.authorizedBy }] : []));
+    expect(builtIn.map(({ k }) => k.id)).toEqual(['controller-manager', 'scheduler', 'kube-proxy']);
+    const users = readFileSync(join(modcache, 'k8s.io/apiserver@v0.36.3/pkg/authentication/user/user.go'), 'utf8');
+    for (const { k, a } of builtIn) {
+      const line = lineOf(CITED_MODULES.K, 'plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go', a.line);
+      const m = new RegExp(`NewClusterBinding\\("${a.binding}"\\)\\.Users\\(user\\.(\\w+)\\)`).exec(line);
+      expect(m, `${k.id}: policy.go:${a.line} is ${line.trim()}`).not.toBeNull();
+      // The user constant the binding names is the identity's CN.
+      expect(new RegExp(`^\\s*${m![1]}\\s*= "([^"]+)"`, 'm').exec(users)?.[1], `${k.id}: user.${m![1]}`).toBe(k.cn);
+    }
   });
 });

@@ -11,7 +11,8 @@ import { tempDir } from './helpers/tmp.ts';
 import { parseInventory } from '../inventory/load.ts';
 import { remoteCerts, renewableNames } from '../certs/catalog.ts';
 import { renewOperatorCopies } from '../certs/renew.ts';
-import { allLeaves } from '../pki/table.ts';
+import { KUBECONFIGS, allLeaves, kubeconfigFiles } from '../pki/table.ts';
+import { CLUSTER_ADMINS_BINDING } from '../apply/phases/rbac.ts';
 
 const CP = `  - {name: cp-0, address: 198.51.100.10, roles: [etcd, control-plane]}
 `;
@@ -195,5 +196,21 @@ describe('workers and the rest of the PKI', () => {
       expect(after.split('\n')[0]).toBe(`subject=O = system:nodes, CN = system:node:${h}`);
       expect(after).not.toBe(before[i]);
     });
+  });
+
+  it('each identity says what authorizes it, and fits it: Node authorizer identities are system:node:<name> in system:nodes, wire\'s binding is the one it creates', () => {
+    const inv = parseInventory(inventory(CP + WORKERS));
+    expect(Object.fromEntries(KUBECONFIGS.map((k) => [k.id, k.authorizedBy.by]))).toEqual({
+      admin: 'wire', 'super-admin': 'masters', 'controller-manager': 'builtIn', scheduler: 'builtIn', kubelet: 'node', 'kube-proxy': 'builtIn',
+    });
+    const nodeFiles = kubeconfigFiles(inv).filter((f) => f.spec.authorizedBy.by === 'node');
+    expect(nodeFiles.map((f) => f.host)).toEqual(['w-1', 'w-2']);
+    for (const f of nodeFiles) expect([f.leaf.cn, f.leaf.o]).toEqual([`system:node:${f.host}`, ['system:nodes']]);
+    for (const k of KUBECONFIGS) {
+      if (k.authorizedBy.by === 'masters') expect(k.o).toContain('system:masters');
+      if (k.authorizedBy.by !== 'wire') continue;
+      expect(k.authorizedBy.binding).toBe(CLUSTER_ADMINS_BINDING.metadata.name);
+      expect(k.o).toContain(CLUSTER_ADMINS_BINDING.subjects[0]!.name);
+    }
   });
 });

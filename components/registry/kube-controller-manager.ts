@@ -11,7 +11,7 @@ export const kubeControllerManager = {
   kubeconfig: {
     id: 'controller-manager', file: 'controller-manager.conf', cn: 'system:kube-controller-manager', o: [], server: 'local',
     why: 'identity bound by the built-in system:kube-controller-manager ClusterRole',
-    authorizedBy: 'the built-in ClusterRoleBinding system:kube-controller-manager (plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go)',
+    authorizedBy: { by: 'builtIn', binding: 'system:kube-controller-manager', line: 701 },
   },
   // 10257: the default --secure-port (kubeadm's constants.KubeControllerManagerPort, cmd/kubeadm/app/constants/constants.go:414 at v1.36.3); the model leaves it unset.
   gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager', 10257),

@@ -13,7 +13,7 @@ export const kubeProxy = {
   kubeconfig: {
     id: 'kube-proxy', file: 'kube-proxy.conf', cn: 'system:kube-proxy', o: [], server: 'endpoint',
     why: 'one identity for every node\'s kube-proxy, as Kelsey Hightower\'s guide has it: it reads Services and EndpointSlices, the same on every node',
-    authorizedBy: 'the built-in ClusterRoleBinding system:node-proxier to user system:kube-proxy (K plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700)',
+    authorizedBy: { by: 'builtIn', binding: 'system:node-proxier', line: 700 },
   },
   gate: notStartedGate(NOT_STARTED),
   order: 50,

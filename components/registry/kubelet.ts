@@ -15,7 +15,8 @@ export const kubelet = {
   kubeconfig: {
     id: 'kubelet', file: 'kubelet.conf', cn: nodeUser, o: ['system:nodes'], server: 'endpoint', perNode: true,
     why: 'each node\'s own identity, so the Node authorizer lets a kubelet reach only what its own Pods need',
-    authorizedBy: 'the Node authorizer (--authorization-mode=Node,RBAC) for users system:node:<name> in group system:nodes, and NodeRestriction admission (--enable-admission-plugins); no RBAC binding',
+    // The Node authorizer (--authorization-mode=Node,RBAC) and NodeRestriction admission: no RBAC binding.
+    authorizedBy: { by: 'node' },
   },
   certs: [{
     id: 'kubelet-server', ca: 'ca', cn: nodeUser, o: ['system:nodes'], usage: 'server',
