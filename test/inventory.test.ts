@@ -138,6 +138,7 @@ const MALFORMED: { name: string; field: string; text: string }[] = [
   { name: 'host address multicast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '224.0.0.9'; }) },
   { name: 'host address broadcast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '255.255.255.255'; }) },
   { name: 'SSH port 0', field: 'hosts[0].ssh.port', text: edit((d) => { d.hosts[0].ssh = { port: 0 }; }) },
+  { name: 'extraArgs taking over the kubelet\'s node IP', field: 'cluster.extraArgs.kubelet.node-ip', text: edit((d) => { workers({})(d); extra('kubelet', { 'node-ip': '198.51.100.99' })(d); }) },
   { name: 'a role that is not one', field: 'hosts[3].roles[0]', text: edit(workers({ roles: ['wroker'] })) },
   { name: 'a pod CIDR on a host without the worker role', field: 'hosts[0].podCIDR', text: edit((d) => { d.hosts[0].podCIDR = '10.244.9.0/24'; }) },
   { name: 'a worker pod CIDR with host bits set', field: 'hosts[3].podCIDR', text: edit(workers({ podCIDR: '10.244.1.5/24' })) },
