@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn } from '../components/registry/index.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn, flagTargets } from '../components/registry/index.ts';
 import { parseInventory } from '../inventory/load.ts';
 import { validateInventory } from '../validate/inventory.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -35,6 +35,16 @@ describe('registry', () => {
     expect(LEASES).toEqual([{ component: 'kube-controller-manager', lease: 'kube-controller-manager' }, { component: 'kube-scheduler', lease: 'kube-scheduler' }]);
   });
 
+  it('gives the flag map its analyzer targets, each imported by its module\'s targets.go (which keeps it in that go.mod)', () => {
+    expect(flagTargets().map((t) => [t.name, t.dir])).toEqual([
+      ['etcd', 'etcd'], ['kube-apiserver', '.'], ['kube-controller-manager', '.'], ['kube-scheduler', '.'], ['kubelet', 'node'], ['kube-proxy', 'node'],
+    ]);
+    for (const t of flagTargets()) {
+      const imports = readFileSync(join(repoRoot, 'flags', 'analyzer', t.dir, 'targets.go'), 'utf8');
+      for (const p of t.patterns) expect(imports, `${t.name}: ${p} in flags/analyzer/${t.dir}/targets.go`).toContain(`_ "${p}"`);
+    }
+  });
+
   it('gives the inventory its extraArgs keys, and refuses any other', () => {
     // The validate step checks the names (inventory/ checks structure only); JSON is YAML.
     const doc = (extraArgs: unknown) => JSON.stringify({ apiVersion: 'hardwire/v1', kind: 'Inventory', cluster: { name: 'x', extraArgs }, hosts: [{ name: 'a', address: '10.0.0.1', roles: ['etcd', 'control-plane'] }] });
@@ -46,13 +56,14 @@ describe('registry', () => {
 
 const SPEC = `import { demoModel } from '../models/demo-sidecar.ts';
 import { readyzGate } from './gates.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 export const demoSidecar = {
   name: 'demo-sidecar',
   role: 'control-plane',
   binaries: { 'demo-sidecar': { group: 'kubernetes', goPackage: 'example.com/demo-sidecar', probe: { args: ['--version'], expect: (v: string) => v }, why: 'test-only' } },
   model: demoModel,
+  flagTarget: kubeCommand('.', 'demo-sidecar', 'NewDemoCommand'),
   kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: { by: 'wire', binding: 'demo' } },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
   order: 40,
@@ -74,7 +85,7 @@ export function demoModel({ inv }: ModelContext): UnitModel {
 
 // Runs inside the copy: every list that names components, read through the modules that use it.
 const CHECK = `
-import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS } from './components/registry/index.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS, flagTargets } from './components/registry/index.ts';
 import { START_PHASES } from './apply/phases/start.ts';
 import { COMPONENTS as COMPARED } from './compare/types.ts';
 import { flagComponents } from './flags/map.ts';
@@ -88,7 +99,7 @@ const cp = inv.hosts.find((h) => h.name === 'cp')!;
 const tree = renderHostTree(inv, cp, pkiDir(process.argv[3], inv));
 const unit = tree.files.find((f) => f.path === '/etc/systemd/system/demo-sidecar.service');
 console.log(JSON.stringify({
-  names: COMPONENT_NAMES, compared: COMPARED, flagComponents,
+  names: COMPONENT_NAMES, compared: COMPARED, flagComponents, analyzed: flagTargets().map((t) => [t.name, t.root]),
   onCp: componentsOn(cp), onEtcdOnly: componentsOn({ isEtcd: true, isControlPlane: false }),
   binaries: binariesFor(cp), goPackage: BINARIES['demo-sidecar']?.goPackage,
   stages: STAGES.map((s) => s.id), startPhases: START_PHASES.map((p) => p.id), leases: LEASES.map((l) => l.lease),
@@ -148,7 +159,10 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     // The workers' components are not started by wire yet, nor in the flag map (their specs say so).
     const started = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar'];
     expect(out.compared).toEqual(started);
-    expect(out.flagComponents).toEqual(started);
+    // The flag map covers what has a flagTarget (containerd has none), and the analyzer's list is the registry's.
+    expect(out.flagComponents).toEqual([...started, 'kubelet', 'kube-proxy']);
+    expect(out.analyzed).toContainEqual(['demo-sidecar', 'k8s.io/kubernetes/cmd/demo-sidecar/app.NewDemoCommand']);
+    expect((out.analyzed as string[][]).map(([n]) => n)).toEqual(out.flagComponents);
     expect(out.onCp).toContain('demo-sidecar');
     expect(out.onEtcdOnly).toEqual(['etcd']);
     expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });

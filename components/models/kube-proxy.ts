@@ -1,6 +1,7 @@
 // kube-proxy of a worker: ClusterIP Services, from a KubeProxyConfiguration. Citations as in
 // config-file.ts (K = k8s.io/kubernetes@v1.36.3, KP = k8s.io/kube-proxy@v0.36.3, the v1alpha1 config
-// types); test/worker-citations.test.ts re-opens them. The flag map has no kube-proxy data yet.
+// types); test/worker-citations.test.ts re-opens them. The flag map cites the unit's flags; the config
+// fields are cited here.
 import { flag, K, BIN, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 

@@ -1,7 +1,8 @@
 // The kubelet of a worker: a KubeletConfiguration with what the workers spike (docs/workers-spike.md
 // on branch workers) found necessary in a lab container, and the node's own identity and serving cert.
 // Citations as in config-file.ts (K = k8s.io/kubernetes@v1.36.3, KB = k8s.io/kubelet@v0.36.3, the
-// v1beta1 config types); test/worker-citations.test.ts re-opens them. The flag map has no kubelet data yet.
+// v1beta1 config types); test/worker-citations.test.ts re-opens them. The flag map (flags/data) cites
+// the unit's flags as it does the control plane's; the config fields are cited here.
 import { flag, K, PKI, BIN, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 import { indexedIp } from '../../lib/net.ts';

@@ -11,9 +11,9 @@ export const containerd = {
   // (components/registry/worker-binaries.ts) and move here when it is integrated.
   binaries: {},
   model: containerdModel,
+  // No flagTarget: containerd is not Kubernetes; its model cites containerd's source itself.
   gate: notStartedGate(NOT_STARTED),
   order: 40,
   stage: 'containerd',
   notStarted: NOT_STARTED,
-  citedBy: 'model',
 } as const satisfies ComponentSpec<'containerd'>;

@@ -10,7 +10,7 @@ import { containerd } from './containerd.ts';
 import { kubelet } from './kubelet.ts';
 import { kubeProxy } from './kube-proxy.ts';
 import { TOOLS } from './binaries.ts';
-import { runsOn, type BinarySpec, type ComponentSpec, type HostRoles } from './types.ts';
+import { runsOn, type BinarySpec, type ComponentSpec, type FlagTarget, type HostRoles } from './types.ts';
 
 export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler, containerd, kubelet, kubeProxy] as const satisfies readonly ComponentSpec[];
 
@@ -31,8 +31,13 @@ export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
 /** Components wire starts and gates, in start order: all but those still marked notStarted. */
 export const STARTED_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).notStarted === undefined);
 
-/** Components the flag map cites: all but those marked citedBy 'model'. */
-export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).citedBy === undefined);
+/** Components the flag map covers: those with a flagTarget. */
+export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).flagTarget !== undefined);
+
+/** The analyzer's component list (flags/analyzer/main.go), in registry order. */
+export function flagTargets(): ({ name: ComponentName } & FlagTarget)[] {
+  return COMPONENT_NAMES.flatMap((name) => { const t = specOf(name).flagTarget; return t ? [{ name, ...t }] : []; });
+}
 
 /** Components a host runs, in start order. */
 export function componentsOn(host: HostRoles): ComponentName[] {
@@ -71,4 +76,4 @@ export function isBinaryName(s: string): s is BinaryName {
   return Object.hasOwn(BINARIES, s);
 }
 
-export type { ComponentSpec, BinarySpec, BinaryGroup, Gate, GateContext, Check } from './types.ts';
+export type { ComponentSpec, BinarySpec, BinaryGroup, FlagTarget, Gate, GateContext, Check } from './types.ts';

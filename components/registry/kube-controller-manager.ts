@@ -1,13 +1,14 @@
 import { controllerManagerModel } from '../models/kube-controller-manager.ts';
 import { leaseRenewingGate } from './gates.ts';
 import { kubeBinary } from './binaries.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 export const kubeControllerManager = {
   name: 'kube-controller-manager',
   role: 'control-plane',
   binaries: { 'kube-controller-manager': kubeBinary('kube-controller-manager', 'runs as the kube-controller-manager unit') },
   model: controllerManagerModel,
+  flagTarget: kubeCommand('.', 'kube-controller-manager', 'NewControllerManagerCommand'),
   kubeconfig: {
     id: 'controller-manager', file: 'controller-manager.conf', cn: 'system:kube-controller-manager', o: [], server: 'local',
     why: 'identity bound by the built-in system:kube-controller-manager ClusterRole',

@@ -1,13 +1,14 @@
 import { schedulerModel } from '../models/kube-scheduler.ts';
 import { leaseRenewingGate } from './gates.ts';
 import { kubeBinary } from './binaries.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 export const kubeScheduler = {
   name: 'kube-scheduler',
   role: 'control-plane',
   binaries: { 'kube-scheduler': kubeBinary('kube-scheduler', 'runs as the kube-scheduler unit') },
   model: schedulerModel,
+  flagTarget: kubeCommand('.', 'kube-scheduler', 'NewSchedulerCommand'),
   kubeconfig: {
     id: 'scheduler', file: 'scheduler.conf', cn: 'system:kube-scheduler', o: [], server: 'local',
     why: 'identity bound by the built-in system:kube-scheduler ClusterRole (CN, not KTHW\'s O=system:system:kube-scheduler)',

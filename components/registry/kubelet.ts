@@ -1,6 +1,6 @@
 import { kubeletModel, KUBELET_SERVING } from '../models/kubelet.ts';
 import { notStartedGate } from './gates.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 const NOT_STARTED = 'wire renders and pushes the workers\' units; their start phase and gates (node Ready, a Pod Running) come with the rest of issue 22';
 /** The Node authorizer's and NodeRestriction's form of a node's user name (K pkg/auth/nodeidentifier/default.go:37). */
@@ -12,6 +12,8 @@ export const kubelet = {
   // Built on branch workers (components/registry/worker-binaries.ts); moves here when it is integrated.
   binaries: {},
   model: kubeletModel,
+  // flags/analyzer/node: the kubelet's and kube-proxy's build list (components/go/kubernetes-node).
+  flagTarget: kubeCommand('node', 'kubelet', 'NewKubeletCommand'),
   kubeconfig: {
     id: 'kubelet', file: 'kubelet.conf', cn: nodeUser, o: ['system:nodes'], server: 'endpoint', perNode: true,
     why: 'each node\'s own identity, so the Node authorizer lets a kubelet reach only what its own Pods need',
@@ -29,6 +31,4 @@ export const kubelet = {
   // Its containerRuntimeEndpoint is containerd's socket.
   after: ['containerd'],
   notStarted: NOT_STARTED,
-  // Not in flags/analyzer's targets yet: the model cites K and the config types itself.
-  citedBy: 'model',
 } as const satisfies ComponentSpec<'kubelet'>;

@@ -63,6 +63,28 @@ export interface Gate {
   checks(ctx: GateContext): Check[];
 }
 
+/** One component for flags/analyzer (its main.go component struct, as JSON). */
+export interface FlagTarget {
+  /** The analyzer's module directory to load from: '.' (components/go/kubernetes' build list), 'etcd', 'node' (the kubelet's and kube-proxy's). */
+  dir: '.' | 'etcd' | 'node';
+  /** Package patterns to load; each is imported by <dir>/targets.go, which keeps its module in go.mod. */
+  patterns: readonly string[];
+  /** Function whose call graph registers the flags: pkgpath.Func. */
+  root: string;
+  /** Function whose call graph the process runs, for ranking reads (default root). */
+  entry?: string;
+  /** Registers with the standard library flag package (etcd). */
+  stdFlag?: boolean;
+  /** Package prefix counted as the component's own app code when ranking reads. */
+  appPkg: string;
+}
+
+/** A command of k8s.io/kubernetes: cmd/<cmd>, whose app.<newCommand> builds its flag set. */
+export function kubeCommand(dir: '.' | 'node', cmd: string, newCommand: string): FlagTarget {
+  const app = `k8s.io/kubernetes/cmd/${cmd}/app`;
+  return { dir, patterns: [`k8s.io/kubernetes/cmd/${cmd}`], root: `${app}.${newCommand}`, appPkg: app };
+}
+
 export interface ComponentSpec<N extends string = string> {
   name: N;
   /** Hosts with this role run it. */
@@ -102,10 +124,11 @@ export interface ComponentSpec<N extends string = string> {
    */
   notStarted?: string;
   /**
-   * 'model': the flag map has no data for it, so its reasons cite the source themselves: never for
-   * containerd (not Kubernetes), not yet for kubelet and kube-proxy (not in flags/analyzer's targets).
+   * Where the flag map's analyzer finds its flags (flags/analyzer, run by `hardwire flags
+   * --regenerate` with the registry's list). None: the flag map has no data for it, and its model's
+   * reasons cite the source themselves (containerd, which is not Kubernetes).
    */
-  citedBy?: 'model';
+  flagTarget?: FlagTarget;
 }
 
 export function hasRole(host: HostRoles, role: Role): boolean {
