@@ -1,7 +1,7 @@
 // Which certificate lives in which file on which host, named as `kubeadm certs check-expiration`
 // names them. Pure: derived from the placements in pki/table.ts, as render/host-tree.ts is.
 import type { Host, Inventory } from '../inventory/load.ts';
-import { CAS, KUBECONFIGS, kubeconfigLeaf, kubeconfigPlacement, leafTable, placedOn, type CaId } from '../pki/table.ts';
+import { CAS, kubeconfigFiles, leafTable, placedOn, type CaId } from '../pki/table.ts';
 
 export interface RemoteCert {
   /** kubeadm's name: apiserver, etcd-peer, scheduler.conf... */
@@ -25,9 +25,8 @@ export function remoteCerts(inv: Inventory, host: Host): RemoteCert[] {
       out.push({ name: l.id, leafId: l.id, ca: l.ca, host: host.name, path: `${p.path}.crt`, embedded: false });
     }
   }
-  for (const k of KUBECONFIGS) {
-    const p = kubeconfigPlacement(k);
-    if (placedOn(p, inv, host)) out.push({ name: k.file, leafId: kubeconfigLeaf(k).id, ca: 'ca', host: host.name, path: p.path, embedded: true });
+  for (const { spec, leaf, placement: p } of kubeconfigFiles(inv)) {
+    if (placedOn(p, inv, host, leaf.host)) out.push({ name: spec.file, leafId: leaf.id, ca: 'ca', host: host.name, path: p.path, embedded: true });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -8,8 +8,9 @@ export const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
 export type PlaneName = (typeof PLANES)[number];
 
 /** The components compared across planes: hardwire's registry. */
-import { COMPONENT_NAMES, type ComponentName } from '../components/registry/index.ts';
-export const COMPONENTS = COMPONENT_NAMES;
+import { STARTED_NAMES, type ComponentName } from '../components/registry/index.ts';
+/** The components wire starts (the workers' are not compared until wire runs them). */
+export const COMPONENTS = STARTED_NAMES;
 export type Component = ComponentName;
 
 /** The cluster parameters every plane is generated with. */

@@ -91,7 +91,7 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
     const rc = remoteCerts(inv, h).find((c) => c.leafId === def.leafId)!;
     if (rc.embedded) {
       const k = KUBECONFIGS.find((x) => x.file === rc.name)!;
-      const yaml = kubeconfigYaml({ cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem: loadSigner(stateDir, inv, 'ca').certPem, certPem: broken.certPem, keyPem, user: k.cn });
+      const yaml = kubeconfigYaml({ cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem: loadSigner(stateDir, inv, 'ca').certPem, certPem: broken.certPem, keyPem, user: spec.cn });
       await ctx.wet.run(h.name, `write ${K8S_DIR}/${k.file} with the short-lived client cert (same key)`, (w) => w.writeFileAtomic(rc.path, yaml, { mode: 0o600, owner: 'root:root' }));
     } else {
       await ctx.wet.run(h.name, `write ${rc.path} (short-lived, same key)`, (w) => w.writeFileAtomic(rc.path, broken.certPem, { mode: 0o644, owner: 'root:root' }));

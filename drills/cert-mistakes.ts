@@ -55,7 +55,7 @@ async function waitReady(env: DrillEnv, address: string, timeoutMs: number): Pro
 const failed = (r: KubectlResult, re: RegExp) => (r.code !== 0 && re.test(r.output) ? r : undefined);
 
 function kubeconfigWith(env: DrillEnv, k: KubeconfigSpec, certPem: string, keyPem: string): string {
-  return kubeconfigYaml({ cluster: env.inv.cluster.name, server: kubeconfigServer(k, env.inv.endpoint), caPem: loadSigner(env.stateDir, env.inv, 'ca').certPem, certPem, keyPem, user: k.cn });
+  return kubeconfigYaml({ cluster: env.inv.cluster.name, server: kubeconfigServer(k, env.inv.endpoint), caPem: loadSigner(env.stateDir, env.inv, 'ca').certPem, certPem, keyPem, user: kubeconfigLeaf(k).cn });
 }
 
 // A Lease lasts 15 s: observing 20 s shows which controllers the mistake stopped.

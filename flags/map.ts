@@ -6,9 +6,9 @@ import { InputError } from '../lib/errors.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 
-/** Every registered component has a flag map (flags/data/<version>/<component>.json). */
-import { COMPONENT_NAMES, type ComponentName } from '../components/registry/index.ts';
-export const flagComponents = COMPONENT_NAMES;
+/** Every component with a flagTarget in its spec has a flag map (flags/data/<version>/<component>.json). */
+import { FLAG_MAP_NAMES, type ComponentName } from '../components/registry/index.ts';
+export const flagComponents = FLAG_MAP_NAMES;
 export type FlagComponent = ComponentName;
 export const defaultFlagVersion = PINNED_KUBERNETES;
 

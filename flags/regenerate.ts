@@ -8,6 +8,7 @@ import { InputError } from '../lib/errors.ts';
 import { runSync } from '../lib/proc.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { dataDir, defaultFlagVersion } from './map.ts';
+import { flagTargets } from '../components/registry/index.ts';
 
 /** The versions flags/analyzer/go.mod (and ./etcd/go.mod) pin. */
 export const analyzerVersions = { kubernetes: 'v1.36.3', etcd: 'v3.6.8' } as const;
@@ -56,10 +57,14 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
     step('build etcdflags', go, ['build', '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
     step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
+    step('build nodeflags', go, ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'nodeflags'), './cmd/nodeflags'], join(analyzerDir, 'node'), opts.log);
+    step('dump kubelet and kube-proxy flag sets', join(work, 'nodeflags'), [], analyzerDir, opts.log, join(work, 'nodeflags.json'));
+    // What to analyze is the registry's: each spec's flagTarget.
+    writeFileSync(join(work, 'targets.json'), JSON.stringify(flagTargets()));
     step('build analyzer', go, ['build', '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
     // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
     opts.log.step('analyze (go/packages, full type information)');
-    runSync(join(work, 'analyzer'), ['-out', outDir, '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json')], {
+    runSync(join(work, 'analyzer'), ['-out', outDir, '-targets', join(work, 'targets.json'), '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), '-node-runtime', join(work, 'nodeflags.json')], {
       step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
     });
   } finally {

@@ -8,13 +8,17 @@ import { cidrContains, cidrsOverlap, firstServiceIp, type Cidr } from '../lib/ne
 import { expandHome } from '../lib/paths.ts';
 import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
 import { APISERVER_PORT } from '../lib/constants.ts';
-import { checkCertValidity, checkDnsDomain, checkHostAddress, checkPodCidr, checkSan, checkServiceCidr, parseEndpoint } from './rules.ts';
+import { checkCertValidity, checkDnsDomain, checkHostAddress, checkPodCidr, checkSan, checkServiceCidr, nodeMask, parseEndpoint } from './rules.ts';
+import { podCidrsFor } from './pod-cidrs.ts';
 
 const MAX_BYTES = 1024 * 1024;
 
 export interface Host extends HostDoc {
   isEtcd: boolean;
   isControlPlane: boolean;
+  isWorker: boolean;
+  /** A worker's pod range (inventory/pod-cidrs.ts); undefined on other hosts. */
+  podCidr?: Cidr;
 }
 
 export interface Inventory {
@@ -24,6 +28,7 @@ export interface Inventory {
   hosts: Host[];
   etcdHosts: Host[];
   controlPlaneHosts: Host[];
+  workerHosts: Host[];
   serviceCidr: Cidr;
   podCidr: Cidr;
   /** The `kubernetes` Service IP: first address of serviceCIDR. */
@@ -114,7 +119,12 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     }
   });
 
-  const hosts: Host[] = doc.hosts.map((h) => ({ ...h, isEtcd: h.roles.includes('etcd'), isControlPlane: h.roles.includes('control-plane') }));
+  const podCidrs = podCidrsFor(doc.hosts, podCidr, nodeMask(c.extraArgs));
+  const hosts: Host[] = doc.hosts.map((h) => {
+    const worker = h.roles.includes('worker');
+    const pod = podCidrs.get(h.name);
+    return { ...h, isEtcd: h.roles.includes('etcd'), isControlPlane: h.roles.includes('control-plane'), isWorker: worker, ...(pod ? { podCidr: pod } : {}) };
+  });
   const etcdHosts = hosts.filter((h) => h.isEtcd);
   const controlPlaneHosts = hosts.filter((h) => h.isControlPlane);
   if (controlPlaneHosts.length === 0) throw new InputError('hosts[].roles', 'no host has the control-plane role; give at least one host "control-plane"');
@@ -134,6 +144,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     hosts,
     etcdHosts,
     controlPlaneHosts,
+    workerHosts: hosts.filter((h) => h.isWorker),
     serviceCidr,
     podCidr,
     serviceIp: firstServiceIp(serviceCidr),

@@ -57,11 +57,21 @@ export function checkPodCidr(text: string, extraArgs: ExtraArgs): Cidr {
   if (set !== undefined && (flagValueProblem('int32', set) || !/^\d+$/.test(set) || Number(set) < 1 || Number(set) > 32)) {
     throw new InputError(`cluster.extraArgs.${kcm}.${flag}`, `"${set}" is not an IPv4 prefix length from 1 to 32`);
   }
-  const mask = set === undefined ? 24 : Number(set);
+  const mask = nodeMask(extraArgs);
   const where = set === undefined ? 'the default node range (/24)' : `--${flag}=${mask} in cluster.extraArgs`;
   if (c.bits > mask) throw new InputError('cluster.podCIDR', `/${c.bits} is smaller than one node's pod range, ${where}; kube-controller-manager's node IPAM would not start; use a /${mask} or larger`);
   if (mask - c.bits > 16) throw new InputError('cluster.podCIDR', `/${c.bits} is more than 16 bits wider than ${where}; kubeadm refuses that; use a /${mask - 16} or smaller`);
   return c;
+}
+
+/**
+ * One node's pod range: --node-cidr-mask-size(-ipv4) from extraArgs, default /24 (core.go:76). The
+ * same size for the ranges hardwire hands workers (pod-cidrs.ts). Checked by checkPodCidr first.
+ */
+export function nodeMask(extraArgs: ExtraArgs): number {
+  const kcm = 'kube-controller-manager';
+  const set = extraArg(extraArgs, kcm, 'node-cidr-mask-size') ?? extraArg(extraArgs, kcm, 'node-cidr-mask-size-ipv4');
+  return set === undefined || !/^\d+$/.test(set) ? 24 : Number(set);
 }
 
 /** RFC 1123 subdomain as Kubernetes checks it (K8s apimachinery IsDNS1123Subdomain), plus RFC 1035's 63-character labels. */

@@ -22,7 +22,9 @@ const ssh = z.strictObject({
 const host = z.strictObject({
   name: dnsLabel,
   address: z.string().refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 198.51.100.10' }),
-  roles: z.array(z.enum(['etcd', 'control-plane'])).min(1).default(['etcd', 'control-plane']),
+  roles: z.array(z.enum(['etcd', 'control-plane', 'worker'])).min(1).default(['etcd', 'control-plane']),
+  /** A worker's own pod range; default: the next node range of cluster.podCIDR, in host order (inventory/pod-cidrs.ts). */
+  podCIDR: z.string().optional(),
   ssh: ssh.default(ssh.parse({})),
 });
 

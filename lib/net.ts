@@ -40,3 +40,8 @@ export function cidrContains(c: Cidr, ip: string): boolean {
 export function firstServiceIp(c: Cidr): string {
   return intToIpv4(c.base + 1);
 }
+
+/** The n-th address of a CIDR (kubeadm's GetIndexedIP): the 10th of the service CIDR is cluster DNS. */
+export function indexedIp(c: Cidr, n: number): string {
+  return intToIpv4(c.base + n);
+}

@@ -7,7 +7,7 @@ import { X509Certificate } from 'node:crypto';
 import { StepError } from '../lib/errors.ts';
 import { writeFileAtomic, readIfExists } from '../lib/fsx.ts';
 import type { Inventory } from '../inventory/load.ts';
-import { CAS, KUBECONFIGS, allLeaves, kubeconfigLeaf, type CaId, type LeafSpec } from './table.ts';
+import { CAS, allLeaves, kubeconfigFiles, type CaId, type LeafSpec } from './table.ts';
 import { issueCa, issueLeaf, newKey, windowFor, type Signer } from './issue.ts';
 import { leafMismatch } from './inspect.ts';
 import { kubeconfigServer, kubeconfigYaml } from './kubeconfig.ts';
@@ -144,12 +144,12 @@ export async function ensurePki(stateDir: string, inv: Inventory, only?: (spec: 
 /** Operator copies of the kubeconfigs, under <stateDir>/<cluster>/kubeconfigs/. */
 export function writeKubeconfigs(stateDir: string, inv: Inventory, ca: Signer): void {
   const dir = pkiDir(stateDir, inv);
-  for (const k of KUBECONFIGS) {
-    const leaf = kubeconfigLeaf(k);
+  for (const { spec, leaf, host } of kubeconfigFiles(inv)) {
     const certPem = readIfExists(join(dir, `${leaf.file}.crt`));
     const keyPem = readIfExists(join(dir, `${leaf.file}.key`));
     if (certPem === undefined || keyPem === undefined) continue;
-    const yaml = kubeconfigYaml({ cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem: ca.certPem, certPem, keyPem, user: k.cn });
-    writeFileAtomic(join(clusterStateDir(stateDir, inv), 'kubeconfigs', k.file), yaml, KEY_MODE);
+    const yaml = kubeconfigYaml({ cluster: inv.cluster.name, server: kubeconfigServer(spec, inv.endpoint), caPem: ca.certPem, certPem, keyPem, user: leaf.cn });
+    // A node's own identity (the kubelet's) under kubeconfigs/<host>/.
+    writeFileAtomic(join(clusterStateDir(stateDir, inv), 'kubeconfigs', ...(host ? [host] : []), spec.file), yaml, KEY_MODE);
   }
 }

@@ -5,10 +5,10 @@
 import type { Inventory, Host } from '../inventory/load.ts';
 import { K8S_DIR, PKI_DIR } from '../lib/constants.ts';
 import { COMPONENTS, type ComponentName } from '../components/registry/index.ts';
-import type { Role } from '../components/registry/types.ts';
+import { hasRole, type ComponentSpec, type Role } from '../components/registry/types.ts';
+import type { CaId, KubeconfigIdentity, NodeRef, Usage } from './identity.ts';
 
-export type CaId = 'ca' | 'front-proxy-ca' | 'etcd-ca';
-export type Usage = 'server' | 'client' | 'peer';
+export type { CaId, Usage } from './identity.ts';
 
 /**
  * Where a table entry lands: on every host of `on` (only the first control-plane host with
@@ -50,15 +50,10 @@ export interface LeafSpec {
   placements: Placement[];
 }
 
-export interface KubeconfigSpec {
-  id: 'admin' | 'super-admin' | 'controller-manager' | 'scheduler';
-  /** File name under /etc/kubernetes/. */
-  file: string;
-  cn: string;
-  o: string[];
-  /** Where the client connects: the cluster endpoint, or the host's own apiserver. */
-  server: 'endpoint' | 'local';
-  why: string;
+/** A kubeconfig identity placed by the table: on hosts with `on`, read there by `readBy`. */
+export interface KubeconfigSpec extends KubeconfigIdentity {
+  on: Role;
+  readBy: ComponentName[];
   /** Break-glass credentials sit on the first control-plane host only, as kubeadm does. */
   firstOnly?: boolean;
 }
@@ -67,8 +62,9 @@ const at = (on: Role, rel: string, readBy: ComponentName[], key = true): Placeme
 
 export const CAS: readonly CaSpec[] = [
   // The key too: kube-controller-manager signs approved CSRs with it (--cluster-signing-key-file).
-  { id: 'ca', file: 'ca', cn: 'kubernetes', why: 'signs the apiserver serving cert and every client cert the apiserver trusts',
-    placements: [at('control-plane', 'ca', ['kube-apiserver', 'kube-controller-manager'])] },
+  // Workers get the cert only: the kubelet verifies client certs (the apiserver's) against it.
+  { id: 'ca', file: 'ca', cn: 'kubernetes', why: 'signs the apiserver serving cert, every client cert the apiserver trusts and the kubelets\' serving certs',
+    placements: [at('control-plane', 'ca', ['kube-apiserver', 'kube-controller-manager']), at('worker', 'ca', ['kubelet'], false)] },
   { id: 'front-proxy-ca', file: 'front-proxy-ca', cn: 'front-proxy-ca', why: 'a separate trust root for aggregated API servers, so a client cert cannot pose as the proxy',
     placements: [at('control-plane', 'front-proxy-ca', ['kube-apiserver', 'kube-controller-manager'], false)] },
   { id: 'etcd-ca', file: 'etcd/ca', cn: 'etcd-ca', why: 'etcd trusts only its own CA, so a cluster client cert cannot reach etcd',
@@ -133,29 +129,67 @@ export function leafTable(inv: Inventory): LeafSpec[] {
         placements: [at('etcd', 'etcd/peer', ['etcd'])] },
     );
   }
-  return leaves;
+  return [...leaves, ...nodeCertLeaves(inv)];
 }
 
-export const KUBECONFIGS: readonly KubeconfigSpec[] = [
-  { id: 'admin', file: 'admin.conf', cn: 'kubernetes-admin', o: ['kubeadm:cluster-admins'], server: 'endpoint',
-    why: 'day-to-day admin; powerless until the kubeadm:cluster-admins binding exists, so it can be revoked' },
-  { id: 'super-admin', file: 'super-admin.conf', cn: 'kubernetes-super-admin', o: ['system:masters'], server: 'endpoint',
-    why: 'break-glass only: system:masters bypasses RBAC and cannot be revoked', firstOnly: true },
-  { id: 'controller-manager', file: 'controller-manager.conf', cn: 'system:kube-controller-manager', o: [], server: 'local',
-    why: 'identity bound by the built-in system:kube-controller-manager ClusterRole' },
-  { id: 'scheduler', file: 'scheduler.conf', cn: 'system:kube-scheduler', o: [], server: 'local',
-    why: 'identity bound by the built-in system:kube-scheduler ClusterRole (CN, not KTHW\'s O=system:system:kube-scheduler)' },
+function nodeRef(h: Host): NodeRef {
+  return { name: h.name, address: h.address };
+}
+
+/** The certificates components declare in their specs (NodeCert), one per host that runs them. */
+function nodeCertLeaves(inv: Inventory): LeafSpec[] {
+  return COMPONENTS.flatMap((c) => ((c as ComponentSpec<ComponentName>).certs ?? []).flatMap((cert) => inv.hosts.filter((h) => hasRole(h, c.role)).map((h): LeafSpec => ({
+    id: cert.id, file: `${c.name}/${h.name}/${cert.id}`, host: h.name, ca: cert.ca, cn: cert.cn(nodeRef(h)), o: [...cert.o], usage: cert.usage,
+    ...cert.sans(nodeRef(h)), why: cert.why, placements: [{ on: c.role, path: cert.path, readBy: [c.name], key: true }],
+  }))));
+}
+
+/** The operator's own identities; components' come from their specs (kubeconfig). */
+const OPERATOR_KUBECONFIGS: readonly KubeconfigSpec[] = [
+  { id: 'admin', file: 'admin.conf', cn: 'kubernetes-admin', o: ['kubeadm:cluster-admins'], server: 'endpoint', on: 'control-plane', readBy: [],
+    why: 'day-to-day admin; powerless until the kubeadm:cluster-admins binding exists, so it can be revoked',
+    authorizedBy: { by: 'wire', binding: 'kubeadm:cluster-admins' } },
+  { id: 'super-admin', file: 'super-admin.conf', cn: 'kubernetes-super-admin', o: ['system:masters'], server: 'endpoint', on: 'control-plane', readBy: [],
+    why: 'break-glass only: system:masters bypasses RBAC and cannot be revoked', firstOnly: true,
+    authorizedBy: { by: 'masters' } },
 ];
 
-/** Kubeconfig client certs, kept in the operator pki/ so re-runs are byte-stable. */
-export function kubeconfigLeaf(k: KubeconfigSpec): LeafSpec {
-  return { id: `kubeconfig-${k.id}`, file: `kubeconfig/${k.id}`, ca: 'ca', cn: k.cn, o: k.o, usage: 'client', dns: [], ips: [], why: k.why, placements: [] };
+/** Every kubeconfig identity: the operator's, then each component's own (its spec's kubeconfig), in start order. */
+export const KUBECONFIGS: readonly KubeconfigSpec[] = [
+  ...OPERATOR_KUBECONFIGS,
+  ...COMPONENTS.flatMap((c): KubeconfigSpec[] => ('kubeconfig' in c ? [{ ...c.kubeconfig, on: c.role, readBy: [c.name] }] : [])),
+];
+
+/** One kubeconfig file: its identity, the client cert inside it, and where it lands (a per-node one: on its node only). */
+export interface KubeconfigFile {
+  spec: KubeconfigSpec;
+  leaf: LeafSpec;
+  placement: Placement;
+  /** The node of a per-node identity. */
+  host?: string;
 }
 
-/** A kubeconfig lands in /etc/kubernetes on control-plane hosts; its readers are the components whose registry spec names it. */
-export function kubeconfigPlacement(k: KubeconfigSpec): Placement {
-  const readBy = COMPONENTS.filter((c) => 'kubeconfig' in c && c.kubeconfig === k.id).map((c) => c.name);
-  return { on: 'control-plane', path: `${K8S_DIR}/${k.file}`, readBy, key: false, ...(k.firstOnly ? { firstOnly: true } : {}) };
+function cnOf(k: KubeconfigIdentity, h?: Host): string {
+  return typeof k.cn === 'string' ? k.cn : k.cn(nodeRef(h!));
+}
+
+/** Kubeconfig client certs, kept in the operator pki/ so re-runs are byte-stable; per node under kubeconfig/<id>/<host>. */
+export function kubeconfigLeaf(k: KubeconfigSpec, h?: Host): LeafSpec {
+  return {
+    id: `kubeconfig-${k.id}`, file: h ? `kubeconfig/${k.id}/${h.name}` : `kubeconfig/${k.id}`, ...(h ? { host: h.name } : {}),
+    ca: 'ca', cn: cnOf(k, h), o: [...k.o], usage: 'client', dns: [], ips: [], why: k.why, placements: [],
+  };
+}
+
+/** Every kubeconfig file the inventory gets, in table order. */
+export function kubeconfigFiles(inv: Inventory): KubeconfigFile[] {
+  return KUBECONFIGS.flatMap((spec) => {
+    const placement: Placement = { on: spec.on, path: `${K8S_DIR}/${spec.file}`, readBy: spec.readBy, key: false, ...(spec.firstOnly ? { firstOnly: true } : {}) };
+    // None without a host to land on: a control-plane-only inventory issues no kube-proxy identity.
+    const hosts = inv.hosts.filter((h) => hasRole(h, spec.on));
+    if (!spec.perNode) return hosts.length > 0 ? [{ spec, leaf: kubeconfigLeaf(spec), placement }] : [];
+    return hosts.map((h) => ({ spec, leaf: kubeconfigLeaf(spec, h), placement, host: h.name }));
+  });
 }
 
 /** Other key material the operator keeps next to the certs: the service-account key pair and the encryption config. */
@@ -171,10 +205,10 @@ export const SECRET_FILES: readonly SecretFile[] = [
 /** Whether a placement applies to a host (per-host leaves pass their own host name). */
 export function placedOn(p: Placement, inv: Inventory, host: Host, leafHost?: string): boolean {
   if (leafHost !== undefined && leafHost !== host.name) return false;
-  if (!(p.on === 'etcd' ? host.isEtcd : host.isControlPlane)) return false;
+  if (!hasRole(host, p.on)) return false;
   return !p.firstOnly || inv.controlPlaneHosts[0]?.name === host.name;
 }
 
 export function allLeaves(inv: Inventory): LeafSpec[] {
-  return [...leafTable(inv), ...KUBECONFIGS.map(kubeconfigLeaf)];
+  return [...leafTable(inv), ...kubeconfigFiles(inv).map((f) => f.leaf)];
 }

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Inventory, Host } from '../inventory/load.ts';
-import { CAS, KUBECONFIGS, SECRET_FILES, kubeconfigLeaf, kubeconfigPlacement, leafTable, placedOn, type Placement } from '../pki/table.ts';
+import { CAS, SECRET_FILES, kubeconfigFiles, leafTable, placedOn, type Placement } from '../pki/table.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
 import { modelsFor, type UnitModel } from '../components/models/index.ts';
 import { componentsOn, specOf, type ComponentName } from '../components/registry/index.ts';
@@ -62,13 +62,11 @@ function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
     place(files, file(sf.placement.path, read(sf.file), sf.private ? PRIVATE : PUBLIC, sf.placement.readBy));
   }
   const caPem = () => read('ca.crt').toString();
-  for (const k of KUBECONFIGS) {
-    const p = kubeconfigPlacement(k);
-    if (!placedOn(p, inv, host)) continue;
-    const leaf = kubeconfigLeaf(k);
+  for (const { spec, leaf, placement: p } of kubeconfigFiles(inv)) {
+    if (!placedOn(p, inv, host, leaf.host)) continue;
     place(files, file(p.path, kubeconfigYaml({
-      cluster: inv.cluster.name, server: kubeconfigServer(k, inv.endpoint), caPem: caPem(),
-      certPem: read(`${leaf.file}.crt`).toString(), keyPem: read(`${leaf.file}.key`).toString(), user: k.cn,
+      cluster: inv.cluster.name, server: kubeconfigServer(spec, inv.endpoint), caPem: caPem(),
+      certPem: read(`${leaf.file}.crt`).toString(), keyPem: read(`${leaf.file}.key`).toString(), user: leaf.cn,
     }), PRIVATE, p.readBy));
   }
   return [...files.values()];

@@ -138,7 +138,21 @@ const MALFORMED: { name: string; field: string; text: string }[] = [
   { name: 'host address multicast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '224.0.0.9'; }) },
   { name: 'host address broadcast', field: 'hosts[1].address', text: edit((d) => { d.hosts[1].address = '255.255.255.255'; }) },
   { name: 'SSH port 0', field: 'hosts[0].ssh.port', text: edit((d) => { d.hosts[0].ssh = { port: 0 }; }) },
+  { name: 'extraArgs taking over the kubelet\'s node IP', field: 'cluster.extraArgs.kubelet.node-ip', text: edit((d) => { workers({})(d); extra('kubelet', { 'node-ip': '198.51.100.99' })(d); }) },
+  { name: 'a role that is not one', field: 'hosts[3].roles[0]', text: edit(workers({ roles: ['wroker'] })) },
+  { name: 'a pod CIDR on a host without the worker role', field: 'hosts[0].podCIDR', text: edit((d) => { d.hosts[0].podCIDR = '10.244.9.0/24'; }) },
+  { name: 'a worker pod CIDR with host bits set', field: 'hosts[3].podCIDR', text: edit(workers({ podCIDR: '10.244.1.5/24' })) },
+  { name: 'a worker pod CIDR outside cluster.podCIDR', field: 'hosts[3].podCIDR', text: edit(workers({ podCIDR: '10.245.0.0/24' })) },
+  { name: 'a worker pod CIDR inside the service CIDR', field: 'hosts[3].podCIDR', text: edit(workers({ podCIDR: '10.96.0.0/24' })) },
+  { name: 'a worker pod CIDR wider than cluster.podCIDR', field: 'hosts[3].podCIDR', text: edit(workers({ podCIDR: '10.244.0.0/15' })) },
+  { name: 'two workers with overlapping pod CIDRs', field: 'hosts[4].podCIDR', text: edit(workers({ podCIDR: '10.244.4.0/24' }, { podCIDR: '10.244.4.128/25' })) },
+  { name: 'more workers than node ranges in cluster.podCIDR', field: 'hosts[4].podCIDR', text: edit((d) => { d.cluster.podCIDR = '10.244.0.0/24'; workers({}, {})(d); }) },
 ];
+
+/** Adds worker hosts w-3, w-4... after the three control-plane hosts of `base`, with the given fields. */
+function workers(...extras: Doc[]): (d: Doc) => void {
+  return (d) => { extras.forEach((x, i) => d.hosts.push({ name: `w-${i + 3}`, address: `198.51.100.${30 + i}`, roles: ['worker'], ...x })); };
+}
 
 /** Every path under dir with its size and mtime: any write shows up as a difference. */
 function snapshot(dir: string): string[] {
@@ -147,6 +161,27 @@ function snapshot(dir: string): string[] {
     return `${p} ${st.size} ${st.mtimeMs}`;
   });
 }
+
+describe('worker pod CIDRs', () => {
+  const podOf = (text: string) => Object.fromEntries(parseInventory(text).hosts.map((h) => [h.name, h.podCidr?.text]));
+  it('derives one node range per worker, in host order, and none for other hosts', () => {
+    expect(podOf(edit(workers({}, {})))).toEqual({ 'cp-0': undefined, 'cp-1': undefined, 'cp-2': undefined, 'w-3': '10.244.0.0/24', 'w-4': '10.244.1.0/24' });
+    expect(parseInventory(edit(workers({}))).workerHosts.map((h) => h.name)).toEqual(['w-3']);
+    expect(parseInventory(base).workerHosts).toEqual([]);
+  });
+  it('keeps given ranges and derives the others around them', () => {
+    expect(podOf(edit(workers({ podCIDR: '10.244.0.0/24' }, {}, { podCIDR: '10.244.2.0/23' })))).toMatchObject({ 'w-3': '10.244.0.0/24', 'w-4': '10.244.1.0/24', 'w-5': '10.244.2.0/23' });
+    expect(podOf(edit(workers({}, { podCIDR: '10.244.0.0/24' })))).toMatchObject({ 'w-3': '10.244.1.0/24', 'w-4': '10.244.0.0/24' });
+  });
+  it('sizes derived ranges by the controller-manager\'s node mask', () => {
+    expect(podOf(edit((d) => { extra('kube-controller-manager', { 'node-cidr-mask-size': '26' })(d); workers({}, {})(d); }))).toMatchObject({ 'w-3': '10.244.0.0/26', 'w-4': '10.244.0.64/26' });
+  });
+  it('a host with every role is a worker too', () => {
+    const inv = parseInventory(edit((d) => { d.hosts[0].roles = ['etcd', 'control-plane', 'worker']; }));
+    expect(inv.hosts[0]).toMatchObject({ isEtcd: true, isControlPlane: true, isWorker: true });
+    expect(inv.hosts[0]!.podCidr?.text).toBe('10.244.0.0/24');
+  });
+});
 
 describe('inventory values match what the components accept', () => {
   it('accepts the values the components accept', () => {

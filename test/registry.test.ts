@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn } from '../components/registry/index.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn, flagTargets } from '../components/registry/index.ts';
 import { parseInventory } from '../inventory/load.ts';
 import { validateInventory } from '../validate/inventory.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -18,6 +18,8 @@ describe('registry', () => {
     expect(componentsOn(both)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     expect(componentsOn({ isEtcd: true, isControlPlane: false })).toEqual(['etcd']);
     expect(componentsOn({ isEtcd: false, isControlPlane: true })).toEqual(['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(componentsOn({ isEtcd: false, isControlPlane: false, isWorker: true })).toEqual(['containerd', 'kubelet', 'kube-proxy']);
+    expect(componentsOn({ isEtcd: true, isControlPlane: true, isWorker: true })).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'containerd', 'kubelet', 'kube-proxy']);
     expect(binariesFor(both)).toEqual([
       { name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] },
       { name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] },
@@ -33,25 +35,36 @@ describe('registry', () => {
     expect(LEASES).toEqual([{ component: 'kube-controller-manager', lease: 'kube-controller-manager' }, { component: 'kube-scheduler', lease: 'kube-scheduler' }]);
   });
 
+  it('gives the flag map its analyzer targets, each imported by its module\'s targets.go (which keeps it in that go.mod)', () => {
+    expect(flagTargets().map((t) => [t.name, t.dir])).toEqual([
+      ['etcd', 'etcd'], ['kube-apiserver', '.'], ['kube-controller-manager', '.'], ['kube-scheduler', '.'], ['kubelet', 'node'], ['kube-proxy', 'node'],
+    ]);
+    for (const t of flagTargets()) {
+      const imports = readFileSync(join(repoRoot, 'flags', 'analyzer', t.dir, 'targets.go'), 'utf8');
+      for (const p of t.patterns) expect(imports, `${t.name}: ${p} in flags/analyzer/${t.dir}/targets.go`).toContain(`_ "${p}"`);
+    }
+  });
+
   it('gives the inventory its extraArgs keys, and refuses any other', () => {
     // The validate step checks the names (inventory/ checks structure only); JSON is YAML.
     const doc = (extraArgs: unknown) => JSON.stringify({ apiVersion: 'hardwire/v1', kind: 'Inventory', cluster: { name: 'x', extraArgs }, hosts: [{ name: 'a', address: '10.0.0.1', roles: ['etcd', 'control-plane'] }] });
     for (const c of COMPONENT_NAMES) expect(() => validateInventory(parseInventory(doc({ [c]: {} }))), c).not.toThrow();
-    expect(() => validateInventory(parseInventory(doc({ 'kube-proxy': { v: '2' } })))).toThrow(/^cluster\.extraArgs\.kube-proxy: unknown component; valid names are etcd, kube-apiserver/);
-    expect(() => parseInventory(doc({ 'kube-proxy': { v: '2' } }))).not.toThrow();
+    expect(() => validateInventory(parseInventory(doc({ 'cloud-controller-manager': { v: '2' } })))).toThrow(/^cluster\.extraArgs\.cloud-controller-manager: unknown component; valid names are etcd, kube-apiserver/);
+    expect(() => parseInventory(doc({ 'cloud-controller-manager': { v: '2' } }))).not.toThrow();
   });
 });
 
 const SPEC = `import { demoModel } from '../models/demo-sidecar.ts';
 import { readyzGate } from './gates.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 export const demoSidecar = {
   name: 'demo-sidecar',
   role: 'control-plane',
   binaries: { 'demo-sidecar': { group: 'kubernetes', goPackage: 'example.com/demo-sidecar', probe: { args: ['--version'], expect: (v: string) => v }, why: 'test-only' } },
   model: demoModel,
-  kubeconfig: 'scheduler',
+  flagTarget: kubeCommand('.', 'demo-sidecar', 'NewDemoCommand'),
+  kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: { by: 'wire', binding: 'demo' } },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
   order: 40,
   stage: 'demo',
@@ -65,14 +78,14 @@ export function demoModel({ inv }: ModelContext): UnitModel {
   return {
     component: 'demo-sidecar', description: 'demo sidecar (test-only)', documentation: 'https://example.com', type: 'simple',
     binary: \`\${BIN}/demo-sidecar\`,
-    flags: [flag('kubeconfig', \`\${K}/scheduler.conf\`, 'reads the API as the scheduler'), flag('cluster-name', inv.cluster.name, 'test')],
+    flags: [flag('kubeconfig', \`\${K}/demo-sidecar.conf\`, 'reads the API as itself'), flag('cluster-name', inv.cluster.name, 'test')],
   };
 }
 `;
 
 // Runs inside the copy: every list that names components, read through the modules that use it.
 const CHECK = `
-import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS } from './components/registry/index.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS, flagTargets } from './components/registry/index.ts';
 import { START_PHASES } from './apply/phases/start.ts';
 import { COMPONENTS as COMPARED } from './compare/types.ts';
 import { flagComponents } from './flags/map.ts';
@@ -86,13 +99,14 @@ const cp = inv.hosts.find((h) => h.name === 'cp')!;
 const tree = renderHostTree(inv, cp, pkiDir(process.argv[3], inv));
 const unit = tree.files.find((f) => f.path === '/etc/systemd/system/demo-sidecar.service');
 console.log(JSON.stringify({
-  names: COMPONENT_NAMES, compared: COMPARED, flagComponents,
+  names: COMPONENT_NAMES, compared: COMPARED, flagComponents, analyzed: flagTargets().map((t) => [t.name, t.root]),
   onCp: componentsOn(cp), onEtcdOnly: componentsOn({ isEtcd: true, isControlPlane: false }),
   binaries: binariesFor(cp), goPackage: BINARIES['demo-sidecar']?.goPackage,
   stages: STAGES.map((s) => s.id), startPhases: START_PHASES.map((p) => p.id), leases: LEASES.map((l) => l.lease),
   checks: COMPONENTS.flatMap((c) => c.gate.checks({ inv } as never).map((x) => x.name)),
   unit: unit?.content.toString(), unitReadBy: unit?.readBy,
-  schedulerConfReadBy: tree.files.find((f) => f.path === '/etc/kubernetes/scheduler.conf')?.readBy,
+  confReadBy: tree.files.find((f) => f.path === '/etc/kubernetes/demo-sidecar.conf')?.readBy,
+  confCert: remoteCerts(inv, cp).find((c) => c.path === '/etc/kubernetes/demo-sidecar.conf'),
   extraArg: tree.models.find((m) => m.component === 'demo-sidecar')?.flags.find((f) => f.name === 'v')?.value,
   certs: remoteCerts(inv, cp).length,
 }));
@@ -129,7 +143,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     const text = readFileSync(index, 'utf8');
     const edited = text
       .replace("import { kubeScheduler } from './kube-scheduler.ts';", "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';")
-      .replace('kubeControllerManager, kubeScheduler] as const', 'kubeControllerManager, kubeScheduler, demoSidecar] as const');
+      .replace('kubeControllerManager, kubeScheduler, containerd', 'kubeControllerManager, kubeScheduler, demoSidecar, containerd');
     expect(edited).not.toBe(text);
     writeFileSync(index, edited);
 
@@ -141,9 +155,14 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], { cwd: copy, encoding: 'utf8' });
     const out = JSON.parse(execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], { cwd: copy, encoding: 'utf8' })) as Record<string, unknown>;
 
-    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
-    expect(out.compared).toEqual(out.names);
-    expect(out.flagComponents).toEqual(out.names);
+    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar', 'containerd', 'kubelet', 'kube-proxy']);
+    // The workers' components are not started by wire yet, nor in the flag map (their specs say so).
+    const started = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar'];
+    expect(out.compared).toEqual(started);
+    // The flag map covers what has a flagTarget (containerd has none), and the analyzer's list is the registry's.
+    expect(out.flagComponents).toEqual([...started, 'kubelet', 'kube-proxy']);
+    expect(out.analyzed).toContainEqual(['demo-sidecar', 'k8s.io/kubernetes/cmd/demo-sidecar/app.NewDemoCommand']);
+    expect((out.analyzed as string[][]).map(([n]) => n)).toEqual(out.flagComponents);
     expect(out.onCp).toContain('demo-sidecar');
     expect(out.onEtcdOnly).toEqual(['etcd']);
     expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });
@@ -153,10 +172,11 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
     expect(out.checks).toContain('demo-sidecar: answers');
     expect(out.unit).toMatch(/ExecStart=\/usr\/local\/bin\/demo-sidecar/);
-    expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/scheduler\.conf/);
+    expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/demo-sidecar\.conf/);
     expect(out.unitReadBy).toEqual(['demo-sidecar']);
-    // The kubeconfig identity named in the spec makes the component a reader of that file.
-    expect(out.schedulerConfReadBy).toEqual(['kube-scheduler', 'demo-sidecar']);
+    // The kubeconfig identity in the spec is issued, placed on its hosts, read by it, and checked by certs check.
+    expect(out.confReadBy).toEqual(['demo-sidecar']);
+    expect(out.confCert).toMatchObject({ name: 'demo-sidecar.conf', leafId: 'kubeconfig-demo-sidecar', embedded: true });
     // The inventory's extraArgs accepts the new key and it reaches the model.
     expect(out.extraArg).toBe('4');
   }, 120_000);

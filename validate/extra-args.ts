@@ -37,6 +37,15 @@ const DERIVED: Record<string, Record<string, string>> = {
     'cluster-name': 'set cluster.name instead',
     'service-cluster-ip-range': 'set cluster.serviceCIDR instead (it must match kube-apiserver\'s)',
   },
+  kubelet: {
+    'node-ip': 'it is hosts[].address (the kubelet serving certificate holds that address)',
+    'hostname-override': 'it is hosts[].name (the node\'s certificates are for system:node:<name>)',
+    kubeconfig: 'it is the node\'s own identity from the certificate table',
+    config: 'hardwire renders the KubeletConfiguration it points at',
+  },
+  'kube-proxy': {
+    config: 'hardwire renders the KubeProxyConfiguration it points at',
+  },
 };
 
 // Control characters and backslashes: render/systemd.ts's systemdWord cannot carry them on ExecStart.

@@ -1,5 +1,5 @@
 import type { Phase } from '../phase.ts';
-import { binariesFor } from '../../components/registry/index.ts';
+import { STARTED_NAMES, binariesFor } from '../../components/registry/index.ts';
 import { resolveBinaries } from '../binaries.ts';
 import { BIN } from '../../components/models/types.ts';
 
@@ -15,7 +15,9 @@ export const binariesPhase: Phase = {
         ...binariesFor(h).map((b) => ({ path: `${BIN}/${b.name}`, mode: 0o755, sha256: ctx.binaries.get(b.name)!.sha256, readBy: b.readBy, kind: 'binary' as const })),
         ...tree.files.map((f) => ({ path: f.path, mode: f.mode, sha256: f.sha256, readBy: f.readBy, kind: 'file' as const })),
       ];
-      return { host: h.name, components: tree.components, files };
+      // A component wire does not start yet (spec.notStarted) gets its files but no unit action: no
+      // start that no stage runs, no restart mark that nothing clears, and a re-run stays a no-op.
+      return { host: h.name, components: tree.components.filter((c) => STARTED_NAMES.includes(c)), files };
     });
   },
 };

@@ -14,6 +14,11 @@ export const etcd = {
     etcdutl: etcdBinary('go.etcd.io/etcd/etcdutl/v3', 'etcdutl version:', ['version'], 'snapshot verify and restore'),
   },
   model: etcdModel,
+  // Its own module (flags/analyzer/etcd): etcd's dependency versions, not Kubernetes' build list.
+  flagTarget: {
+    dir: 'etcd', patterns: ['go.etcd.io/etcd/server/v3/etcdmain'], root: 'go.etcd.io/etcd/server/v3/etcdmain.newConfig',
+    entry: 'go.etcd.io/etcd/server/v3/etcdmain.Main', stdFlag: true, appPkg: 'go.etcd.io/etcd/server/v3/etcdmain',
+  },
   gate: etcdHealthGate,
   order: 10,
   stage: 'etcd',

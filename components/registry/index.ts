@@ -2,15 +2,17 @@
 // components (hosts' units and binaries, start and restart order, gates, Leases, compare, the flag
 // map, the inventory's extraArgs keys) derives from this list. Adding a component: its spec file,
 // its model, and one line here (docs/adding-a-component.md).
-import type { Host } from '../../inventory/load.ts';
 import { etcd } from './etcd.ts';
 import { kubeApiserver } from './kube-apiserver.ts';
 import { kubeControllerManager } from './kube-controller-manager.ts';
 import { kubeScheduler } from './kube-scheduler.ts';
+import { containerd } from './containerd.ts';
+import { kubelet } from './kubelet.ts';
+import { kubeProxy } from './kube-proxy.ts';
 import { TOOLS } from './binaries.ts';
-import { runsOn, type BinarySpec, type ComponentSpec } from './types.ts';
+import { runsOn, type BinarySpec, type ComponentSpec, type FlagTarget, type HostRoles } from './types.ts';
 
-export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler] as const satisfies readonly ComponentSpec[];
+export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler, containerd, kubelet, kubeProxy] as const satisfies readonly ComponentSpec[];
 
 export type ComponentName = (typeof COMPONENTS)[number]['name'];
 /** Names in start order. */
@@ -22,13 +24,24 @@ export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
   return byName.get(name)!;
 }
 
+/** Components wire starts and gates, in start order: all but those still marked notStarted. */
+export const STARTED_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).notStarted === undefined);
+
+/** Components the flag map covers: those with a flagTarget. */
+export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).flagTarget !== undefined);
+
+/** The analyzer's component list (flags/analyzer/main.go), in registry order. */
+export function flagTargets(): ({ name: ComponentName } & FlagTarget)[] {
+  return COMPONENT_NAMES.flatMap((name) => { const t = specOf(name).flagTarget; return t ? [{ name, ...t }] : []; });
+}
+
 /** Components a host runs, in start order. */
-export function componentsOn(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): ComponentName[] {
+export function componentsOn(host: HostRoles): ComponentName[] {
   return COMPONENTS.filter((c) => runsOn(c, host)).map((c) => c.name);
 }
 
 /** Binaries a host needs, and which component reads each (a change restarts it; tools restart nothing). */
-export function binariesFor(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): { name: BinaryName; readBy: ComponentName[] }[] {
+export function binariesFor(host: HostRoles): { name: BinaryName; readBy: ComponentName[] }[] {
   return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) => (Object.keys(c.binaries) as BinaryName[]).map((name, i) => ({ name, readBy: i === 0 ? [c.name] : [] })));
 }
 
@@ -43,8 +56,9 @@ export function queuedBehind(component: ComponentName): ComponentName[] {
 /** Components that start together, in order: one wire phase each. */
 export interface Stage { id: string; components: ComponentName[] }
 
-export const STAGES: readonly Stage[] = [...new Set(COMPONENTS.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
-  const cs = COMPONENTS.filter((c) => c.order === order);
+const STARTED = COMPONENTS.filter((c) => STARTED_NAMES.includes(c.name));
+export const STAGES: readonly Stage[] = [...new Set(STARTED.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
+  const cs = STARTED.filter((c) => c.order === order);
   return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
 });
 
@@ -58,4 +72,4 @@ export function isBinaryName(s: string): s is BinaryName {
   return Object.hasOwn(BINARIES, s);
 }
 
-export type { ComponentSpec, BinarySpec, BinaryGroup, GateContext, Check } from './types.ts';
+export type { ComponentSpec, BinarySpec, BinaryGroup, FlagTarget, Gate, GateContext, Check } from './types.ts';

@@ -1,13 +1,14 @@
 import { apiserverModel } from '../models/kube-apiserver.ts';
 import { readyzGate } from './gates.ts';
 import { kubeBinary } from './binaries.ts';
-import type { ComponentSpec } from './types.ts';
+import { kubeCommand, type ComponentSpec } from './types.ts';
 
 export const kubeApiserver = {
   name: 'kube-apiserver',
   role: 'control-plane',
   binaries: { 'kube-apiserver': kubeBinary('kube-apiserver', 'runs as the kube-apiserver unit') },
   model: apiserverModel,
+  flagTarget: kubeCommand('.', 'kube-apiserver', 'NewAPIServerCommand'),
   gate: readyzGate,
   order: 20,
   // A co-located etcd first, so a host reboot does not start the apiserver against a dead local member.

@@ -3,12 +3,16 @@ import type { Inventory, Host } from '../../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { ModelContext, UnitModel } from '../models/types.ts';
+import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 
 /** Binaries that share one upstream release and one Go module (or source tree). */
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity';
 
-export type Role = 'etcd' | 'control-plane';
+export type Role = 'etcd' | 'control-plane' | 'worker';
+
+/** What runsOn reads of a host; isWorker is optional so control-plane callers need not name it. */
+export type HostRoles = Pick<Host, 'isEtcd' | 'isControlPlane'> & { isWorker?: boolean };
 
 /** One binary hardwire can build, fetch or take from a directory: a run component or a tool. */
 export interface BinarySpec {
@@ -59,6 +63,28 @@ export interface Gate {
   checks(ctx: GateContext): Check[];
 }
 
+/** One component for flags/analyzer (its main.go component struct, as JSON). */
+export interface FlagTarget {
+  /** The analyzer's module directory to load from: '.' (components/go/kubernetes' build list), 'etcd', 'node' (the kubelet's and kube-proxy's). */
+  dir: '.' | 'etcd' | 'node';
+  /** Package patterns to load; each is imported by <dir>/targets.go, which keeps its module in go.mod. */
+  patterns: readonly string[];
+  /** Function whose call graph registers the flags: pkgpath.Func. */
+  root: string;
+  /** Function whose call graph the process runs, for ranking reads (default root). */
+  entry?: string;
+  /** Registers with the standard library flag package (etcd). */
+  stdFlag?: boolean;
+  /** Package prefix counted as the component's own app code when ranking reads. */
+  appPkg: string;
+}
+
+/** A command of k8s.io/kubernetes: cmd/<cmd>, whose app.<newCommand> builds its flag set. */
+export function kubeCommand(dir: '.' | 'node', cmd: string, newCommand: string): FlagTarget {
+  const app = `k8s.io/kubernetes/cmd/${cmd}/app`;
+  return { dir, patterns: [`k8s.io/kubernetes/cmd/${cmd}`], root: `${app}.${newCommand}`, appPkg: app };
+}
+
 export interface ComponentSpec<N extends string = string> {
   name: N;
   /** Hosts with this role run it. */
@@ -66,8 +92,13 @@ export interface ComponentSpec<N extends string = string> {
   /** Binaries installed with it, with their recipes; the first is what its unit runs, the rest are tools on its hosts. */
   binaries: Readonly<Record<string, BinarySpec>>;
   model: (ctx: ModelContext) => UnitModel;
-  /** kubeconfig identity (pki/table.ts KUBECONFIGS id) the component authenticates with, if any. */
-  kubeconfig?: string;
+  /**
+   * The identity it authenticates to the apiserver with, if any: the certificate table
+   * (pki/table.ts) issues its client cert and places /etc/kubernetes/<file> on its hosts, read by it.
+   */
+  kubeconfig?: KubeconfigIdentity;
+  /** Certificates it serves with, one per host that runs it (pki/table.ts issues and places them). */
+  certs?: readonly NodeCert[];
   gate: Gate;
   /**
    * Start order: lower starts first. Components with the same order start together and form one
@@ -87,8 +118,23 @@ export interface ComponentSpec<N extends string = string> {
   queueFreshStart?: boolean;
   /** Leader-election Lease in kube-system, if it elects a leader. */
   lease?: string;
+  /**
+   * Set while wire renders and pushes the component but neither starts nor gates it: the reason.
+   * It is then in no start stage (STAGES), so wire's phases stay as they are, and not in `compare`.
+   */
+  notStarted?: string;
+  /**
+   * Where the flag map's analyzer finds its flags (flags/analyzer, run by `hardwire flags
+   * --regenerate` with the registry's list). None: the flag map has no data for it, and its model's
+   * reasons cite the source themselves (containerd, which is not Kubernetes).
+   */
+  flagTarget?: FlagTarget;
 }
 
-export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: Pick<Host, 'isEtcd' | 'isControlPlane'>): boolean {
-  return spec.role === 'etcd' ? host.isEtcd : host.isControlPlane;
+export function hasRole(host: HostRoles, role: Role): boolean {
+  return role === 'etcd' ? host.isEtcd : role === 'worker' ? host.isWorker === true : host.isControlPlane;
+}
+
+export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: HostRoles): boolean {
+  return hasRole(host, spec.role);
 }

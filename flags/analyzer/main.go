@@ -37,39 +37,38 @@ const (
 	etcdVersion       = "v3.6.8"
 )
 
+// One component to analyze. The list comes from hardwire's component registry (each spec's
+// flagTarget), written as JSON by flags/regenerate.ts and passed with -targets.
 type component struct {
-	Name     string
-	Dir      string   // module directory to load from (relative to the analyzer)
-	Patterns []string // package patterns to load
-	Root     string   // function whose call graph holds the flag registrations: pkgpath.Func
-	Entry    string   // function whose call graph the process runs, for ranking reads (default Root)
-	StdFlag  bool     // registers with the standard library flag package (etcd)
-	AppPkg   string   // package prefix counted as the component's own app code when ranking reads
-}
-
-var components = []component{
-	{Name: "kube-apiserver", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-apiserver"},
-		Root: "k8s.io/kubernetes/cmd/kube-apiserver/app.NewAPIServerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-apiserver/app"},
-	{Name: "kube-controller-manager", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-controller-manager"},
-		Root: "k8s.io/kubernetes/cmd/kube-controller-manager/app.NewControllerManagerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-controller-manager/app"},
-	{Name: "kube-scheduler", Dir: ".", Patterns: []string{"k8s.io/kubernetes/cmd/kube-scheduler"},
-		Root: "k8s.io/kubernetes/cmd/kube-scheduler/app.NewSchedulerCommand", AppPkg: "k8s.io/kubernetes/cmd/kube-scheduler/app"},
-	{Name: "etcd", Dir: "etcd", Patterns: []string{"go.etcd.io/etcd/server/v3/etcdmain"},
-		Root: "go.etcd.io/etcd/server/v3/etcdmain.newConfig", Entry: "go.etcd.io/etcd/server/v3/etcdmain.Main", StdFlag: true, AppPkg: "go.etcd.io/etcd/server/v3/etcdmain"},
+	Name     string   `json:"name"`
+	Dir      string   `json:"dir"`      // module directory to load from (relative to the analyzer)
+	Patterns []string `json:"patterns"` // package patterns to load
+	Root     string   `json:"root"`     // function whose call graph holds the flag registrations: pkgpath.Func
+	Entry    string   `json:"entry"`    // function whose call graph the process runs, for ranking reads (default Root)
+	StdFlag  bool     `json:"stdFlag"`  // registers with the standard library flag package (etcd)
+	AppPkg   string   `json:"appPkg"`   // package prefix counted as the component's own app code when ranking reads
 }
 
 func main() {
 	out := flag.String("out", "", "directory for <component>.json (required)")
 	runtimeFile := flag.String("runtime", "", "JSON from ./cmd/k8sflags (required for Kubernetes components)")
 	etcdRuntimeFile := flag.String("etcd-runtime", "", "JSON from ./etcd/cmd/etcdflags (required for etcd)")
+	nodeRuntimeFile := flag.String("node-runtime", "", "JSON from ./node/cmd/nodeflags (required for kubelet and kube-proxy)")
+	targetsFile := flag.String("targets", "", "JSON list of the components to analyze, from the registry (required)")
 	only := flag.String("component", "", "analyze only this component")
 	flag.Parse()
-	if *out == "" {
-		fmt.Fprintln(os.Stderr, "analyzer: -out is required")
+	if *out == "" || *targetsFile == "" {
+		fmt.Fprintln(os.Stderr, "analyzer: -out and -targets are required")
 		os.Exit(2)
 	}
+	var components []component
+	if b, err := os.ReadFile(*targetsFile); err != nil {
+		fatal(err)
+	} else if err := json.Unmarshal(b, &components); err != nil {
+		fatal(fmt.Errorf("%s: %w", *targetsFile, err))
+	}
 	runtime := runtimeflags.Doc{}
-	for _, f := range []string{*runtimeFile, *etcdRuntimeFile} {
+	for _, f := range []string{*runtimeFile, *etcdRuntimeFile, *nodeRuntimeFile} {
 		if f == "" {
 			continue
 		}
@@ -119,7 +118,7 @@ func main() {
 		for _, c := range cs {
 			rt, ok := runtime[c.Name]
 			if !ok {
-				fatal(fmt.Errorf("no runtime flag list for %s (pass -runtime/-etcd-runtime)", c.Name))
+				fatal(fmt.Errorf("no runtime flag list for %s (pass -runtime/-etcd-runtime/-node-runtime)", c.Name))
 			}
 			start := time.Now()
 			doc, err := analyze(ix, c, rt)

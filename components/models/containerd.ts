@@ -1,0 +1,92 @@
+// containerd, the CRI runtime of a worker, as the workers spike ran it (docs/workers-spike.md on
+// branch workers), with the config at containerd 2.3.3's current version (4) instead of the
+// spike's 3, which containerd migrates at every start with a log line. Its CNI network is
+// rendered here too: containerd's CRI plugin is what reads it. Citations: C =
+// github.com/containerd/containerd/v2@v2.3.3 in the Go module cache. containerd is not in the flag map
+// (it is not Kubernetes), so the reasons and citations here are the model's.
+import { flag, BIN, type ModelContext, type UnitModel } from './types.ts';
+
+export const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
+export const CONTAINERD_CONFIG = '/etc/containerd/config.toml';
+/** Built here from pause.c and imported on each worker, never pulled (issue 22). */
+export const SANDBOX_IMAGE = 'hardwire.local/pause:3.10.2';
+export const CNI_CONF_DIR = '/etc/cni/net.d';
+export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
+
+export function containerdConfig(): string {
+  return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
+# The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
+# at every start with a log line (C cmd/containerd/server/config/config.go:228 serviceMigrate).
+version = 4
+root = "/var/lib/containerd"
+state = "/run/containerd"
+# The gRPC socket is the default, ${CONTAINERD_SOCKET} (C defaults/defaults_linux.go:21); the kubelet's
+# containerRuntimeEndpoint points at it.
+
+[plugins."io.containerd.cri.v1.images"]
+  snapshotter = "overlayfs"
+  [plugins."io.containerd.cri.v1.images".pinned_images]
+    # The Pod sandbox image: the locally built pause, imported on each worker; no Pod pulls from a
+    # registry (C internal/cri/config/config.go:298-307 PinnedImages).
+    sandbox = "${SANDBOX_IMAGE}"
+
+[plugins."io.containerd.cri.v1.runtime"]
+  # The lab machine's own capability bounding set lacks CAP_SYS_RESOURCE, so nothing on it may lower
+  # an oom_score_adj; without this runc fails the sandbox (-998) with "failed to update
+  # /proc/self/oom_score_adj: Permission denied" (workers spike, error 5). Clamps to containerd's own
+  # score instead (C internal/cri/config/config.go:371-374).
+  restrict_oom_score_adj = true
+  [plugins."io.containerd.cri.v1.runtime".containerd]
+    default_runtime_name = "runc"
+    [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc]
+      runtime_type = "io.containerd.runc.v2"
+      [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
+        # wire installs every binary in ${BIN}, which is not on the shim's default lookup (C internal/cri/config/config_unix.go:63).
+        BinaryName = "${BIN}/runc"
+        # cgroupfs, as the kubelet's cgroupDriver: the machine's PID 1 is not systemd (workers spike).
+        SystemdCgroup = false
+  [plugins."io.containerd.cri.v1.runtime".cni]
+    # The CNI plugins (bridge, host-local, loopback, portmap) sit with the other binaries (C internal/cri/config/config.go:163).
+    bin_dirs = ["${BIN}"]
+    conf_dir = "${CNI_CONF_DIR}"
+`;
+}
+
+/** The node's Pod network: a bridge with host-local addresses from this worker's pod CIDR (inventory/pod-cidrs.ts). */
+export function cniConflist({ inv, host }: ModelContext): string {
+  const subnet = host.podCidr?.text;
+  if (!subnet) throw new Error(`${host.name} has no pod CIDR; only workers run containerd`);
+  return `${JSON.stringify({
+    cniVersion: '1.0.0',
+    name: `${inv.cluster.name}-pods`,
+    plugins: [
+      // isGateway: cni0 gets the range's first address and is each Pod's default route. No ipMasq:
+      // Pod traffic to other nodes keeps its Pod address and is routed between the lab hosts.
+      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] } },
+      // hostPort mappings; without a hostPort in the Pod it changes nothing.
+      { type: 'portmap', capabilities: { portMappings: true } },
+    ],
+  }, null, 2)}\n`;
+}
+
+export function containerdModel(ctx: ModelContext): UnitModel {
+  return {
+    component: 'containerd',
+    description: 'containerd container runtime (hardwire)',
+    documentation: 'https://containerd.io/docs/',
+    // containerd reports ready through sd_notify (C cmd/containerd/command/notify_systemd.go:31), as its own containerd.service expects.
+    type: 'notify',
+    binary: `${BIN}/containerd`,
+    files: [
+      { path: CONTAINERD_CONFIG, content: containerdConfig(), mode: 0o644, why: 'containerd\'s config (--config): CRI sandbox image, runc, CNI dirs' },
+      { path: CNI_CONFLIST, content: cniConflist(ctx), mode: 0o644, why: 'the node\'s Pod network, read by containerd\'s CRI plugin' },
+    ],
+    directives: [
+      { key: 'Delegate', value: 'yes', why: 'containerd and runc manage the cgroups below this unit\'s (as containerd\'s own unit)' },
+      { key: 'KillMode', value: 'process', why: 'stopping containerd leaves the Pods\' shims and containers running (as containerd\'s own unit)' },
+    ],
+    flags: [
+      flag('config', CONTAINERD_CONFIG, 'everything else is in the config file, with its reasons'),
+    ],
+  };
+}

@@ -1,0 +1,49 @@
+// kube-proxy of a worker: ClusterIP Services, from a KubeProxyConfiguration. Citations as in
+// config-file.ts (K = k8s.io/kubernetes@v1.36.3, KP = k8s.io/kube-proxy@v0.36.3, the v1alpha1 config
+// types); test/worker-citations.test.ts re-opens them. The flag map cites the unit's flags; the config
+// fields are cited here.
+import { flag, K, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { configYaml, type ConfigField } from './config-file.ts';
+
+export const KUBE_PROXY_CONFIG = '/var/lib/kube-proxy/config.conf';
+export const KUBE_PROXY_KUBECONFIG = `${K}/kube-proxy.conf`;
+
+export function kubeProxyConfig(ctx: ModelContext): string {
+  return configYaml({
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration',
+    comment: `Rendered by hardwire for ${ctx.host.name} (components/models/kube-proxy.ts).`,
+  }, kubeProxyFields(ctx));
+}
+
+/** Every KubeProxyConfiguration field hardwire sets, with its reason and source line. */
+export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
+  return [
+    { key: 'clientConnection', value: { kubeconfig: KUBE_PROXY_KUBECONFIG }, why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes (ClientConnectionConfiguration.Kubeconfig, CB config/v1alpha1/types.go:71)', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 173, holds: 'json:"clientConnection"' } },
+    { key: 'hostnameOverride', value: host.name, why: 'the Node it serves is the kubelet\'s --hostname-override, not the host name the container reports', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 182, holds: 'json:"hostnameOverride"' } },
+    { key: 'clusterCIDR', value: inv.cluster.podCIDR, why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 225, holds: 'json:"clusterCIDR"' } },
+    {
+      key: 'mode', value: 'nftables',
+      why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs has neither nft nor iptables yet: the nftables package must join it',
+      cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 206, holds: 'json:"mode"' },
+    },
+    {
+      key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+      why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111; the fields at KP config/v1alpha1/types.go:104-114), as kind does',
+      cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 239, holds: 'json:"conntrack"' },
+    },
+  ];
+}
+
+export function kubeProxyModel(ctx: ModelContext): UnitModel {
+  return {
+    component: 'kube-proxy',
+    description: 'Kubernetes network proxy (hardwire)',
+    documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/',
+    type: 'simple',
+    binary: `${BIN}/kube-proxy`,
+    files: [{ path: KUBE_PROXY_CONFIG, content: kubeProxyConfig(ctx), mode: 0o644, why: 'the KubeProxyConfiguration (--config), rendered per node' }],
+    flags: [
+      flag('config', KUBE_PROXY_CONFIG, 'every setting is in the config file, with its reason (K cmd/kube-proxy/app/options.go:102)'),
+    ],
+  };
+}
