@@ -7,7 +7,9 @@ say() { printf '==> %s\n' "$*" >&2; }
 
 TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
 # g++, make and python3 build ssh2's native AES-GCM (about 1.6x the throughput of its JavaScript fallback).
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3)
+# libseccomp-dev and pkg-config: runc is built with cgo against libseccomp (`components build workers`);
+# busybox-static: the busybox image of the workers' Pods is built from it.
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

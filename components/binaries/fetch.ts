@@ -36,7 +36,7 @@ export const DEFAULT_URLS: ReleaseUrls = {
   konnectivity: '',
 };
 
-export const URL_ENV: Record<ComponentGroup, string> = {
+export const URL_ENV: Record<keyof ReleaseUrls, string> = {
   kubernetes: 'HARDWIRE_KUBERNETES_RELEASE_URL',
   etcd: 'HARDWIRE_ETCD_RELEASE_URL',
   k0s: 'HARDWIRE_K0S_RELEASE_URL',
@@ -46,7 +46,7 @@ export const URL_ENV: Record<ComponentGroup, string> = {
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
-  const pick = (g: ComponentGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
+  const pick = (g: keyof ReleaseUrls) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
   return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench'), 'k0s-etcd': pick('k0s-etcd'), konnectivity: pick('konnectivity') };
 }
 

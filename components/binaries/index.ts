@@ -9,7 +9,7 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import * as cache from './cache.ts';
 import {
-  COMPONENT_NAMES, DEFAULT_KUBERNETES, VERSION_TABLE, groupOf, versionOf, versionsFor,
+  COMPONENT_NAMES, DEFAULT_KUBERNETES, VERSION_TABLE, WORKER_GROUPS, groupOf, versionOf, versionsFor,
   type ComponentGroup, type ComponentName, type SourceKind, type VersionSet,
 } from './catalog.ts';
 import { currentRecipe, goBuild } from './build.ts';
@@ -215,8 +215,9 @@ async function stage(todo: ComponentName[], set: VersionSet, scratch: string, op
     if (mode !== 'fetch') log.info(`  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`);
     return download();
   }
-  // konnectivity has no release binaries (images only): built from its Go module.
-  if (mode === 'build' || group === 'konnectivity') return viaBuild(todo, set, scratch, log);
+  // konnectivity has no release binaries (images only), and hardwire takes no release downloads for
+  // what a worker runs: built from their Go modules (pause from its C source).
+  if (mode === 'build' || group === 'konnectivity' || WORKER_GROUPS.includes(group)) return viaBuild(todo, set, scratch, log);
   try {
     return await download();
   } catch (err) {
