@@ -8,6 +8,7 @@ import { findContainerInit, isSameProcess, linkExists, procStartTime, run, signa
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import { beforeUp, bridgeOf, configureInner, ensureInnerBridge, innerNspawnArgs, vethsOf } from './inner.ts';
+import { ensureNodeCgroups, joinCgroupsThenExec, workerNspawnArgs } from './worker.ts';
 
 export { linkExists };
 
@@ -67,6 +68,7 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     '--timezone=off',
     '--link-journal=no',
     '--console=read-only',
+    ...(state.workers ? workerNspawnArgs(host) : []),
   ];
   // A veth of a container that was just killed may linger a moment; nspawn cannot reuse the name until it goes.
   for (const veth of vethsOf(host)) {
@@ -78,8 +80,10 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   const hostDir = dirname(host.upper);
   for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
   const out = openSync(consoleLog(host), 'w', 0o644);
+  // A worker boots inside its own cgroups: a shell joins them and execs nspawn (lab/worker.ts).
+  const cmd = state.workers ? joinCgroupsThenExec(ensureNodeCgroups(host), args) : { file: 'systemd-nspawn', args };
   // detached: setsid, so the host outlives the command that started it.
-  const child = spawn('systemd-nspawn', args, { detached: true, stdio: ['ignore', out, out] });
+  const child = spawn(cmd.file, cmd.args, { detached: true, stdio: ['ignore', out, out] });
   closeSync(out);
   const spawned = await new Promise<number>((resolve, reject) => {
     child.once('spawn', () => resolve(child.pid!));
