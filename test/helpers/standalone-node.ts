@@ -26,7 +26,7 @@ export async function buildNodeInputs(dir: string): Promise<{ bins: Map<string, 
   const busybox = join(dir, 'busybox.tar');
   await run(ib, ['-ref', PAUSE_IMAGE, '-out', pause, '-entrypoint', '/pause', '-user', '65535:65535', '-add', `/pause=${bins.get('pause')!}`], { step: 'image pause' });
   await run(ib, ['-ref', BUSYBOX_IMAGE, '-out', busybox, '-cmd', 'sh', '-add', `/bin/busybox=${BUSYBOX}`,
-    ...['sh', 'sleep', 'cat', 'echo', 'ls'].flatMap((c) => ['-link', `/bin/${c}=busybox`])], { step: 'image busybox' });
+    ...['sh', 'sleep', 'cat', 'echo', 'ls', 'ip', 'ping'].flatMap((c) => ['-link', `/bin/${c}=busybox`])], { step: 'image busybox' });
   return { bins, images: [pause, busybox] };
 }
 
@@ -57,14 +57,17 @@ state = "/run/containerd"
     conf_dir = "/etc/cni/net.d"
 `;
 
-export const CNI_CONFLIST = JSON.stringify({
-  cniVersion: '1.0.0',
-  name: 'hardwire',
-  plugins: [
-    { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet: '10.244.1.0/24' }]], routes: [{ dst: '0.0.0.0/0' }] } },
-    { type: 'portmap', capabilities: { portMappings: true } },
-  ],
-}, null, 2);
+/** The bridge on the node's own pod CIDR; isGateway makes cni0 the Pods' gateway (and turns on forwarding). */
+export function cniConflist(podCidr: string): string {
+  return JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'hardwire',
+    plugins: [
+      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet: podCidr }]], routes: [{ dst: '0.0.0.0/0' }] } },
+      { type: 'portmap', capabilities: { portMappings: true } },
+    ],
+  }, null, 2);
+}
 
 export function kubeletConfig(nodeIp: string): string {
   return `apiVersion: kubelet.config.k8s.io/v1beta1
@@ -128,7 +131,7 @@ spec:
 `;
 
 /** Pushes binaries, images, configs and units in one batch; starts containerd, imports the images, starts the kubelet. */
-export async function startStandaloneNode(s: Session, nodeIp: string, inputs: { bins: Map<string, string>; images: string[] }): Promise<void> {
+export async function startStandaloneNode(s: Session, nodeIp: string, podCidr: string, inputs: { bins: Map<string, string>; images: string[] }): Promise<void> {
   const file = (path: string, local: string, mode = 0o755): BatchFile => ({ path, mode, data: { file: local, size: statSync(local).size } });
   const text = (path: string, t: string, mode = 0o644): BatchFile => ({ path, mode, data: Buffer.from(t) });
   await s.writeFilesAtomic([
@@ -136,7 +139,7 @@ export async function startStandaloneNode(s: Session, nodeIp: string, inputs: { 
     ...CNI.map((b) => file(`/opt/cni/bin/${b}`, inputs.bins.get(b)!)),
     ...inputs.images.map((i) => file(`/var/lib/hardwire/images/${i.split('/').at(-1)!}`, i, 0o644)),
     text('/etc/containerd/config.toml', CONTAINERD_CONFIG),
-    text('/etc/cni/net.d/10-hardwire.conflist', CNI_CONFLIST),
+    text('/etc/cni/net.d/10-hardwire.conflist', cniConflist(podCidr)),
     text('/etc/kubernetes/kubelet-config.yaml', kubeletConfig(nodeIp)),
     text('/etc/kubernetes/manifests/bb.yaml', BUSYBOX_POD),
     text('/etc/systemd/system/containerd.service', CONTAINERD_UNIT),
