@@ -10,6 +10,7 @@ import { waitFor } from '../lib/retry.ts';
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import { beforeUp, bridgeOf, configureInner, ensureInnerBridge, innerNspawnArgs, vethsOf } from './inner.ts';
+import { ensureNodeCgroups, joinCgroupsThenExec, workerNspawnArgs } from './worker.ts';
 
 export { linkExists };
 
@@ -69,6 +70,7 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     '--timezone=off',
     '--link-journal=no',
     '--console=read-only',
+    ...(state.workers ? workerNspawnArgs(host) : []),
   ];
   // A veth of a container that was just killed may linger a moment; nspawn cannot reuse the name until it goes.
   for (const veth of vethsOf(host)) {
@@ -79,8 +81,10 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
   const hostDir = dirname(host.upper);
   for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
+  // A worker boots inside its own cgroups: a shell joins them and execs nspawn (lab/worker.ts).
+  const cmd = state.workers ? joinCgroupsThenExec(ensureNodeCgroups(host), args) : { file: 'systemd-nspawn', args };
   // detached: setsid, so the host outlives the command that started it.
-  const spawned = await spawnDetached('systemd-nspawn', args, { step: 'lab-boot', host: host.name, output: consoleLog(host), hint: 'install it with: apt-get install -y systemd-container' });
+  const spawned = await spawnDetached(cmd.file, cmd.args, { step: 'lab-boot', host: host.name, output: consoleLog(host), hint: 'install it with: apt-get install -y systemd-container' });
   host.pid = spawned;
   host.startTime = procStartTime(spawned) ?? null;
   host.initPid = null;

@@ -8,6 +8,7 @@ import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './conta
 import { withLock } from '../lib/lock.ts';
 import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
 import { removeInner } from './inner.ts';
+import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
 import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
@@ -29,6 +30,8 @@ export interface LabUpOptions extends LabOptions {
   hosts?: number;
   /** How many of the last hosts sit on the inner network behind node1 (lab/inner.ts); defaults to the existing lab's, else 0. */
   inner?: number;
+  /** Hosts that can run containerd, runc and a kubelet (lab/worker.ts); defaults to the existing lab's, else false. */
+  workers?: boolean;
 }
 
 export interface LabHostInfo {
@@ -154,12 +157,16 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   if (hadInner !== undefined && hadInner !== inner) {
     throw new InputError('--inner', `lab "${name}" already has ${hadInner} inner host(s); run "hardwire lab down --name ${name}" first to change that`);
   }
+  if (existing && opts.workers !== undefined && (existing.workers ?? false) !== opts.workers) {
+    throw new InputError('--workers', `lab "${name}" was made ${existing.workers ? 'with' : 'without'} --workers; run "hardwire lab down --name ${name}" first to change that`);
+  }
   if (!existing) await checkRoutes(name, count, inner, opts.stateDir);
   const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
   if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
     throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
   }
   const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
+  if (!existing && opts.workers) state.workers = true;
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);
@@ -169,6 +176,7 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   for (const h of down) {
     await stopHost(h); // reaps a container whose nspawn died, so the upper dir is free to edit
     prepareUpper(state, h, pub);
+    if (state.workers) prepareWorkerUpper(h);
   }
   writeKnownHosts(files, state);
   writeLabInventory(files, state);
@@ -201,6 +209,8 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
       log.step(`stopping ${state.hosts.length} host(s) of lab "${name}"`);
       await Promise.all(state.hosts.map((h) => stopHost(h)));
       writeState(files, state);
+      // A worker's cgroups on this machine, its Pods' included: empty once it is powered off.
+      if (state.workers) for (const h of state.hosts) await removeNodeCgroups(h);
       for (const h of state.hosts) {
         if (await linkExists(h.veth)) await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
       }

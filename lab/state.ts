@@ -35,6 +35,8 @@ export interface LabState {
   hosts: LabHostState[];
   /** The inner network, when the lab has one (lab/inner.ts). */
   inner?: { subnet: string; bridge: string; prefix: number; bastion: string };
+  /** `lab up --workers`: every host can run containerd, runc and a kubelet (lab/worker.ts). */
+  workers?: boolean;
 }
 
 export interface LabFiles {

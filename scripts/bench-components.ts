@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { $ } from 'zx';
 import { stderrLogger } from '../lib/log.ts';
-import { goBuildCache, goModCache } from '../components/binaries/build.ts';
+import { goBuildCache, goModCache } from '../components/binaries/go-env.ts';
 import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES } from '../components/binaries/catalog.ts';
 import { type BinaryName } from '../components/registry/index.ts';
 import { ensureAll } from '../components/binaries/index.ts';

@@ -7,7 +7,9 @@ say() { printf '==> %s\n' "$*" >&2; }
 
 TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
 # g++, make and python3 build ssh2's native AES-GCM (about 1.6x the throughput of its JavaScript fallback).
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3)
+# libseccomp-dev and pkg-config: runc is built with cgo against libseccomp (`components build workers`);
+# busybox-static: the busybox image of the workers' Pods is built from it.
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -58,4 +60,10 @@ node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not buil
 # About 8 minutes the first time, so only for the scripts that need it.
 case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
+esac
+# What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
+# image builder), from the Go module proxy and pause.c: the worker tests load and run them. About 8
+# minutes the first time on 2 cores; wire does not start workers yet, so only for the tests.
+case "${1:-}" in
+  test) node cli/hardwire.ts components build workers >&2 ;;
 esac

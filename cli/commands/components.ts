@@ -26,10 +26,16 @@ in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
                      the repo, else the release download. kube-bench's cfg/ is cached beside it.
                      k0s-etcd (3.6.14) and konnectivity-server (0.36.0) are what k0s pins; the
                      latter has no release binaries, so it is always built.
+                     What a worker runs is always built, never downloaded: kubelet and kube-proxy
+                     (components/go/kubernetes-node), containerd + containerd-shim-runc-v2 + ctr
+                     2.3.3 and runc 1.4.3 (k0s's pins; runc with cgo and libseccomp-dev), the CNI
+                     plugins bridge, host-local, loopback, portmap (v1.9.1), coredns (v1.14.2),
+                     pause (3.10.2, cc -static from the Kubernetes module's build/pause/linux/pause.c)
+                     and imagebuild (hardwire's image writer on go-containerregistry).
   fetch [names...]   download the official release binaries and check their sha256
   list               the cached binaries: name, version, path, sha256, source
 
-Names default to all; "kubernetes" means the five Kubernetes binaries.
+Names default to all; "kubernetes" means the five Kubernetes binaries, "workers" all of a worker's.
 
 options (build and fetch):
   --from DIR                 use binaries from DIR instead (checked and copied into the cache)

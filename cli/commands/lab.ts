@@ -30,6 +30,10 @@ options:
   --inner N      for up: the last N hosts sit on an inner network (10.213.255.0/24) that this machine
                  cannot reach, behind node1 as bastion; their inventory entries get
                  ssh.proxyJump: root@<node1's address> and the etcd role only (default 0)
+  --workers      for up: every host can run containerd, runc and a kubelet: its own cgroups on this
+                 machine, all capabilities, runc's keyring syscalls, containerd's and the kubelet's
+                 state on this machine's disk, and hardwire-node-prepare.service inside
+                 (docs/workers-spike.md); down removes the cgroups
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -55,8 +59,12 @@ export function declare(root: Cli): Cli {
   lab.command('up')
     .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
     .option('--inner <n>', 'how many of the last hosts sit on the inner network, behind node1', wholeNumber('--inner'))
-    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number }>) => {
-      const counts = { ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}) };
+    .option('--workers', 'hosts that can run containerd, runc and a kubelet')
+    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number; workers?: boolean }>) => {
+      const counts = {
+        ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}),
+        ...(opts.workers ? { workers: true } : {}),
+      };
       const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
       if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, jump }) => ({ name, address, ssh, ...(jump ? { proxyJump: `root@${jump}` } : {}) })) });
       else process.stdout.write(`${info.inventory}\n`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { StepError } from '../../lib/errors.ts';
 import { ensureBinary } from '../../components/binaries/index.ts';
-import { goModCache } from '../../components/binaries/build.ts';
+import { goModCache } from '../../components/binaries/go-env.ts';
 import { certFacts } from '../x509.ts';
 import { KUBEADM_TOKENS, kubeconfigCert, roleOf } from '../normalize.ts';
 import { labDir } from '../../lab/plan.ts';

@@ -3,7 +3,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -12,26 +11,8 @@ import { GO_PACKAGES, groupOf, type VersionSet } from './catalog.ts';
 import { type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { run } from '../../lib/proc.ts';
 import { sourceRecipe, sourceTree, unpackedTree, type ResolvedSource } from './sources.ts';
-
-export function goModCache(): string {
-  return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
-}
-
-export function goBuildCache(): string {
-  return join(homedir(), '.cache', 'go-build');
-}
-
-/** Environment for every go invocation. */
-export function goEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    GOMODCACHE: goModCache(),
-    GOCACHE: goBuildCache(),
-    GOWORK: 'off',
-    GOFLAGS: '-buildvcs=false',
-    ...extra,
-  };
-}
+import { ccBuildPause, pauseRecipe, planPause } from './cc.ts';
+import { goEnv } from './go-env.ts';
 
 function go(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; step: string; onLine?: (l: string) => void }) {
   return run('go', args, {
@@ -92,6 +73,47 @@ async function requireInGoMod(moduleDir: string, modulePath: string, version: st
   }
 }
 
+/** How a group with a committed module under components/go/<group> is built, besides its module. */
+interface ModuleRecipe {
+  /** Modules its go.mod must require at the group's version, so a stale go.mod is refused before a long build. */
+  modules: string[];
+  tags?: string[];
+  cgo?: boolean;
+  ldflags?: (versions: VersionSet) => string[];
+}
+
+const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
+  // etcd's version is a constant in go.etcd.io/etcd/api/v3/version; GitSHA is the only ldflag its
+  // build script sets, and the release commit is not known here, so it keeps its default.
+  etcd: { modules: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3', 'go.etcd.io/etcd/etcdutl/v3'] },
+  'k0s-etcd': { modules: ['go.etcd.io/etcd/server/v3'] },
+  konnectivity: { modules: ['sigs.k8s.io/apiserver-network-proxy'] },
+  // kubelet and kube-proxy: as the control plane's binaries, from a module of their own.
+  'kubernetes-node': { modules: ['k8s.io/kubernetes'], tags: ['providerless'], ldflags: (v) => k8sLdflags(v['kubernetes-node']) },
+  // containerd's Makefile stamps version.Version and version.Revision. Without cgo: the shim is
+  // built that way upstream (containerd_build_shim_go_cgo_enabled = 0 in k0s), and the daemon
+  // loses only the btrfs snapshotter, which needs cgo.
+  containerd: {
+    modules: ['github.com/containerd/containerd/v2'],
+    ldflags: (v) => ['-s', '-w', '-X', `github.com/containerd/containerd/v2/version.Version=${v.containerd}`, '-X', `github.com/containerd/containerd/v2/version.Revision=${v.containerdRevision}`],
+  },
+  // As k0s builds it (runc_build_go_tags "seccomp", -extldflags=-static), with runc's own static
+  // tags (netgo, osusergo): cgo against libseccomp.a (apt: libseccomp-dev, pkg-config).
+  runc: {
+    modules: ['github.com/opencontainers/runc'], tags: ['seccomp', 'netgo', 'osusergo'], cgo: true,
+    ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.runc.replace(/^v/, '')}`, '-extldflags=-static'],
+  },
+  // The plugins' build_linux.sh stamps buildversion.BuildVersion.
+  'cni-plugins': {
+    modules: ['github.com/containernetworking/plugins'],
+    ldflags: (v) => ['-s', '-w', '-X', `github.com/containernetworking/plugins/pkg/utils/buildversion.BuildVersion=${v['cni-plugins']}`],
+  },
+  // CoreDNS's version is a constant (coremain/version.go); its Makefile sets only GitCommit.
+  coredns: { modules: ['github.com/coredns/coredns'] },
+  // hardwire's own main package (components/go/imagebuild/main.go) on go-containerregistry.
+  imagebuild: { modules: ['github.com/google/go-containerregistry'] },
+};
+
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
   if (group === 'kubernetes') {
     const moduleDir = join(repoRoot, 'components', 'go', 'kubernetes');
@@ -101,21 +123,14 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
       inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
     };
   }
-  // Groups with a committed module under components/go/<group> (etcd, and what k0s pins beside it).
-  const modules: Partial<Record<BinaryGroup, string[]>> = {
-    etcd: ['go.etcd.io/etcd/server/v3', 'go.etcd.io/etcd/etcdctl/v3', 'go.etcd.io/etcd/etcdutl/v3'],
-    'k0s-etcd': ['go.etcd.io/etcd/server/v3'],
-    konnectivity: ['sigs.k8s.io/apiserver-network-proxy'],
-  };
-  const required = modules[group];
-  if (!required) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
+  // Groups with a committed module under components/go/<group>.
+  const recipe = MODULE_RECIPES[group];
+  if (!recipe) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
   const moduleDir = join(repoRoot, 'components', 'go', group);
-  for (const m of required) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
-  // etcd's version is a constant in go.etcd.io/etcd/api/v3/version; GitSHA is the only ldflag its
-  // build script sets, and the release commit is not known here, so it keeps its default.
+  for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
   return {
-    group, version: versions[group], moduleDir, tags: [], ldflags: ['-s', '-w'], cgo: false,
-    inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
+    group, version: versions[group], moduleDir, tags: recipe.tags ?? [], ldflags: recipe.ldflags?.(versions) ?? ['-s', '-w'], cgo: recipe.cgo ?? false,
+    inputs: ['go.mod', 'go.sum', group === 'imagebuild' ? 'main.go' : 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
   };
 }
 
@@ -157,6 +172,15 @@ export interface BuildResult {
  */
 export async function goBuild(names: BinaryName[], versions: VersionSet, outDir: string, log: Logger, progressMs = 30_000, source?: ResolvedSource): Promise<BuildResult> {
   const group = groupOf(names[0]!);
+  if (group === 'pause') {
+    const started = Date.now();
+    const p = await planPause(versions);
+    log.step(`cc pause ${p.version} (${p.source})`);
+    const file = await ccBuildPause(p, outDir);
+    const seconds = (Date.now() - started) / 1000;
+    log.info(`  built pause ${p.version} in ${fmtElapsed(seconds * 1000)}`);
+    return { files: new Map([['pause' as BinaryName, file]]), recipe: await pauseRecipe(p), moduleDir: p.moduleDir, seconds };
+  }
   const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
   const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
@@ -193,6 +217,7 @@ export async function goBuild(names: BinaryName[], versions: VersionSet, outDir:
 
 /** The recipe a fresh build would have now, to tell whether a cached build is stale. */
 export async function currentRecipe(group: BinaryGroup, versions: VersionSet, source?: ResolvedSource): Promise<string | undefined> {
+  if (group === 'pause') return pauseRecipe(await planPause(versions));
   if (sourceRecipe(group)) {
     // The recipe reads the tree (k0s's Makefile variables): an archive not unpacked yet cannot tell.
     const tree = source ? unpackedTree(source) : undefined;

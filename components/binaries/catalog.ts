@@ -9,6 +9,9 @@ const inGroup = (g: BinaryGroup) => BINARY_NAMES.filter((n) => BINARIES[n].group
 export const KUBERNETES_NAMES = inGroup('kubernetes');
 export const ETCD_NAMES = inGroup('etcd');
 export const K0S_NAMES = inGroup('k0s');
+/** What a worker runs (issue 22); `components build workers` builds them all. */
+export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild'];
+export const WORKER_NAMES = BINARY_NAMES.filter((n) => WORKER_GROUPS.includes(BINARIES[n].group));
 export type SourceKind = 'local' | 'fetch' | 'build';
 
 export interface VersionSet {
@@ -24,6 +27,21 @@ export interface VersionSet {
   /** etcd and konnectivity as that k0s release pins them (embedded-bins/Makefile.variables). */
   'k0s-etcd': string;
   konnectivity: string;
+  /** kubelet and kube-proxy: the same Kubernetes release, from a module of their own (components/go/kubernetes-node). */
+  'kubernetes-node': string;
+  /** containerd and runc as that k0s release pins them (containerd_version_and_rev, runc_version). */
+  containerd: string;
+  /** The containerd commit of that tag (containerd_version_and_rev after the "@"), stamped as its Revision. */
+  containerdRevision: string;
+  runc: string;
+  /** k0s names no CNI plugins release in embedded-bins; its go.mod requires this one. */
+  'cni-plugins': string;
+  /** kubeadm's CoreDNSVersion (cmd/kubeadm/app/constants/constants.go). */
+  coredns: string;
+  /** kubeadm's PauseVersion; the image is built from build/pause/linux/pause.c of the same module. */
+  pause: string;
+  /** go-containerregistry, under hardwire's image writer (components/go/imagebuild). */
+  imagebuild: string;
 }
 
 /**
@@ -31,7 +49,8 @@ export interface VersionSet {
  * kubeadm's cmd/kubeadm/app/constants/constants.go (DefaultEtcdVersion), k0s from its releases.
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
-  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0' },
+  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
+    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1' },
 ];
 
 export const DEFAULT_KUBERNETES = PINNED_KUBERNETES;
@@ -50,7 +69,8 @@ export function parseNames(args: string[], field = 'names'): BinaryName[] {
   const out: BinaryName[] = [];
   for (const a of args) {
     if (a === 'kubernetes') { out.push(...KUBERNETES_NAMES); continue; }
-    if (!isBinaryName(a)) throw new InputError(field, `unknown component "${a}"; valid names are ${BINARY_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries)`);
+    if (a === 'workers') { out.push(...WORKER_NAMES); continue; }
+    if (!isBinaryName(a)) throw new InputError(field, `unknown component "${a}"; valid names are ${BINARY_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries, "workers" for what a worker runs)`);
     out.push(a);
   }
   return [...new Set(out)];

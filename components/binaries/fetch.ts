@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import { goArch, groupOf, type VersionSet } from './catalog.ts';
-import { type BinaryGroup, type BinaryName } from '../registry/index.ts';
+import { type BinaryName } from '../registry/index.ts';
 import { run } from '../../lib/proc.ts';
 
 export interface ReleaseUrls {
@@ -37,7 +37,7 @@ export const DEFAULT_URLS: ReleaseUrls = {
   konnectivity: '',
 };
 
-export const URL_ENV: Record<BinaryGroup, string> = {
+export const URL_ENV: Record<keyof ReleaseUrls, string> = {
   kubernetes: 'HARDWIRE_KUBERNETES_RELEASE_URL',
   etcd: 'HARDWIRE_ETCD_RELEASE_URL',
   k0s: 'HARDWIRE_K0S_RELEASE_URL',
@@ -47,7 +47,7 @@ export const URL_ENV: Record<BinaryGroup, string> = {
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
-  const pick = (g: BinaryGroup) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
+  const pick = (g: keyof ReleaseUrls) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
   return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench'), 'k0s-etcd': pick('k0s-etcd'), konnectivity: pick('konnectivity') };
 }
 

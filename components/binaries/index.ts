@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import * as cache from './cache.ts';
-import { DEFAULT_KUBERNETES, VERSION_TABLE, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
+import { DEFAULT_KUBERNETES, VERSION_TABLE, WORKER_GROUPS, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
 import { BINARY_NAMES, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
@@ -212,8 +212,9 @@ async function stage(todo: BinaryName[], set: VersionSet, scratch: string, opts:
     if (mode !== 'fetch') log.info(`  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`);
     return download();
   }
-  // konnectivity has no release binaries (images only): built from its Go module.
-  if (mode === 'build' || group === 'konnectivity') return viaBuild(todo, set, scratch, log);
+  // konnectivity has no release binaries (images only), and hardwire takes no release downloads for
+  // what a worker runs: built from their Go modules (pause from its C source).
+  if (mode === 'build' || group === 'konnectivity' || WORKER_GROUPS.includes(group)) return viaBuild(todo, set, scratch, log);
   try {
     return await download();
   } catch (err) {

@@ -1,6 +1,7 @@
 // Binary specs: how each is built and how it proves its version. A component's own binaries are
 // declared in its spec; tools hardwire builds but does not run as a unit are declared here.
 import type { BinarySpec } from './types.ts';
+import { WORKER_BINARIES } from './worker-binaries.ts';
 
 export const kubeVersion: BinarySpec['probe'] = { args: ['--version'], expect: (v) => `Kubernetes ${v}` };
 
@@ -29,4 +30,5 @@ export const TOOLS = {
     group: 'kube-bench', goPackage: '.', probe: { args: ['version'], expect: (v) => v.replace(/^v/, '') },
     why: '`hardwire cis`: the CIS benchmark, run on each control-plane host', assets: ['cfg'],
   },
+  ...WORKER_BINARIES,
 } as const satisfies Record<string, BinarySpec>;
