@@ -12,6 +12,24 @@ import { dataDir, defaultFlagVersion } from './map.ts';
 /** The versions flags/analyzer/go.mod (and ./etcd/go.mod) pin. */
 export const analyzerVersions = { kubernetes: 'v1.36.3', etcd: 'v3.6.8' } as const;
 
+interface AnalyzerPin {
+  /** etcd paired with this Kubernetes version: kubeadm's DefaultEtcdVersion at that tag. */
+  etcd: string;
+  /** Module files (flags/analyzer/<modfile>, flags/analyzer/etcd/<etcdModfile>); undefined: go.mod. */
+  modfile?: string;
+  etcdModfile?: string;
+}
+
+/**
+ * Each Kubernetes version the analyzer can build a map for: the same analyzer source, another
+ * build list (go build -modfile). v1.37.2's etcd 3.7.0 is kubeadm's pin at that tag
+ * (k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330, DefaultEtcdVersion = "3.7.0-0").
+ */
+export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
+  [analyzerVersions.kubernetes]: { etcd: analyzerVersions.etcd },
+  'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod' },
+};
+
 export function goBinary(): string {
   if (process.env.GO) return process.env.GO;
   for (const p of ['/usr/local/go/bin/go']) if (existsSync(p)) return p;
@@ -41,9 +59,12 @@ export interface RegenerateResult {
  */
 export function regenerate(opts: { version?: string; outDir?: string; log: Logger }): RegenerateResult {
   const version = opts.version ?? defaultFlagVersion;
-  if (version !== analyzerVersions.kubernetes) {
-    throw new InputError('version', `the analyzer is pinned to Kubernetes ${analyzerVersions.kubernetes} (flags/analyzer/go.mod); cannot regenerate ${version}`);
+  const pin = analyzerPins[version];
+  if (!pin) {
+    throw new InputError('version', `the analyzer has module files for Kubernetes ${Object.keys(analyzerPins).join(', ')} (flags/regenerate.ts analyzerPins); cannot regenerate ${version}`);
   }
+  const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
+  const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
   const started = Date.now();
   const analyzerDir = join(repoRoot, 'flags', 'analyzer');
   const outDir = opts.outDir ?? dataDir(version);
@@ -52,14 +73,15 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
   try {
     // The flag set each command really has (pflag's own type/default/help/deprecated/hidden).
     const go = goBinary();
-    step('build k8sflags', go, ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
+    step('build k8sflags', go, ['build', ...mod, '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
     step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
-    step('build etcdflags', go, ['build', '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
+    step('build etcdflags', go, ['build', ...etcdMod, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
     step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
-    step('build analyzer', go, ['build', '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
+    step('build analyzer', go, ['build', ...mod, '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
     // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
     opts.log.step('analyze (go/packages, full type information)');
-    runSync(join(work, 'analyzer'), ['-out', outDir, '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json')], {
+    const pins = ['-kubernetes-version', version, '-etcd-version', pin.etcd, ...(pin.modfile ? ['-modfile', pin.modfile] : []), ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : [])];
+    runSync(join(work, 'analyzer'), ['-out', outDir, '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), ...pins], {
       step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
     });
   } finally {
