@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bestCitation, dataDir, explain, findFlag, flagComponents, loadFlagMap, type FlagEntry, type Site } from '../flags/map.ts';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, type FlagEntry, type Site } from '../flags/map.ts';
 import { verifyFlagMaps } from '../flags/verify.ts';
 import { regenerate } from '../flags/regenerate.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -170,10 +170,11 @@ describe('flag map (committed data, v1.36.3)', () => {
   });
 });
 
-describe('flags verify (every citation against the module source)', () => {
+// Every committed version (v1.36.3, and v1.37.2 for the upgrade plan) is held to the same checks.
+describe.each(flagVersions())('flags verify %s (every citation against the module source)', (version) => {
   it('verifies all citations with 0 failures, and each cited line, re-opened here, is the one the map quotes', () => {
     // The tool's verifier also fetches any module missing from the cache; its verdict alone proves nothing.
-    const res = verifyFlagMaps();
+    const res = verifyFlagMaps({ version });
     expect(res.failures).toEqual([]);
     // Re-open every cited file:line in the module cache independently of flags/verify.ts, straight from the JSON.
     const modcache = process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -198,7 +199,7 @@ describe('flags verify (every citation against the module source)', () => {
     };
     let citations = 0;
     for (const c of flagComponents) {
-      const map = JSON.parse(readFileSync(join(dataDir('v1.36.3'), `${c}.json`), 'utf8')) as { flags: FlagEntry[] };
+      const map = JSON.parse(readFileSync(join(dataDir(version), `${c}.json`), 'utf8')) as { flags: FlagEntry[] };
       for (const f of map.flags) {
         for (const r of [f.registeredAt, ...(f.alsoRegisteredAt ?? [])]) {
           if (!r) continue;
