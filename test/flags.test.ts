@@ -170,6 +170,18 @@ describe('flag map (committed data, v1.36.3)', () => {
   });
 });
 
+describe('flag map (committed data, v1.37.2: the upgrade target)', () => {
+  it('has all four components at v1.37.2, etcd at kubeadm v1.37\'s 3.7.0', () => {
+    for (const c of flagComponents) {
+      const m = loadFlagMap(c, 'v1.37.2');
+      expect(m.kubernetesVersion).toBe('v1.37.2');
+      expect(m.componentVersion).toBe(c === 'etcd' ? 'v3.7.0' : 'v1.37.2');
+      expect(m.flags.length).toBeGreaterThan(50);
+      expect(m.flags.filter((f) => f.registeredAt).every((f) => f.registeredAt!.version === (c === 'etcd' || !f.registeredAt!.module.startsWith('k8s.io/') ? f.registeredAt!.version : f.registeredAt!.module === 'k8s.io/kubernetes' ? 'v1.37.2' : 'v0.37.2'))).toBe(true);
+    }
+  });
+});
+
 // Every committed version (v1.36.3, and v1.37.2 for the upgrade plan) is held to the same checks.
 describe.each(flagVersions())('flags verify %s (every citation against the module source)', (version) => {
   it('verifies all citations with 0 failures, and each cited line, re-opened here, is the one the map quotes', () => {
