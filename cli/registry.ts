@@ -18,6 +18,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   compare: () => import('./commands/compare.ts'),
   cis: () => import('./commands/cis.ts'),
   flags: () => import('./commands/flags.ts'),
+  upgrade: () => import('./commands/upgrade.ts'),
 };
 
 /** Declares one command on root, loading only its own module; undefined for an unknown name. */

@@ -109,6 +109,15 @@ export function flagVersions(): string[] {
   return existsSync(dir) ? readdirSync(dir).filter((d) => /^v\d+\.\d+\.\d+$/.test(d)).sort() : [];
 }
 
+/**
+ * The components with a map at `version`. At the pinned version that is every flag target of the
+ * registry (flags.test checks it); an upgrade target may cover fewer (v1.37.2: the control plane,
+ * not yet the kubelet and kube-proxy, whose analyzer module pins v1.36.3 only).
+ */
+export function mappedComponents(version: string = defaultFlagVersion): FlagComponent[] {
+  return flagComponents.filter((c) => existsSync(join(dataDir(version), `${c}.json`)));
+}
+
 export function isFlagComponent(c: string): c is FlagComponent {
   return (flagComponents as readonly string[]).includes(c);
 }

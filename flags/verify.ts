@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSync } from '../lib/proc.ts';
 import { repoRoot } from '../lib/paths.ts';
-import { flagComponents, loadFlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
+import { mappedComponents, loadFlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
 import { goBinary, goEnv } from './regenerate.ts';
 
 export interface CitationFailure {
@@ -98,7 +98,7 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
     });
   };
 
-  for (const component of opts.components ?? flagComponents) {
+  for (const component of opts.components ?? mappedComponents(version)) {
     const map = loadFlagMap(component, version);
     for (const f of map.flags) {
       if (f.registeredAt) checkRegistration(component, f.name, f.registeredAt);

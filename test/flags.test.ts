@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bestCitation, dataDir, explain, findFlag, flagComponents, loadFlagMap, type FlagEntry, type Site } from '../flags/map.ts';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry, type Site } from '../flags/map.ts';
 import { verifyFlagMaps } from '../flags/verify.ts';
 import { regenerate } from '../flags/regenerate.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -170,10 +170,24 @@ describe('flag map (committed data, v1.36.3)', () => {
   });
 });
 
-describe('flags verify (every citation against the module source)', () => {
+describe('flag map (committed data, v1.37.2: the upgrade target)', () => {
+  it('has the four control-plane components at v1.37.2, etcd at kubeadm v1.37\'s 3.7.0', () => {
+    expect(mappedComponents('v1.37.2')).toEqual(expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']));
+    for (const c of mappedComponents('v1.37.2')) {
+      const m = loadFlagMap(c, 'v1.37.2');
+      expect(m.kubernetesVersion).toBe('v1.37.2');
+      expect(m.componentVersion).toBe(c === 'etcd' ? 'v3.7.0' : 'v1.37.2');
+      expect(m.flags.length).toBeGreaterThan(50);
+      expect(m.flags.filter((f) => f.registeredAt).every((f) => f.registeredAt!.version === (c === 'etcd' || !f.registeredAt!.module.startsWith('k8s.io/') ? f.registeredAt!.version : f.registeredAt!.module === 'k8s.io/kubernetes' ? 'v1.37.2' : 'v0.37.2'))).toBe(true);
+    }
+  });
+});
+
+// Every committed version (v1.36.3, and v1.37.2 for the upgrade plan) is held to the same checks.
+describe.each(flagVersions())('flags verify %s (every citation against the module source)', (version) => {
   it('verifies all citations with 0 failures, and each cited line, re-opened here, is the one the map quotes', () => {
     // The tool's verifier also fetches any module missing from the cache; its verdict alone proves nothing.
-    const res = verifyFlagMaps();
+    const res = verifyFlagMaps({ version });
     expect(res.failures).toEqual([]);
     // Re-open every cited file:line in the module cache independently of flags/verify.ts, straight from the JSON.
     const modcache = process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -197,8 +211,8 @@ describe('flags verify (every citation against the module source)', () => {
       return line;
     };
     let citations = 0;
-    for (const c of flagComponents) {
-      const map = JSON.parse(readFileSync(join(dataDir('v1.36.3'), `${c}.json`), 'utf8')) as { flags: FlagEntry[] };
+    for (const c of mappedComponents(version)) {
+      const map = JSON.parse(readFileSync(join(dataDir(version), `${c}.json`), 'utf8')) as { flags: FlagEntry[] };
       for (const f of map.flags) {
         for (const r of [f.registeredAt, ...(f.alsoRegisteredAt ?? [])]) {
           if (!r) continue;

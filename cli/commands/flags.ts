@@ -4,7 +4,7 @@ import { options } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
-  bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, loadFlagMap, normalizeFlagName, siteRef,
+  bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef,
 } from '../../flags/map.ts';
 
 const help = `
@@ -92,7 +92,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
 
   if (!component) {
     if (opts.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
-    const maps = flagComponents.map((c) => loadFlagMap(c, version));
+    const maps = mappedComponents(version).map((c) => loadFlagMap(c, version));
     if (opts.json) {
       printJson({ kubernetesVersion: version, components: maps.map((m) => ({ component: m.component, componentVersion: m.componentVersion, coverage: m.coverage, gaps: m.gaps })) });
       return 0;

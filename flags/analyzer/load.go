@@ -29,13 +29,17 @@ func load(dir string, patterns []string) (*program, error) {
 		return nil, fmt.Errorf("set GOMODCACHE (hardwire uses $HOME/.cache/hardwire/gomod)")
 	}
 	fset := token.NewFileSet()
+	buildFlags := []string{"-tags=providerless"}
+	if mf := modfiles[dir]; mf != "" {
+		buildFlags = append(buildFlags, "-modfile="+mf)
+	}
 	cfg := &packages.Config{
 		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes |
 			packages.NeedTypesInfo | packages.NeedImports | packages.NeedDeps | packages.NeedModule,
 		Dir:        dir,
 		Fset:       fset,
 		Tests:      false,
-		BuildFlags: []string{"-tags=providerless"},
+		BuildFlags: buildFlags,
 		Env:        append(os.Environ(), "GOFLAGS=-mod=readonly", "CGO_ENABLED=1", "GOOS=linux", "GOARCH=amd64"),
 		ParseFile: func(fset *token.FileSet, filename string, src []byte) (*ast.File, error) {
 			f, err := parser.ParseFile(fset, filename, src, parser.ParseComments|parser.SkipObjectResolution)

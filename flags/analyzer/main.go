@@ -30,11 +30,14 @@ import (
 	"hardwire.local/flags/analyzer/runtimeflags"
 )
 
-// Pinned versions. The go.mod files in this directory and ./etcd pin the same ones.
-const (
+// The versions analyzed. The defaults are the ones go.mod here and in ./etcd pin; another version
+// comes with its own module files (-modfile, -etcd-modfile: go.v1.37.2.mod, etcd/go.v3.7.0.mod).
+var (
 	kubernetesVersion = "v1.36.3"
 	stagingVersion    = "v0.36.3"
 	etcdVersion       = "v3.6.8"
+	// modfiles maps a component's module directory to the -modfile its go list runs with.
+	modfiles = map[string]string{}
 )
 
 // One component to analyze. The list comes from hardwire's component registry (each spec's
@@ -56,7 +59,19 @@ func main() {
 	nodeRuntimeFile := flag.String("node-runtime", "", "JSON from ./node/cmd/nodeflags (required for kubelet and kube-proxy)")
 	targetsFile := flag.String("targets", "", "JSON list of the components to analyze, from the registry (required)")
 	only := flag.String("component", "", "analyze only this component")
+	flag.StringVar(&kubernetesVersion, "kubernetes-version", kubernetesVersion, "Kubernetes version the module files pin")
+	flag.StringVar(&etcdVersion, "etcd-version", etcdVersion, "etcd version the etcd module file pins")
+	k8sModfile := flag.String("modfile", "", "module file for the Kubernetes components (default go.mod)")
+	etcdModfile := flag.String("etcd-modfile", "", "module file for etcd, relative to ./etcd (default etcd/go.mod)")
 	flag.Parse()
+	// k8s.io/kubernetes v1.X.Y publishes its staging modules as v0.X.Y.
+	stagingVersion = "v0." + strings.TrimPrefix(kubernetesVersion, "v1.")
+	if *k8sModfile != "" {
+		modfiles["."] = *k8sModfile
+	}
+	if *etcdModfile != "" {
+		modfiles["etcd"] = *etcdModfile
+	}
 	if *out == "" || *targetsFile == "" {
 		fmt.Fprintln(os.Stderr, "analyzer: -out and -targets are required")
 		os.Exit(2)

@@ -1,0 +1,85 @@
+// hardwire upgrade plan: what the target version's binaries say about each flag the units pass.
+// Read-only and offline: the committed flag maps at both versions and the rendered unit models.
+import { existsSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { act, group, topCommand, type Cli, type Run } from '../command.ts';
+import { options, type InventoryOpts } from '../common.ts';
+import type { Inventory } from '../../inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { printJson } from '../../lib/log.ts';
+import { loadValidInventory } from '../../validate/inventory.ts';
+import { COMPONENT_NAMES } from '../../components/registry/index.ts';
+import { dataDir, flagVersions, isFlagComponent, loadFlagMap, type FlagMap } from '../../flags/map.ts';
+import { checkTarget } from '../../upgrade/target.ts';
+import { passedFlags } from '../../upgrade/passed.ts';
+import { planUpgrade } from '../../upgrade/plan.ts';
+import { formatMarkdown, formatText, planDoc } from '../../upgrade/format.ts';
+
+const HELP = `
+usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE]
+
+For each component, every flag its unit passes (the unit model rendered for the inventory,
+cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
+own flag set in the flag map at the cluster's version and at VERSION, and reported as unchanged,
+default-changed, deprecated, renamed (a new flag binds the same Go field) or removed, with the
+registration cited at both tags (module@version/file:line). Nothing touches a host.
+
+  --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
+                 in flags/data/ ("hardwire flags --version VERSION --regenerate")
+  --md FILE      also write the plan as Markdown
+  --json         one JSON document on stdout
+Exit 0 when no passed flag is removed or renamed at the target, 1 when one is; 2 for a
+downgrade, a skipped minor version or a target without a flag map.
+`;
+
+interface Opts extends InventoryOpts { to?: string; json?: boolean; md?: string }
+
+async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
+  let file = opts.inventory;
+  if (!file) {
+    // Only the lab's inventory file is read: the plan needs no running host.
+    const lab = await import('../../lab/index.ts');
+    file = (await lab.labStatus({ ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), log })).inventory;
+    log.info(`using the local lab's inventory: ${file}`);
+  }
+  const inv = loadValidInventory(file);
+  for (const w of inv.warnings) log.warn(w);
+  return inv;
+}
+
+/** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
+function mappedVersions(components: readonly string[]): string[] {
+  return flagVersions().filter((v) => components.every((c) => existsSync(join(dataDir(v), `${c}.json`))));
+}
+
+function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
+  return Object.fromEntries(components.map((c) => [c, loadFlagMap(c, version)]));
+}
+
+export function declare(root: Cli): Cli {
+  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag', HELP);
+  upgrade.command('plan')
+    .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .option('--md <file>', 'also write the plan as Markdown')
+    .addOption(options.json())
+    .addOption(options.quiet())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const to = opts.to ?? '';
+      const inv = await inventoryFor(opts, log);
+      const from = inv.cluster.kubernetesVersion;
+      const passed = passedFlags(inv);
+      // The components this inventory runs that have flag maps (containerd has none): a worker's
+      // kubelet needs a map at both versions too.
+      const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
+      checkTarget(from, to, mappedVersions(planned));
+      const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
+      const doc = planDoc(from, to, planUpgrade({ from: mapsAt(from, planned), to: mapsAt(to, planned), passed: ordered }));
+      if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
+      if (opts.json) printJson(doc);
+      else process.stdout.write(formatText(doc));
+      return doc.blocking === 0 ? 0 : 1;
+    }));
+  return group(upgrade);
+}
