@@ -61,3 +61,10 @@ node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not buil
 case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
+# What test/lab-workers.test.ts runs on worker lab hosts (containerd, runc, the CNI plugins, a
+# kubelet, pause, and imagebuild for the images). The first time took about 8 minutes on 2 shared
+# cores (2026-12-02, go build alone: runc 65 s, containerd 220 s, CNI plugins 19 s, kubelet and
+# kube-proxy 163 s after the Kubernetes build), so only for the tests. `components build workers` builds these and the rest (kube-proxy, coredns).
+case "${1:-}" in
+  test) node cli/hardwire.ts components build containerd containerd-shim-runc-v2 ctr runc bridge host-local loopback portmap kubelet pause imagebuild >&2 ;;
+esac
