@@ -32,12 +32,12 @@ interface Node { name: string; address: string; machine: string; s: Session }
 /** The busybox container's id on a node, once its task is RUNNING with its sandbox's. */
 async function runningBusybox(n: Node): Promise<string> {
   const journal = () => remote(n.s, ['journalctl', '-u', 'kubelet', '-u', 'containerd', '--no-pager', '-n', '30']);
-  const id = await until(`[${n.name}] a pause and a busybox container`, 120_000, async () => {
+  const id = await until(`[${n.name}] a pause and a busybox container`, 90_000, async () => {
     const out = await remote(n.s, ['ctr', '-n', 'k8s.io', 'containers', 'ls']);
     if (!out.includes(PAUSE_IMAGE)) return undefined;
     return out.split('\n').find((l) => l.includes(BUSYBOX_IMAGE))?.split(/\s+/)[0];
   }, journal);
-  await until(`[${n.name}] both tasks RUNNING`, 60_000, async () => {
+  await until(`[${n.name}] both tasks RUNNING`, 30_000, async () => {
     const out = await remote(n.s, ['ctr', '-n', 'k8s.io', 'tasks', 'ls']);
     return (out.match(/RUNNING/g) ?? []).length >= 2 && out.includes(id) ? out : undefined;
   }, async () => `${await remote(n.s, ['ctr', '-n', 'k8s.io', 'tasks', 'ls'])}\n${await journal()}`);
@@ -90,7 +90,8 @@ describe('worker lab hosts (lab up --workers)', () => {
       // No image came from a registry: containerd's log has no pull.
       expect(await remote(n.s, ['journalctl', '-u', 'containerd', '--no-pager'])).not.toMatch(/PullImage/);
     }
-  });
+    // Longer than both nodes' waits, so a Pod that never runs fails with the journal tail, not a bare timeout.
+  }, 2 * 125_000);
 
   it("keeps each node's Pods under its own cgroup on this machine", () => {
     const mems = nodes.map((n) => nodeCgroups(n).find((d) => d.includes('/sys/fs/cgroup/memory/'))!);
@@ -106,7 +107,7 @@ describe('worker lab hosts (lab up --workers)', () => {
     expect(addrB).toBeDefined();
     const ping = await inPod(a, idA, 'ping', ['ping', '-c', '3', '-W', '2', addrB!]);
     expect(ping).toMatch(/3 packets transmitted, 3 packets received/);
-  });
+  }, 2 * 125_000);
 
   it('lab down removes the cgroups the nodes made on this machine', async () => {
     const dirs = nodes.flatMap((n) => nodeCgroups(n));
