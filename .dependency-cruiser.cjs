@@ -10,6 +10,13 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      name: 'core-not-harness',
+      severity: 'error',
+      comment: 'The pipeline (core/) stands apart from the harness around it; it reads only the flag map, whose citations it renders.',
+      from: { path: '^core/' },
+      to: { path: '^harness/', pathNot: '^harness/flags/map\\.ts$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -2,8 +2,8 @@
 // checked (numbers of seconds, whole numbers, choices): a bad value is one InputError line.
 import { Option } from 'commander';
 import { resolve } from 'node:path';
-import type { Inventory } from '../inventory/load.ts';
-import { loadValidInventory } from '../validate/inventory.ts';
+import type { Inventory } from '../core/inventory/load.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
 import { defaultStateDir } from '../lib/paths.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';

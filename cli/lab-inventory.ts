@@ -1,11 +1,11 @@
 // With no --inventory, host-touching commands use the built-in local lab.
 import { existsSync, statSync } from 'node:fs';
-import type { Inventory } from '../inventory/load.ts';
-import { loadValidInventory } from '../validate/inventory.ts';
+import type { Inventory } from '../core/inventory/load.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
-import { refuseDownLab, refuseRemovedLabInventory } from '../lab/guard.ts';
+import { refuseDownLab, refuseRemovedLabInventory } from '../harness/lab/guard.ts';
 
 /** Host-touching commands need a usable key (or an agent) before any connection is tried. */
 export function checkSshIdentities(inv: Inventory): void {
@@ -24,7 +24,7 @@ export function checkSshIdentities(inv: Inventory): void {
 export async function inventoryOrLab(opts: { inventory?: string | undefined; stateDir?: string | undefined }, log: Logger, bringUp: boolean): Promise<Inventory> {
   let file = opts.inventory;
   if (!file) {
-    const lab = await import('../lab/index.ts');
+    const lab = await import('../harness/lab/index.ts');
     const labOpts = { ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), log };
     const info = bringUp ? await lab.labUp(labOpts) : await lab.labStatus(labOpts);
     log.info(`using the local lab "${info.name}": ${info.inventory}`);

@@ -1,6 +1,6 @@
 // `systemctl show`, asked and parsed one way: its output is `Key=value` lines, one block per unit
 // (a blank line between blocks), in the order the units were named.
-import type { ExecOptions, ExecResult } from '../transport/session.ts';
+import type { ExecOptions, ExecResult } from '../core/transport/session.ts';
 
 /** A unit's properties as systemctl prints them; a property systemd does not know is absent. */
 export type UnitProps = Partial<Record<string, string>>;

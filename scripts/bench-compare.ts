@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
-import type { CompareReport } from '../compare/types.ts';
+import type { CompareReport } from '../harness/compare/types.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const noCis = process.argv.includes('--no-cis');

@@ -8,10 +8,10 @@ import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { $ } from 'zx';
 import { stderrLogger } from '../lib/log.ts';
-import { goBuildCache, goModCache } from '../components/binaries/go-env.ts';
-import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES } from '../components/binaries/catalog.ts';
-import { type BinaryName } from '../components/registry/index.ts';
-import { ensureAll } from '../components/binaries/index.ts';
+import { goBuildCache, goModCache } from '../core/components/binaries/go-env.ts';
+import { ETCD_NAMES, K0S_NAMES, KUBERNETES_NAMES } from '../core/components/binaries/catalog.ts';
+import { type BinaryName } from '../core/components/registry/index.ts';
+import { ensureAll } from '../core/components/binaries/index.ts';
 
 const { values } = parseArgs({ options: { json: { type: 'boolean' }, k0s: { type: 'boolean' } } });
 const log = stderrLogger();

@@ -8,10 +8,10 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
-import { loadValidInventory } from '../validate/inventory.ts';
-import { ensureBinary } from '../components/binaries/index.ts';
-import { clusterParams } from '../compare/index.ts';
-import { kubeadmConfig } from '../compare/planes/kubeadm.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
+import { ensureBinary } from '../core/components/binaries/index.ts';
+import { clusterParams } from '../harness/compare/index.ts';
+import { kubeadmConfig } from '../harness/compare/planes/kubeadm.ts';
 
 const runs = Number(process.argv[2] ?? 5);
 const root = join(import.meta.dirname, '..');

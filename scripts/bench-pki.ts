@@ -5,9 +5,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadValidInventory } from '../validate/inventory.ts';
-import { ensurePki } from '../pki/store.ts';
-import { allLeaves, CAS } from '../pki/table.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
+import { ensurePki } from '../core/pki/store.ts';
+import { allLeaves, CAS } from '../core/pki/table.ts';
 
 const gen = promisify(generateKeyPair);
 const runs = Number(process.argv[2] ?? 7);

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { $ } from 'zx';
-import { labDown, labUp, labConnect } from '../lab/index.ts';
-import { loadValidInventory } from '../validate/inventory.ts';
-import { credsFromKubeconfig, kubeRequest, withServer } from '../kube/client.ts';
-import { etcdctlArgv } from '../gates/etcd.ts';
+import { labDown, labUp, labConnect } from '../harness/lab/index.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
+import { credsFromKubeconfig, kubeRequest, withServer } from '../core/transport/kube-api.ts';
+import { etcdctlArgv } from '../core/gates/etcd.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const rateHz = Number(process.argv[2] ?? 10);

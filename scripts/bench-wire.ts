@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
 import { parse, stringify } from 'yaml';
-import { labDown, labUp } from '../lab/index.ts';
-import { loadValidInventory } from '../validate/inventory.ts';
-import { ensureAll } from '../components/binaries/index.ts';
-import { binariesFor } from '../components/registry/index.ts';
+import { labDown, labUp } from '../harness/lab/index.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
+import { ensureAll } from '../core/components/binaries/index.ts';
+import { binariesFor } from '../core/components/registry/index.ts';
 import { retry } from '../lib/retry.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
-import { LAB_SUDO_USER } from '../lab/prepare.ts';
-import { connect } from '../transport/index.ts';
+import { LAB_SUDO_USER } from '../harness/lab/prepare.ts';
+import { connect } from '../core/transport/index.ts';
 
 let lab: TestLab;
 let inv: string;

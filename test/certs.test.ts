@@ -5,11 +5,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { wiredTestLab, remote, type TestLab } from './helpers/lab.ts';
-import { loadInventory } from '../inventory/load.ts';
-import { allLeaves } from '../pki/table.ts';
-import { issueLeaf } from '../pki/issue.ts';
-import { keptSpec, loadSigner, publicPemOf } from '../certs/renew.ts';
-import { kubeconfigYaml } from '../pki/kubeconfig.ts';
+import { loadInventory } from '../core/inventory/load.ts';
+import { allLeaves } from '../core/pki/table.ts';
+import { issueLeaf } from '../core/pki/issue.ts';
+import { keptSpec, loadSigner, publicPemOf } from '../core/certs/renew.ts';
+import { kubeconfigYaml } from '../core/pki/kubeconfig.ts';
 import { expectRolled, unitClocks } from './helpers/units.ts';
 
 let lab: TestLab;

@@ -9,16 +9,16 @@ import { parse } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
 import { tempDir } from './helpers/tmp.ts';
-import { credsFromKubeconfig, kubeJson } from '../kube/client.ts';
-import type { Session } from '../transport/index.ts';
-import type { PlaneReport } from '../cis/format.ts';
-import { STATUSES, type Counts } from '../cis/report.ts';
-import { HARDWIRE_CONFIG } from '../cis/scan.ts';
-import { unitPath } from '../render/host-tree.ts';
-import { KUBECONFIGS } from '../pki/table.ts';
+import { credsFromKubeconfig, kubeJson } from '../core/transport/kube-api.ts';
+import type { Session } from '../core/transport/index.ts';
+import type { PlaneReport } from '../harness/cis/format.ts';
+import { STATUSES, type Counts } from '../harness/cis/report.ts';
+import { HARDWIRE_CONFIG } from '../harness/cis/scan.ts';
+import { unitPath } from '../core/render/host-tree.ts';
+import { KUBECONFIGS } from '../core/pki/table.ts';
 import { K8S_DIR } from '../lib/constants.ts';
-import { ETCD_DATA_DIR, ETCD_USER } from '../components/models/etcd.ts';
-import { AUDIT_LOG_PATH } from '../components/models/audit-policy.ts';
+import { ETCD_DATA_DIR, ETCD_USER } from '../core/components/models/etcd.ts';
+import { AUDIT_LOG_PATH } from '../core/components/models/audit-policy.ts';
 
 const SCAN_MS = 1_200_000; // includes building kube-bench from source when the cache is cold
 

@@ -11,13 +11,13 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { hardwire } from './helpers/cli.ts';
-import { findFlag } from '../flags/map.ts';
+import { findFlag } from '../harness/flags/map.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
-import { labConnect, labDown } from '../lab/index.ts';
-import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../compare/normalize.ts';
+import { labConnect, labDown } from '../harness/lab/index.ts';
+import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
-import type { CompareReport } from '../compare/types.ts';
-import type { Session } from '../transport/index.ts';
+import type { CompareReport } from '../harness/compare/types.ts';
+import type { Session } from '../core/transport/index.ts';
 
 let lab: TestLab;
 let state: string;

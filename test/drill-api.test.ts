@@ -10,8 +10,8 @@ import { Agent, request } from 'node:https';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type TestLab } from './helpers/lab.ts';
-import { credsFromKubeconfig } from '../kube/client.ts';
-import { sourcePath } from '../drills/trace.ts';
+import { credsFromKubeconfig } from '../core/transport/kube-api.ts';
+import { sourcePath } from '../harness/drills/trace.ts';
 
 let lab: TestLab;
 let inv: string;

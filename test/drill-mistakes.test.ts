@@ -12,7 +12,7 @@ import { hardwire } from './helpers/cli.ts';
 import { hardwireAsync } from './helpers/cli-async.ts';
 import { wiredTestLab, type TestLab } from './helpers/lab.ts';
 import { inJournal, onHost } from './helpers/journal.ts';
-import { kubectlPath } from '../drills/kubectl.ts';
+import { kubectlPath } from '../harness/drills/kubectl.ts';
 
 let lab: TestLab;
 let inv: string;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadInventory } from '../inventory/load.ts';
+import { loadInventory } from '../core/inventory/load.ts';
 import { hardwire } from './helpers/cli.ts';
 import { wiredTestLab, type TestLab } from './helpers/lab.ts';
 import { hashesOnHosts, inJournal as inJournalOn } from './helpers/journal.ts';

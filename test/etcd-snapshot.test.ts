@@ -8,8 +8,8 @@ import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { expectRolled, unitClocks } from './helpers/units.ts';
-import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../kube/client.ts';
-import { loadInventory } from '../inventory/load.ts';
+import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../core/transport/kube-api.ts';
+import { loadInventory } from '../core/inventory/load.ts';
 import { cacheDir } from '../lib/paths.ts';
 
 let lab: TestLab;

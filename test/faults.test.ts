@@ -7,17 +7,17 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { generateEd25519 } from '../transport/keygen.ts';
+import { generateEd25519 } from '../core/transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
-import type { Session } from '../transport/index.ts';
+import type { Session } from '../core/transport/index.ts';
 import { writeBadInventories } from './fixtures/bad-inventories.ts';
-import { labStart, labStop } from '../lab/index.ts';
+import { labStart, labStop } from '../harness/lab/index.ts';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
-import { loadInventory } from '../inventory/load.ts';
-import { credsFromKubeconfig } from '../kube/client.ts';
-import { checkApiserver } from '../gates/apiserver.ts';
-import { checkEtcd, etcdctlArgv } from '../gates/etcd.ts';
+import { loadInventory } from '../core/inventory/load.ts';
+import { credsFromKubeconfig } from '../core/transport/kube-api.ts';
+import { checkApiserver } from '../core/gates/apiserver.ts';
+import { checkEtcd, etcdctlArgv } from '../core/gates/etcd.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -252,7 +252,7 @@ describe('fault suite', () => {
     const neu = createHash('sha256').update(Buffer.alloc(size, 7)).digest('hex');
     const script = join(lab.stateDir, 'big-write.ts');
     writeFileSync(script, [
-      `import { labConnect } from ${JSON.stringify(join(repoRoot, 'lab', 'index.ts'))};`,
+      `import { labConnect } from ${JSON.stringify(join(repoRoot, 'harness', 'lab', 'index.ts'))};`,
       `const s = await labConnect('node1', ${JSON.stringify({ name: lab.name, stateDir: lab.stateDir })});`,
       `await s.writeFileAtomic(${JSON.stringify(target)}, Buffer.alloc(${size}, 7), { mode: 0o644 });`,
       'await s.close();',

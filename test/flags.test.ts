@@ -5,9 +5,9 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry, type Site } from '../flags/map.ts';
-import { verifyFlagMaps } from '../flags/verify.ts';
-import { regenerate } from '../flags/regenerate.ts';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry, type Site } from '../harness/flags/map.ts';
+import { verifyFlagMaps } from '../harness/flags/verify.ts';
+import { regenerate } from '../harness/flags/regenerate.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 function flag(component: string, name: string): FlagEntry {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
-import { parseInventory } from '../inventory/load.ts';
+import { parseInventory } from '../core/inventory/load.ts';
 import { InputError } from '../lib/errors.ts';
 import { hardwire } from './helpers/cli.ts';
 import { hardwireAsync, inBatches } from './helpers/cli-async.ts';

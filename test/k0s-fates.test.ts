@@ -2,8 +2,8 @@
 // child gone before the new k0s started, one gone well before its supervisor started (exited on its
 // own), one gone as its supervisor started (terminated from its PID file), one that died with k0s.
 import { describe, expect, it } from 'vitest';
-import { childFates, newMain, CLEANUP_SLACK_MS } from '../drills/k0s-fates.ts';
-import { parseSnap, type HostSnap } from '../drills/k0s-probes.ts';
+import { childFates, newMain, CLEANUP_SLACK_MS } from '../harness/drills/k0s-fates.ts';
+import { parseSnap, type HostSnap } from '../harness/drills/k0s-probes.ts';
 
 const show = (mainPid: number, n: number) => `ActiveState=${mainPid ? 'active' : 'activating'}\nSubState=running\nMainPID=${mainPid}\nNRestarts=${n}\nExecMainStartTimestamp=x`;
 const ps = (rows: [number, number, string, string][]) => rows.map(([pid, ppid, stat, args]) => `  ${pid}  ${ppid} ${stat} ${args}`).join('\n');

@@ -7,10 +7,10 @@ import { tcpAttempt } from './helpers/net.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { labDown, labStop, labUp, type LabInfo } from '../lab/index.ts';
-import { labInventoryPath, labNameOf } from '../lab/guard.ts';
-import { LAB_RANGE, labPlan } from '../lab/plan.ts';
-import { parseRoutes } from '../lab/routes.ts';
+import { labDown, labStop, labUp, type LabInfo } from '../harness/lab/index.ts';
+import { labInventoryPath, labNameOf } from '../harness/lab/guard.ts';
+import { LAB_RANGE, labPlan } from '../harness/lab/plan.ts';
+import { parseRoutes } from '../harness/lab/routes.ts';
 import { ipv4ToInt } from '../lib/net.ts';
 import { repoRoot } from '../lib/paths.ts';
 import type { CliResult } from './helpers/cli.ts';
@@ -73,7 +73,7 @@ describe('the lab range route (root, in a network namespace of its own)', () => 
     const script = join(tempDir(), 'route.mjs');
     writeFileSync(script, `
       import { execFileSync } from 'node:child_process';
-      import { ensureLabRangeUnreachable } from ${JSON.stringify(join(repoRoot, 'lab', 'route.ts'))};
+      import { ensureLabRangeUnreachable } from ${JSON.stringify(join(repoRoot, 'harness', 'lab', 'route.ts'))};
       const ip = (...a) => execFileSync('ip', a).toString().trim();
       const out = [];
       await ensureLabRangeUnreachable(); out.push(ip('-4', 'route', 'show'));

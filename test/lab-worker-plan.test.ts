@@ -1,6 +1,6 @@
 // lab/worker.ts without a lab: which cgroups a worker gets, and how nspawn is started in them.
 import { describe, expect, it } from 'vitest';
-import { hierarchyDirs, joinCgroupsThenExec, nodeCgroups, workerNspawnArgs } from '../lab/worker.ts';
+import { hierarchyDirs, joinCgroupsThenExec, nodeCgroups, workerNspawnArgs } from '../harness/lab/worker.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

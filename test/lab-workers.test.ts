@@ -5,10 +5,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { nodeCgroups, NODE_PREPARE_UNIT } from '../lab/worker.ts';
-import { readState, labFiles } from '../lab/state.ts';
-import { labDir } from '../lab/plan.ts';
-import type { Session } from '../transport/index.ts';
+import { nodeCgroups, NODE_PREPARE_UNIT } from '../harness/lab/worker.ts';
+import { readState, labFiles } from '../harness/lab/state.ts';
+import { labDir } from '../harness/lab/plan.ts';
+import type { Session } from '../core/transport/index.ts';
 import { remote, testLab, type TestLab } from './helpers/lab.ts';
 import { BUSYBOX_IMAGE, PAUSE_IMAGE, buildNodeInputs, startStandaloneNode } from './helpers/standalone-node.ts';
 import { tempDir } from './helpers/tmp.ts';

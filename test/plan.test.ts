@@ -1,9 +1,9 @@
 // The plan is a pure function: no hosts needed.
 import { describe, expect, it } from 'vitest';
-import { buildPlan, hostsFor, type HostWant } from '../plan/build.ts';
-import { formatPlan } from '../plan/format.ts';
-import type { HostFacts, UnitFacts } from '../plan/types.ts';
-import type { ComponentName } from '../components/models/index.ts';
+import { buildPlan, hostsFor, type HostWant } from '../core/plan/build.ts';
+import { formatPlan } from '../core/plan/format.ts';
+import type { HostFacts, UnitFacts } from '../core/plan/types.ts';
+import type { ComponentName } from '../core/components/models/index.ts';
 
 const comps: ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 const running: UnitFacts = { activeState: 'active', loadState: 'loaded', activeEnterMonotonic: '1', enabled: true };

@@ -6,9 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn, flagTargets } from '../components/registry/index.ts';
-import { parseInventory } from '../inventory/load.ts';
-import { validateInventory } from '../validate/inventory.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn, flagTargets } from '../core/components/registry/index.ts';
+import { parseInventory } from '../core/inventory/load.ts';
+import { validateInventory } from '../core/validate/inventory.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { tempDir } from './helpers/tmp.ts';
 
@@ -40,7 +40,7 @@ describe('registry', () => {
       ['etcd', 'etcd'], ['kube-apiserver', '.'], ['kube-controller-manager', '.'], ['kube-scheduler', '.'], ['kubelet', 'node'], ['kube-proxy', 'node'],
     ]);
     for (const t of flagTargets()) {
-      const imports = readFileSync(join(repoRoot, 'flags', 'analyzer', t.dir, 'targets.go'), 'utf8');
+      const imports = readFileSync(join(repoRoot, 'harness', 'flags', 'analyzer', t.dir, 'targets.go'), 'utf8');
       for (const p of t.patterns) expect(imports, `${t.name}: ${p} in flags/analyzer/${t.dir}/targets.go`).toContain(`_ "${p}"`);
     }
   });
@@ -85,14 +85,14 @@ export function demoModel({ inv }: ModelContext): UnitModel {
 
 // Runs inside the copy: every list that names components, read through the modules that use it.
 const CHECK = `
-import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS, flagTargets } from './components/registry/index.ts';
-import { START_PHASES } from './apply/phases/start.ts';
-import { COMPONENTS as COMPARED } from './compare/types.ts';
-import { flagComponents } from './flags/map.ts';
-import { loadValidInventory as loadInventory } from './validate/inventory.ts';
-import { ensurePki, pkiDir } from './pki/store.ts';
-import { renderHostTree } from './render/host-tree.ts';
-import { remoteCerts } from './certs/catalog.ts';
+import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS, flagTargets } from './core/components/registry/index.ts';
+import { START_PHASES } from './core/apply/phases/start.ts';
+import { COMPONENTS as COMPARED } from './harness/compare/types.ts';
+import { flagComponents } from './harness/flags/map.ts';
+import { loadValidInventory as loadInventory } from './core/validate/inventory.ts';
+import { ensurePki, pkiDir } from './core/pki/store.ts';
+import { renderHostTree } from './core/render/host-tree.ts';
+import { remoteCerts } from './core/certs/catalog.ts';
 const inv = loadInventory(process.argv[2]);
 await ensurePki(process.argv[3], inv);
 const cp = inv.hosts.find((h) => h.name === 'cp')!;
@@ -137,9 +137,9 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     const before = new Map(files.map((f) => { try { return [f, sha(join(copy, f))]; } catch { return [f, '']; } }));
 
     // The three edits, and nothing else.
-    writeFileSync(join(copy, 'components/registry/demo-sidecar.ts'), SPEC);
-    writeFileSync(join(copy, 'components/models/demo-sidecar.ts'), MODEL);
-    const index = join(copy, 'components/registry/index.ts');
+    writeFileSync(join(copy, 'core/components/registry/demo-sidecar.ts'), SPEC);
+    writeFileSync(join(copy, 'core/components/models/demo-sidecar.ts'), MODEL);
+    const index = join(copy, 'core/components/registry/index.ts');
     const text = readFileSync(index, 'utf8');
     const edited = text
       .replace("import { kubeScheduler } from './kube-scheduler.ts';", "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';")
@@ -148,7 +148,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     writeFileSync(index, edited);
 
     const touched = [...before].filter(([f, h]) => h !== '' && sha(join(copy, f)) !== h).map(([f]) => f);
-    expect(touched).toEqual(['components/registry/index.ts']);
+    expect(touched).toEqual(['core/components/registry/index.ts']);
 
     writeFileSync(join(copy, 'check.ts'), CHECK);
     writeFileSync(join(work, 'inv.yaml'), INVENTORY);

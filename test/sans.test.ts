@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { hardwireResolving, hostsFileWith } from './helpers/resolve.ts';
-import { credsFromKubeconfig, kubeJson, withServer } from '../kube/client.ts';
+import { credsFromKubeconfig, kubeJson, withServer } from '../core/transport/kube-api.ts';
 
 const SERVICE_CIDR = '10.32.0.0/16';
 const SERVICE_IP = '10.32.0.1';

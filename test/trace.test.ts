@@ -5,7 +5,7 @@
 // flags.test.ts, so it is not in the unit set.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MESSAGES, STAGING_VERSION, citation, formatRegex, sourcePath, traceLine, verifyMessages, type Message } from '../drills/trace.ts';
+import { MESSAGES, STAGING_VERSION, citation, formatRegex, sourcePath, traceLine, verifyMessages, type Message } from '../harness/drills/trace.ts';
 
 // Captured on the lab (2026-12-01), verbatim from the kube-apiserver journal.
 const AUTHN = 'E1201 03:40:11.123456     412 authentication.go:75] "Unable to authenticate the request" err="[verifying certificate SN=1, SKID=, AKID=AB failed: x509: certificate signed by unknown authority]"';

@@ -7,11 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { InputError } from '../lib/errors.ts';
 import {
   appendKnownHost, checkHostKey, entryMatchesHost, formatKnownHost, knownHostName, parseKnownHosts, readKnownHostsFile,
-} from '../transport/known-hosts.ts';
-import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../transport/keygen.ts';
-import { shJoin, shQuote } from '../transport/quote.ts';
-import { parseProxyJump } from '../transport/dial.ts';
-import { isReadOnlyCommand } from '../transport/read-only.ts';
+} from '../core/transport/known-hosts.ts';
+import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../core/transport/keygen.ts';
+import { shJoin, shQuote } from '../core/transport/quote.ts';
+import { parseProxyJump } from '../core/transport/dial.ts';
+import { isReadOnlyCommand } from '../core/transport/read-only.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 /** Runs the quoted command line through a real POSIX shell and returns the argv it saw. */

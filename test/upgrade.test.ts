@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { FlagEntry, FlagMap, Registration } from '../flags/map.ts';
-import { planUpgrade, type FlagStatus } from '../upgrade/plan.ts';
-import { checkTarget } from '../upgrade/target.ts';
+import type { FlagEntry, FlagMap, Registration } from '../harness/flags/map.ts';
+import { planUpgrade, type FlagStatus } from '../core/upgrade/plan.ts';
+import { checkTarget } from '../core/upgrade/target.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const CLI = join(repoRoot, 'cli/hardwire.ts');
@@ -95,7 +95,7 @@ describe('refusals (exit 2, one line)', () => {
 
 type Side = { flags: FlagEntry[]; componentVersion: string };
 function committed(version: string, component: string): Side {
-  return JSON.parse(readFileSync(join(repoRoot, 'flags', 'data', version, `${component}.json`), 'utf8')) as Side;
+  return JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as Side;
 }
 const cite = (f: FlagEntry) => (f.registeredAt ? `${f.registeredAt.module}@${f.registeredAt.version}/${f.registeredAt.file}:${f.registeredAt.line}` : null);
 

@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
-import { labCut, labHeal } from '../lab/index.ts';
+import { labCut, labHeal } from '../harness/lab/index.ts';
 import { repoRoot } from '../lib/paths.ts';
-import { readLease } from '../gates/leases.ts';
-import { credsFromKubeconfig } from '../kube/client.ts';
+import { readLease } from '../core/gates/leases.ts';
+import { credsFromKubeconfig } from '../core/transport/kube-api.ts';
 
 let lab: TestLab;
 let inv: string;

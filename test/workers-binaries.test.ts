@@ -11,7 +11,7 @@ import { parse } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 import { requireInputs, skipWithoutInputs } from './helpers/inputs.ts';
-import { binRoot } from '../components/binaries/cache.ts';
+import { binRoot } from '../core/components/binaries/cache.ts';
 
 const bin = (name: string, version: string) => join(binRoot(), name, version, name);
 const KUBELET = bin('kubelet', 'v1.36.3');

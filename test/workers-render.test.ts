@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
-import { parseInventory } from '../inventory/load.ts';
-import { remoteCerts, renewableNames } from '../certs/catalog.ts';
-import { renewOperatorCopies } from '../certs/renew.ts';
-import { KUBECONFIGS, allLeaves, kubeconfigFiles } from '../pki/table.ts';
-import { CLUSTER_ADMINS_BINDING } from '../apply/phases/rbac.ts';
+import { parseInventory } from '../core/inventory/load.ts';
+import { remoteCerts, renewableNames } from '../core/certs/catalog.ts';
+import { renewOperatorCopies } from '../core/certs/renew.ts';
+import { KUBECONFIGS, allLeaves, kubeconfigFiles } from '../core/pki/table.ts';
+import { CLUSTER_ADMINS_BINDING } from '../core/apply/phases/rbac.ts';
 
 const CP = `  - {name: cp-0, address: 198.51.100.10, roles: [etcd, control-plane]}
 `;

@@ -3,14 +3,14 @@ import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../com
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
-import { clusterStateDir } from '../../pki/store.ts';
-import { newContext } from '../../apply/context.ts';
-import { runPhases } from '../../apply/phase.ts';
-import { connectPhase } from '../../apply/phases/connect.ts';
-import { checkHosts, formatCheck, problems, type CheckReport } from '../../certs/check.ts';
-import { renewableNames } from '../../certs/catalog.ts';
-import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../certs/renew.ts';
-import type { Inventory } from '../../inventory/load.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
+import { newContext } from '../../core/apply/context.ts';
+import { runPhases } from '../../core/apply/phase.ts';
+import { connectPhase } from '../../core/apply/phases/connect.ts';
+import { checkHosts, formatCheck, problems, type CheckReport } from '../../core/certs/check.ts';
+import { renewableNames } from '../../core/certs/catalog.ts';
+import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../core/certs/renew.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
@@ -42,7 +42,7 @@ renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, ke
 Without --inventory, the local lab is used.
 `;
 
-async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, import('../../transport/index.ts').ReadSession>) => Promise<T>): Promise<T> {
+async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, import('../../core/transport/index.ts').ReadSession>) => Promise<T>): Promise<T> {
   const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: acceptNew, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
   let out: T | undefined;
   await runPhases([connectPhase, { id: 'read-certs', title: 'Read certificates on every host', run: async (c) => { out = await fn(c.sessions); } }], ctx);

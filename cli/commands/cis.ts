@@ -6,16 +6,16 @@ import { gateTimeoutMs, oneOf, options, stateDirFrom, type InventoryOpts } from 
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { StepError, InputError } from '../../lib/errors.ts';
 import { printJson } from '../../lib/log.ts';
-import { BENCHMARK } from '../../cis/scan.ts';
-import { formatMarkdown, formatText, type PlaneReport } from '../../cis/format.ts';
-import { CIS_PLANES, scanHardwire, type CisPlane } from '../../cis/plane.ts';
+import { BENCHMARK } from '../../harness/cis/scan.ts';
+import { formatMarkdown, formatText, type PlaneReport } from '../../harness/cis/format.ts';
+import { CIS_PLANES, scanHardwire, type CisPlane } from '../../harness/cis/plane.ts';
 
 const HELP = `
 usage: hardwire cis [--plane hardwire|kubeadm|k0s] [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--quiet]
 
 Runs the real kube-bench (CIS Kubernetes Benchmark ${BENCHMARK}) on every host of the wired plane:
 copies kube-bench and its cfg/ to a temporary directory on the host, with hardwire's paths
-(cis/hardwire/config.yaml: units instead of Pod manifests, kubeconfigs, etcd data dir), runs the
+(harness/cis/hardwire/config.yaml: units instead of Pod manifests, kubeconfigs, etcd data dir), runs the
 targets for the host's roles (master and controlplane on control-plane hosts, etcd on etcd hosts),
 and removes the directory. Nothing else changes on the host.
 
@@ -23,11 +23,11 @@ Prints PASS/FAIL/WARN/INFO per host and target, then every check that did not pa
 kube-bench's own text and remediation. kube-bench is built from its pinned source archive on first
 use (see "hardwire components --help").
 
-  --plane PLANE        hardwire (default): every host of the wired plane, with cis/hardwire/config.yaml.
+  --plane PLANE        hardwire (default): every host of the wired plane, with harness/cis/hardwire/config.yaml.
                        kubeadm, k0s: their live planes, brought up on a fresh lab exactly as
                        "hardwire compare" does (--kubeadm-lab, --k0s-lab; removed afterwards unless
                        --keep-labs), scanned on the first controller: kubeadm with kube-bench's stock
-                       profile, k0s with cis/k0s/config.yaml
+                       profile, k0s with harness/cis/k0s/config.yaml
   --md FILE            also write the report as Markdown
   --json               one JSON document: per host, kube-bench's totals, the counts recounted
                        from its checks, and every check
@@ -70,15 +70,15 @@ export function declare(root: Cli): Cli {
         report = await scanHardwire(inv, stateDir, { acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
       } else {
         // The kubeadm and k0s planes exist only while compare's collector runs them on a fresh lab.
-        const { clusterParams, pickHost } = await import('../../compare/index.ts');
+        const { clusterParams, pickHost } = await import('../../harness/compare/index.ts');
         const params = clusterParams(inv, pickHost(inv));
         const ctx = { inv, params, stateDir, log, cis: true };
         const keep = opts.keepLabs === true;
         const { labName } = await import('./compare.ts');
         const lab = opts.plane === 'kubeadm' ? await labName('--kubeadm-lab', opts.kubeadmLab) : await labName('--k0s-lab', opts.k0sLab);
         const collector = opts.plane === 'kubeadm'
-          ? (await import('../../compare/planes/kubeadm.ts')).kubeadmCollector({ lab, keep })
-          : (await import('../../compare/planes/k0s/index.ts')).k0sCollector({ lab, keep });
+          ? (await import('../../harness/compare/planes/kubeadm.ts')).kubeadmCollector({ lab, keep })
+          : (await import('../../harness/compare/planes/k0s/index.ts')).k0sCollector({ lab, keep });
         const plane = await collector.collect(ctx);
         if (!plane.cis) throw new StepError('cis', `the ${opts.plane} plane did not come up: ${plane.why}`);
         report = plane.cis;

@@ -3,10 +3,10 @@ import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { runCompare } from '../../compare/index.ts';
-import { markdown, summary } from '../../compare/text.ts';
-import { html } from '../../compare/html.ts';
-import { PLANES } from '../../compare/types.ts';
+import { runCompare } from '../../harness/compare/index.ts';
+import { markdown, summary } from '../../harness/compare/text.ts';
+import { html } from '../../harness/compare/html.ts';
+import { PLANES } from '../../harness/compare/types.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
@@ -30,7 +30,7 @@ cert and process by process. Every value comes from running the tool:
             "k0s token create --role=controller"). Columns come from node2's /proc; the report
             adds what changes from single to HA, the process tree, and what runs inside k0s
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
-"registered at" / "read at" come from the flag map (flags/data/<version>/).
+"registered at" / "read at" come from the flag map (harness/flags/data/<version>/).
 
 Without --inventory, uses the local lab: it is brought up and wired first, as "pnpm wire" does
 (a no-op when it already is). A plane that cannot be collected is reported with the reason, and
@@ -42,7 +42,7 @@ the command exits 1 unless --allow-partial.
   --keep-labs   leave the kubeadm/k0s lab hosts up for inspection
   --no-cis      skip the CIS section: by default the real kube-bench (CIS 1.12) runs on each live
                 plane while it is up (hardwire: every host; kubeadm: stock profile; k0s: the first
-                HA controller with cis/k0s/config.yaml), and the report puts the checks side by side
+                HA controller with harness/cis/k0s/config.yaml), and the report puts the checks side by side
 Without --json -, stdout carries a readable summary; progress goes to stderr.
 `;
 
@@ -62,7 +62,7 @@ interface Opts extends InventoryOpts {
 
 /** A lab name for flag, checked as "hardwire lab" checks its --name. */
 export async function labName(flag: string, name: string): Promise<string> {
-  const { validateLabName } = await import('../../lab/plan.ts');
+  const { validateLabName } = await import('../../harness/lab/plan.ts');
   try {
     validateLabName(name);
   } catch (err) {
@@ -94,7 +94,7 @@ export function declare(root: Cli): Cli {
       // No inventory: the local lab, brought up and wired as `pnpm wire` does (a no-op when it is).
       const inv = await inventoryOrLab(opts, log, !opts.inventory && opts.live);
       if (!opts.inventory && opts.live) {
-        const { wire } = await import('../../apply/wire.ts');
+        const { wire } = await import('../../core/apply/wire.ts');
         log.step('wiring the local lab (the hardwire plane)');
         await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
       }

@@ -3,12 +3,12 @@ import { dirname } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options } from '../common.ts';
 import { printJson } from '../../lib/log.ts';
-import { loadValidInventory } from '../../validate/inventory.ts';
-import { groupOf, parseNames } from '../../components/binaries/catalog.ts';
-import { sourceRecipe } from '../../components/binaries/sources.ts';
+import { loadValidInventory } from '../../core/validate/inventory.ts';
+import { groupOf, parseNames } from '../../core/components/binaries/catalog.ts';
+import { sourceRecipe } from '../../core/components/binaries/sources.ts';
 import { InputError } from '../../lib/errors.ts';
-import { resolveFromDir } from '../../components/binaries/local.ts';
-import { ensureAll, listBinaries, type EnsureOptions } from '../../components/binaries/index.ts';
+import { resolveFromDir } from '../../core/components/binaries/local.ts';
+import { ensureAll, listBinaries, type EnsureOptions } from '../../core/components/binaries/index.ts';
 
 const HELP = `
 usage: hardwire components build|fetch [names...] [options]
@@ -18,7 +18,7 @@ Gives hardwire its component binaries (kube-apiserver, kube-controller-manager, 
 kubeadm, kubectl, etcd, etcdctl, etcdutl, k0s, k0s-etcd, konnectivity-server, kube-bench) at pinned versions, verified by sha256,
 in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
 
-  build [names...]   build from the Go modules in components/go/ (offline path); a binary
+  build [names...]   build from the Go modules in core/components/go/ (offline path); a binary
                      already built by the same recipe is reused, so a warm second run does nothing.
                      k0s and kube-bench are built from their pinned source archives instead (the
                      module proxy refuses them): --source, else $HARDWIRE_K0S_SOURCE or
@@ -27,7 +27,7 @@ in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
                      k0s-etcd (3.6.14) and konnectivity-server (0.36.0) are what k0s pins; the
                      latter has no release binaries, so it is always built.
                      What a worker runs is always built, never downloaded: kubelet and kube-proxy
-                     (components/go/kubernetes-node), containerd + containerd-shim-runc-v2 + ctr
+                     (core/components/go/kubernetes-node), containerd + containerd-shim-runc-v2 + ctr
                      2.3.3 and runc 1.4.3 (k0s's pins; runc with cgo and libseccomp-dev), the CNI
                      plugins bridge, host-local, loopback, portmap (v1.9.1), coredns (v1.14.2),
                      pause (3.10.2, cc -static from the Kubernetes module's build/pause/linux/pause.c)

@@ -7,12 +7,12 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { isIPv4 } from 'node:net';
-import type { Inventory } from '../../inventory/load.ts';
-import type { ApiDrillOptions } from '../../drills/api/common.ts';
-import { apiDrillMarkdown, unmet, type ApiDrillReport } from '../../drills/api/report.ts';
-import { cabundleDrill } from '../../drills/api/cabundle.ts';
-import { conversionDrill } from '../../drills/api/conversion.ts';
-import { apfDrill } from '../../drills/api/apf.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { ApiDrillOptions } from '../../harness/drills/api/common.ts';
+import { apiDrillMarkdown, unmet, type ApiDrillReport } from '../../harness/drills/api/report.ts';
+import { cabundleDrill } from '../../harness/drills/api/cabundle.ts';
+import { conversionDrill } from '../../harness/drills/api/conversion.ts';
+import { apfDrill } from '../../harness/drills/api/apf.ts';
 
 type Drill = (inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger) => Promise<ApiDrillReport>;
 

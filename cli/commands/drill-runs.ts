@@ -1,4 +1,4 @@
-// The drills built on drills/runner.ts, one declare function per family: the certificate
+// The drills built on harness/drills/runner.ts, one declare function per family: the certificate
 // mistakes, 3.C4 (apiserver down, controllers up) and kill-one. Each takes the same options and
 // prints the same report; drill.ts registers each family with one line.
 import { writeFileSync } from 'node:fs';
@@ -8,7 +8,7 @@ import { gateTimeoutMs, oneOf, options, seconds, stateDirFrom, type InventoryOpt
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
-import type { DrillDef } from '../../drills/runner.ts';
+import type { DrillDef } from '../../harness/drills/runner.ts';
 
 interface RunOpts extends InventoryOpts {
   json?: boolean;
@@ -19,7 +19,7 @@ interface RunOpts extends InventoryOpts {
   gateTimeout: number;
 }
 
-/** A drill that runs outside drills/runner.ts for some options (kill-one --plane k0s): its exit code, or undefined. */
+/** A drill that runs outside harness/drills/runner.ts for some options (kill-one --plane k0s): its exit code, or undefined. */
 type Takeover<O> = (run: Run<O & RunOpts>) => Promise<number> | undefined;
 
 /** The options every runner drill takes, and its action: run, write --md, print, exit 1 unless recovered. */
@@ -38,8 +38,8 @@ export function runnerCommand<O extends object>(parent: Cli, name: string, summa
     const def = await defOf(opts);
     const inv = await inventoryOrLab(opts, log, false);
     def.validate?.(inv);
-    const { runDrill } = await import('../../drills/runner.ts');
-    const { runMarkdown } = await import('../../drills/run-report.ts');
+    const { runDrill } = await import('../../harness/drills/runner.ts');
+    const { runMarkdown } = await import('../../harness/drills/run-report.ts');
     const report = await runDrill(inv, stateDirFrom(opts), def, {
       inventoryFile: inv.file, observeTimeoutMs: opts.observeTimeout * 1000, gateTimeoutMs: gateTimeoutMs(opts), keepBroken: opts.keepBroken === true, holdS: opts.hold,
     }, log);
@@ -58,12 +58,12 @@ const KINDS = ['wrong-san', 'unknown-ca', 'wrong-client-cert'] as const;
 export function declareCertMistakes(drill: Cli): void {
   runnerCommand<{ kind: typeof KINDS[number] }>(drill, 'cert-mistake', '3.0 and 3.3: a certificate mistake: wrong-san, unknown-ca, wrong-client-cert', async (o) => {
     if (!o.kind) throw new InputError('--kind', `is required: one of ${KINDS.join(', ')}`);
-    return (await import('../../drills/cert-mistakes.ts')).mistakeDrill(o.kind);
+    return (await import('../../harness/drills/cert-mistakes.ts')).mistakeDrill(o.kind);
   }).option('--kind <kind>', 'which mistake', oneOf('--kind', KINDS));
 }
 
 export function declareApiserverDown(drill: Cli): void {
-  runnerCommand(drill, 'apiserver-down', '3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../drills/apiserver-down.ts')).apiserverDownDrill());
+  runnerCommand(drill, 'apiserver-down', '3.C4: every kube-apiserver stopped, the controllers up; then the level-triggered payoff', async () => (await import('../../harness/drills/apiserver-down.ts')).apiserverDownDrill());
 }
 
 interface KillOneOpts { host?: string; plane: 'hardwire' | 'k0s'; k0sLab?: string; keepLab?: boolean }
@@ -71,7 +71,7 @@ interface KillOneOpts { host?: string; plane: 'hardwire' | 'k0s'; k0sLab?: strin
 export function declareKillOne(drill: Cli): void {
   runnerCommand<KillOneOpts>(drill, 'kill-one', '3.6: SIGKILL kube-apiserver (hardwire) or the k0s controller (--plane k0s), sample health once a second', async (o) => {
     if (o.k0sLab !== undefined || o.keepLab) throw new InputError(o.k0sLab !== undefined ? '--k0s-lab' : '--keep-lab', 'only applies to --plane k0s');
-    return (await import('../../drills/kill-one.ts')).killOneDrill(o.host);
+    return (await import('../../harness/drills/kill-one.ts')).killOneDrill(o.host);
   }, 60, (run) => (run.opts.plane === 'k0s' ? killK0s(run) : undefined))
     .option('--host <host>', 'the control-plane host whose kube-apiserver is killed (default: the first)')
     .option('--plane <plane>', 'hardwire or k0s', oneOf('--plane', ['hardwire', 'k0s'] as const), 'hardwire')
@@ -89,14 +89,14 @@ async function killK0s({ opts, log, cmd }: Run<KillOneOpts & RunOpts>): Promise<
   const bad = hardwireOnly.find(([, given]) => given);
   if (bad) throw new InputError(bad[0], 'does not apply to --plane k0s, which brings up its own 1-host k0s lab; drop it');
   const { labName } = await import('./compare.ts');
-  const { DEFAULT_K0S_LAB, killK0s: run } = await import('../../drills/kill-k0s.ts');
+  const { DEFAULT_K0S_LAB, killK0s: run } = await import('../../harness/drills/kill-k0s.ts');
   const lab = await labName('--k0s-lab', opts.k0sLab ?? DEFAULT_K0S_LAB);
-  const { DEFAULT_LAB_NAME } = await import('../../lab/plan.ts');
+  const { DEFAULT_LAB_NAME } = await import('../../harness/lab/plan.ts');
   if (lab === DEFAULT_LAB_NAME) throw new InputError('--k0s-lab', `"${lab}" is the default hardwire lab, which this drill would recreate; pick another name`);
   // k0s restarts after RestartSec=10, then rebuilds every child: allow more than the hardwire half's 60 s.
   const observeS = cmd.getOptionValueSource('observeTimeout') === 'cli' ? opts.observeTimeout : 300;
   const report = await run({ lab, stateDir: stateDirFrom(opts), keepLab: opts.keepLab === true, observeMs: observeS * 1000, baselineMs: 5000 }, log);
-  const { killK0sMarkdown } = await import('../../drills/kill-k0s-report.ts');
+  const { killK0sMarkdown } = await import('../../harness/drills/kill-k0s-report.ts');
   const md = killK0sMarkdown(report);
   if (opts.md) writeFileSync(opts.md, md);
   if (opts.json) printJson(report);

@@ -7,7 +7,7 @@ import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { declareApiDrills } from './drill-api.ts';
 import { declareApiserverDown, declareCertMistakes, declareKillOne } from './drill-runs.ts';
-import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../drills/cert-expiry.ts';
+import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../harness/drills/cert-expiry.ts';
 
 const HELP = `
 usage: hardwire drill cert-expiry [--target TARGET] [--mode window|expired] [--window SECONDS]

@@ -5,7 +5,7 @@ import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
   bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef,
-} from '../../flags/map.ts';
+} from '../../harness/flags/map.ts';
 
 const help = `
 usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
@@ -16,7 +16,7 @@ usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager and
 kube-scheduler, the file:line where it is registered, the Go field it is bound to, and the
 file:lines where that value is read, at the pinned versions (Kubernetes ${defaultFlagVersion},
-etcd v3.6.8). The map is committed data generated from the real source by flags/analyzer.
+etcd v3.6.8). The map is committed data generated from the real source by harness/flags/analyzer.
 
   (no component)   coverage summary for every component
   <component>      one line per flag: name, how it is read, the best read site
@@ -25,7 +25,7 @@ etcd v3.6.8). The map is committed data generated from the real source by flags/
   verify           re-open every cited file:line in the module source (downloads modules with
                    "go mod download" if missing) and check it names the flag or the field;
                    prints "N citations, N verified, N failed", exits 1 on any failure
-  --regenerate     rebuild flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
+  --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --json           one JSON document on stdout
 `;
@@ -38,7 +38,7 @@ export function declare(root: Cli): Cli {
     .option('--flag <name>', 'only that flag, with its trace')
     .addOption(options.json())
     .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
-    .option('--regenerate', 'rebuild flags/data/<version>/ with the Go analyzer')
+    .option('--regenerate', 'rebuild harness/flags/data/<version>/ with the Go analyzer')
     .addOption(options.quiet());
 
   // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag, so
@@ -60,7 +60,7 @@ export function declare(root: Cli): Cli {
   flags.command('verify').action(act(async ({ opts, log }: Run<Opts>) => {
     only(opts, 'verify');
     if (opts.flag !== undefined) throw new InputError('--flag', 'does not apply to "flags verify"; it checks every citation');
-    const { verifyFlagMaps } = await import('../../flags/verify.ts');
+    const { verifyFlagMaps } = await import('../../harness/flags/verify.ts');
     const res = verifyFlagMaps({ version: opts.version });
     for (const d of res.downloaded) log.info(`downloaded ${d}`);
     if (opts.json) printJson(res);
@@ -83,7 +83,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
   const version = opts.version;
   if (opts.regenerate) {
     if (component !== undefined) throw new InputError('argv', '--regenerate takes no component');
-    const { regenerate } = await import('../../flags/regenerate.ts');
+    const { regenerate } = await import('../../harness/flags/regenerate.ts');
     log.info('regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules');
     const res = regenerate({ version, log });
     log.info(`wrote ${res.outDir} in ${res.seconds.toFixed(1)}s`);

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { adminKubeconfigPath } from '../../apply/creds.ts';
-import { clusterStateDir } from '../../pki/store.ts';
+import { adminKubeconfigPath } from '../../core/apply/creds.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { StepError } from '../../lib/errors.ts';
 

@@ -3,8 +3,8 @@ import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
-import { shJoin } from '../../transport/quote.ts';
-import type { LabHostInfo, LabInfo } from '../../lab/index.ts';
+import { shJoin } from '../../core/transport/quote.ts';
+import type { LabHostInfo, LabInfo } from '../../harness/lab/index.ts';
 
 const help = `
 usage: hardwire lab up|down|status|ssh|stop|start|cut|heal [host] [options]
@@ -44,10 +44,10 @@ environment:
 
 interface Opts { name?: string; json?: boolean; quiet?: boolean }
 
-type Lab = typeof import('../../lab/index.ts');
+type Lab = typeof import('../../harness/lab/index.ts');
 
 /** Imported only when a lab subcommand runs, so that listing commands does not load ssh2 and the lab. */
-const loadLab = (): Promise<Lab> => import('../../lab/index.ts');
+const loadLab = (): Promise<Lab> => import('../../harness/lab/index.ts');
 
 export function declare(root: Cli): Cli {
   const lab = topCommand(root, 'lab', 'local lab hosts: systemd containers with SSH (up, down, status, ssh, stop/start, cut/heal)', help)

@@ -1,7 +1,7 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { options, requireInventory, stateDirFrom, type InventoryOpts } from '../common.ts';
-import { ensurePki } from '../../pki/store.ts';
-import { allLeaves } from '../../pki/table.ts';
+import { ensurePki } from '../../core/pki/store.ts';
+import { allLeaves } from '../../core/pki/table.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 

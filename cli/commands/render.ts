@@ -1,9 +1,9 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { options, requireInventory, stateDirFrom, type InventoryOpts } from '../common.ts';
-import { ensurePki, clusterStateDir } from '../../pki/store.ts';
-import { renderHostTree } from '../../render/host-tree.ts';
-import { writeHostTree } from '../../render/write.ts';
-import { citer } from '../../render/citations.ts';
+import { ensurePki, clusterStateDir } from '../../core/pki/store.ts';
+import { renderHostTree } from '../../core/render/host-tree.ts';
+import { writeHostTree } from '../../core/render/write.ts';
+import { citer } from '../../core/render/citations.ts';
 import { printJson } from '../../lib/log.ts';
 
 const HELP = `
@@ -12,7 +12,7 @@ usage: hardwire render --inventory FILE [--state-dir DIR] [--json]
 Loads or creates the PKI (as "hardwire pki" does), then writes DIR/<cluster>/hosts/<host>/,
 which mirrors exactly what wire puts on that host: /etc/kubernetes/pki/..., the kubeconfigs,
 /etc/kubernetes/encryption-config.yaml and /etc/systemd/system/<component>.service.
-Every flag in a unit comes from components/models/ with the reason it is set and, where the
+Every flag in a unit comes from core/components/models/ with the reason it is set and, where the
 flag map has one, the file:line in Kubernetes source that reads it. Nothing touches a host.
 `;
 

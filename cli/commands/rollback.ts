@@ -1,16 +1,16 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext } from '../../apply/context.ts';
-import { runPhases } from '../../apply/phase.ts';
-import { connectPhase } from '../../apply/phases/connect.ts';
-import { rollbackPhase } from '../../apply/phases/rollback.ts';
-import { START_PHASES } from '../../apply/phases/start.ts';
-import { clusterStateDir } from '../../pki/store.ts';
+import { newContext } from '../../core/apply/context.ts';
+import { runPhases } from '../../core/apply/phase.ts';
+import { connectPhase } from '../../core/apply/phases/connect.ts';
+import { rollbackPhase } from '../../core/apply/phases/rollback.ts';
+import { START_PHASES } from '../../core/apply/phases/start.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
-import { BACKUP_ROOT } from '../../apply/backup.ts';
+import { BACKUP_ROOT } from '../../core/apply/backup.ts';
 
 const HELP = `
 usage: hardwire rollback <run-id> [--inventory FILE] [--state-dir DIR] [--dry-run] [--gate-timeout SECONDS] [--json]

@@ -4,16 +4,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, type InventoryOpts } from '../common.ts';
-import type { Inventory } from '../../inventory/load.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
-import { loadValidInventory } from '../../validate/inventory.ts';
-import { COMPONENT_NAMES } from '../../components/registry/index.ts';
-import { dataDir, flagVersions, isFlagComponent, loadFlagMap, type FlagMap } from '../../flags/map.ts';
-import { checkTarget } from '../../upgrade/target.ts';
-import { passedFlags } from '../../upgrade/passed.ts';
-import { planUpgrade } from '../../upgrade/plan.ts';
-import { formatMarkdown, formatText, planDoc } from '../../upgrade/format.ts';
+import { loadValidInventory } from '../../core/validate/inventory.ts';
+import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
+import { dataDir, flagVersions, isFlagComponent, loadFlagMap, type FlagMap } from '../../harness/flags/map.ts';
+import { checkTarget } from '../../core/upgrade/target.ts';
+import { passedFlags } from '../../core/upgrade/passed.ts';
+import { planUpgrade } from '../../core/upgrade/plan.ts';
+import { formatMarkdown, formatText, planDoc } from '../../core/upgrade/format.ts';
 
 const HELP = `
 usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE]
@@ -25,7 +25,7 @@ default-changed, deprecated, renamed (a new flag binds the same Go field) or rem
 registration cited at both tags (module@version/file:line). Nothing touches a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
-                 in flags/data/ ("hardwire flags --version VERSION --regenerate")
+                 in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
   --md FILE      also write the plan as Markdown
   --json         one JSON document on stdout
 Exit 0 when no passed flag is removed or renamed at the target, 1 when one is; 2 for a
@@ -38,7 +38,7 @@ async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
   let file = opts.inventory;
   if (!file) {
     // Only the lab's inventory file is read: the plan needs no running host.
-    const lab = await import('../../lab/index.ts');
+    const lab = await import('../../harness/lab/index.ts');
     file = (await lab.labStatus({ ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), log })).inventory;
     log.info(`using the local lab's inventory: ${file}`);
   }

@@ -1,11 +1,11 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext } from '../../apply/context.ts';
-import { runPhases } from '../../apply/phase.ts';
-import { connectPhase } from '../../apply/phases/connect.ts';
-import { verifyPhase, type VerifyReport } from '../../apply/phases/verify.ts';
-import { clusterStateDir } from '../../pki/store.ts';
+import { newContext } from '../../core/apply/context.ts';
+import { runPhases } from '../../core/apply/phase.ts';
+import { connectPhase } from '../../core/apply/phases/connect.ts';
+import { verifyPhase, type VerifyReport } from '../../core/apply/phases/verify.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 

@@ -2,9 +2,9 @@ import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { wire } from '../../apply/wire.ts';
-import { adminKubeconfigPath } from '../../apply/creds.ts';
-import { formatPlan } from '../../plan/format.ts';
+import { wire } from '../../core/apply/wire.ts';
+import { adminKubeconfigPath } from '../../core/apply/creds.ts';
+import { formatPlan } from '../../core/plan/format.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 

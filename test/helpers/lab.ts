@@ -4,8 +4,8 @@
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { labDown, labUp, labConnect, type LabInfo } from '../../lab/index.ts';
-import type { Session } from '../../transport/index.ts';
+import { labDown, labUp, labConnect, type LabInfo } from '../../harness/lab/index.ts';
+import type { Session } from '../../core/transport/index.ts';
 import { hardwire } from './cli.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }

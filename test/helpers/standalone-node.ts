@@ -3,11 +3,11 @@
 // Test scaffolding until wire renders these files from component models (issue 22).
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ensureAll } from '../../components/binaries/index.ts';
+import { ensureAll } from '../../core/components/binaries/index.ts';
 import { run } from '../../lib/proc.ts';
-import type { BatchFile } from '../../transport/batch.ts';
-import type { Session } from '../../transport/index.ts';
-import { NODE_PREPARE_UNIT } from '../../lab/worker.ts';
+import type { BatchFile } from '../../core/transport/batch.ts';
+import type { Session } from '../../core/transport/index.ts';
+import { NODE_PREPARE_UNIT } from '../../harness/lab/worker.ts';
 
 export const PAUSE_IMAGE = 'hardwire.local/pause:3.10.2';
 export const BUSYBOX_IMAGE = 'hardwire.local/busybox:1.35.0';

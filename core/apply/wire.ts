@@ -1,0 +1,37 @@
+// `hardwire wire`: the ordered phase list, and the run that drives it.
+import type { Phase } from './phase.ts';
+import { runPhases } from './phase.ts';
+import { newContext, type WireContext, type WireOptions } from './context.ts';
+import type { Inventory } from '../inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { clusterStateDir } from '../pki/store.ts';
+import { pkiPhase } from './phases/pki.ts';
+import { renderPhase } from './phases/render.ts';
+import { binariesPhase } from './phases/binaries.ts';
+import { connectPhase } from './phases/connect.ts';
+import { readPhase } from './phases/read.ts';
+import { planPhase } from './phases/plan.ts';
+import { pushPhase } from './phases/push.ts';
+import { accountsPhase } from './phases/accounts.ts';
+import { rbacPhase } from './phases/rbac.ts';
+import { startPhasesSplitAfter } from './phases/start.ts';
+import { statusPhase } from './phases/status.ts';
+import { snapshotPhase } from './phases/snapshot.ts';
+import { noopGatesPhase, unlessNoop } from './phases/gates.ts';
+
+/** Local work, then what is on the hosts, then the plan: everything before the first host change. */
+export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
+
+// The admin.conf binding must exist before the Lease gates, which read Leases as admin.
+const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
+
+export const WIRE_PHASES: readonly Phase[] = [
+  ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase,
+  ...throughApiserver.map(unlessNoop), rbacPhase, ...afterApiserver.map(unlessNoop), noopGatesPhase, statusPhase,
+];
+
+export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), opts, log);
+  await runPhases(WIRE_PHASES, ctx);
+  return ctx;
+}

@@ -1,0 +1,197 @@
+// The binary cache: $HARDWIRE_CACHE/bin/<name>/<version>/<name> plus manifest.json beside it.
+// A manifest is written only after a binary has been verified; a binary whose sha256 no longer
+// matches its manifest is reported as corrupt and must never be handed out.
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { cacheDir } from '../../../lib/paths.ts';
+import { withLock as withFileLock } from '../../../lib/lock.ts';
+import { type SourceKind } from './catalog.ts';
+import { type BinaryName } from '../registry/index.ts';
+import { isBinaryName } from '../registry/index.ts';
+
+export interface Manifest {
+  name: BinaryName;
+  version: string;
+  sha256: string;
+  size: number;
+  source: SourceKind;
+  /** Where it came from: a URL, a local path, or the Go module directory. */
+  origin: string;
+  /** For builds: hash of go.mod, go.sum, flags and Go version; a different recipe means rebuild. */
+  recipe?: string;
+  /** What the binary printed when asked for its version. */
+  versionOutput: string;
+  createdAt: string;
+}
+
+export type CacheState =
+  | { state: 'ok'; path: string; manifest: Manifest }
+  | { state: 'missing'; path: string }
+  | { state: 'corrupt'; path: string; expected: string; actual: string };
+
+export function binRoot(): string {
+  return join(cacheDir(), 'bin');
+}
+
+/** Version strings such as v1.36.3+k0s.2 are safe as directory names; anything else is refused. */
+function safeSegment(s: string): string {
+  if (!/^[A-Za-z0-9][A-Za-z0-9.+_-]*$/.test(s)) throw new Error(`unsafe cache path segment "${s}"`);
+  return s;
+}
+
+export function entryDir(name: BinaryName, version: string): string {
+  return join(binRoot(), safeSegment(name), safeSegment(version));
+}
+
+export function binaryPath(name: BinaryName, version: string): string {
+  return join(entryDir(name, version), name);
+}
+
+function manifestPath(name: BinaryName, version: string): string {
+  return join(entryDir(name, version), 'manifest.json');
+}
+
+export async function sha256File(path: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}
+
+export async function readManifest(name: BinaryName, version: string): Promise<Manifest | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(manifestPath(name, version), 'utf8')) as Manifest;
+    return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256) ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What a file's stat says about its content, as git's index and rsync use it. ctime changes on any
+ * write, chmod or rename into place and cannot be set from user space, so a file replaced behind
+ * our back with the same size and mtime still differs here (new inode, or new ctime).
+ */
+export interface StatKey { dev: string; ino: string; size: string; mtimeNs: string; ctimeNs: string }
+
+export async function statKey(path: string): Promise<StatKey> {
+  const st = await stat(path, { bigint: true });
+  return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+}
+
+const sameKey = (a: StatKey, b: StatKey) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+
+function verifiedPath(name: BinaryName, version: string): string {
+  return join(entryDir(name, version), 'verified.json');
+}
+
+/** The stat of the binary when it last hashed to its manifest's sha256. */
+async function readVerified(name: BinaryName, version: string, sha256: string): Promise<StatKey | undefined> {
+  try {
+    const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & { sha256: string };
+    return doc.sha256 === sha256 ? doc : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Looks at a cache entry. The binary is re-hashed unless its stat is exactly the one recorded the
+ * last time it hashed to the manifest's sha256; `rehash` (components list, --verify-hashes) always hashes.
+ */
+export async function inspect(name: BinaryName, version: string, opts: { rehash?: boolean } = {}): Promise<CacheState> {
+  const path = binaryPath(name, version);
+  const manifest = await readManifest(name, version);
+  if (!manifest) return { state: 'missing', path };
+  let before: StatKey;
+  try {
+    before = await statKey(path);
+  } catch {
+    return { state: 'missing', path };
+  }
+  const known = opts.rehash ? undefined : await readVerified(name, version, manifest.sha256);
+  if (known && sameKey(known, before)) return { state: 'ok', path, manifest };
+  let actual: string;
+  try {
+    actual = await sha256File(path);
+  } catch {
+    return { state: 'missing', path };
+  }
+  if (actual !== manifest.sha256) return { state: 'corrupt', path, expected: manifest.sha256, actual };
+  // Recorded only if nothing touched the file while it was hashed.
+  if (sameKey(before, await statKey(path))) {
+    const tmp = `${verifiedPath(name, version)}.${process.pid}.tmp`;
+    await writeFile(tmp, `${JSON.stringify({ sha256: actual, ...before })}\n`);
+    await rename(tmp, verifiedPath(name, version));
+  }
+  return { state: 'ok', path, manifest };
+}
+
+/** Removes a cache entry (binary and manifest). */
+export async function discard(name: BinaryName, version: string): Promise<void> {
+  await rm(entryDir(name, version), { recursive: true, force: true });
+}
+
+/**
+ * Copies a verified file into the cache atomically: temp file in the same directory, hash it,
+ * rename into place, then write the manifest (manifest last, so a crash leaves no manifest).
+ */
+export async function install(
+  file: string,
+  meta: Omit<Manifest, 'sha256' | 'size' | 'createdAt'>,
+  expectedSha256?: string,
+): Promise<Manifest> {
+  const dir = entryDir(meta.name, meta.version);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${meta.name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await rm(join(dir, 'manifest.json'), { force: true });
+    await copyFile(file, tmp);
+    await chmod(tmp, 0o755);
+    const sha256 = await sha256File(tmp);
+    if (expectedSha256 && sha256 !== expectedSha256) {
+      throw new Error(`copy of ${file} hashed to ${sha256}, expected ${expectedSha256}`);
+    }
+    const { size } = await stat(tmp);
+    await rename(tmp, join(dir, meta.name));
+    const manifest: Manifest = { ...meta, sha256, size, createdAt: new Date().toISOString() };
+    const mtmp = `${tmp}.json`;
+    await writeFile(mtmp, `${JSON.stringify(manifest, null, 2)}\n`);
+    await rename(mtmp, manifestPath(meta.name, meta.version));
+    return manifest;
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/** Every cache entry that has a manifest, with its state. */
+export async function listEntries(): Promise<Array<CacheState & { name: BinaryName; version: string }>> {
+  const out: Array<CacheState & { name: BinaryName; version: string }> = [];
+  let names: string[];
+  try {
+    names = await readdir(binRoot());
+  } catch {
+    return out;
+  }
+  for (const name of names.sort()) {
+    if (!isBinaryName(name)) continue;
+    for (const version of (await readdir(join(binRoot(), name)).catch(() => [] as string[])).sort()) {
+      const st = await inspect(name, version, { rehash: true }); // a listing always re-hashes
+      if (st.state !== 'missing') out.push({ ...st, name, version });
+    }
+  }
+  return out;
+}
+
+/** A scratch directory inside the cache (same filesystem, so renames are atomic). */
+export async function scratchDir(label: string): Promise<string> {
+  const dir = join(cacheDir(), 'tmp', `${label}-${process.pid}-${randomBytes(4).toString('hex')}`);
+  await mkdir(dir, { recursive: true });
+  return dir;
+}
+
+/** A cross-process lock (lib/lock.ts) so that parallel test workers or commands do not build the same group twice. */
+export function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
+  return withFileLock(join(cacheDir(), 'locks', `${safeSegment(label)}.lock`), `building ${label}`, Infinity, fn, { onWait, pollMs: 500 });
+}

@@ -1,0 +1,60 @@
+// The kubelet of a worker: a KubeletConfiguration with what the workers spike (docs/workers-spike.md
+// on branch workers) found necessary in a lab container, and the node's own identity and serving cert.
+// Citations as in config-file.ts (K = k8s.io/kubernetes@v1.36.3, KB = k8s.io/kubelet@v0.36.3, the
+// v1beta1 config types); test/worker-citations.test.ts re-opens them. The flag map (flags/data) cites
+// the unit's flags as it does the control plane's; the config fields are cited here.
+import { flag, K, PKI, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { configYaml, type ConfigField } from './config-file.ts';
+import { indexedIp } from '../../../lib/net.ts';
+import { CONTAINERD_SOCKET } from './containerd.ts';
+
+export const KUBELET_DIR = '/var/lib/kubelet';
+export const KUBELET_CONFIG = `${KUBELET_DIR}/config.yaml`;
+/** The kubelet's serving pair: the file names of its own self-signed default (--cert-dir), here signed by the cluster CA. */
+export const KUBELET_SERVING = `${KUBELET_DIR}/pki/kubelet`;
+export const KUBELET_KUBECONFIG = `${K}/kubelet.conf`;
+
+export function kubeletConfig(ctx: ModelContext): string {
+  const { host } = ctx;
+  return configYaml({
+    apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration',
+    comment: `Rendered by hardwire for ${host.name} (components/models/kubelet.ts).`,
+  }, kubeletFields(ctx));
+}
+
+/** Every KubeletConfiguration field hardwire sets, with its reason and source line. */
+export function kubeletFields({ inv, host }: ModelContext): ConfigField[] {
+  return [
+    { key: 'address', value: host.address, why: 'serve the kubelet API (logs, exec) on the node address the apiserver reaches it on (InternalIP, --kubelet-preferred-address-types)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 164, holds: 'json:"address' } },
+    { key: 'readOnlyPort', value: 0, why: 'no unauthenticated read-only port (10255); 0 disables it (CIS 4.2.4)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 176, holds: 'json:"readOnlyPort' } },
+    { key: 'tlsCertFile', value: `${KUBELET_SERVING}.crt`, why: 'serving cert from the table (CN system:node:<node>, SANs the node name and address), signed by the cluster CA, so the apiserver\'s --kubelet-certificate-authority verifies it', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 184, holds: 'json:"tlsCertFile' } },
+    { key: 'tlsPrivateKeyFile', value: `${KUBELET_SERVING}.key`, why: 'key of the serving cert', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 188, holds: 'json:"tlsPrivateKeyFile' } },
+    { key: 'authentication', value: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: `${PKI}/ca.crt` } },
+      why: 'no anonymous requests (CIS 4.2.1); bearer tokens checked with the apiserver (TokenReview); client certs (the apiserver\'s apiserver-kubelet-client) against the cluster CA (CIS 4.2.3; KubeletX509Authentication.ClientCAFile, KB config/v1beta1/types.go:1014)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 232, holds: 'json:"authentication"' } },
+    { key: 'authorization', value: { mode: 'Webhook' }, why: 'each request authorized by the apiserver (SubjectAccessReview), not AlwaysAllow (CIS 4.2.2; KubeletAuthorization.Mode, KB config/v1beta1/types.go:978)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 240, holds: 'json:"authorization"' } },
+    { key: 'cgroupDriver', value: 'cgroupfs', why: 'the machine\'s cgroups are v1 and its PID 1 is not systemd; the node\'s systemd does not own the v1 hierarchies (workers spike)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 417, holds: 'json:"cgroupDriver' } },
+    { key: 'failCgroupV1', value: false, why: 'v1.36 refuses to start on cgroup v1 unless this is false, and the lab machine has only v1 controllers (workers spike)', cite: { mod: 'K', file: 'pkg/kubelet/apis/config/validation/validation_linux.go', line: 35, holds: 'kc.FailCgroupV1 && isCgroup1' } },
+    { key: 'failSwapOn', value: false, why: 'the kubelet otherwise refuses a machine with swap on; lab hosts share the machine\'s swap (workers spike)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 669, holds: 'json:"failSwapOn' } },
+    { key: 'containerRuntimeEndpoint', value: `unix://${CONTAINERD_SOCKET}`, why: 'containerd\'s CRI socket (components/models/containerd.ts)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 942, holds: 'json:"containerRuntimeEndpoint"' } },
+    { key: 'clusterDomain', value: inv.cluster.dnsDomain, why: 'Pods\' search domains end in the cluster domain (cluster.dnsDomain)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 317, holds: 'json:"clusterDomain' } },
+    { key: 'clusterDNS', value: [indexedIp(inv.serviceCidr, 10)], why: 'cluster DNS Service IP: the 10th address of the service CIDR, as kubeadm picks it', cite: { mod: 'K', file: 'cmd/kubeadm/app/constants/constants.go', line: 688, holds: 'GetIndexedIP(svcSubnetCIDR, 10)' } },
+  ];
+}
+
+export function kubeletModel(ctx: ModelContext): UnitModel {
+  const { host } = ctx;
+  return {
+    component: 'kubelet',
+    description: 'Kubernetes node agent (hardwire)',
+    documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/',
+    type: 'simple',
+    binary: `${BIN}/kubelet`,
+    files: [{ path: KUBELET_CONFIG, content: kubeletConfig(ctx), mode: 0o644, why: 'the KubeletConfiguration (--config), rendered per node' }],
+    flags: [
+      flag('config', KUBELET_CONFIG, 'everything that has a config field is set there, with its reason (K cmd/kubelet/app/options/options.go:281)'),
+      flag('hostname-override', host.name, 'the Node name must be the node\'s cert CN without system:node:, or the Node authorizer and NodeRestriction refuse it (K pkg/auth/nodeidentifier/default.go:37; K cmd/kubelet/app/options/options.go:290)'),
+      flag('kubeconfig', KUBELET_KUBECONFIG, 'its identity toward the apiserver (system:node:<node>, group system:nodes); without it the kubelet runs standalone (K cmd/kubelet/app/options/options.go:283)'),
+      flag('node-ip', host.address, 'lab hosts have no default route, and the kubelet otherwise takes the address of the default route (no default routes found in /proc/net/route, workers spike) (K cmd/kubelet/app/options/options.go:292)'),
+    ],
+  };
+}

@@ -1,0 +1,66 @@
+// A component model: the flags a unit passes, each with the reason it is set.
+import type { Inventory, Host } from '../../inventory/load.ts';
+
+export interface Flag {
+  name: string;
+  value: string;
+  why: string;
+}
+
+/** A [Service] line besides ExecStart (LoadCredential=), with the reason it is there. */
+export interface Directive {
+  key: string;
+  value: string;
+  why: string;
+}
+
+/**
+ * The system account a unit runs as instead of root (User=, Group=). wire creates it on the host
+ * and hands it the directories it owns, before any file is pushed (apply/phases/accounts.ts).
+ */
+export interface Account {
+  user: string;
+  /** Directories the account owns (created if missing, chown -R when not), with their mode. */
+  owns: { path: string; mode: number }[];
+  why: string;
+}
+
+/** A file the component reads that hardwire renders from the model itself (the audit policy). */
+export interface ModelFile {
+  path: string;
+  content: string;
+  mode: number;
+  why: string;
+}
+
+export interface UnitModel<Name extends string = string> {
+  /** The registry's name for it (ComponentName, which the registry derives from its specs, so it is not imported here). */
+  component: Name;
+  description: string;
+  documentation: string;
+  /** systemd Type=: notify where the binary calls sd_notify. */
+  type: 'notify' | 'simple';
+  binary: string;
+  flags: Flag[];
+  account?: Account;
+  directives?: Directive[];
+  /** Placed on the host beside the unit; a change restarts the component. */
+  files?: ModelFile[];
+}
+
+export interface ModelContext {
+  inv: Inventory;
+  host: Host;
+}
+
+/** Where files live on a host: kubeadm's layout (lib/constants.ts). */
+export { K8S_DIR as K, PKI_DIR as PKI, BIN_DIR as BIN } from '../../../lib/constants.ts';
+
+export function flag(name: string, value: string | number | boolean, why: string): Flag {
+  return { name, value: String(value), why };
+}
+
+/** Where systemd puts a unit's LoadCredential= files, readable by the unit's user only. */
+export function credentialsDir(component: string): string {
+  return `/run/credentials/${component}.service`;
+}

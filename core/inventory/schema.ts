@@ -1,0 +1,63 @@
+// The inventory contract (hardwire/v1). Field names are public API: keep them.
+import { z } from 'zod';
+import { isIP } from 'node:net';
+import { PINNED_KUBERNETES } from '../../lib/constants.ts';
+
+export { PINNED_KUBERNETES };
+
+const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
+  message: 'must be a DNS label: lowercase letters, digits and "-", at most 63 characters',
+});
+
+const flagName = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { message: 'must be a flag name without dashes in front, such as "v" or "audit-log-path"' });
+
+const ssh = z.strictObject({
+  user: z.string().min(1).default('root'),
+  port: z.number().int().min(1).max(65535).default(22),
+  identityFile: z.string().min(1).default('~/.ssh/id_ed25519'),
+  proxyJump: z.string().default(''),
+  become: z.enum(['', 'sudo']).default(''),
+});
+
+const host = z.strictObject({
+  name: dnsLabel,
+  address: z.string().refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 198.51.100.10' }),
+  roles: z.array(z.enum(['etcd', 'control-plane', 'worker'])).min(1).default(['etcd', 'control-plane']),
+  /** A worker's own pod range; default: the next node range of cluster.podCIDR, in host order (inventory/pod-cidrs.ts). */
+  podCIDR: z.string().optional(),
+  ssh: ssh.default(ssh.parse({})),
+});
+
+const cluster = z.strictObject({
+  name: dnsLabel,
+  kubernetesVersion: z.string().regex(/^v1\.\d+\.\d+$/, { message: 'must look like v1.36.3' }).default(PINNED_KUBERNETES),
+  serviceCIDR: z.string().default('10.96.0.0/12'),
+  podCIDR: z.string().default('10.244.0.0/16'),
+  dnsDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a DNS domain such as cluster.local' }).default('cluster.local'),
+  apiServerEndpoint: z.string().default(''),
+  extraSANs: z.array(z.string().min(1)).default([]),
+  /**
+   * Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`.
+   * The component names, flags and values are checked by validate/inventory.ts, against the registry and the flag map.
+   */
+  extraArgs: z.record(z.string(), z.record(flagName, z.string())).default({}),
+  certValidity: z.strictObject({
+    leafDays: z.number().int().min(1).max(3650).default(365),
+    caDays: z.number().int().min(1).max(36500).default(3650),
+  }).default({ leafDays: 365, caDays: 3650 }),
+});
+
+export const inventorySchema = z.strictObject({
+  apiVersion: z.literal('hardwire/v1', { message: 'must be "hardwire/v1"' }),
+  kind: z.literal('Inventory', { message: 'must be "Inventory"' }),
+  cluster,
+  hosts: z.array(host).min(1, { message: 'needs at least one host' }),
+  /** known_hosts file for host-key pinning, relative to the inventory file. */
+  knownHosts: z.string().optional(),
+  /** Use component binaries from this local directory instead of the cache. */
+  components: z.strictObject({ from: z.string().min(1) }).optional(),
+});
+
+export type InventoryInput = z.input<typeof inventorySchema>;
+export type InventoryDoc = z.output<typeof inventorySchema>;
+export type HostDoc = InventoryDoc['hosts'][number];

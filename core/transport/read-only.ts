@@ -1,0 +1,58 @@
+// The session every phase gets: it can read a host, and nothing else. Writes exist only inside
+// ctx.wet.run (apply/wet.ts), which hands its callback the writable session and never calls it in
+// a dry run. So a dry run cannot write: code outside Wet has no session to write with, and a
+// mutating command run through this one throws before it is sent.
+import { BIN_DIR } from '../../lib/constants.ts';
+import { shJoin } from './quote.ts';
+import type { ExecOptions, ExecResult, Session, SshTarget } from './session.ts';
+
+export interface ReadSession {
+  readonly host: SshTarget;
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+  readFile(path: string): Promise<Buffer>;
+  sha256(path: string): Promise<string | null>;
+  sha256Many(paths: string[]): Promise<Map<string, string | null>>;
+  openLocalPort(port: number): ReturnType<Session['openLocalPort']>;
+}
+
+const words = (args: string[]) => args.filter((a) => !a.startsWith('-'));
+
+/** Commands that only read, by program, with a check of their arguments where the program can also write. */
+const READERS: Record<string, (args: string[]) => boolean> = {
+  cat: () => true,
+  ls: () => true,
+  test: () => true,
+  grep: () => true,
+  stat: () => true,
+  sha256sum: () => true,
+  journalctl: (a) => !a.some((x) => /^--(rotate|vacuum|flush|sync|relinquish)/.test(x)),
+  systemctl: (a) => ['show', 'status', 'is-active', 'is-enabled', 'is-failed', 'list-unit-files', 'list-units', 'cat'].includes(words(a)[0] ?? ''),
+  [`${BIN_DIR}/etcdctl`]: (a) => {
+    const [verb, sub] = words(a);
+    return verb === 'get' || verb === 'endpoint' || (verb === 'member' && sub === 'list');
+  },
+};
+
+export function isReadOnlyCommand(argv: string[]): boolean {
+  const [prog, ...args] = argv;
+  const check = prog !== undefined && Object.hasOwn(READERS, prog) ? READERS[prog] : undefined;
+  return check !== undefined && check(args);
+}
+
+export class WriteOutsideWetError extends Error {}
+
+export function readOnly(s: Session): ReadSession {
+  return {
+    host: s.host,
+    exec(argv, opts) {
+      if (!isReadOnlyCommand(argv)) {
+        return Promise.reject(new WriteOutsideWetError(`[${s.host.name}] "${shJoin(argv)}" is not a read-only command; host changes go through ctx.wet.run`));
+      }
+      return s.exec(argv, opts);
+    },
+    readFile: (p) => s.readFile(p),
+    sha256: (p) => s.sha256(p),
+    sha256Many: (ps) => s.sha256Many(ps),
+    openLocalPort: (port) => s.openLocalPort(port),
+  };
+}

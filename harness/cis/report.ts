@@ -1,0 +1,82 @@
+// kube-bench's JSON (`--json`: check.OverallControls in its check/controls.go) and what `hardwire cis`
+// makes of it: counts per target, recounted from the checks themselves and compared with the totals
+// kube-bench printed, and every check that did not pass, with kube-bench's own text and remediation.
+import { StepError } from '../../lib/errors.ts';
+
+export type Status = 'PASS' | 'FAIL' | 'WARN' | 'INFO';
+export const STATUSES: readonly Status[] = ['PASS', 'FAIL', 'WARN', 'INFO'];
+
+/** The fields of kube-bench's JSON that hardwire reads (names as kube-bench writes them). */
+interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string }
+interface RawGroup { section: string; desc: string; results: RawCheck[] | null }
+interface RawControls { id: string; version: string; text: string; node_type: string; tests: RawGroup[] | null; total_pass: number; total_fail: number; total_warn: number; total_info: number }
+export interface RawReport { Controls: RawControls[]; Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number } }
+
+export interface Counts { PASS: number; FAIL: number; WARN: number; INFO: number }
+
+export interface CheckResult {
+  id: string;
+  /** master, etcd or controlplane (kube-bench's node_type). */
+  target: string;
+  text: string;
+  status: Status;
+  scored: boolean;
+  remediation: string;
+  /** What the audit found, when kube-bench says (e.g. "permissions=644"). */
+  actual: string;
+  reason: string;
+}
+
+export interface HostReport {
+  host: string;
+  roles: string[];
+  targets: string[];
+  /** Checks passed to kube-bench's --skip, with why (reported by kube-bench as INFO). */
+  skipped: { ids: string[]; why: string } | undefined;
+  byTarget: Record<string, Counts>;
+  /** kube-bench's own Totals. */
+  totals: Counts;
+  /** The same, counted from the per-check results. */
+  counted: Counts;
+  checks: CheckResult[];
+  seconds: number;
+}
+
+export const zero = (): Counts => ({ PASS: 0, FAIL: 0, WARN: 0, INFO: 0 });
+
+export function add(a: Counts, b: Counts): Counts {
+  return { PASS: a.PASS + b.PASS, FAIL: a.FAIL + b.FAIL, WARN: a.WARN + b.WARN, INFO: a.INFO + b.INFO };
+}
+
+/** kube-bench's stdout as JSON, or a StepError naming what was wrong with it. */
+export function parseReport(stdout: string, host: string): RawReport {
+  // kube-bench prints the document on one line; anything else on stdout would be a warning.
+  const line = stdout.split('\n').find((l) => l.startsWith('{"Controls"'));
+  if (!line) throw new StepError('cis', 'kube-bench printed no JSON report', { host, detail: stdout.split('\n').slice(-8) });
+  const doc = JSON.parse(line) as RawReport;
+  if (!Array.isArray(doc.Controls) || typeof doc.Totals?.total_pass !== 'number') throw new StepError('cis', 'kube-bench\'s JSON has no Controls or Totals', { host });
+  return doc;
+}
+
+export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>): HostReport {
+  const checks: CheckResult[] = [];
+  const byTarget: Record<string, Counts> = {};
+  for (const c of raw.Controls) {
+    const counts = (byTarget[c.node_type] ??= zero());
+    for (const g of c.tests ?? []) {
+      for (const r of g.results ?? []) {
+        counts[r.status] += 1;
+        checks.push({
+          id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
+          remediation: (r.remediation ?? '').trim(), actual: (r.actual_value ?? '').trim(), reason: (r.reason ?? '').trim(),
+        });
+      }
+    }
+  }
+  const t = raw.Totals;
+  return {
+    ...meta, byTarget, checks,
+    totals: { PASS: t.total_pass, FAIL: t.total_fail, WARN: t.total_warn, INFO: t.total_info },
+    counted: Object.values(byTarget).reduce(add, zero()),
+  };
+}

@@ -1,0 +1,87 @@
+// hardwire compare: collect each plane with the same cluster parameters, build the matrices.
+import type { Inventory, Host } from '../../core/inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { InputError } from '../../lib/errors.ts';
+import { hardwireCollector } from './planes/hardwire.ts';
+import { kubeadmCollector } from './planes/kubeadm.ts';
+import { k0sCollector } from './planes/k0s/index.ts';
+import { buildReport } from './build.ts';
+import { PLANES, emptyPlane } from './types.ts';
+import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';
+import { APISERVER_PORT } from '../../lib/constants.ts';
+
+export interface CompareOptions {
+  inv: Inventory;
+  stateDir: string;
+  log: Logger;
+  /** The hardwire host to compare (default: the first control-plane host that also runs etcd). */
+  host?: string;
+  live: boolean;
+  kubeadmLab: string;
+  k0sLab: string;
+  k0sBinary?: string;
+  keepLabs: boolean;
+  /** kube-bench on every plane, for the CIS section. */
+  cis: boolean;
+}
+
+export function pickHost(inv: Inventory, name?: string): Host {
+  if (name) {
+    const h = inv.hosts.find((x) => x.name === name);
+    if (!h) throw new InputError('--host', `no host "${name}" in ${inv.file}; hosts are ${inv.hosts.map((x) => x.name).join(', ')}`);
+    if (!h.isControlPlane || !h.isEtcd) throw new InputError('--host', `${name} must have both the etcd and control-plane roles to compare all four components`);
+    return h;
+  }
+  const h = inv.hosts.find((x) => x.isControlPlane && x.isEtcd);
+  if (!h) throw new InputError('--host', 'no host has both the etcd and control-plane roles');
+  return h;
+}
+
+export function clusterParams(inv: Inventory, host: Host): ClusterParams {
+  const endpoint = `${inv.endpoint.host}:${inv.endpoint.port}`;
+  return {
+    kubernetesVersion: inv.cluster.kubernetesVersion,
+    clusterName: inv.cluster.name,
+    nodeName: host.name,
+    advertiseAddress: host.address,
+    serviceCIDR: inv.cluster.serviceCIDR,
+    podCIDR: inv.cluster.podCIDR,
+    dnsDomain: inv.cluster.dnsDomain,
+    ...(endpoint !== `${host.address}:${APISERVER_PORT}` ? { controlPlaneEndpoint: endpoint } : {}),
+    extraSANs: inv.cluster.extraSANs,
+    firstServiceIp: inv.serviceIp,
+  };
+}
+
+export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
+  return [
+    hardwireCollector({ host, live: opts.live }),
+    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs }),
+    k0sCollector({ ...(opts.k0sBinary ? { binary: opts.k0sBinary } : {}), lab: opts.k0sLab, keep: opts.keepLabs }),
+  ];
+}
+
+export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
+  const host = pickHost(opts.inv, opts.host);
+  const params = clusterParams(opts.inv, host);
+  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log, cis: opts.cis };
+  const planes = {} as Record<PlaneName, PlaneData>;
+  // One plane at a time: each kubeadm/k0s run boots its own lab host on a small machine.
+  for (const c of collectors(opts, host)) {
+    opts.log.step(`collecting the ${c.plane} plane`);
+    const t0 = performance.now();
+    try {
+      planes[c.plane] = await c.collect(ctx);
+    } catch (err) {
+      if (err instanceof InputError) throw err;
+      const msg = err instanceof Error ? err.message : String(err);
+      const detail = (err as { detail?: string[] }).detail ?? [];
+      planes[c.plane] = emptyPlane(c.plane, `${c.plane} collection failed: ${msg}${detail.length ? ` (${detail.slice(-3).join(' | ')})` : ''}`);
+    }
+    const p = planes[c.plane];
+    p.collectMs = Math.round(performance.now() - t0);
+    opts.log.info(`  ${c.plane}: ${p.collected ? 'collected' : 'NOT collected'}: ${p.why}`);
+  }
+  for (const p of PLANES) planes[p] ??= emptyPlane(p, 'no collector');
+  return buildReport(params, planes);
+}

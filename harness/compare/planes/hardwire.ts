@@ -1,0 +1,121 @@
+// The hardwire plane: the rendered host tree (unit ExecStart lines, PKI, kubeconfigs) and, when the
+// host answers SSH and its units run, the live command lines from /proc/<pid>/cmdline.
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../../lib/constants.ts';
+import { ensurePki } from '../../../core/pki/store.ts';
+import { renderHostTree, unitPath, type HostTree } from '../../../core/render/host-tree.ts';
+import { certFacts } from '../x509.ts';
+import { KUBEADM_TOKENS, execStartArgv, kubeconfigCert, roleOf } from '../normalize.ts';
+import type { CollectContext, Component, PlaneCollector, PlaneData } from '../types.ts';
+import { emptyPlane } from '../types.ts';
+import { parseShow, showArgv } from '../../../lib/systemctl.ts';
+import type { Host } from '../../../core/inventory/load.ts';
+
+export interface HardwireOptions {
+  host: Host;
+  /** Read the running units over SSH (default true); false uses the rendered tree only. */
+  live: boolean;
+}
+
+function fromTree(plane: PlaneData, tree: HostTree): void {
+  for (const f of tree.files) {
+    if (f.path.startsWith('/etc/kubernetes/') && f.path.endsWith('.crt')) {
+      const rel = f.path.slice('/etc/kubernetes/'.length);
+      plane.certs.push({ role: roleOf(rel), path: f.path, kind: 'cert', facts: certFacts(f.content.toString('utf8')) });
+    } else if (/^\/etc\/kubernetes\/[^/]+\.conf$/.test(f.path)) {
+      const rel = f.path.slice('/etc/kubernetes/'.length);
+      const c = kubeconfigCert(f.content.toString('utf8'), f.path, roleOf(rel));
+      if (c) plane.certs.push(c);
+    }
+  }
+  for (const m of tree.models) {
+    const unit = tree.files.find((f) => f.path === unitPath(m.component))!;
+    plane.commands[m.component] = { argv: execStartArgv(unit.content.toString('utf8')), source: `rendered ${unitPath(m.component)} (ExecStart)` };
+    plane.flagReasons[m.component] = Object.fromEntries(m.flags.map((f) => [f.name, { text: f.why, url: `components/models/${m.component}.ts` }]));
+    plane.processes.push({
+      name: `${m.component}.service`, kind: 'systemd-unit', parent: 'systemd (PID 1)', source: `rendered ${unitPath(m.component)}`,
+      details: { binary: m.binary, 'Type=': m.type, 'Restart=': 'on-failure', runs: 'directly on the host, as root, no container' },
+    });
+  }
+}
+
+/** What compare shows of each live unit. */
+const SHOWN = ['MainPID', 'ActiveState', 'SubState', 'User', 'NRestarts', 'ControlGroup'];
+
+async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Promise<void> {
+  const { connect } = await import('../../../core/transport/index.ts');
+  const t0 = performance.now();
+  const s = await connect(tree.host, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+  try {
+    plane.steps.push({ step: `ssh ${tree.host.name}`, ms: Math.round(performance.now() - t0), ok: true });
+    const running: string[] = [];
+    for (const c of tree.components) {
+      const unit = `${c}.service`;
+      const t1 = performance.now();
+      const show = await s.exec(showArgv([unit], SHOWN), { allowFail: true });
+      const props = parseShow(show.stdout)[0] ?? {};
+      const pid = Number(props.MainPID ?? 0);
+      const p = plane.processes.find((x) => x.name === unit)!;
+      p.state = `${props.ActiveState ?? '?'}/${props.SubState ?? '?'}`;
+      p.source = `systemctl show ${unit} on ${tree.host.name}`;
+      p.details = { ...p.details, User: props.User || 'root', NRestarts: props.NRestarts ?? '', ControlGroup: props.ControlGroup ?? '' };
+      if (pid > 0 && props.ActiveState === 'active') {
+        const cl = await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true });
+        const argv = cl.stdout.split('\0').filter((w, i, a) => !(i === a.length - 1 && w === ''));
+        if (cl.code === 0 && argv.length > 0) {
+          const rendered = plane.commands[c as Component]!.argv;
+          if (rendered.join('\0') !== argv.join('\0')) plane.notes.push(`${unit}: the live command line differs from the rendered unit (re-run "hardwire wire")`);
+          plane.commands[c as Component] = { argv, source: `/proc/${pid}/cmdline on ${tree.host.name}` };
+          p.pid = pid;
+          running.push(c);
+        }
+      }
+      plane.steps.push({ step: `systemctl show ${unit}`, argv: showArgv([unit], SHOWN), ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
+    }
+    // The host's files should be the rendered ones, byte for byte.
+    const certPaths = plane.certs.map((c) => c.path);
+    const hashes = await s.sha256Many(certPaths);
+    const drift = tree.files.filter((f) => certPaths.includes(f.path) && hashes.get(f.path) !== f.sha256).map((f) => f.path);
+    if (drift.length) plane.notes.push(`on ${tree.host.name}, ${drift.length} PKI file(s) differ from the rendered tree: ${drift.join(', ')}`);
+    plane.mode = running.length === tree.components.length ? 'live' : running.length ? 'partly live' : 'rendered';
+    if (running.length < tree.components.length) {
+      plane.notes.push(`not running on ${tree.host.name}: ${tree.components.filter((c) => !running.includes(c)).join(', ')}; their flags come from the rendered units (run "hardwire wire" for live command lines)`);
+    }
+  } finally {
+    await s.close();
+  }
+}
+
+export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
+  return {
+    plane: 'hardwire',
+    async collect(ctx) {
+      const plane = emptyPlane('hardwire', '', true);
+      plane.host = opts.host.name;
+      plane.version = ctx.params.kubernetesVersion;
+      plane.pathTokens = [...KUBEADM_TOKENS, [opts.host.address, '<host-address>']];
+      plane.mode = 'rendered';
+      const t0 = performance.now();
+      const pki = await ensurePki(ctx.stateDir, ctx.inv);
+      const tree = renderHostTree(ctx.inv, opts.host, pki.dir);
+      plane.steps.push({ step: 'load PKI and render host tree', ms: Math.round(performance.now() - t0), ok: true, output: `${tree.files.length} files for ${opts.host.name}` });
+      fromTree(plane, tree);
+      if (opts.live) {
+        try {
+          await live(plane, tree, ctx);
+        } catch (err) {
+          plane.notes.push(`live read of ${opts.host.name} failed (${err instanceof Error ? err.message : String(err)}); flags come from the rendered units`);
+        }
+      } else {
+        plane.notes.push('--no-live: flags come from the rendered units, not from running processes');
+      }
+      if (ctx.cis && plane.mode === 'live') {
+        const { scanHardwire } = await import('../../cis/plane.ts');
+        plane.cis = await scanHardwire(ctx.inv, ctx.stateDir, { acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, ctx.log);
+      }
+      plane.why = plane.mode === 'live'
+        ? `rendered host tree of ${opts.host.name} and live /proc/<pid>/cmdline of its ${tree.components.length} units`
+        : `rendered host tree of ${opts.host.name} (${opts.live ? 'units not running or host not reachable' : '--no-live'})`;
+      return plane;
+    },
+  };
+}

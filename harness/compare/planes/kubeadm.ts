@@ -1,0 +1,212 @@
+// The kubeadm plane: on a fresh lab host, the real kubeadm at the pinned version runs the four
+// file-writing init phases with a generated kubeadm.yaml; then its static Pod manifests, PKI and
+// kubeconfigs are read back. The phases need no kubelet, container runtime or preflight.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseYaml, stringify } from 'yaml';
+import { StepError } from '../../../lib/errors.ts';
+import { ensureBinary } from '../../../core/components/binaries/index.ts';
+import { goModCache } from '../../../core/components/binaries/go-env.ts';
+import { certFacts } from '../x509.ts';
+import { KUBEADM_TOKENS, kubeconfigCert, roleOf } from '../normalize.ts';
+import { labDir } from '../../lab/plan.ts';
+import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../types.ts';
+import { COMPONENTS, emptyPlane } from '../types.ts';
+import type { Session } from '../../../core/transport/index.ts';
+import { APISERVER_PORT } from '../../../lib/constants.ts';
+import { runKubeadmLive } from './kubeadm-live.ts';
+import { scanLabHost } from '../../cis/plane.ts';
+
+export const KUBEADM_PHASES = [['certs', 'all'], ['kubeconfig', 'all'], ['etcd', 'local'], ['control-plane', 'all']] as const;
+const CONFIG = '/root/hardwire-compare/kubeadm.yaml';
+
+/** ClusterConfiguration + InitConfiguration with the same parameters as the hardwire plane. */
+export function kubeadmConfig(p: ClusterParams): string {
+  const init = {
+    apiVersion: 'kubeadm.k8s.io/v1beta4',
+    kind: 'InitConfiguration',
+    localAPIEndpoint: { advertiseAddress: p.advertiseAddress, bindPort: APISERVER_PORT },
+    nodeRegistration: { name: p.nodeName },
+  };
+  const cluster = {
+    apiVersion: 'kubeadm.k8s.io/v1beta4',
+    kind: 'ClusterConfiguration',
+    kubernetesVersion: p.kubernetesVersion,
+    clusterName: p.clusterName,
+    ...(p.controlPlaneEndpoint ? { controlPlaneEndpoint: p.controlPlaneEndpoint } : {}),
+    networking: { serviceSubnet: p.serviceCIDR, podSubnet: p.podCIDR, dnsDomain: p.dnsDomain },
+    ...(p.extraSANs.length ? { apiServer: { certSANs: p.extraSANs } } : {}),
+  };
+  return `${stringify(init)}---\n${stringify(cluster)}`;
+}
+
+/** Where kubeadm builds each component's command line, in its source at the tag (kubeadm has no builder for a component it does not run). */
+const COMMAND_FUNCS: Partial<Record<Component, { file: string; func: string }>> = {
+  etcd: { file: 'cmd/kubeadm/app/phases/etcd/local.go', func: 'getEtcdCommand' },
+  'kube-apiserver': { file: 'cmd/kubeadm/app/phases/controlplane/manifests.go', func: 'getAPIServerCommand' },
+  'kube-controller-manager': { file: 'cmd/kubeadm/app/phases/controlplane/manifests.go', func: 'getControllerManagerCommand' },
+  'kube-scheduler': { file: 'cmd/kubeadm/app/phases/controlplane/manifests.go', func: 'getSchedulerCommand' },
+};
+
+/**
+ * For each flag name kubeadm's source spells out in a component's command builder: the line that
+ * sets it (and the comment above it, if any), linked at the tag. Read from the kubernetes module
+ * in the Go module cache (present once kubeadm was built); empty when the source is not there.
+ */
+export function kubeadmSourceReasons(version: string, component: Component): Record<string, { text: string; url: string }> {
+  const where = COMMAND_FUNCS[component];
+  if (!where) return {};
+  const { file, func } = where;
+  const path = join(goModCache(), 'k8s.io', `kubernetes@${version}`, file);
+  if (!existsSync(path)) return {};
+  const lines = readFileSync(path, 'utf8').split('\n');
+  const start = lines.findIndex((l) => l.startsWith(`func ${func}(`));
+  if (start < 0) return {};
+  let end = start + 1;
+  while (end < lines.length && lines[end] !== '}') end++;
+  const out: Record<string, { text: string; url: string }> = {};
+  for (let i = start; i < end; i++) {
+    for (const m of lines[i]!.matchAll(/"([a-z][a-z0-9-]+)"/g)) {
+      const name = m[1]!;
+      if (out[name] || !/Name: "|GetArgValue|SetArgValues/.test(lines[i]!)) continue;
+      let comment = '';
+      for (let j = i - 1; j > start && /^\s*\/\//.test(lines[j]!); j--) comment = `${lines[j]!.trim().replace(/^\/\/\s*/, '')} ${comment}`;
+      const code = lines[i]!.trim();
+      out[name] = {
+        text: `kubeadm ${func} (${file.split('/').pop()}:${i + 1}): ${code}${comment ? ` // ${comment.trim()}` : ''}`,
+        url: `https://github.com/kubernetes/kubernetes/blob/${version}/${file}#L${i + 1}`,
+      };
+    }
+  }
+  return out;
+}
+
+interface Manifest {
+  metadata?: { name?: string; annotations?: Record<string, string> };
+  spec?: {
+    hostNetwork?: boolean;
+    priorityClassName?: string;
+    containers?: { name?: string; image?: string; command?: string[]; args?: string[]; resources?: { requests?: Record<string, string> }; livenessProbe?: { httpGet?: { path?: string; port?: unknown; scheme?: string } } }[];
+    volumes?: { name?: string; hostPath?: { path?: string } }[];
+  };
+}
+
+export interface KubeadmOptions {
+  /** Name of the lab the collector creates (fresh: removed first) for this run. */
+  lab: string;
+  /** Leave the lab up afterwards (for inspection). */
+  keep: boolean;
+  /** Run the manifests' commands as units and read them live (default true). */
+  live?: boolean;
+}
+
+async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
+  const t0 = performance.now();
+  const r = await s.exec(argv, { allowFail: true, timeoutMs });
+  const ms = Math.round(performance.now() - t0);
+  const out = `${r.stdout}${r.stderr}`.trim();
+  plane.steps.push({ step, argv, ms, ok: r.code === 0, output: out.split('\n').slice(-6).join('\n') });
+  if (r.code !== 0) throw new StepError('compare-kubeadm', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: out.split('\n').slice(-15) });
+  return r.stdout;
+}
+
+export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
+  return {
+    plane: 'kubeadm',
+    async collect(ctx) {
+      const plane = emptyPlane('kubeadm', '', true);
+      const lab = await import('../../lab/index.ts');
+      const bin = await ensureBinary('kubeadm', { kubernetesVersion: ctx.params.kubernetesVersion, log: ctx.log });
+      const labOpts = { name: opts.lab, stateDir: ctx.stateDir, log: ctx.log };
+      ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (1 host)`);
+      let t0 = performance.now();
+      await lab.labDown(labOpts);
+      let info: Awaited<ReturnType<typeof lab.labUp>>;
+      try {
+        info = await lab.labUp({ ...labOpts, hosts: 1 });
+      } catch (err) {
+        // A host that dies during boot (seen once under load): start over once, and say so.
+        const consoleLog = join(labDir(opts.lab, ctx.stateDir), 'hosts', 'node1', 'console.log');
+        const tail = existsSync(consoleLog) ? readFileSync(consoleLog, 'utf8').trim().split('\n').slice(-8).join(' | ') : '';
+        plane.notes.push(`lab "${opts.lab}" failed to boot once (${err instanceof Error ? err.message : String(err)})${tail ? `; console: ${tail}` : ''}; recreated it`);
+        ctx.log.warn(plane.notes[plane.notes.length - 1]!);
+        await lab.labDown(labOpts);
+        info = await lab.labUp({ ...labOpts, hosts: 1 });
+      }
+      const host = info.hosts[0]!;
+      plane.steps.push({ step: `fresh lab "${opts.lab}" up`, ms: Math.round(performance.now() - t0), ok: true, output: `${host.name} ${host.address}` });
+      plane.host = `${opts.lab}/${host.name}`;
+      const s = await lab.labConnect(host.name, labOpts);
+      try {
+        const present = await s.exec(['test', '-e', '/etc/kubernetes'], { allowFail: true });
+        if (present.code === 0) throw new StepError('compare-kubeadm', `/etc/kubernetes already exists on a host that should be fresh`, { host: host.name });
+        t0 = performance.now();
+        await s.exec(['mkdir', '-p', '/root/hardwire-compare']);
+        await s.writeFileAtomic('/usr/local/bin/kubeadm', readFileSync(bin.path), { mode: 0o755 });
+        // Its own address: the plane runs live here, and etcd binds the advertise address.
+        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address });
+        plane.pathTokens = [...KUBEADM_TOKENS, [host.address, '<host-address>']];
+        await s.writeFileAtomic(CONFIG, config, { mode: 0o600 });
+        plane.steps.push({ step: `stage kubeadm ${bin.version} (${bin.sha256.slice(0, 12)}) and ${CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
+        plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
+        for (const ph of KUBEADM_PHASES) {
+          ctx.log.info(`  kubeadm init phase ${ph.join(' ')}`);
+          await run(plane, s, ['kubeadm', 'init', 'phase', ...ph, '--config', CONFIG], `kubeadm init phase ${ph.join(' ')}`);
+        }
+        // Static Pod manifests: command + args per component, and the Pod facts for the process model.
+        const manifests = (await run(plane, s, ['find', '/etc/kubernetes/manifests', '-name', '*.yaml'], 'list manifests')).trim().split('\n').filter(Boolean).sort();
+        for (const path of manifests) {
+          const m = parseYaml((await s.readFile(path)).toString('utf8')) as Manifest;
+          const c = m.spec?.containers?.[0];
+          const name = m.metadata?.name ?? path;
+          if ((COMPONENTS as readonly string[]).includes(name) && c?.command) {
+            plane.commands[name as Component] = { argv: [...c.command, ...(c.args ?? [])], source: `${path} (containers[0].command)` };
+          }
+          const probe = c?.livenessProbe?.httpGet;
+          plane.processes.push({
+            name, kind: 'static-pod', parent: 'kubelet', source: path,
+            details: {
+              image: c?.image ?? '',
+              hostNetwork: String(m.spec?.hostNetwork ?? false),
+              priorityClassName: m.spec?.priorityClassName ?? '',
+              requests: Object.entries(c?.resources?.requests ?? {}).map(([k, v]) => `${k}=${v}`).join(','),
+              livenessProbe: probe ? `${probe.scheme ?? 'HTTP'} ${probe.path ?? ''}` : '',
+              hostPaths: (m.spec?.volumes ?? []).map((v) => v.hostPath?.path).filter(Boolean).join(','),
+            },
+          });
+        }
+        const kubelet = (await s.exec(['test', '-f', '/etc/kubernetes/kubelet.conf'], { allowFail: true })).code === 0;
+        plane.processes.unshift({
+          name: 'kubelet', kind: 'kubelet', parent: 'systemd (PID 1)', source: kubelet ? '/etc/kubernetes/kubelet.conf (written by the kubeconfig phase)' : 'kubeadm layout',
+          state: 'not started here',
+          details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container`, note: 'the phases run here need no kubelet or container runtime, so it is not started' },
+        });
+        if (opts.live !== false) {
+          await runKubeadmLive(plane, s, host.address, ctx.params.kubernetesVersion, ctx.log);
+          if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
+        }
+        // PKI and kubeconfigs. Certificates only: private keys are never read.
+        const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();
+        for (const path of files) {
+          const rel = path.slice('/etc/kubernetes/'.length);
+          const text = (await s.readFile(path)).toString('utf8');
+          if (path.endsWith('.crt')) plane.certs.push({ role: roleOf(rel), path, kind: 'cert', facts: certFacts(text) });
+          else {
+            const c = kubeconfigCert(text, path, roleOf(rel));
+            if (c) plane.certs.push(c);
+            else plane.notes.push(`${path} has no embedded client certificate`);
+          }
+        }
+      } finally {
+        await s.close();
+        if (!opts.keep) await lab.labDown(labOpts);
+      }
+      for (const c of COMPONENTS) plane.flagReasons[c] = kubeadmSourceReasons(ctx.params.kubernetesVersion, c);
+      if (Object.values(plane.flagReasons).every((r) => Object.keys(r ?? {}).length === 0)) {
+        plane.notes.push(`kubeadm source for ${ctx.params.kubernetesVersion} is not in the Go module cache (${goModCache()}), so kubeadm rows carry no source line`);
+      }
+      plane.why = `real kubeadm ${plane.version} init phases ${KUBEADM_PHASES.map((p) => p.join(' ')).join(', ')} on fresh lab host ${plane.host}${plane.live ? ', its static Pods then run as systemd units and read live' : ''}`;
+      return plane;
+    },
+  };
+}

@@ -1,0 +1,176 @@
+// The data a plane collector hands back, and the report built from three of them.
+// The report's JSON is the contract of issue 7; extra fields are additions to it.
+import type { CertFacts } from './x509.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+
+export const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
+export type PlaneName = (typeof PLANES)[number];
+
+/** The components compared across planes: hardwire's registry. */
+import { STARTED_NAMES, type ComponentName } from '../../core/components/registry/index.ts';
+/** The components wire starts (the workers' are not compared until wire runs them). */
+export const COMPONENTS = STARTED_NAMES;
+export type Component = ComponentName;
+
+/** The cluster parameters every plane is generated with. */
+export interface ClusterParams {
+  kubernetesVersion: string;
+  clusterName: string;
+  nodeName: string;
+  advertiseAddress: string;
+  serviceCIDR: string;
+  podCIDR: string;
+  dnsDomain: string;
+  /** host:port of the cluster endpoint, when it is not the advertise address. */
+  controlPlaneEndpoint?: string;
+  extraSANs: string[];
+  firstServiceIp: string;
+}
+
+export interface ComponentCommand {
+  /** argv[0] is the binary as the plane names it. */
+  argv: string[];
+  /** Where the command line was read: a unit file, /proc/<pid>/cmdline, a manifest. */
+  source: string;
+}
+
+export interface PlaneCert {
+  /** Normalised role, shared across planes: "apiserver", "etcd-server", "kubeconfig/admin". */
+  role: string;
+  /** Path as the plane has it. */
+  path: string;
+  kind: 'cert' | 'kubeconfig';
+  facts: CertFacts;
+  /** For kubeconfigs: the server URL the client connects to. */
+  server?: string;
+}
+
+export interface PlaneProcess {
+  name: string;
+  kind: 'systemd-unit' | 'kubelet' | 'static-pod' | 'supervisor' | 'child' | 'in-process';
+  /** What starts and watches it. */
+  parent: string;
+  pid?: number;
+  state?: string;
+  /** Where this fact was read. */
+  source: string;
+  details: Record<string, string>;
+  citation?: { text: string; url: string };
+}
+
+export interface PlaneData {
+  plane: PlaneName;
+  collected: boolean;
+  why: string;
+  version?: string;
+  host?: string;
+  /** "rendered" (unit files only) or "live" (/proc of running units) for hardwire. */
+  mode?: string;
+  commands: Partial<Record<Component, ComponentCommand>>;
+  certs: PlaneCert[];
+  processes: PlaneProcess[];
+  /** Raw path prefix -> neutral token, longest first; used to normalise flag values. */
+  pathTokens: [string, string][];
+  /** Evidence: each step the collector ran, with its duration. */
+  steps: { step: string; argv?: string[]; ms: number; ok: boolean; output?: string }[];
+  notes: string[];
+  /** Reason for a flag this plane sets, from its own source (hardwire model `why`, kubeadm source line). */
+  flagReasons: Partial<Record<Component, Record<string, { text: string; url?: string }>>>;
+  k0s?: K0sModel;
+  /** Wall time of this plane's collection, CIS scan included. */
+  collectMs?: number;
+  /** kube-bench on this plane (compare runs it unless --no-cis). */
+  cis?: import('../cis/format.ts').PlaneReport;
+  /** kubeadm live: each unit's PID and /proc argv, and whether it equals the manifest. */
+  live?: Partial<Record<Component, { pid: number; argv: string[]; sameAsManifest: boolean }>>;
+}
+
+/** One k0s controller as read on its host. */
+export interface K0sController {
+  host: string;
+  address: string;
+  topology: 'single' | 'ha';
+  /** From `systemctl start k0scontroller` to /readyz ok. */
+  readyMs: number;
+  mainPid: number;
+  mainArgv: string[];
+  /** Every process below the k0s supervisor, from /proc. */
+  children: { pid: number; ppid: number; name: string; argv: string[] }[];
+}
+
+/** What only the k0s plane has: its topologies, its in-process components, its defaults. */
+export interface K0sModel {
+  version: string;
+  controllers: K0sController[];
+  /** `k0s etcd member-list` on the first HA controller. */
+  etcdMembers: string;
+  /** --disable-components names, from `k0s controller --help`. */
+  disableComponents: string[];
+  /** `k0s config create`. */
+  defaultConfig: string;
+  /** Everything the controller command adds to its component managers, from its source at the tag. */
+  components: import('./planes/k0s/components.ts').K0sComponent[];
+  /** Per component: flags whose value differs between the controllers (in `controllers` order), own address as <own-address>. */
+  haDelta: Record<string, { flag: string; values: (string | null)[] }[]>;
+}
+
+export interface CollectContext {
+  inv: Inventory;
+  params: ClusterParams;
+  stateDir: string;
+  log: Logger;
+  /** Run kube-bench on the plane while it is up. */
+  cis: boolean;
+}
+
+/** One plane's collector. A k0s collector plugs in here like the other two. */
+export interface PlaneCollector {
+  plane: PlaneName;
+  collect(ctx: CollectContext): Promise<PlaneData>;
+}
+
+export function emptyPlane(plane: PlaneName, why: string, collected = false): PlaneData {
+  return { plane, collected, why, commands: {}, certs: [], processes: [], pathTokens: [], steps: [], notes: [], flagReasons: {} };
+}
+
+export type FlagClass = 'same' | 'differs' | 'partial';
+
+export interface FlagRow {
+  name: string;
+  /** Normalised value per plane; null when the plane does not pass the flag (or was not collected). */
+  values: Record<PlaneName, string | null>;
+  raw: Record<PlaneName, string | null>;
+  class: FlagClass;
+  reason: string;
+  reasons: { plane: PlaneName | 'flag-map'; text: string; url?: string }[];
+  registeredAt: { file: string; line: number; url: string; module: string; version: string } | null;
+  consumedAt: { file: string; line: number; url: string; module: string; version: string; kind: string }[];
+  default?: string;
+  inFlagMap: boolean;
+}
+
+export interface CertRow {
+  role: string;
+  kind: 'cert' | 'kubeconfig';
+  planes: Record<PlaneName, (CertFacts & { path: string; server?: string }) | null>;
+  /** Fields whose values differ between the planes that have this role. */
+  differs: string[];
+  matched: 'all' | 'some';
+}
+
+export interface CompareReport {
+  kubernetesVersion: string;
+  generatedAt: string;
+  params: ClusterParams;
+  planes: Record<PlaneName, { collected: boolean; why: string; version?: string; host?: string; mode?: string; collectMs?: number; notes: string[]; steps: PlaneData['steps'] }>;
+  components: Record<Component, { flags: FlagRow[]; counts: Record<FlagClass, number>; sources: Partial<Record<PlaneName, string>> }>;
+  certs: CertRow[];
+  processes: Record<PlaneName, PlaneProcess[]>;
+  k0sCollapse: string;
+  /** kube-bench per plane: the same CIS checks side by side. */
+  cis?: Partial<Record<PlaneName, import('../cis/format.ts').PlaneReport>>;
+  /** The k0s plane's own facts, when it was collected. */
+  k0s?: K0sModel;
+  notes: string[];
+}

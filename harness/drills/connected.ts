@@ -1,0 +1,20 @@
+// The frame every drill runs in: one wire context, connected to every host of the inventory, and
+// closed however the drill ends. Plus the two small helpers every drill module used to redefine.
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
+import { newContext, type WireContext } from '../../core/apply/context.ts';
+import { connectPhase } from '../../core/apply/phases/connect.ts';
+
+export const iso = (t: number | Date = Date.now()) => new Date(t).toISOString();
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function withConnected<T>(inv: Inventory, stateDir: string, gateTimeoutMs: number, log: Logger, fn: (ctx: WireContext) => Promise<T>): Promise<T> {
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs }, log);
+  await connectPhase.run(ctx);
+  try {
+    return await fn(ctx);
+  } finally {
+    await connectPhase.cleanup!(ctx);
+  }
+}

@@ -1,0 +1,237 @@
+// The flag map (issue 6): committed JSON produced by flags/analyzer from the pinned source.
+// Reading it needs no Go; `hardwire flags --regenerate` rebuilds it.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError } from '../../lib/errors.ts';
+import { repoRoot } from '../../lib/paths.ts';
+import { PINNED_KUBERNETES } from '../../lib/constants.ts';
+
+/** Every component with a flagTarget in its spec has a flag map (flags/data/<version>/<component>.json). */
+import { FLAG_MAP_NAMES, type ComponentName } from '../../core/components/registry/index.ts';
+export const flagComponents = FLAG_MAP_NAMES;
+export type FlagComponent = ComponentName;
+export const defaultFlagVersion = PINNED_KUBERNETES;
+
+export interface Site {
+  module: string;
+  version: string;
+  /** Relative to the module root. */
+  file: string;
+  line: number;
+  col: number;
+  url: string;
+  package: string;
+  function?: string;
+  excerpt: string;
+}
+
+export interface Registration extends Site {
+  /** The pflag/flag function, e.g. github.com/spf13/pflag.(*pflag.FlagSet).StringSliceVar */
+  call: string;
+  /** Helper that forwards the name to `call`, when the name is passed in from elsewhere. */
+  via?: string;
+  calledFrom?: Site;
+  nameArg?: string;
+  nameFormat?: string;
+  nameConst?: Site & { ident: string };
+}
+
+export type ReadKind = 'consumer' | 'app' | 'apply' | 'options' | 'log' | 'lookup' | 'validation' | 'generated';
+
+export interface ReadSite extends Site {
+  /** What the cited line contains: ".Field", a variable name, or a "flag-name" literal (lookup by name). */
+  selector: string;
+  kind: ReadKind;
+  /** How many trailing fields of the bound path the selector at this site spells out. */
+  match: number;
+  /** Set when this is not a direct read of the bound field: a copy, the containing struct, shared code, a lookup. */
+  via?: string;
+  /** For a read through copies of the value: how many copies away from the bound field (1..3). */
+  hop?: number;
+  /** The read only copies the value into this field or variable. */
+  copyTo?: string;
+}
+
+export type ReadBy = 'read' | 'validation-only' | 'copy-only' | 'none';
+
+export interface FlagEntry {
+  name: string;
+  shorthand?: string;
+  type: string;
+  default: string;
+  defaultNote?: string;
+  help: string;
+  deprecated: boolean;
+  deprecatedMessage?: string;
+  hidden: boolean;
+  /** Qualified selector of the bound field, e.g. storagebackend.TransportConfig.ServerList. */
+  field: string;
+  /** Full access path from the registering options type. */
+  path: string;
+  binding: 'field' | 'variable' | 'value' | 'lookup' | 'none';
+  registeredAt: Registration | null;
+  alsoRegisteredAt?: Registration[];
+  readBy: ReadBy;
+  /** All read sites found (one per line); consumedAt holds the first few, best first. */
+  consumedTotal: number;
+  consumedAt: ReadSite[];
+  sharedReadsTotal?: number;
+}
+
+export interface Coverage {
+  flags: number;
+  registered: number;
+  withRead: number;
+  validationOnly: number;
+  copyOnly: number;
+  neverRead: number;
+  unregistered: number;
+}
+
+export interface FlagMap {
+  component: FlagComponent;
+  kubernetesVersion: string;
+  /** The component's own version: the Kubernetes version, or etcd's for etcd. */
+  componentVersion: string;
+  root: string;
+  method: string;
+  coverage: Coverage;
+  flags: FlagEntry[];
+  gaps: string[];
+}
+
+export function dataDir(version: string): string {
+  return join(repoRoot, 'harness', 'flags', 'data', version);
+}
+
+export function flagVersions(): string[] {
+  const dir = join(repoRoot, 'harness', 'flags', 'data');
+  return existsSync(dir) ? readdirSync(dir).filter((d) => /^v\d+\.\d+\.\d+$/.test(d)).sort() : [];
+}
+
+/**
+ * The components with a map at `version`. At the pinned version that is every flag target of the
+ * registry (flags.test checks it); an upgrade target may cover fewer (v1.37.2: the control plane,
+ * not yet the kubelet and kube-proxy, whose analyzer module pins v1.36.3 only).
+ */
+export function mappedComponents(version: string = defaultFlagVersion): FlagComponent[] {
+  return flagComponents.filter((c) => existsSync(join(dataDir(version), `${c}.json`)));
+}
+
+export function isFlagComponent(c: string): c is FlagComponent {
+  return (flagComponents as readonly string[]).includes(c);
+}
+
+const cache = new Map<string, FlagMap>();
+
+/** The committed map for one component at one Kubernetes version. */
+export function loadFlagMap(component: string, version: string = defaultFlagVersion): FlagMap {
+  if (!isFlagComponent(component)) {
+    throw new InputError('component', `"${component}" has no flag map; expected one of ${flagComponents.join(', ')}`);
+  }
+  const key = `${version}/${component}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  const file = join(dataDir(version), `${component}.json`);
+  if (!existsSync(file)) {
+    const have = flagVersions();
+    throw new InputError('version', `no flag map for Kubernetes ${version} (have: ${have.join(', ') || 'none'}); run "hardwire flags --regenerate"`);
+  }
+  const map = JSON.parse(readFileSync(file, 'utf8')) as FlagMap;
+  cache.set(key, map);
+  return map;
+}
+
+export function normalizeFlagName(name: string): string {
+  return name.replace(/^-+/, '').split('=')[0] ?? '';
+}
+
+export function findFlag(component: string, flagName: string, version: string = defaultFlagVersion): FlagEntry | undefined {
+  const name = normalizeFlagName(flagName);
+  return loadFlagMap(component, version).flags.find((f) => f.name === name);
+}
+
+/** `k8s.io/apiserver@v0.36.3/pkg/storage/storagebackend/factory/etcd3.go:353` */
+export function siteRef(s: Site): string {
+  return `${s.module}@${s.version}/${s.file}:${s.line}`;
+}
+
+export interface Citation {
+  /** `read at <module>@<version>/<file>:<line>`, or `registered at …` when no read site was found. */
+  text: string;
+  kind: 'read' | 'registration';
+  site: Site;
+  url: string;
+}
+
+function copiesAway(hop: number): string {
+  return `${hop} cop${hop === 1 ? 'y' : 'ies'} away`;
+}
+
+/**
+ * The one site that explains a flag best, for the comment the renderer puts above each flag:
+ * `# --etcd-servers: read at k8s.io/apiserver@v0.36.3/pkg/storage/storagebackend/factory/etcd3.go:237`.
+ * The first read site of the (already ranked) map; the registration when nothing reads the flag;
+ * undefined when the component has no such flag.
+ */
+export function bestCitation(component: string, flagName: string, version: string = defaultFlagVersion): Citation | undefined {
+  const f = findFlag(component, flagName, version);
+  if (!f) return undefined;
+  const read = f.consumedAt[0];
+  if (read) {
+    const acting = f.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');
+    if (acting.length > 0 && acting.every((r) => r.copyTo)) {
+      // kube-controller-manager --cluster-name: copied into config that nothing in this binary reads.
+      return { text: `only copied, at ${siteRef(read)} (no read of the copy found)`, kind: 'read', site: read, url: read.url };
+    }
+    const hops = read.hop ? ` (${copiesAway(read.hop)})` : '';
+    const whole = read.via?.startsWith('the containing ') ? ` (${read.via.replace(/, read as a whole$/, '')}, read as a whole)` : '';
+    return { text: `read at ${siteRef(read)}${hops}${whole}`, kind: 'read', site: read, url: read.url };
+  }
+  if (f.registeredAt) {
+    return { text: `registered at ${siteRef(f.registeredAt)} (no read site found)`, kind: 'registration', site: f.registeredAt, url: f.registeredAt.url };
+  }
+  return undefined;
+}
+
+export interface Explanation {
+  component: FlagComponent;
+  version: string;
+  flag: FlagEntry;
+  lines: string[];
+}
+
+/** A short trace: registered here, bound to this field, read here, here and here. */
+export function explain(component: string, flagName: string, version: string = defaultFlagVersion, maxReads = 5): Explanation {
+  const map = loadFlagMap(component, version);
+  const f = findFlag(component, flagName, version);
+  if (!f) {
+    throw new InputError('flag', `${component} ${version} has no flag --${normalizeFlagName(flagName)} (see "hardwire flags ${component}")`);
+  }
+  const lines: string[] = [];
+  const status = [f.deprecated ? `deprecated: ${f.deprecatedMessage ?? ''}`.trim() : '', f.hidden ? 'hidden' : ''].filter(Boolean).join('; ');
+  lines.push(`--${f.name} (${f.type}, default ${JSON.stringify(f.default)})${status ? ` [${status}]` : ''}`);
+  if (f.help) lines.push(`  ${f.help.split('\n')[0]}`);
+  if (f.registeredAt) {
+    const r = f.registeredAt;
+    lines.push(`registered at ${siteRef(r)}${r.function ? ` in ${r.function}` : ''}`);
+    lines.push(`    ${r.excerpt}`);
+    if (r.calledFrom) lines.push(`  name passed from ${siteRef(r.calledFrom)}: ${r.calledFrom.excerpt}`);
+  } else {
+    lines.push('registration: not found in source (see gaps)');
+  }
+  if (f.field) lines.push(`bound to ${f.field}${f.path && f.path !== f.field ? `  (path ${f.path})` : ''}`);
+  else lines.push(`bound to: no field or variable (${f.binding})`);
+  if (f.consumedAt.length === 0) {
+    lines.push('read: nowhere in the loaded code');
+  } else {
+    const label = f.readBy === 'read' ? 'read' : `read (${f.readBy})`;
+    lines.push(`${label} at ${f.consumedTotal} site${f.consumedTotal === 1 ? '' : 's'}; first ${Math.min(maxReads, f.consumedAt.length)}:`);
+    for (const r of f.consumedAt.slice(0, maxReads)) {
+      const via = r.via ? ` via ${r.via}${r.hop ? ` (${copiesAway(r.hop)})` : ''}` : '';
+      lines.push(`  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${via}${r.copyTo ? `, copies it to ${r.copyTo}` : ''}`);
+      lines.push(`      ${r.excerpt}`);
+    }
+  }
+  return { component: map.component, version, flag: f, lines };
+}

@@ -1,0 +1,102 @@
+// `hardwire flags --regenerate`: rebuild flags/data/<version>/*.json with the Go analyzer.
+// Needs Go (1.26); modules come from the Go module proxy into ~/.cache/hardwire/gomod.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../../lib/log.ts';
+import { InputError } from '../../lib/errors.ts';
+import { runSync } from '../../lib/proc.ts';
+import { cacheDir, repoRoot } from '../../lib/paths.ts';
+import { dataDir, defaultFlagVersion } from './map.ts';
+import { flagTargets } from '../../core/components/registry/index.ts';
+
+/** The versions flags/analyzer/go.mod (and ./etcd/go.mod) pin. */
+export const analyzerVersions = { kubernetes: 'v1.36.3', etcd: 'v3.6.8' } as const;
+
+interface AnalyzerPin {
+  /** etcd paired with this Kubernetes version: kubeadm's DefaultEtcdVersion at that tag. */
+  etcd: string;
+  /** Module files (flags/analyzer/<modfile>, flags/analyzer/etcd/<etcdModfile>); undefined: go.mod. */
+  modfile?: string;
+  etcdModfile?: string;
+  /** Whether flags/analyzer/node (the kubelet and kube-proxy) has a build list for this version. */
+  node?: boolean;
+}
+
+/**
+ * Each Kubernetes version the analyzer can build a map for: the same analyzer source, another
+ * build list (go build -modfile). v1.37.2's etcd 3.7.0 is kubeadm's pin at that tag
+ * (k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330, DefaultEtcdVersion = "3.7.0-0").
+ */
+export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
+  [analyzerVersions.kubernetes]: { etcd: analyzerVersions.etcd, node: true },
+  'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod' },
+};
+
+export function goBinary(): string {
+  if (process.env.GO) return process.env.GO;
+  for (const p of ['/usr/local/go/bin/go']) if (existsSync(p)) return p;
+  return 'go';
+}
+
+export function goEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'), GOFLAGS: '-mod=readonly' };
+}
+
+/** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
+function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
+  log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
+  const res = runSync(file, args, { step: name, cwd, env: goEnv(), hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO' });
+  if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
+  if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
+}
+
+export interface RegenerateResult {
+  outDir: string;
+  seconds: number;
+}
+
+/**
+ * Build and run the analyzer. `outDir` defaults to the committed data directory; the test
+ * regenerates into a temporary directory and compares bytes.
+ */
+export function regenerate(opts: { version?: string; outDir?: string; log: Logger }): RegenerateResult {
+  const version = opts.version ?? defaultFlagVersion;
+  const pin = analyzerPins[version];
+  if (!pin) {
+    throw new InputError('version', `the analyzer has module files for Kubernetes ${Object.keys(analyzerPins).join(', ')} (flags/regenerate.ts analyzerPins); cannot regenerate ${version}`);
+  }
+  const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
+  const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
+  const started = Date.now();
+  const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
+  const outDir = opts.outDir ?? dataDir(version);
+  mkdirSync(outDir, { recursive: true });
+  const work = mkdtempSync(join(tmpdir(), 'hardwire-flags-'));
+  try {
+    // The flag set each command really has (pflag's own type/default/help/deprecated/hidden).
+    const go = goBinary();
+    step('build k8sflags', go, ['build', ...mod, '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
+    step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
+    step('build etcdflags', go, ['build', ...etcdMod, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
+    step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
+    // kubelet and kube-proxy load from flags/analyzer/node, whose build list pins v1.36.3 only.
+    const node = pin.node === true;
+    if (node) {
+      step('build nodeflags', go, ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'nodeflags'), './cmd/nodeflags'], join(analyzerDir, 'node'), opts.log);
+      step('dump kubelet and kube-proxy flag sets', join(work, 'nodeflags'), [], analyzerDir, opts.log, join(work, 'nodeflags.json'));
+    }
+    // What to analyze is the registry's: each spec's flagTarget.
+    writeFileSync(join(work, 'targets.json'), JSON.stringify(flagTargets().filter((t) => node || t.dir !== 'node')));
+    step('build analyzer', go, ['build', ...mod, '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
+    // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
+    opts.log.step('analyze (go/packages, full type information)');
+    const pins = ['-kubernetes-version', version, '-etcd-version', pin.etcd, ...(pin.modfile ? ['-modfile', pin.modfile] : []), ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : [])];
+    runSync(join(work, 'analyzer'), ['-out', outDir, '-targets', join(work, 'targets.json'), '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), ...(node ? ['-node-runtime', join(work, 'nodeflags.json')] : []), ...pins], {
+      step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
+    });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return { outDir, seconds: (Date.now() - started) / 1000 };
+}

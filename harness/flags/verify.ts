@@ -1,0 +1,112 @@
+// `hardwire flags verify`: re-open every cited file:line in the module source at the pinned version
+// and check that the line still says what the citation claims.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runSync } from '../../lib/proc.ts';
+import { repoRoot } from '../../lib/paths.ts';
+import { mappedComponents, loadFlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
+import { goBinary, goEnv } from './regenerate.ts';
+
+export interface CitationFailure {
+  component: string;
+  flag: string;
+  role: 'registration' | 'read';
+  site: string;
+  reason: string;
+}
+
+export interface VerifyResult {
+  citations: number;
+  verified: number;
+  failed: number;
+  failures: CitationFailure[];
+  downloaded: string[];
+}
+
+/** Module paths are case-encoded in the module cache: uppercase letters become !lowercase. */
+export function escapeModule(p: string): string {
+  return p.replace(/[A-Z]/g, (c) => `!${c.toLowerCase()}`);
+}
+
+function escapeRe(s: string): string {
+  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function lineHasSelector(line: string, selector: string): boolean {
+  if (selector.startsWith('"')) return line.includes(selector);
+  if (selector.startsWith('.')) return new RegExp(`\\.\\s*${escapeRe(selector.slice(1))}\\b`).test(line) || new RegExp(`^\\s*${escapeRe(selector.slice(1))}\\b`).test(line);
+  return new RegExp(`\\b${escapeRe(selector)}\\b`).test(line);
+}
+
+export function verifyFlagMaps(opts: { version?: string; components?: string[]; modcache?: string; download?: boolean } = {}): VerifyResult {
+  const version = opts.version ?? defaultFlagVersion;
+  const env = goEnv();
+  const modcache = opts.modcache ?? env.GOMODCACHE ?? '';
+  const files = new Map<string, string[] | null>();
+  const downloaded: string[] = [];
+  const triedDownload = new Set<string>();
+
+  const lineOf = (s: Site): string | undefined => {
+    const dir = join(modcache, `${escapeModule(s.module)}@${s.version}`);
+    const key = `${dir}/${s.file}`;
+    if (!files.has(key)) {
+      const modKey = `${s.module}@${s.version}`;
+      if (!existsSync(dir) && opts.download !== false && !triedDownload.has(modKey)) {
+        triedDownload.add(modKey);
+        runSync(goBinary(), ['mod', 'download', modKey], { step: 'flags verify', label: `go mod download ${modKey}`, cwd: join(repoRoot, 'harness', 'flags', 'analyzer'), env });
+        downloaded.push(modKey);
+      }
+      files.set(key, existsSync(key) ? readFileSync(key, 'utf8').split('\n') : null);
+    }
+    const lines = files.get(key);
+    return lines ? lines[s.line - 1] : undefined;
+  };
+
+  const failures: CitationFailure[] = [];
+  let citations = 0;
+  const check = (component: string, flag: string, role: 'registration' | 'read', s: Site, ok: (line: string) => string | undefined) => {
+    citations++;
+    const line = lineOf(s);
+    const where = `${s.module}@${s.version}/${s.file}:${s.line}`;
+    if (line === undefined) {
+      failures.push({ component, flag, role, site: where, reason: 'file or line not found in the module cache' });
+      return;
+    }
+    const reason = ok(line);
+    if (reason) failures.push({ component, flag, role, site: where, reason });
+  };
+
+  const checkRegistration = (component: string, name: string, r: Registration) => {
+    check(component, name, 'registration', r, (line) => {
+      // The literal at the name position, or a named constant whose declaration holds it.
+      const literal = r.calledFrom ? (r.nameArg ?? name) : name;
+      const constOk = (l: string) =>
+        r.nameConst !== undefined && lineHasSelector(l, r.nameConst.ident) && (lineOf(r.nameConst) ?? '').includes(JSON.stringify(literal));
+      if (r.calledFrom) {
+        const fn = r.call.slice(r.call.lastIndexOf('.') + 1);
+        if (!line.includes(fn)) return `line does not contain the registering call ${fn}`;
+        if (r.nameFormat) {
+          if (!line.includes(JSON.stringify(r.nameFormat))) return `line does not contain the name format ${JSON.stringify(r.nameFormat)}`;
+          if (r.nameFormat.replace('%s', literal) !== name) return `format ${r.nameFormat} with ${literal} is not ${name}`;
+        }
+        const from = lineOf(r.calledFrom) ?? '';
+        if (!from.includes(JSON.stringify(literal)) && !constOk(from)) return `call site ${r.calledFrom.file}:${r.calledFrom.line} does not pass ${JSON.stringify(literal)}`;
+        return undefined;
+      }
+      if (line.includes(JSON.stringify(name)) || constOk(line)) return undefined;
+      return `line does not contain ${JSON.stringify(name)}`;
+    });
+  };
+
+  for (const component of opts.components ?? mappedComponents(version)) {
+    const map = loadFlagMap(component, version);
+    for (const f of map.flags) {
+      if (f.registeredAt) checkRegistration(component, f.name, f.registeredAt);
+      for (const r of f.alsoRegisteredAt ?? []) checkRegistration(component, f.name, r);
+      for (const r of f.consumedAt as ReadSite[]) {
+        check(component, f.name, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`));
+      }
+    }
+  }
+  return { citations, verified: citations - failures.length, failed: failures.length, failures, downloaded };
+}

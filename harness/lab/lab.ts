@@ -1,0 +1,308 @@
+// The lab's programmatic API: `hardwire lab ...` and other capabilities' tests call these.
+import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { delimiter, join, resolve } from 'node:path';
+import { InputError, StepError } from '../../lib/errors.ts';
+import { stderrLogger, type Logger } from '../../lib/log.ts';
+import type { Session } from '../../core/transport/session.ts';
+import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
+import { withLock } from '../../lib/lock.ts';
+import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
+import { removeInner } from './inner.ts';
+import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
+import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
+import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
+import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
+import { ensureLabRangeUnreachable } from './route.ts';
+import { labFiles, readState, writeState, type LabFiles, type LabHostState, type LabState } from './state.ts';
+import { run } from '../../lib/proc.ts';
+
+export interface LabOptions {
+  /** Lab name (DNS label). Default "lab". */
+  name?: string;
+  /** State root; the lab lives in <stateDir>/lab/<name>/. Default: defaultStateDir(). */
+  stateDir?: string;
+  /** Progress goes here (stderr). Default: warnings only. */
+  log?: Logger;
+}
+
+export interface LabUpOptions extends LabOptions {
+  /** Host count; defaults to the existing lab's count, else 3. */
+  hosts?: number;
+  /** How many of the last hosts sit on the inner network behind node1 (lab/inner.ts); defaults to the existing lab's, else 0. */
+  inner?: number;
+  /** Hosts that can run containerd, runc and a kubelet (lab/worker.ts); defaults to the existing lab's, else false. */
+  workers?: boolean;
+}
+
+export interface LabHostInfo {
+  name: string;
+  address: string;
+  running: boolean;
+  ssh: boolean;
+  /** Network cut by labCut. */
+  cut: boolean;
+  /** Inner hosts: the bastion's address, the jump host this machine reaches them through. */
+  jump?: string;
+}
+
+export interface LabInfo {
+  name: string;
+  dir: string;
+  /** Absolute path of the hardwire/v1 inventory for this lab. */
+  inventory: string;
+  knownHosts: string;
+  identityFile: string;
+  hosts: LabHostInfo[];
+}
+
+const LOCK_WAIT_MS = 10 * 60_000;
+
+function resolveOpts(opts: LabOptions) {
+  const name = opts.name ?? DEFAULT_LAB_NAME;
+  validateLabName(name);
+  const dir = resolve(labDir(name, opts.stateDir));
+  return { name, dir, files: labFiles(dir), log: opts.log ?? stderrLogger(true) };
+}
+
+function onPath(cmd: string): boolean {
+  return (process.env.PATH ?? '').split(delimiter).some((d) => {
+    try { accessSync(join(d, cmd), constants.X_OK); return true; } catch { return false; }
+  });
+}
+
+/** Root and the host tools; the message says exactly what to install. */
+export function checkLabPrereqs(needDebootstrap: boolean): void {
+  if (process.getuid?.() !== 0) throw new StepError('lab-prereq', 'the lab needs root (it creates containers, a bridge and veths); run as root');
+  const missing = [['systemd-nspawn', 'systemd-container'], ['ip', 'iproute2'], ['nsenter', 'util-linux'], ...(needDebootstrap ? [['debootstrap', 'debootstrap']] : [])]
+    .filter(([cmd]) => !onPath(cmd!));
+  if (missing.length > 0) {
+    throw new StepError('lab-prereq', `missing ${missing.map(([c]) => c).join(', ')}; install with: apt-get install -y ${[...new Set(missing.map(([, p]) => p))].join(' ')}`);
+  }
+}
+
+function info(files: LabFiles, state: LabState, hosts: LabHostInfo[]): LabInfo {
+  return { name: state.name, dir: files.dir, inventory: files.inventory, knownHosts: files.knownHosts, identityFile: files.key, hosts };
+}
+
+function newState(name: string, count: number, inner: number, dir: string, stateDir: string | undefined, rootfs: string): LabState {
+  const plan = labPlan(name, count, stateDir, inner);
+  return {
+    version: 1,
+    name,
+    subnet: plan.subnet.text,
+    bridge: plan.bridge,
+    bridgeAddress: plan.bridgeAddress,
+    prefix: plan.prefix,
+    rootfs,
+    hosts: plan.hosts.map((h) => ({
+      name: h.name, address: h.address, machine: h.machine, veth: h.veth,
+      upper: join(dir, 'hosts', h.name, 'upper'),
+      pid: null, startTime: null, initPid: null, initStartTime: null, cut: false,
+      ...(h.jump ? { jump: h.jump } : {}),
+      ...(h.innerLink ? { innerLink: h.innerLink } : {}),
+    })),
+    ...(plan.inner ? { inner: plan.inner } : {}),
+  };
+}
+
+/** Per-host info as `up` reports it. */
+function upInfo(h: LabHostState): LabHostInfo {
+  return { name: h.name, address: h.address, running: true, ssh: true, cut: false, ...(h.jump ? { jump: h.jump } : {}) };
+}
+
+async function checkRoutes(name: string, count: number, inner: number, stateDir: string | undefined): Promise<void> {
+  const plan = labPlan(name, count, stateDir, inner);
+  const routes = JSON.parse((await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'], { step: 'lab-network' })).stdout || '[]') as { dst?: string; dev?: string }[];
+  for (const br of [plan.bridge, ...(plan.inner ? [plan.inner.bridge] : [])]) {
+    if (!(await linkExists(br))) continue;
+    // Same name, but this state dir never made it: another HARDWIRE_STATE's lab, or one whose state was deleted.
+    throw new StepError('lab-network', `bridge ${br} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`);
+  }
+  const clash = collidingRoutes(routes, plan);
+  if (clash.length > 0) {
+    const nets = [plan.subnet.text, ...(plan.inner ? [`inner network ${plan.inner.subnet}`] : [])].join(' and ');
+    throw new StepError('lab-network', `lab "${name}" would use ${nets}, which collides with existing route ${clash.join('; ')}; pick another --name`);
+  }
+}
+
+/**
+ * Creates or repairs the lab and waits until every host runs systemd and answers SSH with its pinned key.
+ * Idempotent: on a healthy lab it only checks.
+ */
+export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
+  const { name, dir, files, log } = resolveOpts(opts);
+  if (opts.hosts !== undefined) validateHostCount(opts.hosts);
+  if (opts.inner !== undefined && opts.hosts !== undefined) validateInnerCount(opts.inner, opts.hosts);
+  checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () => up(name, files, log, opts));
+  } catch (err) {
+    // A lab that failed before recording any state owns nothing: leave no empty directory behind.
+    if (!existsSync(files.state)) rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions): Promise<LabInfo> {
+  const dir = files.dir;
+  const existing = readState(files);
+  const count = opts.hosts ?? existing?.hosts.length ?? DEFAULT_HOSTS;
+  if (existing && existing.hosts.length !== count) {
+    throw new InputError('--hosts', `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`);
+  }
+  const hadInner = existing?.hosts.filter((h) => h.jump).length;
+  const inner = opts.inner ?? hadInner ?? 0;
+  validateInnerCount(inner, count);
+  if (hadInner !== undefined && hadInner !== inner) {
+    throw new InputError('--inner', `lab "${name}" already has ${hadInner} inner host(s); run "hardwire lab down --name ${name}" first to change that`);
+  }
+  if (existing && opts.workers !== undefined && (existing.workers ?? false) !== opts.workers) {
+    throw new InputError('--workers', `lab "${name}" was made ${existing.workers ? 'with' : 'without'} --workers; run "hardwire lab down --name ${name}" first to change that`);
+  }
+  if (!existing) await checkRoutes(name, count, inner, opts.stateDir);
+  const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
+  if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
+    throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
+  }
+  const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
+  if (!existing && opts.workers) state.workers = true;
+  const record = () => writeState(files, state);
+  record();
+  const pub = ensureLabKey(files, name);
+  await ensureBridge(state);
+
+  const down = state.hosts.filter((h) => !isRunning(h));
+  for (const h of down) {
+    await stopHost(h); // reaps a container whose nspawn died, so the upper dir is free to edit
+    prepareUpper(state, h, pub);
+    if (state.workers) prepareWorkerUpper(h);
+  }
+  writeKnownHosts(files, state);
+  writeLabInventory(files, state);
+  // `up` restores a healthy lab: reconnect any host left cut.
+  for (const h of state.hosts.filter((x) => x.cut && isRunning(x))) {
+    await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
+  }
+  for (const h of state.hosts) h.cut = false;
+  record();
+  const nets = [state.subnet, ...(state.inner ? [`inner ${state.inner.subnet} behind ${state.inner.bastion}`] : [])].join(', ');
+  if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${nets})`);
+  await Promise.all(down.map((h) => bootHost(state, h, record)));
+  log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
+  await Promise.all(state.hosts.map((h) => waitReady(files, h)));
+  log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
+  return info(files, state, state.hosts.map(upInfo));
+}
+
+/** Removes everything the lab created: containers, veths, bridge, upper dirs, keys and state. */
+export async function labDown(opts: LabOptions = {}): Promise<{ name: string; existed: boolean }> {
+  const { name, dir, files, log } = resolveOpts(opts);
+  if (!existsSync(dir)) return { name, existed: false };
+  checkLabPrereqs(false);
+  return withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, async () => {
+    const state = readState(files);
+    if (state) {
+      // Once the bridge goes, its addresses fall back to the lab range's route: make sure it is there,
+      // but never let a foreign route on that range keep a lab from being removed.
+      await ensureLabRangeUnreachable().catch((err: unknown) => log.warn((err as Error).message));
+      log.step(`stopping ${state.hosts.length} host(s) of lab "${name}"`);
+      await Promise.all(state.hosts.map((h) => stopHost(h)));
+      writeState(files, state);
+      // A worker's cgroups on this machine, its Pods' included: empty once it is powered off.
+      if (state.workers) for (const h of state.hosts) await removeNodeCgroups(h);
+      for (const h of state.hosts) {
+        if (await linkExists(h.veth)) await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
+      }
+      await removeInner(state);
+      if (await linkExists(state.bridge)) await run('ip', ['link', 'delete', 'dev', state.bridge], { step: 'lab-down' });
+    }
+    rmSync(dir, { recursive: true, force: true });
+    log.info(`lab "${name}" removed`);
+    return { name, existed: true };
+  });
+}
+
+function loadExisting(name: string, files: LabFiles): LabState {
+  const state = readState(files);
+  if (!state) throw new InputError('--name', `no lab "${name}" in ${files.dir}; create it with: hardwire lab up --name ${name}`);
+  return state;
+}
+
+function findHost(state: LabState, host: string): LabHostState {
+  const h = state.hosts.find((x) => x.name === host);
+  if (!h) throw new InputError('host', `no host "${host}" in lab "${state.name}"; hosts are ${state.hosts.map((x) => x.name).join(', ')}`);
+  return h;
+}
+
+/** Per-host running flag (our recorded process alive) and whether SSH answers. */
+export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
+  const { name, files } = resolveOpts(opts);
+  const state = loadExisting(name, files);
+  const hosts = await Promise.all(state.hosts.map(async (h) => {
+    const running = isRunning(h);
+    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false, cut: h.cut, ...(h.jump ? { jump: h.jump } : {}) };
+  }));
+  return info(files, state, hosts);
+}
+
+/** Runs `fn` on one host under the lab lock and saves the state afterwards. */
+async function onHost(opts: LabOptions, host: string, fn: (state: LabState, h: LabHostState, files: LabFiles) => Promise<void>): Promise<void> {
+  const { name, files } = resolveOpts(opts);
+  loadExisting(name, files);
+  checkLabPrereqs(false);
+  await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, async () => {
+    const state = loadExisting(name, files);
+    const h = findHost(state, host);
+    try {
+      await fn(state, h, files);
+    } finally {
+      writeState(files, state);
+    }
+  });
+}
+
+/** Powers a host off; its disk (upper dir) stays. */
+export function labStop(host: string, opts: LabOptions = {}): Promise<void> {
+  return onHost(opts, host, async (_s, h) => { await stopHost(h); });
+}
+
+/** Boots a stopped host again and waits until it is ready. No-op when it runs. */
+export function labStart(host: string, opts: LabOptions = {}): Promise<void> {
+  return onHost(opts, host, async (state, h, files) => {
+    if (isRunning(h)) return;
+    await stopHost(h);
+    await ensureBridge(state);
+    prepareUpper(state, h, ensureLabKey(files, state.name));
+    await bootHost(state, h, () => writeState(files, state));
+    if (!h.cut) await waitReady(files, h);
+  });
+}
+
+/** Cuts the host off the lab network (its bridge port goes down): SSH to it times out. */
+export function labCut(host: string, opts: LabOptions = {}): Promise<void> {
+  return onHost(opts, host, async (_s, h) => {
+    h.cut = true;
+    if (isRunning(h)) await run('ip', ['link', 'set', 'dev', h.veth, 'down'], { step: 'lab-cut', host: h.name });
+  });
+}
+
+/** Restores a cut host's network. */
+export function labHeal(host: string, opts: LabOptions = {}): Promise<void> {
+  return onHost(opts, host, async (_s, h) => {
+    h.cut = false;
+    if (isRunning(h)) await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
+  });
+}
+
+/** An SSH session to a lab host, pinned to the lab's known_hosts. */
+export async function labConnect(host: string, opts: LabOptions & { timeoutMs?: number } = {}): Promise<Session> {
+  const { name, files } = resolveOpts(opts);
+  const state = loadExisting(name, files);
+  return labConnectHost(files, findHost(state, host), opts.timeoutMs);
+}
+
+/** Paths of an existing lab's files (for `lab ssh` and tests). */
+export function labPaths(opts: LabOptions = {}): LabFiles {
+  return resolveOpts(opts).files;
+}

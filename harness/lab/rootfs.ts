@@ -1,0 +1,111 @@
+// The cached Debian 12 base root filesystem every lab host overlays. Built once with debootstrap into a
+// temporary directory and renamed into place, so an interrupted build is never used.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from '../../lib/log.ts';
+import { cacheDir } from '../../lib/paths.ts';
+import { run } from '../../lib/proc.ts';
+import { withLock } from '../../lib/lock.ts';
+
+export const SUITE = 'bookworm';
+export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl'];
+const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
+
+export function rootfsDir(): string {
+  return join(cacheDir(), 'lab', `rootfs-${SUITE}`);
+}
+
+/** The Debian mirror this machine's apt already uses (deb822 or one-line sources), so no new host is contacted. */
+export function aptMirror(): string {
+  const files = ['/etc/apt/sources.list'];
+  for (const dir of ['/etc/apt/sources.list.d']) {
+    try { files.push(...readdirSync(dir).filter((f) => /\.(list|sources)$/.test(f)).sort().map((f) => join(dir, f))); } catch { /* none */ }
+  }
+  for (const f of files) {
+    let text: string;
+    try { text = readFileSync(f, 'utf8'); } catch { continue; }
+    const found = mirrorFromSources(text);
+    if (found) return found;
+  }
+  return FALLBACK_MIRROR;
+}
+
+/** First URI serving the Debian main archive (not -security) in sources text. */
+export function mirrorFromSources(text: string): string | undefined {
+  for (const line of text.split('\n')) {
+    const m = /^\s*deb\s+(?:\[[^\]]*\]\s+)?(\S+)\s+(\S+)/.exec(line);
+    if (m && m[2] === SUITE && !m[1]!.includes('security')) return m[1]!.replace(/\/$/, '');
+  }
+  for (const stanza of text.split(/\n\s*\n/)) {
+    if (!/^Types:.*\bdeb\b/m.test(stanza)) continue;
+    const suites = /^Suites:\s*(.*)$/m.exec(stanza)?.[1]?.split(/\s+/) ?? [];
+    const uri = /^URIs:\s*(\S+)/m.exec(stanza)?.[1];
+    if (uri && suites.includes(SUITE) && !uri.includes('security')) return uri.replace(/\/$/, '');
+  }
+  return undefined;
+}
+
+/** Returns the base rootfs path, building it first if absent. */
+export async function ensureBaseRootfs(log: Logger): Promise<string> {
+  const dir = rootfsDir();
+  if (existsSync(join(dir, 'etc', 'os-release'))) return dir;
+  return withLock(`${dir}.lock`, 'the base rootfs build', 15 * 60_000, async () => {
+    if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
+    const parent = join(cacheDir(), 'lab');
+    mkdirSync(parent, { recursive: true });
+    for (const f of readdirSync(parent)) if (f.startsWith(`.rootfs-${SUITE}.tmp-`)) rmSync(join(parent, f), { recursive: true, force: true });
+    const tmp = join(parent, `.rootfs-${SUITE}.tmp-${process.pid}`);
+    const mirror = aptMirror();
+    const started = Date.now();
+    log.step(`building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`);
+    await debootstrap(tmp, mirror, log);
+    const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+    customize(tmp, { mirror, seconds });
+    renameSync(tmp, dir);
+    log.info(`base rootfs ready in ${seconds} s: ${dir}`);
+    return dir;
+  });
+}
+
+async function debootstrap(target: string, mirror: string, log: Logger): Promise<void> {
+  const args = ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, target, mirror];
+  let phase = '';
+  let lastPrint = 0;
+  // debootstrap prints its "I: ..." progress on stdout; errors from the tools it runs go to stderr.
+  const onLine = (line: string) => {
+    const m = /^I: (\w+)/.exec(line);
+    if (!m) return;
+    // Print phase changes and a heartbeat every few seconds: plain lines, no terminal tricks.
+    const group = m[1] === 'Validating' ? 'Retrieving' : m[1]!; // they alternate per package
+    if (group !== phase || Date.now() - lastPrint > 5000) {
+      phase = group;
+      lastPrint = Date.now();
+      log.info(`  debootstrap: ${line.slice(3)}`);
+    }
+  };
+  try {
+    await run('debootstrap', args, {
+      step: 'lab-rootfs',
+      onStdoutLine: onLine,
+      onStderrLine: onLine,
+      tailOf: 'all',
+      tailLines: 10,
+      hint: 'install it with: apt-get install -y debootstrap',
+    });
+  } catch (err) {
+    rmSync(target, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */
+function customize(root: string, build: { mirror: string; seconds: number }): void {
+  const sshDir = join(root, 'etc', 'ssh');
+  for (const f of readdirSync(sshDir)) if (f.startsWith('ssh_host_')) rmSync(join(sshDir, f));
+  writeFileSync(join(root, 'etc', 'machine-id'), '');
+  rmSync(join(root, 'var', 'lib', 'dbus', 'machine-id'), { force: true });
+  for (const f of readdirSync(join(root, 'var', 'cache', 'apt', 'archives'))) {
+    if (f.endsWith('.deb')) rmSync(join(root, 'var', 'cache', 'apt', 'archives', f));
+  }
+  writeFileSync(join(root, '.hardwire-rootfs.json'), `${JSON.stringify({ suite: SUITE, packages: PACKAGES, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`);
+}

@@ -1,0 +1,78 @@
+// The lab's record of what it created: the only source for `down`, which never guesses by name.
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { StepError } from '../../lib/errors.ts';
+
+export interface LabHostState {
+  name: string;
+  address: string;
+  machine: string;
+  veth: string;
+  /** Per-host overlay upper dir: the host's "disk". */
+  upper: string;
+  /** systemd-nspawn's PID and start time (PID reuse guard); null when powered off. */
+  pid: number | null;
+  startTime: string | null;
+  /** The container's PID 1 as seen from here, for nsenter. */
+  initPid: number | null;
+  initStartTime: string | null;
+  /** Network cut by `lab cut`; re-applied when the host boots again. */
+  cut: boolean;
+  /** Inner hosts (`lab up --inner`): the bastion's address; their host0 is on the inner network. */
+  jump?: string;
+  /** The bastion: its inner0 on the inner network (host-side veth, address inside). */
+  innerLink?: { veth: string; address: string };
+}
+
+export interface LabState {
+  version: 1;
+  name: string;
+  subnet: string;
+  bridge: string;
+  bridgeAddress: string;
+  prefix: number;
+  rootfs: string;
+  hosts: LabHostState[];
+  /** The inner network, when the lab has one (lab/inner.ts). */
+  inner?: { subnet: string; bridge: string; prefix: number; bastion: string };
+  /** `lab up --workers`: every host can run containerd, runc and a kubelet (lab/worker.ts). */
+  workers?: boolean;
+}
+
+export interface LabFiles {
+  dir: string;
+  state: string;
+  key: string;
+  knownHosts: string;
+  inventory: string;
+  lock: string;
+}
+
+export function labFiles(dir: string): LabFiles {
+  return {
+    dir,
+    state: join(dir, 'state.json'),
+    key: join(dir, 'id_ed25519'),
+    knownHosts: join(dir, 'known_hosts'),
+    inventory: join(dir, 'inventory.yaml'),
+    lock: join(dir, '.lock'),
+  };
+}
+
+export function readState(files: LabFiles): LabState | undefined {
+  if (!existsSync(files.state)) return undefined;
+  try {
+    const s = JSON.parse(readFileSync(files.state, 'utf8')) as LabState;
+    if (s.version !== 1 || !Array.isArray(s.hosts)) throw new Error('unknown version');
+    return s;
+  } catch (err) {
+    throw new StepError('lab-state', `${files.state} is unreadable (${(err as Error).message}); remove the lab's processes by hand and delete ${files.dir}`);
+  }
+}
+
+/** Write-then-rename so a crash never leaves a half-written state file. */
+export function writeState(files: LabFiles, state: LabState): void {
+  const tmp = `${files.state}.tmp`;
+  writeFileSync(tmp, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600 });
+  renameSync(tmp, files.state);
+}
