@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { expectRolled, unitClocks } from './helpers/units.ts';
 import { labCut, labHeal } from '../harness/lab/index.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { readLease } from '../core/gates/leases.ts';
@@ -171,16 +172,14 @@ describe('wire on a 3-host lab', () => {
     expect(wireJson(inv).plan.noop).toBe(true);
   });
 
-  it('a changed flag restarts only that component, one host at a time', () => {
-    const before = wireJson(inv);
+  it('a changed flag restarts only that component, one host at a time', async () => {
+    // Read from systemd on the hosts, not from wire's report: each scheduler went down only after the
+    // one before it was up again, and no other unit moved.
+    const hosts = lab.info.hosts.map((h) => h.name);
+    const before = await unitClocks(lab, hosts, units);
     const changed = wireJson(withExtraArgs({ 'kube-scheduler': { v: '2' } }, 'inv-v2.yaml'));
     expect(changed.restarted).toEqual(['node1', 'node2', 'node3'].map((host) => ({ host, unit: 'kube-scheduler.service', action: 'restart' })));
-    const b = timestamps(before);
-    const a = timestamps(changed);
-    for (const k of Object.keys(b)) {
-      if (k.endsWith('/kube-scheduler')) expect(a[k], k).not.toBe(b[k]);
-      else expect(a[k], k).toBe(b[k]);
-    }
+    expectRolled(before, await unitClocks(lab, hosts, units), hosts.map((h) => `${h}/kube-scheduler.service`));
   });
 
   it('dry runs of wire, rollback, snapshot restore and teardown change nothing on any host, and list their restarts', async () => {
@@ -193,23 +192,30 @@ describe('wire on a 3-host lab', () => {
 
     const before = await hostState();
     expect(before.join('\n')).toMatch(/\/usr\/local\/bin\/etcd [0-9.]+ 755/);
+    const hosts = lab.info.hosts.map((h) => h.name);
 
     const dry = (args: string[]) => {
       const r = hardwire([...args, '--inventory', args[0] === 'wire' ? pending : inv, '--state-dir', state, '--dry-run', '--json'], { timeoutMs: 300_000 });
       expect(r.code, `${args.join(' ')}: ${r.stderr.slice(-2000)}`).toBe(0);
       return JSON.parse(r.stdout) as { actions?: { host: string; msg: string }[] };
     };
+    // Exactly the unit actions each dry run lists (systemctl start/stop/restart/disable), not a subset.
+    const unitActions = (d: { actions?: { host: string; msg: string }[] }) => (d.actions ?? []).filter((a) => /^systemctl (start|stop|restart|disable)\b/.test(a.msg)).map((a) => `${a.host} ${a.msg}`).sort();
+    const every = (msg: (c: string) => string, cs: string[]) => hosts.flatMap((h) => cs.map((c) => `${h} ${msg(c)}`)).sort();
     const wireDry = dry(['wire']);
-    expect(wireDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining([
-      'node1 write /etc/systemd/system/kube-controller-manager.service (changed)',
-      'node1 systemctl restart kube-controller-manager.service', 'node3 systemctl restart kube-controller-manager.service',
-    ]));
-    const rollbackDry = dry(['rollback', changed.runId]);
-    expect(rollbackDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining(['node2 systemctl restart kube-scheduler.service']));
-    const restoreDry = dry(['etcd', 'snapshot', 'restore', snapshotFile]);
-    expect(restoreDry.actions?.map((a) => `${a.host} ${a.msg}`)).toEqual(expect.arrayContaining(['node1 systemctl stop etcd.service', 'node3 systemctl start etcd.service', 'node2 systemctl start kube-apiserver.service']));
-    const teardownDry = dry(['teardown']);
-    expect(teardownDry.actions?.some((a) => a.msg.startsWith('systemctl disable --now'))).toBe(true);
+    // The pending inventory sets kube-controller-manager --v=3 and drops the scheduler's --v=3: both roll.
+    expect(unitActions(wireDry)).toEqual(every((c) => `systemctl restart ${c}.service`, ['kube-controller-manager', 'kube-scheduler']));
+    expect((wireDry.actions ?? []).filter((a) => a.msg.startsWith('write ')).map((a) => `${a.host} ${a.msg}`).sort())
+      .toEqual(every((c) => `write /etc/systemd/system/${c}.service (changed)`, ['kube-controller-manager', 'kube-scheduler']));
+    // Rolling back the run that set the scheduler's --v=3 restores its unit: the schedulers restart.
+    expect(unitActions(dry(['rollback', changed.runId]))).toEqual(every((c) => `systemctl restart ${c}.service`, ['kube-scheduler']));
+    // A restore stops every component on every host and starts each again.
+    const all = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
+    expect(unitActions(dry(['etcd', 'snapshot', 'restore', snapshotFile]))).toEqual([...every((c) => `systemctl stop ${c}.service`, all), ...every((c) => `systemctl start ${c}.service`, all)].sort());
+    // Teardown disables every unit it installed, on every host, in one command per host.
+    const down = unitActions(dry(['teardown']));
+    expect(down.map((a) => a.split(' ').slice(0, 4).join(' '))).toEqual(hosts.map((h) => `${h} systemctl disable --now`));
+    for (const a of down) expect(a.split(' ').slice(4).sort(), a).toEqual(all.map((c) => `${c}.service`));
 
     expect(await hostState()).toEqual(before);
   }, 600_000);
