@@ -81,7 +81,7 @@ function verify(): void {
 function watchThermos(): { events: () => { type: string; object: { metadata: { name: string; uid: string; resourceVersion: string }; spec: unknown } }[]; stop: () => void } {
   const file = join(state, 'thermos-watch.json');
   const k = `${KUBECTL} --kubeconfig ${admin}`;
-  const child = spawn('sh', ['-c', `until ${k} get crd thermos.drills.hardwire.dev >/dev/null 2>&1; do sleep 0.1; done; exec ${k} -n hw-drill-conversion get thermos.v1.drills.hardwire.dev --watch --output-watch-events -o json > ${file}`], { detached: true, stdio: 'ignore' });
+  const child = spawn('sh', ['-c', `while :; do until ${k} get crd thermos.drills.hardwire.dev >/dev/null 2>&1; do sleep 0.1; done; ${k} -n hw-drill-conversion get thermos.v1.drills.hardwire.dev --watch --output-watch-events -o json >> ${file}; sleep 0.2; done`], { detached: true, stdio: 'ignore' });
   const stop = () => { try { process.kill(-child.pid!, 'SIGTERM'); } catch { /* already gone */ } };
   // The output is one JSON document per event, back to back.
   const events = () => {
@@ -200,8 +200,11 @@ describe('API drills 3.C1-3.C3 on a wired 1-host lab', () => {
     const seen = watch.events();
     const names = Object.keys(r.details.before.v1 as object).sort();
     expect(names).toEqual(['written-as-v1', 'written-as-v2']);
-    // (The drill also creates written-during-break, in v1, as its break's first write.)
-    const ours = seen.filter((e) => names.includes(e.object.metadata.name));
+    // (The drill also creates written-during-break, in v1, as its break's first write.) Only this
+    // run's objects, by uid: the watch starts while the --keep-broken run's CRD still exists, sees
+    // those objects deleted, ends with their CRD, and starts again (its first LIST) on the new one.
+    const uids = new Set(Object.values(r.details.before.v1 as Record<string, { uid: string }>).map((o) => o.uid));
+    const ours = seen.filter((e) => uids.has(e.object.metadata.uid));
     expect(ours.filter((e) => e.type !== 'ADDED' && e.type !== 'DELETED').map((e) => `${e.type} ${e.object.metadata.name} rv ${e.object.metadata.resourceVersion}`), 'kubectl watch: changes to the objects').toEqual([]);
     const added = Object.fromEntries(ours.filter((e) => e.type === 'ADDED').map((e) => [e.object.metadata.name, { uid: e.object.metadata.uid, resourceVersion: e.object.metadata.resourceVersion, spec: e.object.spec }]));
     expect(added, 'kubectl watch: the objects as added').toEqual(r.details.before.v1);
