@@ -12,19 +12,19 @@ import type { Session } from '../core/transport/index.ts';
 import { remote, testLab, type TestLab } from './helpers/lab.ts';
 import { BUSYBOX_IMAGE, PAUSE_IMAGE, buildNodeInputs, startStandaloneNode } from './helpers/standalone-node.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { retry } from '../lib/retry.ts';
 
 const NAME = 'hwtest-workers';
 /** One pod CIDR per node, as Kelsey Hightower's guide gives them; routed between nodes over the lab network. */
 const podCidr = (i: number) => `10.244.${i + 1}.0/24`;
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, last: () => Promise<string>): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
+/** `probe` until it returns a value, with lib/retry's loop; a timeout names what and shows `last`. */
+function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>, last: () => Promise<string>): Promise<T> {
+  return retry(async () => {
     const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`${what} not seen in ${timeoutMs / 1000} s; last:\n${await last()}`);
-    await new Promise((r) => setTimeout(r, 1000));
-  }
+    if (v === undefined) throw new Error('not yet');
+    return v;
+  }, { timeoutMs, intervalMs: 1000, onTimeout: async () => { throw new Error(`${what} not seen in ${timeoutMs / 1000} s; last:\n${await last()}`); } });
 }
 
 interface Node { name: string; address: string; machine: string; s: Session }
