@@ -1,7 +1,7 @@
 // hardwire upgrade plan: what the target version's binaries say about each flag the units pass.
 // Read-only and offline: the committed flag maps at both versions and the rendered unit models.
-import { existsSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, type InventoryOpts } from '../common.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
@@ -9,7 +9,7 @@ import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
-import { dataDir, flagVersions, isFlagComponent, loadFlagMap, type FlagMap } from '../../harness/flags/map.ts';
+import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../../harness/flags/map.ts';
 import { checkTarget } from '../../core/upgrade/target.ts';
 import { passedFlags } from '../../core/upgrade/passed.ts';
 import { planUpgrade } from '../../core/upgrade/plan.ts';
@@ -49,7 +49,7 @@ async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
 
 /** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
 function mappedVersions(components: readonly string[]): string[] {
-  return flagVersions().filter((v) => components.every((c) => existsSync(join(dataDir(v), `${c}.json`))));
+  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return components.every((c) => have.includes(c)); });
 }
 
 function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
