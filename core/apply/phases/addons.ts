@@ -1,0 +1,82 @@
+// Cluster addons (CoreDNS), applied through the apiserver as admin once workers can run Pods.
+// Idempotent without server-side apply: GET each object, POST it if missing, PUT it if a field
+// hardwire owns differs, else leave it alone, so a re-run with nothing to change writes nothing.
+import { isDeepStrictEqual } from 'node:util';
+import type { Phase } from '../phase.ts';
+import { adminCreds } from '../creds.ts';
+import { kubeJson } from '../../transport/kube-api.ts';
+import { corednsObjects } from '../../addons/coredns.ts';
+
+interface KubeObject { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string }; [k: string]: unknown }
+
+const PLURAL: Record<string, string> = {
+  ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings',
+  ConfigMap: 'configmaps', Deployment: 'deployments', Service: 'services',
+};
+
+/** The collection an object is created in: core group under /api, the rest under /apis. */
+export function collectionPath(o: { apiVersion: string; kind: string; metadata: { namespace?: string } }): string {
+  const plural = PLURAL[o.kind];
+  if (!plural) throw new Error(`addons: no API path known for kind ${o.kind}`);
+  const group = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+  return `${group}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}`;
+}
+
+/** The parts of an object ownedFields reads, live or wanted. */
+interface Obj {
+  kind: string; rules?: unknown; roleRef?: unknown; subjects?: unknown; data?: unknown;
+  spec?: { clusterIP?: unknown; ports?: unknown; replicas?: unknown; template?: { spec?: { containers?: { image?: unknown; args?: unknown }[] } } };
+}
+
+/**
+ * The fields hardwire decides, by kind: only these are compared, because the apiserver adds defaults
+ * (strategy, terminationMessagePath, clusterIPs, ...) that a whole-object compare would see as drift
+ * on every run. A ServiceAccount has nothing owned beyond its name. roleRef and clusterIP are
+ * immutable: a change there makes the PUT fail with the apiserver's own message (delete by hand).
+ */
+export function ownedFields(o: Obj): Record<string, unknown> {
+  switch (o.kind) {
+    case 'ClusterRole': return { rules: o.rules };
+    case 'ClusterRoleBinding': return { roleRef: o.roleRef, subjects: o.subjects };
+    case 'ConfigMap': return { data: o.data };
+    case 'Service': return { clusterIP: o.spec?.clusterIP, ports: o.spec?.ports };
+    case 'Deployment': {
+      const c = o.spec?.template?.spec?.containers?.[0];
+      return { replicas: o.spec?.replicas, image: c?.image, args: c?.args };
+    }
+    default: return {};
+  }
+}
+
+/** What differs between live and wanted owned fields, for the intent's message; empty when equal. */
+export function ownedDiff(live: Obj, want: Obj): string[] {
+  const l = ownedFields(live);
+  const w = ownedFields(want);
+  const short = (v: unknown) => { const s = JSON.stringify(v) ?? 'unset'; return s.length > 60 ? `${s.slice(0, 57)}...` : s; };
+  return Object.keys(w).filter((f) => !isDeepStrictEqual(l[f], w[f])).map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
+}
+
+export const addonsPhase: Phase = {
+  id: 'addons',
+  title: 'Apply the CoreDNS addon (as admin)',
+  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.hosts.some((h) => h.isWorker),
+  async run(ctx) {
+    const creds = adminCreds(ctx.clusterDir);
+    const host = ctx.inv.controlPlaneHosts[0]!.name;
+    for (const o of corednsObjects(ctx.inv) as KubeObject[]) {
+      const { kind, metadata: { name, namespace } } = o;
+      const where = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
+      const coll = collectionPath(o);
+      const got = await kubeJson<KubeObject>(creds, 'GET', `${coll}/${name}`, { allow: [404] });
+      if (got.status === 404) {
+        await ctx.wet.run(host, `create ${where}`, () => kubeJson(creds, 'POST', coll, { body: o }));
+        continue;
+      }
+      const diff = ownedDiff(got.json, o);
+      if (diff.length === 0) continue;
+      // The whole wanted object, on the live resourceVersion: a concurrent change makes it a 409, not a lost update.
+      const body = { ...o, metadata: { ...o.metadata, resourceVersion: got.json.metadata.resourceVersion } };
+      await ctx.wet.run(host, `update ${where}: ${diff.join('; ')}`, () => kubeJson(creds, 'PUT', `${coll}/${name}`, { body }));
+    }
+  },
+};
