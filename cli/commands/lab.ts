@@ -33,7 +33,8 @@ options:
   --workers      for up: every host can run containerd, runc and a kubelet: its own cgroups on this
                  machine, all capabilities, runc's keyring syscalls, containerd's and the kubelet's
                  state on this machine's disk, and hardwire-node-prepare.service inside
-                 (docs/workers-spike.md); down removes the cgroups
+                 (docs/workers-spike.md); down removes the cgroups. Its inventory makes each
+                 host a worker too. The default for the built-in lab "lab"; --no-workers: not
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -59,11 +60,12 @@ export function declare(root: Cli): Cli {
   lab.command('up')
     .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
     .option('--inner <n>', 'how many of the last hosts sit on the inner network, behind node1', wholeNumber('--inner'))
-    .option('--workers', 'hosts that can run containerd, runc and a kubelet')
+    .option('--workers', 'hosts that can run containerd, runc and a kubelet (the default for the built-in lab "lab")')
+    .option('--no-workers', 'control-plane hosts only')
     .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number; workers?: boolean }>) => {
       const counts = {
         ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}),
-        ...(opts.workers ? { workers: true } : {}),
+        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
       };
       const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
       if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, jump }) => ({ name, address, ssh, ...(jump ? { proxyJump: `root@${jump}` } : {}) })) });

@@ -2,12 +2,13 @@
 // adapted to the lab. Pure: core/apply/phases/addons.ts applies them. Citations name a line in the Go
 // module cache (K = k8s.io/kubernetes@v1.36.3, CD = github.com/coredns/coredns@v1.14.2);
 // test/coredns-addon.test.ts re-opens each one listed in COREDNS_CITES.
+import { IMAGES } from '../components/images.ts';
 import type { Inventory } from '../inventory/load.ts';
 import { indexedIp } from '../../lib/net.ts';
 import { CITED_MODULES } from '../components/models/config-file.ts';
 
 /** Built locally and loaded into each worker's containerd, never pulled; the tag is kubeadm's (K cmd/kubeadm/app/constants/constants.go:372). */
-export const COREDNS_IMAGE = 'hardwire.local/coredns:v1.14.2';
+export const COREDNS_IMAGE = IMAGES.coredns.ref;
 
 export interface AddonCite { mod: 'K' | 'CD'; file: string; line: number; holds: string }
 export const ADDON_MODULES: Record<AddonCite['mod'], string> = { K: CITED_MODULES.K, CD: 'github.com/coredns/coredns@v1.14.2' };

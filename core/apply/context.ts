@@ -36,6 +36,8 @@ export interface WireContext {
   pki?: PkiResult;
   trees: Map<string, HostTree>;
   binaries: Map<string, LocalBinary>;
+  /** Other local files pushed as binaries are (streamed, by hash): host path -> local path (the workers' images). */
+  localFiles: Map<string, string>;
   wants: HostWant[];
   /** Read-only: host changes go through wet.run, which holds the writable sessions. */
   sessions: Map<string, ReadSession>;
@@ -57,7 +59,7 @@ export function newContext(inv: Inventory, stateDir: string, clusterDir: string,
     runId: newRunId(), backups: [],
     inv, stateDir, clusterDir, opts, log,
     wet: new Wet(opts.dryRun, log),
-    trees: new Map(), binaries: new Map(), wants: [], sessions: new Map(), facts: new Map(),
+    trees: new Map(), binaries: new Map(), localFiles: new Map(), wants: [], sessions: new Map(), facts: new Map(),
     restarted: [], durationsMs: {},
   };
 }

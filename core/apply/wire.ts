@@ -18,6 +18,7 @@ import { startPhasesSplitAfter } from './phases/start.ts';
 import { statusPhase } from './phases/status.ts';
 import { snapshotPhase } from './phases/snapshot.ts';
 import { noopGatesPhase, unlessNoop } from './phases/gates.ts';
+import { addonsPhase, probesPhase } from './phases/addons.ts';
 
 /** Local work, then what is on the hosts, then the plan: everything before the first host change. */
 export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
@@ -27,7 +28,7 @@ const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver
 
 export const WIRE_PHASES: readonly Phase[] = [
   ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase,
-  ...throughApiserver.map(unlessNoop), rbacPhase, ...afterApiserver.map(unlessNoop), noopGatesPhase, statusPhase,
+  ...throughApiserver.map(unlessNoop), rbacPhase, ...afterApiserver.map(unlessNoop), noopGatesPhase, addonsPhase, probesPhase, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

@@ -1,5 +1,6 @@
 // What a gate can see of one component on one host: its unit's state and restart count, and its
 // loopback-only /healthz, reached through the SSH connection (no curl needed on the host).
+import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { ReadSession } from '../transport/index.ts';
@@ -30,6 +31,22 @@ export async function localHealthz(s: ReadSession, port: number, timeoutMs = 500
       res.on('error', reject);
     });
     req.on('timeout', () => req.destroy(new Error(`/healthz on 127.0.0.1:${port} timed out after ${timeoutMs} ms`)));
+    req.on('error', (err) => { stream.end(); reject(err); });
+    req.end();
+  });
+}
+
+/** GET http://127.0.0.1:<port><path> on the host, plain HTTP (kube-proxy's /healthz on 10256). */
+export async function localHttp(s: ReadSession, port: number, path: string, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+  const stream = await s.openLocalPort(port);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET', timeout: timeoutMs, createConnection: () => stream }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => { stream.end(); resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').trim() }); });
+      res.on('error', reject);
+    });
+    req.on('timeout', () => req.destroy(new Error(`${path} on 127.0.0.1:${port} timed out after ${timeoutMs} ms`)));
     req.on('error', (err) => { stream.end(); reject(err); });
     req.end();
   });

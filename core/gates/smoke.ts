@@ -1,5 +1,7 @@
 // verify's API smoke test through admin.conf. Each check returns evidence, and everything it
 // creates lives in one namespace and one CRD that are deleted at the end.
+// The locally built pause image: on a cluster with workers the Pods run, and nothing is pulled.
+import { IMAGES } from '../components/images.ts';
 import { randomBytes } from 'node:crypto';
 import { kubeJson, kubeRequest, watchFor, type KubeCreds } from '../transport/kube-api.ts';
 import { retry } from '../../lib/retry.ts';
@@ -43,7 +45,7 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
     await check(results, 'Deployment -> ReplicaSet -> Pods (controller-manager)', async () => {
       await kubeJson(creds, 'POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: {
         apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
-        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'pause', image: 'registry.k8s.io/pause:3.10' }] } } },
+        spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'pause', image: IMAGES.pause.ref }] } } },
       } });
       return retry(async () => {
         const rs = (await kubeJson<{ items: Meta[] }>(creds, 'GET', `/apis/apps/v1/namespaces/${ns}/replicasets`)).json.items;
@@ -52,7 +54,7 @@ export async function smoke(creds: KubeCreds, inv: Inventory, etcdSession: Sessi
         const pods = (await kubeJson<{ items: Meta[] }>(creds, 'GET', `${api}/pods`)).json.items
           .filter((p) => p.metadata.ownerReferences?.some((o) => o.kind === 'ReplicaSet' && o.name === owner.metadata.name));
         if (pods.length !== 2) throw new Error(`${pods.length}/2 Pods owned by ReplicaSet ${owner.metadata.name}`);
-        return `ReplicaSet ${owner.metadata.name} owned by Deployment web; Pods ${pods.map((p) => p.metadata.name).join(', ')} owned by it (Pending: no nodes)`;
+        return `ReplicaSet ${owner.metadata.name} owned by Deployment web; Pods ${pods.map((p) => p.metadata.name).join(', ')} owned by it (${pods.map((p) => (p as { status?: { phase?: string } }).status?.phase ?? '?').join(', ')}: a cluster without workers leaves them Pending)`;
       }, { timeoutMs: 60_000, intervalMs: 1000, startBeforeDeadline: true });
     });
 

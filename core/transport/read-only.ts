@@ -31,6 +31,12 @@ const READERS: Record<string, (args: string[]) => boolean> = {
     const [verb, sub] = words(a);
     return verb === 'get' || verb === 'endpoint' || (verb === 'member' && sub === 'list');
   },
+  // containerd's client: its version, and listings (the workers' gates read images; tests read containers and tasks).
+  [`${BIN_DIR}/ctr`]: (a) => {
+    const rest = a[0] === '-n' || a[0] === '--namespace' ? a.slice(2) : a;
+    const [verb, sub] = words(rest);
+    return verb === 'version' || (['images', 'containers', 'tasks'].includes(verb ?? '') && ['ls', 'list'].includes(sub ?? ''));
+  },
 };
 
 export function isReadOnlyCommand(argv: string[]): boolean {

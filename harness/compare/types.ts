@@ -8,9 +8,10 @@ export const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
 export type PlaneName = (typeof PLANES)[number];
 
 /** The components compared across planes: hardwire's registry. */
-import { STARTED_NAMES, type ComponentName } from '../../core/components/registry/index.ts';
+import { COMPONENT_NAMES, specOf, type ComponentName } from '../../core/components/registry/index.ts';
 /** The components wire starts (the workers' are not compared until wire runs them). */
-export const COMPONENTS = STARTED_NAMES;
+// The control plane: the node (kubelet, kube-proxy, containerd) joins compare with issue 23.
+export const COMPONENTS = COMPONENT_NAMES.filter((n) => specOf(n).role !== 'worker');
 export type Component = ComponentName;
 
 /** The cluster parameters every plane is generated with. */

@@ -166,7 +166,8 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
     throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
   }
   const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
-  if (!existing && opts.workers) state.workers = true;
+  // The built-in lab is a whole cluster: its hosts run Pods unless it was made without --workers.
+  if (!existing && (opts.workers ?? name === DEFAULT_LAB_NAME)) state.workers = true;
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);

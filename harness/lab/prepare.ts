@@ -97,8 +97,9 @@ export function writeLabInventory(files: LabFiles, state: LabState): void {
       name: h.name,
       address: h.address,
       // An inner host is etcd only: the apiserver gate asks each control-plane host's address:6443 from this
-      // machine (gates/apiserver.ts), which has no route to the inner network.
-      roles: h.jump ? ['etcd'] : ['etcd', 'control-plane'],
+      // machine (gates/apiserver.ts), which has no route to the inner network. On a lab made with
+      // --workers every other host is a worker too, as kubeadm's control-plane nodes can be.
+      roles: h.jump ? ['etcd'] : state.workers ? ['etcd', 'control-plane', 'worker'] : ['etcd', 'control-plane'],
       ssh: { user: 'root', port: 22, identityFile: files.key, ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}) },
     })),
     knownHosts: files.knownHosts,

@@ -1,18 +1,22 @@
 // The cached Debian 12 base root filesystem every lab host overlays. Built once with debootstrap into a
 // temporary directory and renamed into place, so an interrupted build is never used.
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { cacheDir } from '../../lib/paths.ts';
 import { run } from '../../lib/proc.ts';
 import { withLock } from '../../lib/lock.ts';
 
 export const SUITE = 'bookworm';
-export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl'];
+// nftables: kube-proxy's nftables mode execs nft (sigs.k8s.io/knftables) on workers.
+export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl', 'nftables'];
 const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
 
+/** Named by its package list too, so adding a package builds a new rootfs instead of reusing one without it. */
 export function rootfsDir(): string {
-  return join(cacheDir(), 'lab', `rootfs-${SUITE}`);
+  const tag = createHash('sha256').update(PACKAGES.join(',')).digest('hex').slice(0, 8);
+  return join(cacheDir(), 'lab', `rootfs-${SUITE}-${tag}`);
 }
 
 /** The Debian mirror this machine's apt already uses (deb822 or one-line sources), so no new host is contacted. */
@@ -53,8 +57,8 @@ export async function ensureBaseRootfs(log: Logger): Promise<string> {
     if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
     const parent = join(cacheDir(), 'lab');
     mkdirSync(parent, { recursive: true });
-    for (const f of readdirSync(parent)) if (f.startsWith(`.rootfs-${SUITE}.tmp-`)) rmSync(join(parent, f), { recursive: true, force: true });
-    const tmp = join(parent, `.rootfs-${SUITE}.tmp-${process.pid}`);
+    for (const f of readdirSync(parent)) if (f.startsWith(`.rootfs-${SUITE}`) && f.includes('.tmp-')) rmSync(join(parent, f), { recursive: true, force: true });
+    const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
     const mirror = aptMirror();
     const started = Date.now();
     log.step(`building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`);

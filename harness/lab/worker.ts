@@ -146,7 +146,7 @@ export const NODE_PREPARE_SERVICE = `[Unit]
 Description=hardwire: writable cgroup v1 hierarchies, /dev/kmsg, shared /, kubelet sysctls (lab/worker.ts)
 DefaultDependencies=no
 After=local-fs.target
-Before=multi-user.target shutdown.target
+Before=multi-user.target shutdown.target containerd.service kubelet.service
 Conflicts=shutdown.target
 
 [Service]

@@ -1,4 +1,5 @@
-// Cluster addons (CoreDNS), applied through the apiserver as admin once workers can run Pods.
+// Cluster addons (CoreDNS) and the probe workload (gates/pods.ts), applied through the apiserver as
+// admin once workers can run Pods.
 // Idempotent without server-side apply: GET each object, POST it if missing, PUT it if a field
 // hardwire owns differs, else leave it alone, so a re-run with nothing to change writes nothing.
 import { isDeepStrictEqual } from 'node:util';
@@ -6,12 +7,14 @@ import type { Phase } from '../phase.ts';
 import { adminCreds } from '../creds.ts';
 import { kubeJson } from '../../transport/kube-api.ts';
 import { corednsObjects } from '../../addons/coredns.ts';
+import { probeObjects, probeGate } from '../../gates/pods.ts';
+import { isNoop } from './gates.ts';
 
 interface KubeObject { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string }; [k: string]: unknown }
 
 const PLURAL: Record<string, string> = {
   ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings',
-  ConfigMap: 'configmaps', Deployment: 'deployments', Service: 'services',
+  ConfigMap: 'configmaps', Deployment: 'deployments', Service: 'services', Namespace: 'namespaces', Pod: 'pods',
 };
 
 /** The collection an object is created in: core group under /api, the rest under /apis. */
@@ -40,6 +43,8 @@ export function ownedFields(o: Obj): Record<string, unknown> {
     case 'ClusterRoleBinding': return { roleRef: o.roleRef, subjects: o.subjects };
     case 'ConfigMap': return { data: o.data };
     case 'Service': return { clusterIP: o.spec?.clusterIP, ports: o.spec?.ports };
+    // A Pod's image is one of the few mutable fields of its spec.
+    case 'Pod': return { image: (o.spec as { containers?: { image?: unknown }[] } | undefined)?.containers?.[0]?.image };
     case 'Deployment': {
       const c = o.spec?.template?.spec?.containers?.[0];
       return { replicas: o.spec?.replicas, image: c?.image, args: c?.args };
@@ -53,17 +58,18 @@ export function ownedDiff(live: Obj, want: Obj): string[] {
   const l = ownedFields(live);
   const w = ownedFields(want);
   const short = (v: unknown) => { const s = JSON.stringify(v) ?? 'unset'; return s.length > 60 ? `${s.slice(0, 57)}...` : s; };
-  return Object.keys(w).filter((f) => !isDeepStrictEqual(l[f], w[f])).map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
+  // A field the wanted object leaves unset (a probe Service's clusterIP) is the apiserver's to choose.
+  return Object.keys(w).filter((f) => w[f] !== undefined && !isDeepStrictEqual(l[f], w[f])).map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
 }
 
 export const addonsPhase: Phase = {
   id: 'addons',
-  title: 'Apply the CoreDNS addon (as admin)',
-  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.hosts.some((h) => h.isWorker),
+  title: 'Apply the CoreDNS addon and a probe Pod per worker with a Service over them (as admin)',
+  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
     const host = ctx.inv.controlPlaneHosts[0]!.name;
-    for (const o of corednsObjects(ctx.inv) as KubeObject[]) {
+    for (const o of [...corednsObjects(ctx.inv), ...probeObjects(ctx.inv)] as KubeObject[]) {
       const { kind, metadata: { name, namespace } } = o;
       const where = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
       const coll = collectionPath(o);
@@ -79,4 +85,12 @@ export const addonsPhase: Phase = {
       await ctx.wet.run(host, `update ${where}: ${diff.join('; ')}`, () => kubeJson(creds, 'PUT', `${coll}/${name}`, { body }));
     }
   },
+};
+
+export const probesPhase: Phase = {
+  id: 'probes',
+  title: 'Gate the workload: each probe Pod Running; after any change also its log, kubectl exec, Pod to Pod across nodes, the Service by DNS name',
+  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
+  // A run that changed nothing re-reads only the Pods' phase: the rest was proven when they started.
+  run: (ctx) => probeGate(ctx, !isNoop(ctx)),
 };

@@ -27,7 +27,7 @@ async function backup(ctx: WireContext, host: string, changes: FileChange[]): Pr
 }
 
 function cached(ctx: WireContext, path: string): { file: string; size: number } {
-  const file = ctx.binaries.get(path.slice(BIN.length + 1))!.path;
+  const file = ctx.localFiles.get(path) ?? ctx.binaries.get(path.slice(BIN.length + 1))!.path;
   return { file, size: statSync(file).size };
 }
 

@@ -4,7 +4,8 @@
 // rendered here too: containerd's CRI plugin is what reads it. Citations: C =
 // github.com/containerd/containerd/v2@v2.3.3 in the Go module cache. containerd is not in the flag map
 // (it is not Kubernetes), so the reasons and citations here are the model's.
-import { flag, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { flag, BIN, type Directive, type ModelContext, type UnitModel } from './types.ts';
+import { IMAGE_DIR, IMAGE_NAMES } from '../images.ts';
 
 export const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
 export const CONTAINERD_CONFIG = '/etc/containerd/config.toml';
@@ -62,11 +63,32 @@ export function cniConflist({ inv, host }: ModelContext): string {
     plugins: [
       // isGateway: cni0 gets the range's first address and is each Pod's default route. No ipMasq:
       // Pod traffic to other nodes keeps its Pod address and is routed between the lab hosts.
-      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] } },
+      // hairpinMode: a Pod that reaches a Service backed by itself gets its packets back through cni0.
+      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] } },
       // hostPort mappings; without a hostPort in the Pod it changes nothing.
       { type: 'portmap', capabilities: { portMappings: true } },
     ],
   }, null, 2)}\n`;
+}
+
+/**
+ * Routes to every other worker's pod CIDR via that worker's address, as Kelsey Hightower's guide
+ * adds them by hand: Pod traffic keeps its Pod address between nodes (no overlay, no masquerade).
+ * Replaced at each start, so they come back after a reboot and follow the inventory.
+ */
+function podRoutes({ inv, host }: ModelContext): Directive[] {
+  return inv.workerHosts.filter((w) => w.name !== host.name).map((w) => ({
+    key: 'ExecStartPre', value: `/usr/bin/ip route replace ${w.podCidr!.text} via ${w.address}`,
+    why: `Pods on ${w.name} (${w.podCidr!.text}) are reached through ${w.name}`,
+  }));
+}
+
+/** Each locally built image, imported once containerd is ready (Type=notify: ExecStartPost runs after READY=1). */
+function imports(): Directive[] {
+  return IMAGE_NAMES.map((n) => ({
+    key: 'ExecStartPost', value: `${BIN}/ctr -n k8s.io images import ${IMAGE_DIR}/${n}.tar`,
+    why: `import the locally built ${n} image into the CRI's namespace (k8s.io); no Pod pulls it from a registry. Idempotent: the same content is already there`,
+  }));
 }
 
 export function containerdModel(ctx: ModelContext): UnitModel {
@@ -84,6 +106,8 @@ export function containerdModel(ctx: ModelContext): UnitModel {
     directives: [
       { key: 'Delegate', value: 'yes', why: 'containerd and runc manage the cgroups below this unit\'s (as containerd\'s own unit)' },
       { key: 'KillMode', value: 'process', why: 'stopping containerd leaves the Pods\' shims and containers running (as containerd\'s own unit)' },
+      ...podRoutes(ctx),
+      ...imports(),
     ],
     flags: [
       flag('config', CONTAINERD_CONFIG, 'everything else is in the config file, with its reasons'),

@@ -30,5 +30,8 @@ export const TOOLS = {
     group: 'kube-bench', goPackage: '.', probe: { args: ['version'], expect: (v) => v.replace(/^v/, '') },
     why: '`hardwire cis`: the CIS benchmark, run on each control-plane host', assets: ['cfg'],
   },
-  ...WORKER_BINARIES,
+  // Built here and put into the workers' images (components/images.ts), never onto a host.
+  coredns: WORKER_BINARIES.coredns,
+  pause: WORKER_BINARIES.pause,
+  imagebuild: WORKER_BINARIES.imagebuild,
 } as const satisfies Record<string, BinarySpec>;

@@ -1,19 +1,20 @@
 import { containerdModel } from '../models/containerd.ts';
-import { notStartedGate } from './gates.ts';
+import { containerdGate } from '../../gates/node.ts';
+import { WORKER_BINARIES as W } from './worker-binaries.ts';
 import type { ComponentSpec } from './types.ts';
-
-const NOT_STARTED = 'wire renders and pushes the workers\' units; their start phase and gates come with the rest of issue 22';
 
 export const containerd = {
   name: 'containerd',
   role: 'worker',
-  // containerd, its shim, ctr, runc and the CNI plugins are built on branch workers
-  // (components/registry/worker-binaries.ts) and move here when it is integrated.
-  binaries: {},
+  // The daemon first (its unit runs it), then what it runs: the runc shim, runc, the CNI plugins,
+  // and ctr, which its ExecStartPost imports the images with.
+  binaries: {
+    containerd: W.containerd, 'containerd-shim-runc-v2': W['containerd-shim-runc-v2'], runc: W.runc, ctr: W.ctr,
+    bridge: W.bridge, 'host-local': W['host-local'], loopback: W.loopback, portmap: W.portmap,
+  },
   model: containerdModel,
   // No flagTarget: containerd is not Kubernetes; its model cites containerd's source itself.
-  gate: notStartedGate(NOT_STARTED),
+  gate: containerdGate,
   order: 40,
   stage: 'containerd',
-  notStarted: NOT_STARTED,
 } as const satisfies ComponentSpec<'containerd'>;

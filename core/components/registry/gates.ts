@@ -145,8 +145,3 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
     ],
   };
 }
-
-/** For a component wire does not start yet (spec.notStarted): nothing to wait for, nothing to verify. */
-export function notStartedGate(why: string): Gate {
-  return { proves: `nothing yet: ${why}`, async wait() {}, checks: () => [] };
-}

@@ -24,9 +24,6 @@ export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
   return byName.get(name)!;
 }
 
-/** Components wire starts and gates, in start order: all but those still marked notStarted. */
-export const STARTED_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).notStarted === undefined);
-
 /** Components the flag map covers: those with a flagTarget. */
 export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).flagTarget !== undefined);
 
@@ -56,9 +53,8 @@ export function queuedBehind(component: ComponentName): ComponentName[] {
 /** Components that start together, in order: one wire phase each. */
 export interface Stage { id: string; components: ComponentName[] }
 
-const STARTED = COMPONENTS.filter((c) => STARTED_NAMES.includes(c.name));
-export const STAGES: readonly Stage[] = [...new Set(STARTED.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
-  const cs = STARTED.filter((c) => c.order === order);
+export const STAGES: readonly Stage[] = [...new Set<number>(COMPONENTS.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
+  const cs = COMPONENTS.filter((c) => c.order === order);
   return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
 });
 

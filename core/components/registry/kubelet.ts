@@ -1,16 +1,15 @@
 import { kubeletModel, KUBELET_SERVING } from '../models/kubelet.ts';
-import { notStartedGate } from './gates.ts';
+import { nodeReadyGate } from '../../gates/node.ts';
+import { WORKER_BINARIES as W } from './worker-binaries.ts';
 import { kubeCommand, type ComponentSpec } from './types.ts';
 
-const NOT_STARTED = 'wire renders and pushes the workers\' units; their start phase and gates (node Ready, a Pod Running) come with the rest of issue 22';
 /** The Node authorizer's and NodeRestriction's form of a node's user name (K pkg/auth/nodeidentifier/default.go:37). */
 const nodeUser = (n: { name: string }) => `system:node:${n.name}`;
 
 export const kubelet = {
   name: 'kubelet',
   role: 'worker',
-  // Built on branch workers (components/registry/worker-binaries.ts); moves here when it is integrated.
-  binaries: {},
+  binaries: { kubelet: W.kubelet },
   model: kubeletModel,
   // flags/analyzer/node: the kubelet's and kube-proxy's build list (components/go/kubernetes-node).
   flagTarget: kubeCommand('node', 'kubelet', 'NewKubeletCommand'),
@@ -25,10 +24,9 @@ export const kubelet = {
     sans: (n) => ({ dns: [n.name], ips: [n.address] }), path: KUBELET_SERVING,
     why: 'the kubelet\'s serving cert for logs, exec and port-forward, signed by the cluster CA as a kubelet-serving CSR would be, so the apiserver\'s --kubelet-certificate-authority verifies it',
   }],
-  gate: notStartedGate(NOT_STARTED),
+  gate: nodeReadyGate,
   order: 50,
   stage: 'workers',
   // Its containerRuntimeEndpoint is containerd's socket.
   after: ['containerd'],
-  notStarted: NOT_STARTED,
 } as const satisfies ComponentSpec<'kubelet'>;

@@ -121,11 +121,6 @@ export interface ComponentSpec<N extends string = string> {
   /** Leader-election Lease in kube-system, if it elects a leader. */
   lease?: string;
   /**
-   * Set while wire renders and pushes the component but neither starts nor gates it: the reason.
-   * It is then in no start stage (STAGES), so wire's phases stay as they are, and not in `compare`.
-   */
-  notStarted?: string;
-  /**
    * Where the flag map's analyzer finds its flags (flags/analyzer, run by `hardwire flags
    * --regenerate` with the registry's list). None: the flag map has no data for it, and its model's
    * reasons cite the source themselves (containerd, which is not Kubernetes).

@@ -1,6 +1,6 @@
-// What a worker runs (issue 22): built from source like the rest, each with its version probe.
-// Not run by wire yet: tools in the catalog until the worker components' specs take them over.
-// Built only when named (`components build workers`), so control-plane builds do not pay for them.
+// What a worker runs (issue 22): built from source like the rest, each with its version probe. The
+// worker components' specs take theirs from here (containerd.ts, kubelet.ts, kube-proxy.ts); CoreDNS,
+// pause and imagebuild go into the locally built images (components/images.ts), never onto a host.
 import type { BinarySpec } from './types.ts';
 
 /** As binaries.ts's kubeVersion (not imported: binaries.ts imports this file). */

@@ -1,0 +1,42 @@
+// Builds the workers' images (components/images.ts) with imagebuild, into ~/.cache/hardwire/images.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { ensureAll } from './binaries/index.ts';
+import { sha256File } from './binaries/cache.ts';
+import { cacheDir } from '../../lib/paths.ts';
+import { run } from '../../lib/proc.ts';
+import { InputError } from '../../lib/errors.ts';
+import type { Logger } from '../../lib/log.ts';
+import type { BinaryName } from './registry/index.ts';
+import { BUSYBOX, IMAGE_DIR, IMAGE_NAMES, IMAGES, type ImageName, type ImageSpec } from './images.ts';
+
+export interface BuiltImage { name: ImageName; ref: string; path: string; sha256: string; hostPath: string }
+
+/** Builds (or finds in the cache) every image; the imagebuild, pause and CoreDNS binaries come from ensureAll. */
+export async function ensureImages(log: Logger, from?: string): Promise<BuiltImage[]> {
+  if (!existsSync(BUSYBOX)) throw new InputError('busybox', `${BUSYBOX} is missing; install it with: apt-get install -y busybox-static`);
+  const names = [...new Set<BinaryName>(['imagebuild', ...IMAGE_NAMES.flatMap((n) => IMAGES[n].from)])];
+  const got = await ensureAll(names, { log, ...(from ? { from } : {}) });
+  const bins = new Map(got.map((b) => [b.name, b]));
+  const dir = join(cacheDir(), 'images');
+  mkdirSync(dir, { recursive: true });
+  const out: BuiltImage[] = [];
+  for (const name of IMAGE_NAMES) {
+    const spec: ImageSpec = IMAGES[name];
+    const args = spec.args((n) => bins.get(n)!.path);
+    // The tarball is reproducible (imagebuild writes mtime 0, root-owned): its inputs name it.
+    const key = createHash('sha256').update(JSON.stringify([spec.ref, args, bins.get('imagebuild')!.sha256, ...spec.from.map((n) => bins.get(n)!.sha256), name === 'busybox' ? await sha256File(BUSYBOX) : ''])).digest('hex').slice(0, 16);
+    const file = join(dir, `${name}-${key}.tar`);
+    if (!existsSync(file)) {
+      const tmp = `${file}.tmp-${process.pid}`;
+      try {
+        await run(bins.get('imagebuild')!.path, ['-ref', spec.ref, '-out', tmp, ...args], { step: `image ${name}` });
+        renameSync(tmp, file);
+      } finally { rmSync(tmp, { force: true }); }
+      log.info(`  built image ${spec.ref} (${file})`);
+    }
+    out.push({ name, ref: spec.ref, path: file, sha256: await sha256File(file), hostPath: `${IMAGE_DIR}/${name}.tar` });
+  }
+  return out;
+}

@@ -1,0 +1,98 @@
+// The workers' gates: containerd serves its CRI images, each node is Ready, kube-proxy has synced.
+// Each failure names its host and carries the unit's journal tail: the real error.
+import { adminCreds } from '../apply/creds.ts';
+import { kubeJson } from '../transport/kube-api.ts';
+import type { ReadSession as Session } from '../transport/index.ts';
+import { StepError } from '../../lib/errors.ts';
+import { retry } from '../../lib/retry.ts';
+import { journalTail } from './journal.ts';
+import { localHttp, unitState } from './local.ts';
+import { POLL_MS } from './wait.ts';
+import type { Gate, GateContext } from '../components/registry/types.ts';
+import { IMAGES } from '../components/images.ts';
+import { BIN } from '../components/models/types.ts';
+
+function sessionOf(ctx: GateContext, host: string): Session {
+  const s = ctx.sessions.get(host);
+  if (!s) throw new Error(`no SSH session for ${host}`);
+  return s;
+}
+
+const workers = (ctx: GateContext, hosts: string[]) => ctx.inv.workerHosts.filter((h) => hosts.length === 0 || hosts.includes(h.name)).map((h) => h.name);
+
+/** Polls `probe` on each host until it returns a detail line; on timeout, its last error with the unit's journal. */
+async function perHost(ctx: GateContext, hosts: string[], component: string, probe: (s: Session, host: string) => Promise<string>): Promise<string[]> {
+  return Promise.all(hosts.map(async (host) => {
+    const s = sessionOf(ctx, host);
+    return retry(async () => {
+      const u = await unitState(s, `${component}.service`);
+      if (u.active === 'failed') throw new Error(`${component}.service is failed (${u.sub})`);
+      return probe(s, host);
+    }, {
+      timeoutMs: ctx.opts.gateTimeoutMs, intervalMs: POLL_MS * 4, startBeforeDeadline: true,
+      onTimeout: async (last) => {
+        const msg = last instanceof Error ? last.message : String(last);
+        throw new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, `${component}.service`) });
+      },
+    });
+  }));
+}
+
+/** containerd answers on its socket and holds every locally built image (imported by its ExecStartPost). */
+async function containerdReady(s: Session): Promise<string> {
+  const v = await s.exec([`${BIN}/ctr`, 'version'], { allowFail: true, timeoutMs: 10_000 });
+  const server = /Server:\s*\n\s*Version:\s*(\S+)/.exec(v.stdout)?.[1];
+  if (v.code !== 0 || !server) throw new Error(`ctr version: containerd does not answer on its socket: ${(v.stderr || v.stdout).trim().split('\n').pop()}`);
+  const ls = await s.exec([`${BIN}/ctr`, '-n', 'k8s.io', 'images', 'ls', '-q'], { allowFail: true, timeoutMs: 10_000 });
+  const missing = Object.values(IMAGES).map((i) => i.ref).filter((r) => !ls.stdout.split('\n').includes(r));
+  if (missing.length > 0) throw new Error(`containerd ${server} lacks image(s) ${missing.join(', ')} in namespace k8s.io`);
+  return `containerd ${server}, ${Object.keys(IMAGES).length} images imported`;
+}
+
+export const containerdGate: Gate = {
+  proves: 'containerd answers `ctr version` on its socket and holds every locally built image in namespace k8s.io',
+  async wait(ctx, hosts) {
+    const t = workers(ctx, hosts);
+    await perHost(ctx, t, 'containerd', containerdReady);
+    ctx.log.info(`  containerd ready with its images: ${t.join(', ')}`);
+  },
+  checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `containerd ${h.name}: socket answers, images imported`, run: () => containerdReady(sessionOf(ctx, h.name)) })),
+};
+
+interface NodeObj { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[]; nodeInfo?: { kubeletVersion?: string; containerRuntimeVersion?: string } } }
+
+async function nodeReady(ctx: GateContext, host: string): Promise<string> {
+  const r = await kubeJson<NodeObj>(adminCreds(ctx.clusterDir), 'GET', `/api/v1/nodes/${host}`, { allow: [404] });
+  if (r.status === 404) throw new Error(`Node ${host} is not registered`);
+  const ready = r.json.status?.conditions?.find((c) => c.type === 'Ready');
+  if (ready?.status !== 'True') throw new Error(`Node ${host} Ready=${ready?.status ?? 'unknown'}: ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trim());
+  const info = r.json.status?.nodeInfo;
+  return `Ready, kubelet ${info?.kubeletVersion}, ${info?.containerRuntimeVersion}`;
+}
+
+export const nodeReadyGate: Gate = {
+  proves: 'its Node is registered and Ready (read through the API as admin)',
+  async wait(ctx, hosts) {
+    const t = workers(ctx, hosts);
+    const got = await perHost(ctx, t, 'kubelet', (_s, host) => nodeReady(ctx, host));
+    ctx.log.info(`  nodes Ready: ${t.map((h, i) => `${h} (${got[i]})`).join(', ')}`);
+  },
+  checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `kubelet ${h.name}: Node Ready`, run: () => nodeReady(ctx, h.name) })),
+};
+
+/** kube-proxy's /healthz (healthzBindAddress, default 0.0.0.0:10256) answers 200 once its rules are synced. */
+async function proxyHealthy(s: Session): Promise<string> {
+  const r = await localHttp(s, 10256, '/healthz').catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+  if (r.status !== 200) throw new Error(`kube-proxy /healthz on 127.0.0.1:10256 answered ${r.status} ${r.body.slice(0, 200)}`);
+  return '/healthz 200';
+}
+
+export const kubeProxyGate: Gate = {
+  proves: 'kube-proxy\'s /healthz on 127.0.0.1:10256 answers 200 (its rules are synced)',
+  async wait(ctx, hosts) {
+    const t = workers(ctx, hosts);
+    await perHost(ctx, t, 'kube-proxy', proxyHealthy);
+    ctx.log.info(`  kube-proxy synced: ${t.join(', ')}`);
+  },
+  checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `kube-proxy ${h.name}: /healthz 200`, run: () => proxyHealthy(sessionOf(ctx, h.name)) })),
+};
