@@ -31,6 +31,7 @@ describe('registry', () => {
     expect(STAGES).toEqual([
       { id: 'etcd', components: ['etcd'] }, { id: 'kube-apiserver', components: ['kube-apiserver'] },
       { id: 'controllers', components: ['kube-controller-manager', 'kube-scheduler'] },
+      { id: 'containerd', components: ['containerd'] }, { id: 'workers', components: ['kubelet', 'kube-proxy'] },
     ]);
     expect(LEASES).toEqual([{ component: 'kube-controller-manager', lease: 'kube-controller-manager' }, { component: 'kube-scheduler', lease: 'kube-scheduler' }]);
   });
@@ -66,7 +67,7 @@ export const demoSidecar = {
   flagTarget: kubeCommand('.', 'demo-sidecar', 'NewDemoCommand'),
   kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: { by: 'wire', binding: 'demo' } },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
-  order: 40,
+  order: 35,
   stage: 'demo',
   lease: 'demo-sidecar',
 } as const satisfies ComponentSpec<'demo-sidecar'>;
@@ -156,7 +157,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     const out = JSON.parse(execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], { cwd: copy, encoding: 'utf8' })) as Record<string, unknown>;
 
     expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar', 'containerd', 'kubelet', 'kube-proxy']);
-    // The workers' components are not started by wire yet, nor in the flag map (their specs say so).
+    // compare covers the control plane (the node joins it with issue 23).
     const started = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar'];
     expect(out.compared).toEqual(started);
     // The flag map covers what has a flagTarget (containerd has none), and the analyzer's list is the registry's.
@@ -167,7 +168,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.onEtcdOnly).toEqual(['etcd']);
     expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });
     expect(out.goPackage).toBe('example.com/demo-sidecar');
-    expect(out.stages).toEqual(['etcd', 'kube-apiserver', 'controllers', 'demo']);
+    expect(out.stages).toEqual(['etcd', 'kube-apiserver', 'controllers', 'demo', 'containerd', 'workers']);
     expect(out.startPhases).toEqual(out.stages);
     expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
     expect(out.checks).toContain('demo-sidecar: answers');

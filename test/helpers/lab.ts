@@ -38,8 +38,8 @@ export async function remote(s: Session, argv: string[]): Promise<string> {
 export interface WiredLab { lab: TestLab; inv: string; state: string }
 
 /** A test lab with the control plane wired on it by the real CLI, state under the lab's dir. */
-export async function wiredTestLab(name: string, hosts: number): Promise<WiredLab> {
-  const lab = await testLab(name, hosts);
+export async function wiredTestLab(name: string, hosts: number, opts: { workers?: boolean } = {}): Promise<WiredLab> {
+  const lab = await testLab(name, hosts, opts);
   const state = join(lab.stateDir, 'state');
   const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state], { timeoutMs: 900_000 });
   if (w.code !== 0) {
