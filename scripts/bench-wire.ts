@@ -5,6 +5,10 @@
 // apiserver answers /readyz), and hardwire's cold wire as wall time of the whole process, with a
 // fresh PKI. Noise on this shared machine only ever adds time, so each side's best run is compared.
 // After the first cold wire: two no-op re-runs and a one-flag change. Prints figures; not a test.
+// With --workers (the built-in lab's shape: every host also a worker), both sides go on to a Running
+// Pod: the floor also pushes the worker binaries and image tarballs, starts containerd, the kubelet
+// and kube-proxy, applies the same CoreDNS and probe objects as super-admin, and stops the clock when
+// every probe Pod is Running; wire's clock stops when its last gate (the probes) has passed.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,9 +19,14 @@ import { loadValidInventory } from '../core/validate/inventory.ts';
 import { ensureAll } from '../core/components/binaries/index.ts';
 import { binariesFor } from '../core/components/registry/index.ts';
 import { retry } from '../lib/retry.ts';
+import { ensureImages } from '../core/components/image-build.ts';
+import { corednsObjects } from '../core/addons/coredns.ts';
+import { probeObjects, PROBE_NS } from '../core/gates/pods.ts';
+import { CLUSTER_ADMINS_BINDING } from '../core/apply/phases/rbac.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
-const sizes = (process.argv[2] ?? '1,3,5').split(',').map(Number);
+const workers = process.argv.includes('--workers');
+const sizes = (process.argv.slice(2).find((a) => !a.startsWith('--')) ?? (workers ? '3' : '1,3,5')).split(',').map(Number);
 
 async function timedWire(inv: string, state: string): Promise<{ wallMs: number; totalMs: number; phases: Record<string, number> }> {
   const t0 = performance.now();
@@ -34,27 +43,47 @@ async function floor(invFile: string, state: string): Promise<number> {
   const kubectl = (await ensureAll(['kubectl']))[0]!.path;
   const admin = join(state, inv.cluster.name, 'kubeconfigs', 'admin.conf');
   const bins = new Map((await ensureAll([...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))])).map((b) => [b.name, b.path]));
+  const images = inv.workerHosts.length > 0 ? await ensureImages({ info: () => {}, warn: () => {}, step: () => {} }) : [];
   const stages = inv.hosts.map((h) => {
     // A staging dir of symlinks, so tar -h reads each file straight from where it is.
     const dir = mkdtempSync(join(tmpdir(), 'hardwire-floor-'));
     mkdirSync(join(dir, 'usr', 'local', 'bin'), { recursive: true });
     symlinkSync(join(state, inv.cluster.name, 'hosts', h.name, 'etc'), join(dir, 'etc'));
     for (const b of binariesFor(h)) symlinkSync(bins.get(b.name)!, join(dir, 'usr', 'local', 'bin', b.name));
+    if (h.isWorker) {
+      // The worker's rendered /var/lib files, and the images where containerd's ExecStartPost imports them.
+      const vl = join(state, inv.cluster.name, 'hosts', h.name, 'var', 'lib');
+      mkdirSync(join(dir, 'var', 'lib', 'hardwire', 'images'), { recursive: true });
+      for (const d of ['kubelet', 'kube-proxy']) symlinkSync(join(vl, d), join(dir, 'var', 'lib', d));
+      for (const i of images) symlinkSync(i.path, join(dir, i.hostPath));
+    }
     return dir;
   });
+  const units = (h: { isWorker: boolean }) => ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', ...(h.isWorker ? ['containerd', 'kubelet', 'kube-proxy'] : [])].join(' ');
   const t0 = performance.now();
   await Promise.all(inv.hosts.map(async (h, i) => {
     const ssh = ['-i', h.ssh.identityFile, '-o', `UserKnownHostsFile=${inv.knownHostsFile}`, '-o', 'StrictHostKeyChecking=yes', `root@${h.address}`];
-    await $({ quiet: true })`tar -C ${stages[i]} -chf - etc usr`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
+    await $({ quiet: true })`tar -C ${stages[i]} -chf - ${h.isWorker ? ['etc', 'usr', 'var'] : ['etc', 'usr']}`.pipe($({ quiet: true })`ssh ${ssh} tar -C / -xf -`);
     // etcd runs as its own user, which owns its data dir (hardwire's accounts phase makes both).
     // One argument: ssh hands the remote shell a single command line (with `sh -c` in front, only `id` would be its script).
-    await $({ quiet: true })`ssh ${ssh} ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block etcd kube-apiserver kube-controller-manager kube-scheduler'}`;
+    await $({ quiet: true })`ssh ${ssh} ${'id etcd >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin etcd; install -d -o etcd -g etcd -m 0700 /var/lib/etcd && systemctl daemon-reload && systemctl start --no-block ' + units(h)}`;
   }));
   await Promise.all(inv.controlPlaneHosts.map(async (h) => {
     await retry(async () => {
       if ((await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${admin} --server https://${h.address}:6443 get --raw /readyz`).stdout.trim() !== 'ok') throw new Error('not ready');
     }, { timeoutMs: 180_000, intervalMs: 250, onTimeout: () => { throw new Error(`floor: ${h.name} never answered /readyz`); } });
   }));
+  if (inv.workerHosts.length > 0) {
+    // The same objects wire applies, then until every probe Pod is Running.
+    const superAdmin = join(state, inv.cluster.name, 'kubeconfigs', 'super-admin.conf');
+    const objs = join(stages[0]!, 'objects.json');
+    writeFileSync(objs, JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [CLUSTER_ADMINS_BINDING, ...corednsObjects(inv), ...probeObjects(inv)] }));
+    await retry(async () => { await $({ quiet: true })`${kubectl} --kubeconfig ${superAdmin} apply -f ${objs}`; }, { timeoutMs: 120_000, intervalMs: 500 });
+    await retry(async () => {
+      const out = (await $({ quiet: true, nothrow: true })`${kubectl} --kubeconfig ${superAdmin} -n ${PROBE_NS} get pods -o jsonpath={.items[*].status.phase}`).stdout.trim().split(/\s+/);
+      if (out.length !== inv.workerHosts.length || out.some((p) => p !== 'Running')) throw new Error(`probe Pods: ${out.join(' ')}`);
+    }, { timeoutMs: 300_000, intervalMs: 250, onTimeout: (e) => { throw new Error(`floor: probe Pods never all Running (${String(e)})`); } });
+  }
   const ms = performance.now() - t0;
   for (const d of stages) rmSync(d, { recursive: true, force: true });
   return ms;
@@ -65,11 +94,11 @@ const ROUNDS = 2;
 const rows: string[] = [];
 for (const n of sizes) {
   // Stable state dir per lab, so a crashed run's lab is taken down by the next run.
-  const name = `benchw${n}`;
+  const name = `benchw${n}${workers ? 'w' : ''}`;
   const stateDir = join(tmpdir(), 'hardwire-bench-labs', name);
   const fresh = async () => {
     await labDown({ name, stateDir });
-    return labUp({ name, stateDir, hosts: n });
+    return labUp({ name, stateDir, hosts: n, workers });
   };
   await labDown({ name, stateDir }).catch(() => undefined);
   rmSync(stateDir, { recursive: true, force: true });

@@ -151,6 +151,27 @@ describe('wire on a workers lab (issue 22)', () => {
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect((JSON.parse(r.stdout) as { restarted: unknown[] }).restarted).toEqual([]);
   });
+
+  it('teardown removes every container, mount, network rule and cgroup the workers made (read over SSH)', async () => {
+    const before = await remote(await w.lab.ssh('node1'), ['sh', '-c', 'pgrep -fc containerd-shim-runc-v2; ip -o link show cni0 | wc -l; nft list tables | grep -c kube-proxy; test -d /sys/fs/cgroup/memory/kubepods && echo cg']);
+    expect(before.split('\n').map((l) => l.trim())).toEqual([expect.stringMatching(/^[1-9]/), '1', '2', 'cg']);
+    const r = hardwire(['teardown', '--inventory', w.inv, '--state-dir', w.state], { timeoutMs: 300_000 });
+    expect(r.code, r.stderr.slice(-2000)).toBe(0);
+    for (const h of HOSTS) {
+      const s = await w.lab.ssh(h);
+      const left = await remote(s, ['sh', '-c', [
+        'pgrep -fa "containerd|kubelet|kube-proxy|pause|httpd|sleep 3600" | grep -v pgrep',
+        'ip -o link show cni0 2>/dev/null',
+        'ip route | grep "^10\\.244\\."',
+        'nft list tables | grep kube-proxy',
+        'grep -E " /(var/lib/kubelet|var/lib/containerd|run/containerd)/" /proc/self/mountinfo',
+        'ls -d /sys/fs/cgroup/*/kubepods 2>/dev/null',
+        'find /var/lib/containerd /var/lib/kubelet -mindepth 1 | head -3',
+        'ls -d /var/lib/cni /etc/cni 2>/dev/null',
+      ].map((c) => `${c} || true`).join('; ')]);
+      expect(left, `${h} still has:\n${left}`).toBe('');
+    }
+  });
 });
 
 /** Collects event types for the watched Pod until it is Running. */

@@ -14,21 +14,25 @@ import { planPhase } from './phases/plan.ts';
 import { pushPhase } from './phases/push.ts';
 import { accountsPhase } from './phases/accounts.ts';
 import { rbacPhase } from './phases/rbac.ts';
-import { startPhasesSplitAfter } from './phases/start.ts';
+import { startPhasesSplitAfter, startPhasesSplitBefore } from './phases/start.ts';
 import { statusPhase } from './phases/status.ts';
 import { snapshotPhase } from './phases/snapshot.ts';
 import { noopGatesPhase, unlessNoop } from './phases/gates.ts';
 import { addonsPhase, probesPhase } from './phases/addons.ts';
+import { nodesPhase } from './phases/nodes.ts';
 
 /** Local work, then what is on the hosts, then the plan: everything before the first host change. */
 export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
 
-// The admin.conf binding must exist before the Lease gates, which read Leases as admin.
+// The admin.conf binding must exist before the Lease gates, which read Leases as admin; the
+// workers' Nodes before their kubelets register.
 const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
+const [beforeKubelet] = startPhasesSplitBefore('kubelet');
+const [throughContainerd, workers] = [afterApiserver.filter((p) => beforeKubelet.includes(p)), afterApiserver.filter((p) => !beforeKubelet.includes(p))];
 
 export const WIRE_PHASES: readonly Phase[] = [
   ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase,
-  ...throughApiserver.map(unlessNoop), rbacPhase, ...afterApiserver.map(unlessNoop), noopGatesPhase, addonsPhase, probesPhase, statusPhase,
+  ...throughApiserver.map(unlessNoop), rbacPhase, ...throughContainerd.map(unlessNoop), nodesPhase, ...workers.map(unlessNoop), noopGatesPhase, addonsPhase, probesPhase, statusPhase,
 ];
 
 export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {

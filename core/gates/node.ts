@@ -59,15 +59,17 @@ export const containerdGate: Gate = {
   checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `containerd ${h.name}: socket answers, images imported`, run: () => containerdReady(sessionOf(ctx, h.name)) })),
 };
 
-interface NodeObj { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[]; nodeInfo?: { kubeletVersion?: string; containerRuntimeVersion?: string } } }
+interface NodeObj { spec?: { podCIDR?: string }; status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[]; nodeInfo?: { kubeletVersion?: string; containerRuntimeVersion?: string } } }
 
 async function nodeReady(ctx: GateContext, host: string): Promise<string> {
   const r = await kubeJson<NodeObj>(adminCreds(ctx.clusterDir), 'GET', `/api/v1/nodes/${host}`, { allow: [404] });
   if (r.status === 404) throw new Error(`Node ${host} is not registered`);
   const ready = r.json.status?.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True') throw new Error(`Node ${host} Ready=${ready?.status ?? 'unknown'}: ${ready?.reason ?? ''} ${ready?.message ?? ''}`.trim());
+  const want = ctx.inv.workerHosts.find((h) => h.name === host)?.podCidr?.text;
+  if (r.json.spec?.podCIDR !== want) throw new Error(`Node ${host} has podCIDR ${r.json.spec?.podCIDR ?? 'unset'}, but its CNI bridge assigns ${want} (inventory)`);
   const info = r.json.status?.nodeInfo;
-  return `Ready, kubelet ${info?.kubeletVersion}, ${info?.containerRuntimeVersion}`;
+  return `Ready, podCIDR ${want}, kubelet ${info?.kubeletVersion}, ${info?.containerRuntimeVersion}`;
 }
 
 export const nodeReadyGate: Gate = {

@@ -78,7 +78,8 @@ async function kubectlExec(ctx: GateContext, host: string, argv: string[]): Prom
  * links glibc statically, and its wget (getaddrinfo) dies with SIGSEGV in a Pod (exit 139, seen here).
  */
 async function httpGet(ctx: GateContext, host: string, ip: string, port: number): Promise<string> {
-  const out = await kubectlExec(ctx, host, ['sh', '-c', 'printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 5 "$0" "$1"', ip, String(port)]);
+  const out = await kubectlExec(ctx, host, ['sh', '-c', 'printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 5 "$0" "$1"', ip, String(port)])
+    .catch((err: unknown) => { throw new Error(`no HTTP answer from ${ip}:${port} inside ${probeName(host)} (${err instanceof Error ? err.message.split(': ').pop() : String(err)}): is ${ip} routed from ${host}?`); });
   return out.split('\n').pop()!.trim();
 }
 

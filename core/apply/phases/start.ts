@@ -24,3 +24,9 @@ export function startPhasesSplitAfter(component: string): [Phase[], Phase[]] {
   const i = STAGES.findIndex((s) => s.components.some((c) => c === component));
   return [START_PHASES.slice(0, i + 1), START_PHASES.slice(i + 1)];
 }
+
+/** The stages before the one that starts `component`, and those from it on. */
+export function startPhasesSplitBefore(component: string): [Phase[], Phase[]] {
+  const i = STAGES.findIndex((s) => s.components.some((c) => c === component));
+  return [START_PHASES.slice(0, i), START_PHASES.slice(i)];
+}

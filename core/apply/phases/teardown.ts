@@ -6,6 +6,7 @@ import { PENDING_DIR } from '../facts.ts';
 import { BACKUP_ROOT } from '../backup.ts';
 import { REMOTE_SNAPSHOT_DIR } from '../etcd-snapshot.ts';
 import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+import { workerTeardownScript } from '../worker-teardown.ts';
 
 function ancestors(path: string): string[] {
   const out: string[] = [];
@@ -16,6 +17,11 @@ function ancestors(path: string): string[] {
 async function teardownHost(ctx: WireContext, name: string, purgeData: boolean): Promise<void> {
   const host = ctx.inv.hosts.find((h) => h.name === name)!;
   const s = session(ctx, name);
+  if (host.isWorker) {
+    // Before the units go: it stops them in its own order and clears what Pods left (worker-teardown.ts).
+    await ctx.wet.run(name, 'stop the kubelet, kube-proxy and containerd; remove Pods\' containers, mounts, the CNI bridge, pod routes, kube-proxy\'s nftables tables, the kubelet\'s cgroups and state', (w) =>
+      w.exec(['sh', '-c', workerTeardownScript(host, ctx.inv.workerHosts)], { timeoutMs: 120_000 }));
+  }
   const units = [...COMPONENT_NAMES].reverse().filter((c) => componentsOn(host).includes(c)).map((c) => `${c}.service`);
   const present = await s.exec(['systemctl', 'list-unit-files', '--no-legend', ...units], { allowFail: true });
   const installed = units.filter((u) => present.stdout.includes(u));

@@ -28,7 +28,7 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
       flag('etcd-certfile', `${PKI}/apiserver-etcd-client.crt`, 'client cert the apiserver presents to etcd'),
       flag('etcd-keyfile', `${PKI}/apiserver-etcd-client.key`, 'key of the etcd client cert'),
       flag('etcd-servers', etcdServers, 'every etcd member, so the apiserver survives losing one'),
-      flag('kubelet-certificate-authority', `${PKI}/ca.crt`, 'verify kubelets\' serving certs (logs, exec, port-forward) against the cluster CA, which signs them through kubelet-serving CSRs; without it any cert is accepted (CIS 1.2.5). hardwire runs no kubelet: one that joins needs serverTLSBootstrap'),
+      flag('kubelet-certificate-authority', `${PKI}/ca.crt`, 'verify kubelets\' serving certs (logs, exec, port-forward) against the cluster CA; without it any cert is accepted (CIS 1.2.5). hardwire\'s workers serve with a cert from its table, signed by that CA for the node\'s name and address (components/registry/kubelet.ts)'),
       flag('kubelet-client-certificate', `${PKI}/apiserver-kubelet-client.crt`, 'a dedicated client cert toward kubelets, separate from the serving cert'),
       flag('kubelet-client-key', `${PKI}/apiserver-kubelet-client.key`, 'key of the kubelet client cert'),
       flag('kubelet-preferred-address-types', 'InternalIP,ExternalIP,Hostname', 'reach kubelets by IP first, as kubeadm does'),
