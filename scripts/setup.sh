@@ -62,8 +62,6 @@ case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
-# image builder), from the Go module proxy and pause.c: the worker tests load and run them. About 8
-# minutes the first time on 2 cores; wire does not start workers yet, so only for the tests.
-case "${1:-}" in
-  test) node cli/hardwire.ts components build workers >&2 ;;
-esac
+# image builder), from the Go module proxy and pause.c. About 8 minutes the first time on 2 cores.
+# The built-in lab's hosts are workers, so wire needs them too.
+node cli/hardwire.ts components build workers >&2

@@ -1,4 +1,4 @@
-// wire on a workers lab: two hosts that are etcd, control plane and worker. The evidence is read
+// wire on a workers lab: two hosts that are etcd, control plane and worker (lab/worker.ts prepares them). The evidence is read
 // around hardwire, not from its report: containerd's own listings and journal over SSH, the real
 // kubectl, raw watches and the kubelets' own credentials against the apiserver.
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,6 +13,9 @@ import { binaryPath } from '../core/components/binaries/cache.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { IMAGES } from '../core/components/images.ts';
 import { run } from '../lib/proc.ts';
+import { nodeCgroups, NODE_PREPARE_UNIT } from '../harness/lab/worker.ts';
+import { labFiles, readState } from '../harness/lab/state.ts';
+import { labDir } from '../harness/lab/plan.ts';
 import { retry } from '../lib/retry.ts';
 
 const NAME = 'hwtest-wwire';
@@ -28,6 +31,7 @@ function reopen(root: string, file: string, line: number): string {
 
 describe('wire on a workers lab (issue 22)', () => {
   let w: WiredLab;
+  const labHosts = () => readState(labFiles(labDir(NAME, w.lab.stateDir)))!.hosts;
   let kc: string;
   let admin: KubeCreds;
   const kubectl = async (args: string[], allowFail = false) => {
@@ -152,6 +156,24 @@ describe('wire on a workers lab (issue 22)', () => {
     expect((JSON.parse(r.stdout) as { restarted: unknown[] }).restarted).toEqual([]);
   });
 
+  it('each workers lab host is prepared: its cgroups read-write, the kubelet sysctls shadowed, /dev/kmsg, a shared /', async () => {
+    for (const h of HOSTS) {
+      const s = await w.lab.ssh(h);
+      expect(await remote(s, ['systemctl', 'is-active', NODE_PREPARE_UNIT]), h).toBe('active');
+      const mounts = await remote(s, ['cat', '/proc/self/mountinfo']);
+      for (const c of ['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids']) expect(mounts, `${h} ${c}`).toMatch(new RegExp(` /sys/fs/cgroup/${c} rw,`));
+      expect(await remote(s, ['cat', '/proc/sys/vm/overcommit_memory', '/proc/sys/kernel/panic', '/proc/sys/kernel/panic_on_oops'])).toBe('1\n10\n1');
+      expect(await remote(s, ['readlink', '/dev/kmsg'])).toBe('/dev/console');
+      expect(mounts.split('\n').find((l) => l.split(' ')[4] === '/')).toMatch(/shared:/);
+    }
+  });
+
+  it('each node\'s Pods sit under its own cgroup on this machine', () => {
+    const mems = labHosts().map((h) => nodeCgroups(h).find((d) => d.includes('/sys/fs/cgroup/memory/'))!);
+    expect(new Set(mems).size).toBe(HOSTS.length);
+    for (const m of mems) expect(existsSync(join(m, 'kubepods', 'besteffort')), m).toBe(true);
+  });
+
   it('teardown removes every container, mount, network rule and cgroup the workers made (read over SSH)', async () => {
     const before = await remote(await w.lab.ssh('node1'), ['sh', '-c', 'pgrep -fc containerd-shim-runc-v2; ip -o link show cni0 | wc -l; nft list tables | grep -c kube-proxy; test -d /sys/fs/cgroup/memory/kubepods && echo cg']);
     expect(before.split('\n').map((l) => l.trim())).toEqual([expect.stringMatching(/^[1-9]/), '1', '2', 'cg']);
@@ -171,6 +193,13 @@ describe('wire on a workers lab (issue 22)', () => {
       ].map((c) => `${c} || true`).join('; ')]);
       expect(left, `${h} still has:\n${left}`).toBe('');
     }
+  });
+
+  it('lab down removes the cgroups the nodes made on this machine', async () => {
+    const dirs = labHosts().flatMap((h) => nodeCgroups(h));
+    expect(dirs.some((d) => existsSync(d))).toBe(true);
+    await w.lab.down();
+    for (const d of dirs) expect(existsSync(d), d).toBe(false);
   });
 });
 

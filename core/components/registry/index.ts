@@ -68,4 +68,4 @@ export function isBinaryName(s: string): s is BinaryName {
   return Object.hasOwn(BINARIES, s);
 }
 
-export type { ComponentSpec, BinarySpec, BinaryGroup, FlagTarget, Gate, GateContext, Check } from './types.ts';
+export type { ComponentSpec, BinarySpec, BinaryGroup, FlagTarget, GateContext, Check } from './types.ts';
