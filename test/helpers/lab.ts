@@ -44,7 +44,8 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
   const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state], { timeoutMs: 900_000 });
   if (w.code !== 0) {
     await lab.down().catch(() => undefined);
-    throw new Error(`wire on test lab ${name} exited ${w.code}:\n${w.stderr.slice(-3000)}`);
+    // The error line first: the journal tail after it can be longer than what is shown.
+    throw new Error(`wire on test lab ${name} exited ${w.code}: ${w.stderr.split('\n').find((l) => l.startsWith('error:')) ?? ''}\n${w.stderr.slice(-3000)}`);
   }
   return { lab, inv: lab.info.inventory, state };
 }
