@@ -14,25 +14,37 @@ import { checkTarget } from '../../core/upgrade/target.ts';
 import { passedFlags } from '../../core/upgrade/passed.ts';
 import { planUpgrade } from '../../core/upgrade/plan.ts';
 import { formatMarkdown, formatText, planDoc } from '../../core/upgrade/format.ts';
+import { formatHtml } from '../../core/upgrade/html.ts';
+import { planGates } from '../../core/upgrade/gates.ts';
+import { etcdHops } from '../../core/upgrade/etcd.ts';
+import { upgradeOrder } from '../../core/upgrade/order.ts';
+import { loadGateData } from '../../harness/flags/gates.ts';
+import { versionsFor } from '../../core/components/binaries/catalog.ts';
 
 const HELP = `
-usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE]
+usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE] [--html FILE]
 
 For each component, every flag its unit passes (the unit model rendered for the inventory,
 cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
 own flag set in the flag map at the cluster's version and at VERSION, and reported as unchanged,
 default-changed, deprecated, renamed (a new flag binds the same Go field) or removed, with the
-registration cited at both tags (module@version/file:line). Nothing touches a host.
+registration cited at both tags (module@version/file:line). Each gate in a unit's --feature-gates
+is looked up in the gate tables that binary registers (flags/data/<v>/feature-gates.json) and
+reported as unchanged, default-changed, locked or removed, the spec cited at both tags. Then the
+etcd hops, each with etcd's rule, and the component order, each with the version-skew rule.
+Nothing touches a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
                  in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
   --md FILE      also write the plan as Markdown
+  --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
-Exit 0 when no passed flag is removed or renamed at the target, 1 when one is; 2 for a
-downgrade, a skipped minor version or a target without a flag map.
+Exit 0 when no passed flag is removed or renamed and no gate is removed or locked to another
+value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
+without a flag map and gate tables.
 `;
 
-interface Opts extends InventoryOpts { to?: string; json?: boolean; md?: string }
+interface Opts extends InventoryOpts { to?: string; json?: boolean; md?: string; html?: string }
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
   let file = opts.inventory;
@@ -49,12 +61,17 @@ async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
 
 /** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
 function mappedVersions(components: readonly string[]): string[] {
-  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return components.every((c) => have.includes(c)); });
+  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return loadGateData(v) !== null && components.every((c) => have.includes(c)); });
 }
 
 function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
   return Object.fromEntries(components.map((c) => [c, loadFlagMap(c, version)]));
 }
+
+/** Where each target's etcd comes from: kubeadm's DefaultEtcdVersion at that tag. */
+const ETCD_PIN: Record<string, string> = {
+  'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
+};
 
 export function declare(root: Cli): Cli {
   const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag', HELP);
@@ -63,6 +80,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .option('--md <file>', 'also write the plan as Markdown')
+    .option('--html <file>', 'also write the plan as HTML')
     .addOption(options.json())
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
@@ -75,8 +93,20 @@ export function declare(root: Cli): Cli {
       const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
       checkTarget(from, to, mappedVersions(planned));
       const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
-      const doc = planDoc(from, to, planUpgrade({ from: mapsAt(from, planned), to: mapsAt(to, planned), passed: ordered }));
+      const fromMaps = mapsAt(from, planned);
+      const toMaps = mapsAt(to, planned);
+      // etcd's own versions: the version table's pairing now, kubeadm's pin at the target (the map's).
+      const etcd = { from: versionsFor(from).etcd, to: toMaps.etcd?.componentVersion ?? versionsFor(from).etcd };
+      const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
+      const doc = planDoc({
+        from, to,
+        components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered }),
+        gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
+        etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
+        order: upgradeOrder(planned),
+      });
       if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
+      if (opts.html) writeFileSync(resolve(opts.html), formatHtml(doc));
       if (opts.json) printJson(doc);
       else process.stdout.write(formatText(doc));
       return doc.blocking === 0 ? 0 : 1;

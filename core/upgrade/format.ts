@@ -1,15 +1,23 @@
 // The plan as text (one table per component), Markdown and the JSON document.
 import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
+import type { GatePlan, GateRow } from './gates.ts';
+import type { Hop } from './etcd.ts';
+import type { Step } from './order.ts';
 
 export interface PlanDoc {
   from: string;
   to: string;
+  /** Flags and feature gates that would stop a component at the target. */
   blocking: number;
   components: ComponentPlan[];
+  gates: GatePlan[];
+  etcd: { from: string; to: string; toCite: string; hops: Hop[] };
+  order: Step[];
 }
 
-export function planDoc(from: string, to: string, components: ComponentPlan[]): PlanDoc {
-  return { from, to, blocking: blocking(components).length, components };
+export function planDoc(d: Omit<PlanDoc, 'blocking'>): PlanDoc {
+  const gates = d.gates.flatMap((g) => g.rows).filter((r) => r.blocking).length;
+  return { ...d, blocking: blocking(d.components).length + gates, components: d.components };
 }
 
 function cells(r: PlanRow): string[] {
@@ -17,11 +25,28 @@ function cells(r: PlanRow): string[] {
   return [`--${r.flag}`, r.status, r.from?.registeredAt ?? '(not registered)', to, r.note];
 }
 
-const HEAD = ['flag', 'status', 'registered at (from)', 'registered at (to)', 'note'];
+export const HEAD = ['flag', 'status', 'registered at (from)', 'registered at (to)', 'note'];
+export const GATE_HEAD = ['feature gate', 'status', 'spec at (from)', 'spec at (to)', 'note'];
 
-function table(rows: string[][]): string {
-  const widths = HEAD.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+export function gateCells(r: GateRow): string[] {
+  const to = r.to?.at ?? `(absent from ${r.searched?.join(', ') ?? 'the target'})`;
+  return [`${r.gate}=${r.values.join('|')}`, `${r.status}${r.blocking ? ' (blocking)' : ''}`, r.from?.at ?? '(not registered)', to, r.note];
+}
+
+/** Rows of the text and Markdown forms: the flag table, then the component's gate rows. */
+export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; gates: string[][] }[] {
+  return doc.components.map((p) => ({
+    component: p.component,
+    title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
+    flags: p.rows.map(cells),
+    gates: (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
+  }));
+}
+
+function table(head: string[], rows: string[][]): string {
+  const all = [head, ...rows];
+  const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
+  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
 }
 
 function counts(p: ComponentPlan): string {
@@ -30,12 +55,26 @@ function counts(p: ComponentPlan): string {
   return [...by].map(([s, n]) => `${n} ${s}`).join(', ');
 }
 
+export function pathLines(doc: PlanDoc): string[] {
+  const out = [`etcd ${doc.etcd.from} → ${doc.etcd.to} (target: ${doc.etcd.toCite})`];
+  doc.etcd.hops.forEach((h, i) => {
+    out.push(`  hop ${i + 1}: ${h.from} → ${h.to}`);
+    for (const r of h.rules) out.push(`    rule: ${r.text}`, `      ${r.cite}`);
+  });
+  out.push('order:');
+  doc.order.forEach((s, i) => out.push(`  ${i + 1}. ${s.components.join(', ')}: ${s.rule}`, `     ${s.cite}`));
+  return out;
+}
+
 export function formatText(doc: PlanDoc): string {
-  const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags each unit passes, checked in each binary's flag set at both versions`];
-  for (const p of doc.components) {
-    out.push('', `${p.component} ${p.fromVersion} → ${p.toVersion} (${counts(p)})`, table([HEAD, ...p.rows.map(cells)]));
+  const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags and feature gates each unit passes, checked in each binary's own sets at both versions`];
+  for (const t of componentTables(doc)) {
+    const p = doc.components.find((c) => c.component === t.component)!;
+    out.push('', `${t.title} (${counts(p)})`, table(HEAD, t.flags));
+    if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
-  out.push('', doc.blocking === 0 ? 'no flag the units pass is removed at the target' : `${doc.blocking} flag(s) the units pass would stop a component at ${doc.to}`);
+  out.push('', ...pathLines(doc));
+  out.push('', doc.blocking === 0 ? 'no flag or feature gate the units pass breaks at the target' : `${doc.blocking} flag(s) or feature gate(s) the units pass would stop a component at ${doc.to}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -43,11 +82,16 @@ function md(c: string): string {
   return c.replace(/\|/g, '\\|');
 }
 
+function mdRows(head: string[], rows: string[][]): string[] {
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map((c, i) => (i === 2 || i === 3) && c.includes('@') ? `\`${md(c)}\`` : md(c)).join(' | ')} |`)];
+}
+
 export function formatMarkdown(doc: PlanDoc): string {
-  const out: string[] = [`# Upgrade plan ${doc.from} → ${doc.to}`, '', `Blocking flags: ${doc.blocking}`];
-  for (const p of doc.components) {
-    out.push('', `## ${p.component} ${p.fromVersion} → ${p.toVersion}`, '', `| ${HEAD.join(' | ')} |`, `|${HEAD.map(() => '---').join('|')}|`);
-    for (const r of p.rows) out.push(`| ${cells(r).map((c, i) => (i === 2 || i === 3) && c.includes('@') ? `\`${md(c)}\`` : md(c)).join(' | ')} |`);
+  const out: string[] = [`# Upgrade plan ${doc.from} → ${doc.to}`, '', `Blocking: ${doc.blocking}`];
+  for (const t of componentTables(doc)) {
+    out.push('', `## ${t.title}`, '', ...mdRows(HEAD, t.flags));
+    if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
+  out.push('', '## etcd path and component order', '', '```', ...pathLines(doc), '```');
   return `${out.join('\n')}\n`;
 }

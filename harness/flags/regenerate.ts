@@ -1,14 +1,18 @@
 // `hardwire flags --regenerate`: rebuild flags/data/<version>/*.json with the Go analyzer.
 // Needs Go (1.26); modules come from the Go module proxy into ~/.cache/hardwire/gomod.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { runSync } from '../../lib/proc.ts';
-import { cacheDir, repoRoot } from '../../lib/paths.ts';
+import { repoRoot } from '../../lib/paths.ts';
 import { dataDir, defaultFlagVersion } from './map.ts';
 import { flagTargets } from '../../core/components/registry/index.ts';
+import { regenerateGates } from './gates-regenerate.ts';
+import { goBinary, goEnv } from './go.ts';
+
+export { goBinary, goEnv };
 
 /** The versions flags/analyzer/go.mod (and ./etcd/go.mod) pin. */
 export const analyzerVersions = { kubernetes: 'v1.36.3', etcd: 'v3.6.8' } as const;
@@ -32,16 +36,6 @@ export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
   [analyzerVersions.kubernetes]: { etcd: analyzerVersions.etcd, node: true },
   'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod' },
 };
-
-export function goBinary(): string {
-  if (process.env.GO) return process.env.GO;
-  for (const p of ['/usr/local/go/bin/go']) if (existsSync(p)) return p;
-  return 'go';
-}
-
-export function goEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'), GOFLAGS: '-mod=readonly' };
-}
 
 /** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
 function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
@@ -95,6 +89,8 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     runSync(join(work, 'analyzer'), ['-out', outDir, '-targets', join(work, 'targets.json'), '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), ...(node ? ['-node-runtime', join(work, 'nodeflags.json')] : []), ...pins], {
       step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
     });
+    // The gate tables beside the flags: the upgrade plan checks each unit's --feature-gates in them.
+    regenerateGates(version, pin.etcd, opts.log, outDir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

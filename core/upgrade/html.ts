@@ -1,0 +1,33 @@
+// The plan as one HTML page: a table per component (flags, then its feature gates), the etcd hops
+// and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
+// the page reads at 1400 px without a horizontal scroll.
+import { componentTables, GATE_HEAD, HEAD, pathLines, type PlanDoc } from './format.ts';
+
+function esc(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function table(head: string[], rows: string[][], kind: string): string {
+  const th = head.map((h) => `<th>${esc(h)}</th>`).join('');
+  const tr = rows.map((r) => `<tr class="${esc((r[1] ?? '').split(' ')[0] ?? '')}">${r.map((c, i) => `<td${i === 0 ? ' class="name"' : ''}>${esc(c)}</td>`).join('')}</tr>`).join('\n');
+  return `<table class="${kind}"><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
+}
+
+const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:1400px}
+table{border-collapse:collapse;width:100%;table-layout:auto;margin:8px 0 20px}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
+td.name{white-space:nowrap;overflow-wrap:normal;font-family:ui-monospace,monospace}
+tr.removed,tr.renamed,tr.unknown{background:#fdd}tr.locked,tr.deprecated,tr.default-changed{background:#ffe}
+pre{white-space:pre-wrap}`;
+
+export function formatHtml(doc: PlanDoc): string {
+  const parts = [`<!doctype html><html><head><meta charset="utf-8"><title>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</title><style>${STYLE}</style></head><body>`,
+    `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
+  for (const t of componentTables(doc)) {
+    parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
+    if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
+    parts.push('</section>');
+  }
+  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`, '</body></html>');
+  return `${parts.join('\n')}\n`;
+}

@@ -1,0 +1,32 @@
+// Rebuilds flags/data/<version>/feature-gates.json: cmd/featuregates (standard library only, so
+// it builds in seconds) parses each gate table of gates.ts's GATE_SOURCES in the module cache.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from '../../lib/log.ts';
+import { runSync } from '../../lib/proc.ts';
+import { repoRoot } from '../../lib/paths.ts';
+import { dataDir } from './map.ts';
+import { GATE_FILE, GATE_SOURCES, gateSourceArgs, type GateData, type GateTable } from './gates.ts';
+import { goBinary, goEnv } from './go.ts';
+
+export function regenerateGates(kubernetesVersion: string, etcdVersion: string, log: Logger, outDir = dataDir(kubernetesVersion)): string {
+  const env = goEnv();
+  const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
+  const work = mkdtempSync(join(tmpdir(), 'hardwire-gates-'));
+  try {
+    const bin = join(work, 'featuregates');
+    log.step('build featuregates');
+    runSync(goBinary(), ['build', '-trimpath', '-o', bin, './cmd/featuregates'], { step: 'build featuregates', cwd: analyzerDir, env });
+    const args = gateSourceArgs(kubernetesVersion, etcdVersion);
+    log.step(`dump feature-gate tables (${args.length} files)`);
+    const res = runSync(bin, ['-modcache', env.GOMODCACHE ?? '', ...args], { step: 'featuregates', cwd: analyzerDir, env, hint: `the sources come from the module cache: go mod download them first` });
+    const tables = JSON.parse(res.stdout) as GateTable[];
+    const data: GateData = { kubernetesVersion, etcdVersion, tables, components: Object.fromEntries(Object.entries(GATE_SOURCES).map(([c, s]) => [c, [...s]])) };
+    const file = join(outDir, GATE_FILE);
+    writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+    return file;
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
