@@ -20,7 +20,8 @@ if systemctl is-active -q containerd.service; then
 fi
 systemctl stop containerd.service 2>/dev/null || true
 # Shims outlive containerd (KillMode=process); so does a Pod process containerd could not reach.
-pkill -KILL -f '${BIN}/containerd-shim-runc-v2' 2>/dev/null || true
+# By process name (its 15-character comm): -f would match this script's own command line and kill it.
+pkill -KILL -x containerd-shim 2>/dev/null || true
 for f in $(find /sys/fs/cgroup/pids/kubepods -name cgroup.procs 2>/dev/null); do for p in $(cat "$f"); do kill -9 "$p" 2>/dev/null || true; done; done
 sleep 1
 # Mounts under the kubelet's and containerd's directories (projected volumes, sandbox shm, rootfs), deepest first.
