@@ -1,6 +1,6 @@
 // Builds the workers' images (components/images.ts) with imagebuild, into ~/.cache/hardwire/images.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureAll } from './binaries/index.ts';
 import { sha256File } from './binaries/cache.ts';
@@ -12,6 +12,18 @@ import type { BinaryName } from './registry/index.ts';
 import { BUSYBOX, IMAGE_DIR, IMAGE_NAMES, IMAGES, type ImageName, type ImageSpec } from './images.ts';
 
 export interface BuiltImage { name: ImageName; ref: string; path: string; sha256: string; hostPath: string }
+
+/**
+ * The tarball's sha256, hashed once and kept beside it: the file is named by its inputs and never
+ * rewritten, so hashing CoreDNS's 50 MB on every wire (a no-op included) would buy nothing.
+ */
+async function digestOf(file: string): Promise<string> {
+  const side = `${file}.sha256`;
+  if (existsSync(side)) return readFileSync(side, 'utf8').trim();
+  const sha = await sha256File(file);
+  writeFileSync(side, `${sha}\n`);
+  return sha;
+}
 
 /** Builds (or finds in the cache) every image; the imagebuild, pause and CoreDNS binaries come from ensureAll. */
 export async function ensureImages(log: Logger, from?: string): Promise<BuiltImage[]> {
@@ -36,7 +48,7 @@ export async function ensureImages(log: Logger, from?: string): Promise<BuiltIma
       } finally { rmSync(tmp, { force: true }); }
       log.info(`  built image ${spec.ref} (${file})`);
     }
-    out.push({ name, ref: spec.ref, path: file, sha256: await sha256File(file), hostPath: `${IMAGE_DIR}/${name}.tar` });
+    out.push({ name, ref: spec.ref, path: file, sha256: await digestOf(file), hostPath: `${IMAGE_DIR}/${name}.tar` });
   }
   return out;
 }

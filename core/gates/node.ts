@@ -40,10 +40,13 @@ async function perHost(ctx: GateContext, hosts: string[], component: string, pro
 
 /** containerd answers on its socket and holds every locally built image (imported by its ExecStartPost). */
 async function containerdReady(s: Session): Promise<string> {
-  const v = await s.exec([`${BIN}/ctr`, 'version'], { allowFail: true, timeoutMs: 10_000 });
+  // Both in one round trip (two channels of the same connection).
+  const [v, ls] = await Promise.all([
+    s.exec([`${BIN}/ctr`, 'version'], { allowFail: true, timeoutMs: 10_000 }),
+    s.exec([`${BIN}/ctr`, '-n', 'k8s.io', 'images', 'ls', '-q'], { allowFail: true, timeoutMs: 10_000 }),
+  ]);
   const server = /Server:\s*\n\s*Version:\s*(\S+)/.exec(v.stdout)?.[1];
   if (v.code !== 0 || !server) throw new Error(`ctr version: containerd does not answer on its socket: ${(v.stderr || v.stdout).trim().split('\n').pop()}`);
-  const ls = await s.exec([`${BIN}/ctr`, '-n', 'k8s.io', 'images', 'ls', '-q'], { allowFail: true, timeoutMs: 10_000 });
   const missing = Object.values(IMAGES).map((i) => i.ref).filter((r) => !ls.stdout.split('\n').includes(r));
   if (missing.length > 0) throw new Error(`containerd ${server} lacks image(s) ${missing.join(', ')} in namespace k8s.io`);
   return `containerd ${server}, ${Object.keys(IMAGES).length} images imported`;

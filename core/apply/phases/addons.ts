@@ -69,11 +69,14 @@ export const addonsPhase: Phase = {
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
     const host = ctx.inv.controlPlaneHosts[0]!.name;
-    for (const o of [...corednsObjects(ctx.inv), ...probeObjects(ctx.inv)] as KubeObject[]) {
+    const objects = [...corednsObjects(ctx.inv), ...probeObjects(ctx.inv)] as KubeObject[];
+    // Read all at once (a no-op run makes only these reads); write in order, each after what it needs.
+    const live = await Promise.all(objects.map((o) => kubeJson<KubeObject>(creds, 'GET', `${collectionPath(o)}/${o.metadata.name}`, { allow: [404] })));
+    for (const [i, o] of objects.entries()) {
       const { kind, metadata: { name, namespace } } = o;
       const where = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
       const coll = collectionPath(o);
-      const got = await kubeJson<KubeObject>(creds, 'GET', `${coll}/${name}`, { allow: [404] });
+      const got = live[i]!;
       if (got.status === 404) {
         await ctx.wet.run(host, `create ${where}`, () => kubeJson(creds, 'POST', coll, { body: o }));
         continue;

@@ -17,9 +17,10 @@ export const nodesPhase: Phase = {
   shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
-    for (const h of ctx.inv.workerHosts) {
+    const live = await Promise.all(ctx.inv.workerHosts.map((h) => kubeJson<NodeObj>(creds, 'GET', `/api/v1/nodes/${h.name}`, { allow: [404] })));
+    for (const [i, h] of ctx.inv.workerHosts.entries()) {
       const cidr = h.podCidr!.text;
-      const got = await kubeJson<NodeObj>(creds, 'GET', `/api/v1/nodes/${h.name}`, { allow: [404] });
+      const got = live[i]!;
       if (got.status === 404) {
         const body = { apiVersion: 'v1', kind: 'Node', metadata: { name: h.name, labels: { 'kubernetes.io/hostname': h.name } }, spec: { podCIDR: cidr, podCIDRs: [cidr] } };
         await ctx.wet.run(ctx.inv.controlPlaneHosts[0]!.name, `create Node ${h.name} with podCIDR ${cidr}`, () => kubeJson(creds, 'POST', '/api/v1/nodes', { body }));
