@@ -1,7 +1,8 @@
-// `hardwire cis` on a wired test lab: the real kube-bench (built from its pinned source archive)
-// on a real host, 0 FAIL in master, etcd and controlplane; then what it reported, checked on the
-// host independently (the audit log grows with an API call, etcd owns its data dir and runs as
-// etcd, units are 0600 root:root), and kube-bench's totals against its own per-check results.
+// `hardwire cis` on a wired workers test lab: the real kube-bench (built from its pinned source archive)
+// on a real host, 0 FAIL in master, etcd, controlplane and node (4.x); then what it reported, checked on
+// the host independently (the audit log grows with an API call, etcd owns its data dir and runs as
+// etcd, units and the kubelet's files are 0600 root:root, kube-proxy's metrics on 127.0.0.1 only),
+// and kube-bench's totals against its own per-check results.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +20,9 @@ import { KUBECONFIGS } from '../core/pki/table.ts';
 import { K8S_DIR } from '../lib/constants.ts';
 import { ETCD_DATA_DIR, ETCD_USER } from '../core/components/models/etcd.ts';
 import { AUDIT_LOG_PATH } from '../core/components/models/audit-policy.ts';
+import { KUBELET_CONFIG, KUBELET_KUBECONFIG, POD_PIDS_LIMIT } from '../core/components/models/kubelet.ts';
+import { KUBE_PROXY_CONFIG, KUBE_PROXY_KUBECONFIG } from '../core/components/models/kube-proxy.ts';
+import { PKI_DIR } from '../lib/constants.ts';
 
 const SCAN_MS = 1_200_000; // includes building kube-bench from source when the cache is cold
 
@@ -27,7 +31,8 @@ let host: string;
 let s: Session;
 
 beforeAll(async () => {
-  w = await wiredTestLab('cistest', 1);
+  // A workers lab: the host is a worker too, so the node target (4.x) runs on it.
+  w = await wiredTestLab('cistest', 1, { workers: true });
   host = w.lab.info.hosts[0]!.name;
   s = await w.lab.ssh(host);
 });
@@ -52,6 +57,12 @@ describe('the kube-bench config for hardwire', () => {
     expect(m.etcd!.datadirs).toEqual([ETCD_DATA_DIR]);
     expect(doc.etcd!.etcd!.datadirs).toEqual([ETCD_DATA_DIR]);
     expect(doc.etcd!.etcd!.confs).toEqual([unitPath('etcd')]);
+    const n = doc.node!;
+    expect(n.kubelet).toMatchObject({ bins: ['kubelet'], svc: [unitPath('kubelet')], defaultsvc: unitPath('kubelet'),
+      confs: [KUBELET_CONFIG], defaultconf: KUBELET_CONFIG, kubeconfig: [KUBELET_KUBECONFIG], defaultkubeconfig: KUBELET_KUBECONFIG,
+      cafile: [`${PKI_DIR}/ca.crt`], defaultcafile: `${PKI_DIR}/ca.crt` });
+    expect(n.proxy).toMatchObject({ bins: ['kube-proxy'], kubeconfig: [KUBE_PROXY_KUBECONFIG], defaultkubeconfig: KUBE_PROXY_KUBECONFIG,
+      confs: [KUBE_PROXY_CONFIG], defaultconf: KUBE_PROXY_CONFIG, svc: [unitPath('kube-proxy')], defaultsvc: unitPath('kube-proxy') });
   });
 });
 
@@ -76,7 +87,7 @@ describe('hardwire cis', () => {
   let report: PlaneReport;
   let md: string;
 
-  it('runs the real kube-bench on the host: 0 FAIL in master, etcd and controlplane', () => {
+  it('runs the real kube-bench on the host: 0 FAIL in master, etcd, controlplane and node', () => {
     md = join(tempDir('hardwire-cis-'), 'cis.md');
     const started = Date.now();
     const r = hardwire(['cis', '--inventory', w.inv, '--state-dir', w.state, '--json', '--md', md], { timeoutMs: SCAN_MS });
@@ -90,7 +101,7 @@ describe('hardwire cis', () => {
     expect(report.plane).toBe('hardwire');
     expect(report.benchmark).toBe('cis-1.12');
     expect(report.kubeBench.version).toBe('v0.15.6');
-    expect(h.targets).toEqual(['master', 'etcd', 'controlplane']);
+    expect(h.targets).toEqual(['master', 'etcd', 'controlplane', 'node']);
     for (const t of h.targets) {
       expect(h.byTarget[t], t).toBeDefined();
       expect(h.byTarget[t]!.FAIL, t).toBe(0);
@@ -106,11 +117,21 @@ describe('hardwire cis', () => {
     expect(recount).toEqual(h.totals);
     expect(h.counted).toEqual(h.totals);
     expect(report.totals).toEqual(h.totals);
-    // The same checks as CIS 1.12 lists for these targets: 1.1.1-1.1.21, 1.2.1-1.2.30, 1.3.1-1.3.7, 1.4.1-1.4.2, 2.1-2.7, 3.x.
+    // The same checks as CIS 1.12 lists for these targets: 1.1.1-1.1.21, 1.2.1-1.2.30, 1.3.1-1.3.7, 1.4.1-1.4.2, 2.1-2.7, 3.x (4.x below).
     expect(h.checks.filter((c) => c.target === 'master')).toHaveLength(21 + 30 + 7 + 2);
     expect(h.checks.filter((c) => c.target === 'etcd')).toHaveLength(7);
     const text = readFileSync(md, 'utf8');
     expect(text).toContain(`| ${h.host} | total | ${STATUSES.map((st) => h.totals[st]).join(' | ')} |`);
+  });
+
+  it('node (4.x), from kube-bench\'s per-check results: every check ran, none FAILs, only 4.2.7 is not PASS', () => {
+    const node = report.hosts[0]!.checks.filter((c) => c.target === 'node');
+    // CIS 1.12's node checks: 4.1.1-4.1.10, 4.2.1-4.2.14, 4.3.1.
+    expect(node.map((c) => c.id)).toEqual([...[...Array(10).keys()].map((i) => `4.1.${i + 1}`), ...[...Array(14).keys()].map((i) => `4.2.${i + 1}`), '4.3.1']);
+    expect(node.filter((c) => c.status === 'FAIL').map((c) => `${c.id} ${c.text} (found: ${c.actual.slice(0, 80)})`)).toEqual([]);
+    // 4.2.7 (manual): --hostname-override makes the Node name the inventory name, the CN of the
+    // kubelet's client cert and the SAN of its serving cert (models/kubelet.ts); kube-bench WARNs on any value.
+    expect(node.filter((c) => c.status !== 'PASS').map((c) => `${c.status} ${c.id}`)).toEqual(['WARN 4.2.7']);
   });
 
   it('cross-checks on the host: etcd owns its data dir and runs as etcd, units are 0600 root:root, the temp dir is gone', async () => {
@@ -123,6 +144,17 @@ describe('hardwire cis', () => {
     // The keys etcd reads stay root's; etcd gets them through systemd credentials.
     expect(await remote(s, ['stat', '-c', '%U:%G %a', '/etc/kubernetes/pki/etcd/server.key'])).toBe('root:root 600');
     expect(await tmpFiles()).toBe('');
+  });
+
+  it('cross-checks the node on the host: its files, kube-proxy\'s metrics on 127.0.0.1 only, the Pods\' PID limit', async () => {
+    for (const f of [unitPath('kubelet'), unitPath('kube-proxy'), KUBELET_CONFIG, KUBELET_KUBECONFIG, KUBE_PROXY_KUBECONFIG]) {
+      expect(await remote(s, ['stat', '-c', '%U:%G %a', f]), f).toBe('root:root 600');
+    }
+    // 4.3.1 reads the kubeconfig as kube-proxy's config (node.yaml audit_config), so its PASS says
+    // nothing: the socket does. 10249 is kube-proxy's default metrics port, bound to 127.0.0.1.
+    expect(await remote(s, ['sh', '-c', 'ss -ltnH "sport = :10249" | awk \'{print $4}\''])).toBe('127.0.0.1:10249');
+    const pids = await remote(s, ['sh', '-c', 'cat /sys/fs/cgroup/pids/kubepods/*/pod*/pids.max /sys/fs/cgroup/pids/kubepods/pod*/pids.max 2>/dev/null | sort -u']);
+    expect(pids).toBe(String(POD_PIDS_LIMIT));
   });
 
   it('cross-checks on the host: the audit log exists and grows with an API call, without the ConfigMap\'s data', async () => {

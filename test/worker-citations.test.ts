@@ -54,7 +54,8 @@ describe('the workers\' citations', () => {
 
   it('every other K file:line in a worker unit or config exists, and the ones the reasons lean on say so', () => {
     const text = [{ ...kubeletModel(ctx), component: 'kubelet' as const }, { ...kubeProxyModel(ctx), component: 'kube-proxy' as const }].map((m) => renderUnit(m, { cluster: 'c', host: 'w-1', after: [] })).join('\n')
-      + [...kubeletFields(ctx), ...kubeProxyFields(ctx)].map((f) => f.why).join('\n');
+      + [...kubeletFields(ctx), ...kubeProxyFields(ctx)].map((f) => f.why).join('\n')
+      + [kubeletModel(ctx), kubeProxyModel(ctx)].flatMap((m) => (m.files ?? []).map((f) => f.why)).join('\n');
     const refs = [...text.matchAll(/\b(K|KB|KP|CB) ([a-z][\w./-]*\.go):(\d+)/g)];
     expect(refs.length).toBeGreaterThan(8);
     for (const [, mod, file, line] of refs) lineOf(CITED_MODULES[mod as Cite['mod']], file!, Number(line));
@@ -64,6 +65,8 @@ describe('the workers\' citations', () => {
       ['pkg/proxy/nftables/supported.go:48', 'knftables.New('],
       ['pkg/proxy/conntrack/sysctls.go:111', 'config.MaxPerCore != nil && *config.MaxPerCore > 0'],
       ['plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700', 'NewClusterBinding("system:node-proxier").Users(user.KubeProxy)'],
+      ['pkg/kubelet/cm/pod_container_manager_linux.go:97', 'm.podPidsLimit > 0'],
+      ['cmd/kubeadm/app/phases/kubelet/config.go:215', 'os.WriteFile(configFile, b, 0644)'],
     ];
     for (const [at, want] of holds) {
       const [file, line] = at.split(':');

@@ -16,8 +16,8 @@ usage: hardwire cis [--plane hardwire|kubeadm|k0s] [--inventory FILE] [--state-d
 Runs the real kube-bench (CIS Kubernetes Benchmark ${BENCHMARK}) on every host of the wired plane:
 copies kube-bench and its cfg/ to a temporary directory on the host, with hardwire's paths
 (harness/cis/hardwire/config.yaml: units instead of Pod manifests, kubeconfigs, etcd data dir), runs the
-targets for the host's roles (master and controlplane on control-plane hosts, etcd on etcd hosts),
-and removes the directory. Nothing else changes on the host.
+targets for the host's roles (master and controlplane on control-plane hosts, etcd on etcd hosts,
+node on worker hosts), and removes the directory. Nothing else changes on the host.
 
 Prints PASS/FAIL/WARN/INFO per host and target, then every check that did not pass with
 kube-bench's own text and remediation. kube-bench is built from its pinned source archive on first

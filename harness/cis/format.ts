@@ -28,7 +28,7 @@ export function findings(r: PlaneReport): Finding[] {
 }
 
 function rows(h: HostReport): [string, Counts][] {
-  const order = ['master', 'etcd', 'controlplane'];
+  const order = ['master', 'etcd', 'controlplane', 'node'];
   const names = Object.keys(h.byTarget).sort((a, b) => order.indexOf(a) - order.indexOf(b));
   return [...names.map((t) => [t, h.byTarget[t]!] as [string, Counts]), ['total', h.totals]];
 }

@@ -16,7 +16,7 @@ export interface Counts { PASS: number; FAIL: number; WARN: number; INFO: number
 
 export interface CheckResult {
   id: string;
-  /** master, etcd or controlplane (kube-bench's node_type). */
+  /** master, etcd, controlplane or node (kube-bench's node_type). */
   target: string;
   text: string;
   status: Status;

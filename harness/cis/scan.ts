@@ -24,8 +24,9 @@ const ETCD_FILE_CHECKS = ['1.1.7', '1.1.8', '1.1.11', '1.1.12'];
 export interface KubeBench { binary: string; cfgDir: string }
 
 /** The targets a host's roles call for, and the checks that cannot apply to it. */
-export function targetsFor(host: Pick<Host, 'isEtcd' | 'isControlPlane'>): { targets: string[]; skipped: HostReport['skipped'] } {
-  const targets = [...(host.isControlPlane ? ['master'] : []), ...(host.isEtcd ? ['etcd'] : []), ...(host.isControlPlane ? ['controlplane'] : [])];
+export function targetsFor(host: Pick<Host, 'isEtcd' | 'isControlPlane' | 'isWorker'>): { targets: string[]; skipped: HostReport['skipped'] } {
+  const targets = [...(host.isControlPlane ? ['master'] : []), ...(host.isEtcd ? ['etcd'] : []), ...(host.isControlPlane ? ['controlplane'] : []),
+    ...(host.isWorker ? ['node'] : [])];
   const skipped = host.isControlPlane && !host.isEtcd
     ? { ids: ETCD_FILE_CHECKS, why: 'this control-plane host runs no etcd: its unit and data dir are on the etcd hosts' }
     : undefined;
@@ -60,7 +61,7 @@ export interface ScanSpec {
 
 export async function scanHost(ctx: WireContext, host: Host, bench: KubeBench): Promise<HostReport> {
   const { targets, skipped } = targetsFor(host);
-  const roles = [...(host.isEtcd ? ['etcd'] : []), ...(host.isControlPlane ? ['control-plane'] : [])];
+  const roles = [...(host.isEtcd ? ['etcd'] : []), ...(host.isControlPlane ? ['control-plane'] : []), ...(host.isWorker ? ['worker'] : [])];
   const runner: HostRunner = (msg, fn) => ctx.wet.run(host.name, msg, fn);
   return scanWith(runner, { host: host.name, roles, targets, skipped, config: HARDWIRE_CONFIG }, bench);
 }
