@@ -31,7 +31,8 @@ in $HARDWIRE_CACHE/bin/<name>/<version>/ (default ~/.cache/hardwire).
                      2.3.3 and runc 1.4.3 (k0s's pins; runc with cgo and libseccomp-dev), the CNI
                      plugins bridge, host-local, loopback, portmap (v1.9.1), coredns (v1.14.2),
                      pause (3.10.2, cc -static from the Kubernetes module's build/pause/linux/pause.c)
-                     and imagebuild (hardwire's image writer on go-containerregistry).
+                     imagebuild (hardwire's image writer on go-containerregistry) and webhook
+                     (hardwire's stage-2 admission webhook, stdlib only, in its own image).
   fetch [names...]   download the official release binaries and check their sha256
   list               the cached binaries: name, version, path, sha256, source
 

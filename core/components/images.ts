@@ -33,6 +33,11 @@ export const IMAGES = {
     why: 'the gate Pods and `kubectl run --image=hardwire.local/busybox:1.35.0`: Debian\'s busybox-static 1.35.0',
   },
   coredns: { ref: 'hardwire.local/coredns:v1.14.2', from: ['coredns'], args: (b) => ['-entrypoint', '/coredns', '-add', `/coredns=${b('coredns')}`], why: 'cluster DNS, the version kubeadm v1.36.3 deploys' },
+  // Its tag is the catalog's webhook version (not imported: the catalog is build code).
+  webhook: {
+    ref: 'hardwire.local/webhook:v0.1.0', from: ['webhook'], args: (b) => ['-entrypoint', '/webhook', '-user', '65532:65532', '-add', `/webhook=${b('webhook')}`],
+    why: 'stage 2: a validating admission webhook served by a Pod behind a Service (test/webhook-pod.test.ts)',
+  },
 } as const satisfies Record<string, ImageSpec>;
 
 export type ImageName = keyof typeof IMAGES;

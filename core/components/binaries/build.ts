@@ -80,6 +80,8 @@ interface ModuleRecipe {
   tags?: string[];
   cgo?: boolean;
   ldflags?: (versions: VersionSet) => string[];
+  /** Files of the module that decide the build (default go.mod, go.sum, tools.go). */
+  inputs?: string[];
 }
 
 const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
@@ -111,7 +113,10 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   // CoreDNS's version is a constant (coremain/version.go); its Makefile sets only GitCommit.
   coredns: { modules: ['github.com/coredns/coredns'] },
   // hardwire's own main package (components/go/imagebuild/main.go) on go-containerregistry.
-  imagebuild: { modules: ['github.com/google/go-containerregistry'] },
+  imagebuild: { modules: ['github.com/google/go-containerregistry'], inputs: ['go.mod', 'go.sum', 'main.go'] },
+  // hardwire's own webhook: stdlib only (no go.sum), cgo off like every module group, so it runs
+  // from the empty base; the catalog's version goes in for its -version probe.
+  webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
 };
 
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
@@ -130,7 +135,7 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
   for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
   return {
     group, version: versions[group], moduleDir, tags: recipe.tags ?? [], ldflags: recipe.ldflags?.(versions) ?? ['-s', '-w'], cgo: recipe.cgo ?? false,
-    inputs: ['go.mod', 'go.sum', group === 'imagebuild' ? 'main.go' : 'tools.go'].map((f) => join(moduleDir, f)), salt: '',
+    inputs: (recipe.inputs ?? ['go.mod', 'go.sum', 'tools.go']).map((f) => join(moduleDir, f)), salt: '',
   };
 }
 

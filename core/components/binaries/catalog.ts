@@ -10,7 +10,7 @@ export const KUBERNETES_NAMES = inGroup('kubernetes');
 export const ETCD_NAMES = inGroup('etcd');
 export const K0S_NAMES = inGroup('k0s');
 /** What a worker runs (issue 22); `components build workers` builds them all. */
-export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild'];
+export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild', 'webhook'];
 export const WORKER_NAMES = BINARY_NAMES.filter((n) => WORKER_GROUPS.includes(BINARIES[n].group));
 export type SourceKind = 'local' | 'fetch' | 'build';
 
@@ -42,6 +42,8 @@ export interface VersionSet {
   pause: string;
   /** go-containerregistry, under hardwire's image writer (components/go/imagebuild). */
   imagebuild: string;
+  /** hardwire's own webhook (components/go/webhook): no dependencies, so the version is hardwire's, stamped into it. */
+  webhook: string;
 }
 
 /**
@@ -50,7 +52,7 @@ export interface VersionSet {
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
   { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
-    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1' },
+    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0' },
 ];
 
 export const DEFAULT_KUBERNETES = PINNED_KUBERNETES;

@@ -23,6 +23,7 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
       flag('authorization-mode', 'Node,RBAC', 'Node authorizer for kubelets, RBAC for everyone else'),
       flag('client-ca-file', `${PKI}/ca.crt`, 'client certs signed by the cluster CA authenticate as their CN/O'),
       flag('enable-admission-plugins', 'NodeRestriction', 'kubelets may only modify their own Node and Pods'),
+      flag('enable-aggregator-routing', true, 'call webhook and aggregated-API Services at an endpoint (Pod) address, reached by the workers\' pod-CIDR routes, not at the ClusterIP: from the host itself a ClusterIP needs a route to the service range before kube-proxy\'s DNAT, and lab hosts have none (no default route). Its resolver is the admission webhooks\' too (K cmd/kube-apiserver/app/server.go:221, buildServiceResolver at :283); test/webhook-pod.test.ts'),
       flag('encryption-provider-config', `${K}/encryption-config.yaml`, 'Secrets are encrypted in etcd with aescbc (k8s:enc:aescbc:v1: prefix)'),
       flag('etcd-cafile', `${PKI}/etcd/ca.crt`, 'verify etcd\'s serving cert against the etcd CA (KTHW had no etcd TLS)'),
       flag('etcd-certfile', `${PKI}/apiserver-etcd-client.crt`, 'client cert the apiserver presents to etcd'),

@@ -34,4 +34,5 @@ export const TOOLS = {
   coredns: WORKER_BINARIES.coredns,
   pause: WORKER_BINARIES.pause,
   imagebuild: WORKER_BINARIES.imagebuild,
+  webhook: WORKER_BINARIES.webhook,
 } as const satisfies Record<string, BinarySpec>;

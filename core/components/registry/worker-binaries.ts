@@ -1,6 +1,6 @@
 // What a worker runs (issue 22): built from source like the rest, each with its version probe. The
 // worker components' specs take theirs from here (containerd.ts, kubelet.ts, kube-proxy.ts); CoreDNS,
-// pause and imagebuild go into the locally built images (components/images.ts), never onto a host.
+// pause, imagebuild and webhook go into the locally built images (components/images.ts), never onto a host.
 import type { BinarySpec } from './types.ts';
 
 /** As binaries.ts's kubeVersion (not imported: binaries.ts imports this file). */
@@ -38,5 +38,11 @@ export const WORKER_BINARIES = {
   imagebuild: {
     group: 'imagebuild', goPackage: 'hardwire.local/components/imagebuild',
     probe: { args: [], via: 'go-version-m', expect: (v) => `dep\tgithub.com/google/go-containerregistry\t${v}` }, why: 'builds the workers\' images locally (docker-archive for ctr import)',
+  },
+  // hardwire's own stage-2 validating webhook (components/go/webhook/main.go, stdlib only), run as a
+  // Pod behind a Service: its version is the catalog's, stamped by the build (-X main.version).
+  webhook: {
+    group: 'webhook', goPackage: 'hardwire.local/components/webhook',
+    probe: { args: ['-version'], expect: (v) => `hardwire-webhook ${v}` }, why: 'the stage-2 admission webhook served by a Pod (image hardwire.local/webhook)',
   },
 } as const satisfies Record<string, BinarySpec>;

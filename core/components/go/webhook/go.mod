@@ -1,0 +1,3 @@
+module hardwire.local/components/webhook
+
+go 1.26.0
