@@ -60,19 +60,6 @@ describe('the plan v1.36.3 → v1.37.2: hops and order in the document', () => {
   });
 });
 
-describe('refusals through the CLI: exit 2, one line', () => {
-  for (const [to, why] of [['v1.36.1', /downgrade/], ['v1.38.0', /skips a minor version from v1\.36\.3/], ['v1.37.9', /no flag map for v1\.37\.9/]] as const) {
-    it(`--to ${to}`, () => {
-      const r = hardwire(['upgrade', 'plan', '--to', to, '--inventory', EXAMPLE]);
-      expect(r.code).toBe(2);
-      expect(r.stdout).toBe('');
-      const lines = r.stderr.trim().split('\n');
-      expect(lines).toHaveLength(1);
-      expect(lines[0]).toMatch(why);
-    });
-  }
-});
-
 describe('--html', () => {
   it('one table per component; flag names stay on one line at 1400 px, the page does not scroll sideways', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hardwire-upgrade-html-'));

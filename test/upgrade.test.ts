@@ -80,7 +80,7 @@ describe('refusals (exit 2, one line)', () => {
     expect(() => checkTarget('v1.36.3', 'v1.37.2', mapped)).not.toThrow();
   });
 
-  for (const [to, why] of [['v1.35.0', /downgrade/], ['v1.38.1', /skips a minor/], ['v1.37.9', /no flag map for v1\.37\.9/]] as const) {
+  for (const [to, why] of [['v1.35.0', /downgrade/], ['v1.38.1', /skips a minor version from v1\.36\.3/], ['v1.37.9', /no flag map for v1\.37\.9/]] as const) {
     it(`--to ${to}`, () => {
       const r = hardwire(['upgrade', 'plan', '--to', to, '--inventory', EXAMPLE]);
       expect(r.code).toBe(2);
