@@ -9,6 +9,7 @@ import { kubeJson } from '../../transport/kube-api.ts';
 import { corednsObjects } from '../../addons/coredns.ts';
 import { probeObjects, probeGate } from '../../gates/pods.ts';
 import { isNoop } from './gates.ts';
+import { workersLive } from './nodes.ts';
 
 interface KubeObject { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string }; [k: string]: unknown }
 
@@ -65,7 +66,7 @@ export function ownedDiff(live: Obj, want: Obj): string[] {
 export const addonsPhase: Phase = {
   id: 'addons',
   title: 'Apply the CoreDNS addon and a probe Pod per worker with a Service over them (as admin)',
-  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
+  shouldRun: workersLive,
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
     const host = ctx.inv.controlPlaneHosts[0]!.name;
@@ -93,7 +94,7 @@ export const addonsPhase: Phase = {
 export const probesPhase: Phase = {
   id: 'probes',
   title: 'Gate the workload: each probe Pod Running; after any change also its log, kubectl exec, Pod to Pod across nodes, the Service by DNS name',
-  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
+  shouldRun: workersLive,
   // A run that changed nothing re-reads only the Pods' phase: the rest was proven when they started.
   run: (ctx) => probeGate(ctx, !isNoop(ctx)),
 };

@@ -5,16 +5,20 @@
 // next free range in registration order. So Node.spec.podCIDR always equals the range the node's CNI
 // bridge really assigns and the other nodes route to it: one source, the inventory.
 import type { Phase } from '../phase.ts';
+import type { WireContext } from '../context.ts';
 import { adminCreds } from '../creds.ts';
 import { kubeJson } from '../../transport/kube-api.ts';
 import { StepError } from '../../../lib/errors.ts';
 
 interface NodeObj { spec?: { podCIDR?: string } }
 
+/** The phases that write through the API for workers: not in a dry run (the apiserver may not be up), not without workers. */
+export const workersLive = (ctx: WireContext): boolean => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0;
+
 export const nodesPhase: Phase = {
   id: 'nodes',
   title: 'Create each worker\'s Node with its inventory pod CIDR, before its kubelet registers (as admin)',
-  shouldRun: (ctx) => !ctx.opts.dryRun && ctx.inv.workerHosts.length > 0,
+  shouldRun: workersLive,
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
     const live = await Promise.all(ctx.inv.workerHosts.map((h) => kubeJson<NodeObj>(creds, 'GET', `/api/v1/nodes/${h.name}`, { allow: [404] })));
