@@ -6,8 +6,7 @@ import { adminCreds, adminKubeconfigPath } from '../apply/creds.ts';
 import { kubeJson, kubeRequest } from '../transport/kube-api.ts';
 import type { Inventory } from '../inventory/load.ts';
 import { IMAGES } from '../components/images.ts';
-import { binaryPath } from '../components/binaries/cache.ts';
-import { PINNED_KUBERNETES } from '../../lib/constants.ts';
+import { kubectlPath } from '../components/binaries/cache.ts';
 import { StepError } from '../../lib/errors.ts';
 import { run } from '../../lib/proc.ts';
 import { retry } from '../../lib/retry.ts';
@@ -67,7 +66,7 @@ async function running(ctx: GateContext, host: string): Promise<string> {
 }
 
 async function kubectlExec(ctx: GateContext, host: string, argv: string[]): Promise<string> {
-  const r = await run(binaryPath('kubectl', PINNED_KUBERNETES), ['--kubeconfig', adminKubeconfigPath(ctx.clusterDir), '--request-timeout=10s', '-n', PROBE_NS, 'exec', probeName(host), '--', ...argv],
+  const r = await run(kubectlPath(), ['--kubeconfig', adminKubeconfigPath(ctx.clusterDir), '--request-timeout=10s', '-n', PROBE_NS, 'exec', probeName(host), '--', ...argv],
     { step: 'kubectl exec', allowFail: true, timeoutMs: 30_000 });
   if (r.code !== 0) throw new Error(`kubectl exec ${probeName(host)} -- ${argv.join(' ')}: ${(r.stderr || r.stdout).trim().split('\n').pop()}`);
   return r.stdout.trim();

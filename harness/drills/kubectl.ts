@@ -5,15 +5,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../lib/proc.ts';
-import { PINNED_KUBERNETES } from '../../lib/constants.ts';
-import { binaryPath } from '../../core/components/binaries/cache.ts';
+import { kubectlPath } from '../../core/components/binaries/cache.ts';
 import type { ReadSession } from '../../core/transport/index.ts';
 
 export interface KubectlResult { command: string; code: number; output: string }
 
-export function kubectlPath(): string {
-  return binaryPath('kubectl', PINNED_KUBERNETES);
-}
+export { kubectlPath };
 
 /** Runs kubectl; `shown` is the kubeconfig as the report names it (never a temp path). */
 export async function kubectl(kubeconfig: string, args: string[], shown = kubeconfig): Promise<KubectlResult> {

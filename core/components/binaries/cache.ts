@@ -6,6 +6,7 @@ import { createReadStream } from 'node:fs';
 import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from '../../../lib/paths.ts';
+import { PINNED_KUBERNETES } from '../../../lib/constants.ts';
 import { withLock as withFileLock } from '../../../lib/lock.ts';
 import { type SourceKind } from './catalog.ts';
 import { type BinaryName } from '../registry/index.ts';
@@ -51,6 +52,11 @@ export function binaryPath(name: BinaryName, version: string): string {
 
 function manifestPath(name: BinaryName, version: string): string {
   return join(entryDir(name, version), 'manifest.json');
+}
+
+/** The pinned kubectl in the cache: the gates' and the drills' `kubectl`, one place. */
+export function kubectlPath(): string {
+  return binaryPath('kubectl', PINNED_KUBERNETES);
 }
 
 export async function sha256File(path: string): Promise<string> {

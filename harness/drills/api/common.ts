@@ -7,9 +7,8 @@ import type { Inventory } from '../../../core/inventory/load.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { StepError } from '../../../lib/errors.ts';
 import { retry } from '../../../lib/retry.ts';
-import { PINNED_KUBERNETES } from '../../../lib/constants.ts';
 import { run } from '../../../lib/proc.ts';
-import { binaryPath } from '../../../core/components/binaries/cache.ts';
+import { kubectlPath } from '../../../core/components/binaries/cache.ts';
 import { session, type WireContext } from '../../../core/apply/context.ts';
 import { adminCreds, adminKubeconfigPath } from '../../../core/apply/creds.ts';
 import { runGateChecks } from '../../../core/gates/checks.ts';
@@ -82,7 +81,7 @@ export interface KubectlRun { command: string; code: number; output: string; at:
 /** The real kubectl (the pinned build) as the admin: a symptom is what a user would see. */
 export async function kubectl(d: DrillCtx, args: string[], stdin?: string, kubeconfig = d.adminConf): Promise<KubectlRun> {
   const t = Date.now();
-  const r = await run(binaryPath('kubectl', PINNED_KUBERNETES), ['--kubeconfig', kubeconfig, ...args], { step: 'kubectl', allowFail: true, timeoutMs: 60_000, ...(stdin === undefined ? {} : { input: stdin }) });
+  const r = await run(kubectlPath(), ['--kubeconfig', kubeconfig, ...args], { step: 'kubectl', allowFail: true, timeoutMs: 60_000, ...(stdin === undefined ? {} : { input: stdin }) });
   return { command: `kubectl ${kubeconfig === d.adminConf ? '' : `--kubeconfig ${kubeconfig} `}${args.join(' ')}${stdin === undefined ? '' : ` <<< '${stdin}'`}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim(), at: iso(t), ms: Date.now() - t };
 }
 
