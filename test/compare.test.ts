@@ -16,7 +16,7 @@ import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { labConnect, labDown } from '../harness/lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
-import type { CompareReport } from '../harness/compare/types.ts';
+import { COMPONENTS, type CompareReport } from '../harness/compare/types.ts';
 import type { Session } from '../core/transport/index.ts';
 
 let lab: TestLab;
@@ -264,6 +264,39 @@ describe('hardwire compare on the lab', () => {
       await table.locator('th', { hasText: 'class' }).click();
       expect(await table.locator('tbody tr').first().locator('td').nth(4).innerText()).toBe('differs');
       expect(requests).toEqual([]); // self-contained
+      // At 1400 px (issue 23): a flag name wraps only after a hyphen, never mid-word, and
+      // --advertise-client-urls fits on one line; each citation in "registered at" / "read at" is one
+      // line inside its cell. Read from the laid-out page, not from the CSS.
+      await page.setViewportSize({ width: 1400, height: 900 });
+      const layout = await page.evaluate(() => {
+        const bad: string[] = [];
+        let flags = 0, cites = 0, advertiseLines = 0;
+        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix[data-component] tbody td:first-child'))) {
+          const text = td.firstChild as Text;
+          const tops: number[] = [];
+          for (let i = 0; i < text.length; i++) {
+            const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
+            tops.push(Math.round(r.getBoundingClientRect().top));
+          }
+          let lines = 1;
+          for (let i = 1; i < tops.length; i++) {
+            if (tops[i]! > tops[i - 1]!) { lines++; if (text.data[i - 1] !== '-') bad.push(`${text.data} breaks mid-word before index ${i}`); }
+          }
+          if (text.data === '--advertise-client-urls') advertiseLines = lines;
+          flags++;
+        }
+        for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>('table.matrix[data-component] tbody td:nth-child(7) a, table.matrix[data-component] tbody td:nth-child(8) a'))) {
+          const td = a.closest('td')!.getBoundingClientRect();
+          if (a.getClientRects().length !== 1) bad.push(`${a.textContent} wraps`);
+          if (a.getBoundingClientRect().right > td.right) bad.push(`${a.textContent} overflows its cell`);
+          cites++;
+        }
+        return { bad, flags, cites, advertiseLines };
+      });
+      expect(layout.flags).toBe(COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0));
+      expect(layout.cites).toBeGreaterThan(50);
+      expect(layout.advertiseLines).toBe(1);
+      expect(layout.bad).toEqual([]);
     } finally {
       await browser?.close();
       rmSync(userDir, { recursive: true, force: true });

@@ -8,18 +8,21 @@ import { cisHtml } from './cis-section.ts';
 const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 const link = (text: string, url: string | undefined) => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
 
+/** A value may wrap after a path, list or key separator before it wraps mid-word. */
+const wrapAt = (v: string) => esc(v).replace(/([/,=])/g, '$1<wbr>');
+
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const vals = PLANES.map((p) => {
     const v = f.values[p];
     const title = f.raw[p] !== null && f.raw[p] !== v ? ` title="raw: ${esc(f.raw[p]!)}"` : '';
     const odd = collected.includes(p) && f.class !== 'same' ? ' class="d"' : '';
-    return `<td${odd}${title}>${v === null ? '<span class="absent">—</span>' : esc(v)}</td>`;
+    return `<td${odd}${title}>${v === null ? '<span class="absent">—</span>' : wrapAt(v)}</td>`;
   }).join('');
   const reg = f.registeredAt ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url) : '';
   const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
   const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
   const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td>--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td>${reg}</td><td>${reads}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite">${reads}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
@@ -58,13 +61,19 @@ document.getElementById('only-diff').addEventListener('change', function (e) {
   document.body.classList.toggle('only-diff', e.target.checked);
 });`;
 
+// Fixed column widths: at 1400 px a flag name fits on one line (it may wrap only after a hyphen) and
+// each "registered at" / "read at" citation fits on one line; values wrap where they must.
+const FLAG_COLS = `<colgroup>${[15, 11, 11, 11, 6, 15, 15.5, 15.5].map((w) => `<col style="width:${w}%">`).join('')}</colgroup>`;
+
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
 th[data-dir=asc]::after{content:" ▲"} th[data-dir=desc]::after{content:" ▼"}
-td{font-family:ui-monospace,monospace;word-break:break-all}
+td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+table.matrix{table-layout:fixed}
+td.flag{overflow-wrap:normal} td.cite{font-size:11px} td.cite a{white-space:nowrap}
 tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
@@ -81,7 +90,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th></tr></thead>
+<table class="sortable matrix" data-component="${c}">${FLAG_COLS}<thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>
