@@ -50,6 +50,10 @@ type component struct {
 	Entry    string   `json:"entry"`    // function whose call graph the process runs, for ranking reads (default Root)
 	StdFlag  bool     `json:"stdFlag"`  // registers with the standard library flag package (etcd)
 	AppPkg   string   `json:"appPkg"`   // package prefix counted as the component's own app code when ranking reads
+	// The config file's versioned type and the internal type it is converted to (pkgpath.Type), for
+	// a component that reads one (config.go).
+	ConfigType         string `json:"configType"`
+	InternalConfigType string `json:"internalConfigType"`
 }
 
 func main() {
@@ -149,6 +153,9 @@ func main() {
 				fatal(err)
 			}
 			fmt.Fprintf(os.Stderr, "analyzer: %s: %d flags (%s) -> %s in %s\n", c.Name, len(doc.Flags), doc.Coverage.String(), path, time.Since(start).Round(time.Millisecond))
+			if doc.Config != nil {
+				fmt.Fprintf(os.Stderr, "analyzer: %s: %s\n", c.Name, doc.Config.Coverage.String())
+			}
 		}
 	}
 }
