@@ -180,7 +180,7 @@ describe('flag map (committed data, v1.36.3)', () => {
         const r = f.consumedAt[0]!;
         expect(text).toMatch(new RegExp(`^${f.key.replace(/\./g, '\\.')}\\s+${f.readBy}\\s+${`${r.module}@${r.version}/${r.file}:${r.line}`.replace(/[.]/g, '\\.')}$`, 'm'));
       }
-      const json = JSON.parse(execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', c, '--json'], { encoding: 'utf8' }));
+      const json = JSON.parse(execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', c, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
       expect(json.config.fields).toHaveLength(cfg.fields.length);
     }
     // One the kubelet reads in the code it runs: its address, at the kubelet server.
