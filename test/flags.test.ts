@@ -195,8 +195,13 @@ describe('flag map (committed data, v1.36.3)', () => {
 });
 
 describe('flag map (committed data, v1.37.2: the upgrade target)', () => {
-  it('has the four control-plane components at v1.37.2, etcd at kubeadm v1.37\'s 3.7.0', () => {
-    expect(mappedComponents('v1.37.2')).toEqual(expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']));
+  it('has every flag target at v1.37.2 (the kubelet and kube-proxy with their config fields), etcd at kubeadm v1.37\'s 3.7.0', () => {
+    expect(mappedComponents('v1.37.2')).toEqual([...flagComponents]);
+    for (const c of ['kubelet', 'kube-proxy']) {
+      const cfg = loadFlagMap(c, 'v1.37.2').config!;
+      expect(cfg.fields.length, c).toBeGreaterThan(60);
+      expect(cfg.fields.every((f) => f.registeredAt.version === 'v0.37.2' || f.registeredAt.module === 'k8s.io/kubernetes'), c).toBe(true);
+    }
     for (const c of mappedComponents('v1.37.2')) {
       const m = loadFlagMap(c, 'v1.37.2');
       expect(m.kubernetesVersion).toBe('v1.37.2');

@@ -110,6 +110,12 @@ describe('the workers\' citations', () => {
       const [file, line] = at.split(':');
       expect(lineOf(CITED_MODULES.K, file!, Number(line)), at).toContain(want);
     }
+    // The lines a reason leans on are the ones it names (policy.go:700 is the registry's, checked below).
+    for (const [at] of holds.filter(([at]) => !at.startsWith('plugin/'))) {
+      const [file, line] = at.split(':');
+      // `K file.go:60-80, 111` names 111 too.
+      expect(text, `a worker reason cites K ${at}`).toMatch(new RegExp(`K ${file!.replace(/\./g, '\\.')}:[\\d, -]*\\b${line}\\b`));
+    }
   });
 
   it('containerd: each C file:line in its config and unit exists, and says what the comment says', () => {

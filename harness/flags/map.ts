@@ -154,8 +154,8 @@ export function flagVersions(): string[] {
 
 /**
  * The components with a map at `version`. At the pinned version that is every flag target of the
- * registry (flags.test checks it); an upgrade target may cover fewer (v1.37.2: the control plane,
- * not yet the kubelet and kube-proxy, whose analyzer module pins v1.36.3 only).
+ * registry (flags.test checks it); an upgrade target may cover fewer (analyzerPins in
+ * regenerate.ts says which build lists each version has).
  */
 export function mappedComponents(version: string = defaultFlagVersion): FlagComponent[] {
   return flagComponents.filter((c) => existsSync(join(dataDir(version), `${c}.json`)));

@@ -31,7 +31,8 @@ import (
 )
 
 // The versions analyzed. The defaults are the ones go.mod here and in ./etcd pin; another version
-// comes with its own module files (-modfile, -etcd-modfile: go.v1.37.2.mod, etcd/go.v3.7.0.mod).
+// comes with its own module files (-modfile, -etcd-modfile, -node-modfile: go.v1.37.2.mod,
+// etcd/go.v3.7.0.mod, node/go.v1.37.2.mod).
 var (
 	kubernetesVersion = "v1.36.3"
 	stagingVersion    = "v0.36.3"
@@ -67,6 +68,7 @@ func main() {
 	flag.StringVar(&etcdVersion, "etcd-version", etcdVersion, "etcd version the etcd module file pins")
 	k8sModfile := flag.String("modfile", "", "module file for the Kubernetes components (default go.mod)")
 	etcdModfile := flag.String("etcd-modfile", "", "module file for etcd, relative to ./etcd (default etcd/go.mod)")
+	nodeModfile := flag.String("node-modfile", "", "module file for the kubelet and kube-proxy, relative to ./node (default node/go.mod)")
 	flag.Parse()
 	// k8s.io/kubernetes v1.X.Y publishes its staging modules as v0.X.Y.
 	stagingVersion = "v0." + strings.TrimPrefix(kubernetesVersion, "v1.")
@@ -75,6 +77,9 @@ func main() {
 	}
 	if *etcdModfile != "" {
 		modfiles["etcd"] = *etcdModfile
+	}
+	if *nodeModfile != "" {
+		modfiles["node"] = *nodeModfile
 	}
 	if *out == "" || *targetsFile == "" {
 		fmt.Fprintln(os.Stderr, "analyzer: -out and -targets are required")
