@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry, type Site } from '../harness/flags/map.ts';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type ConfigSection, type FlagEntry, type Site } from '../harness/flags/map.ts';
 import { verifyFlagMaps } from '../harness/flags/verify.ts';
 import { regenerate } from '../harness/flags/regenerate.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -168,11 +168,40 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(f.type).toBe('stringSlice');
     expect(f.default).toBe('[]');
   });
+
+  it('the CLI shows the kubelet\'s and kube-proxy\'s config fields, in text and JSON', () => {
+    const node = process.execPath;
+    for (const c of ['kubelet', 'kube-proxy']) {
+      const cfg = loadFlagMap(c).config!;
+      const text = execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', c], { encoding: 'utf8' });
+      expect(text).toContain(`config file fields (${cfg.type}`);
+      expect(text).toContain(`${cfg.coverage.fields} config fields: ${cfg.coverage.withRead} read`);
+      for (const f of cfg.fields.filter((x) => x.consumedAt[0])) {
+        const r = f.consumedAt[0]!;
+        expect(text).toMatch(new RegExp(`^${f.key.replace(/\./g, '\\.')}\\s+${f.readBy}\\s+${`${r.module}@${r.version}/${r.file}:${r.line}`.replace(/[.]/g, '\\.')}$`, 'm'));
+      }
+      const json = JSON.parse(execFileSync(node, [join(repoRoot, 'cli/hardwire.ts'), 'flags', c, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+      expect(json.config.fields).toHaveLength(cfg.fields.length);
+    }
+    // One the kubelet reads in the code it runs: its address, at the kubelet server.
+    const address = loadFlagMap('kubelet').config!.fields.find((f) => f.key === 'address')!;
+    expect(address.flag).toBe('address');
+    expect(address.consumedAt[0]).toMatchObject({ module: 'k8s.io/kubernetes', file: 'pkg/kubelet/server/server.go', selector: '.Address' });
+    // kube-proxy's clusterCIDR has no internal field of its name: the conversion puts it in DetectLocal.ClusterCIDRs.
+    const cidr = loadFlagMap('kube-proxy').config!.fields.find((f) => f.key === 'clusterCIDR')!;
+    expect(cidr.path).toBe('config.KubeProxyConfiguration.DetectLocal.ClusterCIDRs');
+    expect(cidr.convertedAt).toMatchObject({ file: 'pkg/proxy/apis/config/v1alpha1/conversion.go' });
+  });
 });
 
 describe('flag map (committed data, v1.37.2: the upgrade target)', () => {
-  it('has the four control-plane components at v1.37.2, etcd at kubeadm v1.37\'s 3.7.0', () => {
-    expect(mappedComponents('v1.37.2')).toEqual(expect.arrayContaining(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']));
+  it('has every flag target at v1.37.2 (the kubelet and kube-proxy with their config fields), etcd at kubeadm v1.37\'s 3.7.0', () => {
+    expect(mappedComponents('v1.37.2')).toEqual([...flagComponents]);
+    for (const c of ['kubelet', 'kube-proxy']) {
+      const cfg = loadFlagMap(c, 'v1.37.2').config!;
+      expect(cfg.fields.length, c).toBeGreaterThan(60);
+      expect(cfg.fields.every((f) => f.registeredAt.version === 'v0.37.2' || f.registeredAt.module === 'k8s.io/kubernetes'), c).toBe(true);
+    }
     for (const c of mappedComponents('v1.37.2')) {
       const m = loadFlagMap(c, 'v1.37.2');
       expect(m.kubernetesVersion).toBe('v1.37.2');
@@ -211,8 +240,9 @@ describe.each(flagVersions())('flags verify %s (every citation against the modul
       return line;
     };
     let citations = 0;
+    let configCitations = 0;
     for (const c of mappedComponents(version)) {
-      const map = JSON.parse(readFileSync(join(dataDir(version), `${c}.json`), 'utf8')) as { flags: FlagEntry[] };
+      const map = JSON.parse(readFileSync(join(dataDir(version), `${c}.json`), 'utf8')) as { flags: FlagEntry[]; config?: ConfigSection };
       for (const f of map.flags) {
         for (const r of [f.registeredAt, ...(f.alsoRegisteredAt ?? [])]) {
           if (!r) continue;
@@ -229,7 +259,18 @@ describe.each(flagVersions())('flags verify %s (every citation against the modul
           expect(line, `${c} --${f.name} read at ${r.file}:${r.line} holds ${r.selector}`).toContain(r.selector.replace(/^[."]|"$/g, ''));
         }
       }
+      // Config fields: the declaring line holds the Go field and its json tag; each read its selector.
+      for (const f of map.config?.fields ?? []) {
+        citations += 1 + (f.convertedAt ? 1 : 0) + f.consumedAt.length;
+        configCitations += 1 + (f.convertedAt ? 1 : 0) + f.consumedAt.length;
+        const tag = f.key.slice(f.key.lastIndexOf('.') + 1);
+        expect(quoted(f.registeredAt), `${c} config field ${f.key} declaration`).toMatch(new RegExp(`^${f.goField}\\s.*json:"${tag}[",]`));
+        if (f.convertedAt) expect(quoted(f.convertedAt), `${c} config field ${f.key} conversion`).toContain(`.${f.path.slice(f.path.lastIndexOf('.') + 1)} = `);
+        for (const r of f.consumedAt) expect(quoted(r), `${c} config field ${f.key} read at ${r.file}:${r.line}`).toContain(r.selector.replace(/^\./, ''));
+      }
     }
+    if (version === 'v1.36.3') expect(configCitations).toBeGreaterThan(500);
+    expect(res.configCitations).toBe(configCitations);
     expect(citations).toBeGreaterThan(1000);
     expect(res.citations).toBe(citations);
     expect(res.verified).toBe(citations);

@@ -1,20 +1,24 @@
-// The workers' models cite Kubernetes and containerd source by file:line themselves (the flag map has
-// no kubelet, kube-proxy or containerd data). Each citation is re-opened here in the Go module cache:
-// the line must hold what the model says it does. Not in `pnpm test:unit`: it reads the module cache,
-// as test/flags.test.ts does.
+// The workers' citations, each re-opened here in the Go module cache. The config fields the kubelet
+// and kube-proxy models set are cited by the flag map (harness/flags/data: each field's declaration
+// in the versioned type and where the running code reads it): every field a model sets must be there,
+// with a read site, and the rendered config.yaml must carry both. The models' reasons and containerd's
+// config cite source by file:line themselves (containerd has no flag map). Not in `pnpm test:unit`:
+// it reads the module cache, as test/flags.test.ts does.
 import { describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseInventory } from '../core/inventory/load.ts';
-import { CITED_MODULES, type Cite } from '../core/components/models/config-file.ts';
-import { kubeletFields, kubeletModel } from '../core/components/models/kubelet.ts';
-import { kubeProxyFields, kubeProxyModel } from '../core/components/models/kube-proxy.ts';
+import { CITED_MODULES, leafKeys } from '../core/components/models/config-file.ts';
+import { kubeletConfig, kubeletFields, kubeletModel } from '../core/components/models/kubelet.ts';
+import { kubeProxyConfig, kubeProxyFields, kubeProxyModel } from '../core/components/models/kube-proxy.ts';
 import { containerdConfig, containerdModel } from '../core/components/models/containerd.ts';
 import { renderUnit } from '../core/render/systemd.ts';
+import { citer } from '../core/render/citations.ts';
 import { KUBECONFIGS } from '../core/pki/table.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+import { repoRoot } from '../lib/paths.ts';
+import { modcache, moduleDir, reopen, reopenSite } from './helpers/modcache.ts';
 
-const modcache = process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
 const CONTAINERD = 'github.com/containerd/containerd/v2@v2.3.3';
 const inv = parseInventory(`apiVersion: hardwire/v1
 kind: Inventory
@@ -24,22 +28,55 @@ hosts:
   - {name: w-1, address: 198.51.100.21, roles: [worker]}
 `);
 const ctx = { inv, host: inv.hosts[1]! };
+const lineOf = (root: string, file: string, line: number) => reopen(join(modcache, root), file, line);
 
-function lineOf(moduleDir: string, file: string, line: number): string {
-  const path = join(modcache, moduleDir, file);
-  expect(existsSync(path), path).toBe(true);
-  const text = readFileSync(path, 'utf8').split('\n')[line - 1];
-  expect(text, `${path}:${line}`).toBeDefined();
-  return text!;
+interface Site { module: string; version: string; file: string; line: number }
+interface MapField { key: string; goField: string; registeredAt: Site; convertedAt?: Site; readBy: string; consumedAt: (Site & { selector: string })[] }
+/** The committed map's config fields, read straight from its JSON (not through harness/flags/map.ts). */
+function mapFields(component: string): Map<string, MapField> {
+  const doc = JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', PINNED_KUBERNETES, `${component}.json`), 'utf8')) as { config?: { fields: MapField[] } };
+  return new Map((doc.config?.fields ?? []).map((f) => [f.key, f]));
 }
-
-const check = (c: Cite) => expect(lineOf(CITED_MODULES[c.mod], c.file, c.line), `${c.mod} ${c.file}:${c.line}`).toContain(c.holds);
+const ref = (s: Site) => `${s.module}@${s.version}/${s.file}:${s.line}`;
+const models = [
+  { component: 'kubelet', fields: kubeletFields(ctx), render: kubeletConfig },
+  { component: 'kube-proxy', fields: kubeProxyFields(ctx), render: kubeProxyConfig },
+] as const;
 
 describe('the workers\' citations', () => {
-  it('each KubeletConfiguration and KubeProxyConfiguration field: its cited line declares or reads it', () => {
-    const fields = [...kubeletFields(ctx), ...kubeProxyFields(ctx)];
-    expect(fields.length).toBeGreaterThan(15);
-    for (const f of fields) check(f.cite);
+  it('each config field the models set is in the flag map, with a read site; re-opened, its declaration holds its json tag and each read its selector', () => {
+    let n = 0;
+    for (const { component, fields } of models) {
+      const map = mapFields(component);
+      for (const k of fields.flatMap((f) => leafKeys(f.key, f.value))) {
+        n++;
+        const f = map.get(k);
+        expect(f, `${component} config field ${k} is in the flag map`).toBeDefined();
+        expect(f!.consumedAt.length, `${component} ${k}: read sites`).toBeGreaterThan(0);
+        const decl = reopenSite(f!.registeredAt);
+        expect(decl, `${component} ${k} declared at ${ref(f!.registeredAt)}`).toMatch(new RegExp(`^\\s*${f!.goField}\\s.*json:"${k.slice(k.lastIndexOf('.') + 1)}[",]`));
+        for (const r of f!.consumedAt) expect(reopenSite(r), `${component} ${k} read at ${ref(r)}`).toContain(r.selector.replace(/^\./, ''));
+        if (f!.convertedAt) expect(reopenSite(f!.convertedAt), `${component} ${k} converted at ${ref(f!.convertedAt)}`).toMatch(/\bout\.[\w.]+ = .*\bin\./);
+      }
+    }
+    // 17 KubeletConfiguration leaves, 7 KubeProxyConfiguration ones (clientConnection.kubeconfig, conntrack.*…).
+    expect(n).toBe(24);
+  });
+
+  it('the rendered config files cite each field\'s declaration and its first read site from the map; the models carry no line of their own for them', async () => {
+    const cite = await citer(PINNED_KUBERNETES);
+    expect(cite?.config).toBeDefined();
+    for (const { component, fields, render } of models) {
+      const yaml = render({ ...ctx, citeConfig: cite!.config });
+      const map = mapFields(component);
+      for (const k of fields.flatMap((f) => leafKeys(f.key, f.value))) {
+        const f = map.get(k)!;
+        expect(yaml, `${component} ${k}`).toContain(`#   ${k}: declared at ${ref(f.registeredAt)}`);
+        expect(yaml.split('\n').find((l) => l.startsWith(`#   ${k}: `)), `${component} ${k}`).toContain(`read at ${ref(f.consumedAt[0]!)}`);
+      }
+      // A versioned type's line in a reason would be a second source for what the map cites.
+      for (const f of fields) expect(f.why, `${component} ${f.key}`).not.toMatch(/config\/v1(alpha|beta)1\/types\.go:\d/);
+    }
   });
 
   it('each flag of the kubelet and kube-proxy units: the options.go line it cites registers it', () => {
@@ -56,9 +93,9 @@ describe('the workers\' citations', () => {
     const text = [{ ...kubeletModel(ctx), component: 'kubelet' as const }, { ...kubeProxyModel(ctx), component: 'kube-proxy' as const }].map((m) => renderUnit(m, { cluster: 'c', host: 'w-1', after: [] })).join('\n')
       + [...kubeletFields(ctx), ...kubeProxyFields(ctx)].map((f) => f.why).join('\n')
       + [kubeletModel(ctx), kubeProxyModel(ctx)].flatMap((m) => (m.files ?? []).map((f) => f.why)).join('\n');
-    const refs = [...text.matchAll(/\b(K|KB|KP|CB) ([a-z][\w./-]*\.go):(\d+)/g)];
+    const refs = [...text.matchAll(/\bK ([a-z][\w./-]*\.go):(\d+)/g)];
     expect(refs.length).toBeGreaterThan(8);
-    for (const [, mod, file, line] of refs) lineOf(CITED_MODULES[mod as Cite['mod']], file!, Number(line));
+    for (const [, file, line] of refs) lineOf(CITED_MODULES.K, file!, Number(line));
     const holds: [string, string][] = [
       ['pkg/auth/nodeidentifier/default.go:37', 'nodeUserNamePrefix = "system:node:"'],
       ['pkg/util/kernel/constants.go:52', 'NFTablesKubeProxyKernelVersion = "5.13"'],
@@ -67,10 +104,17 @@ describe('the workers\' citations', () => {
       ['plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700', 'NewClusterBinding("system:node-proxier").Users(user.KubeProxy)'],
       ['pkg/kubelet/cm/pod_container_manager_linux.go:97', 'm.podPidsLimit > 0'],
       ['cmd/kubeadm/app/phases/kubelet/config.go:215', 'os.WriteFile(configFile, b, 0644)'],
+      ['cmd/kubeadm/app/constants/constants.go:688', 'GetIndexedIP(svcSubnetCIDR, 10)'],
     ];
     for (const [at, want] of holds) {
       const [file, line] = at.split(':');
       expect(lineOf(CITED_MODULES.K, file!, Number(line)), at).toContain(want);
+    }
+    // The lines a reason leans on are the ones it names (policy.go:700 is the registry's, checked below).
+    for (const [at] of holds.filter(([at]) => !at.startsWith('plugin/'))) {
+      const [file, line] = at.split(':');
+      // `K file.go:60-80, 111` names 111 too.
+      expect(text, `a worker reason cites K ${at}`).toMatch(new RegExp(`K ${file!.replace(/\./g, '\\.')}:[\\d, -]*\\b${line}\\b`));
     }
   });
 
@@ -99,7 +143,7 @@ describe('the workers\' citations', () => {
   it('each identity authorized by a built-in binding: the cited line of the pinned RBAC bootstrap policy binds that binding to its CN', () => {
     const builtIn = KUBECONFIGS.flatMap((k) => (k.authorizedBy.by === 'builtIn' ? [{ k, a: k.authorizedBy }] : []));
     expect(builtIn.map(({ k }) => k.id)).toEqual(['controller-manager', 'scheduler', 'kube-proxy']);
-    const users = readFileSync(join(modcache, 'k8s.io/apiserver@v0.36.3/pkg/authentication/user/user.go'), 'utf8');
+    const users = readFileSync(join(moduleDir('k8s.io/apiserver', 'v0.36.3'), 'pkg/authentication/user/user.go'), 'utf8');
     for (const { k, a } of builtIn) {
       const line = lineOf(CITED_MODULES.K, 'plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go', a.line);
       const m = new RegExp(`NewClusterBinding\\("${a.binding}"\\)\\.Users\\(user\\.(\\w+)\\)`).exec(line);

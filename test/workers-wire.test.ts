@@ -1,8 +1,7 @@
 // wire on a workers lab: two hosts that are etcd, control plane and worker (lab/worker.ts prepares them). The evidence is read
 // around hardwire, not from its report: containerd's own listings and journal over SSH, the real
 // kubectl, raw watches and the kubelets' own credentials against the apiserver.
-import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,17 +16,12 @@ import { nodeCgroups, NODE_PREPARE_UNIT } from '../harness/lab/worker.ts';
 import { labFiles, readState } from '../harness/lab/state.ts';
 import { labDir } from '../harness/lab/plan.ts';
 import { retry } from '../lib/retry.ts';
+import { moduleDir, reopen } from './helpers/modcache.ts';
 
 const NAME = 'hwtest-wwire';
 const HOSTS = ['node1', 'node2'];
 const NS = 'hwtest';
-const K = join(process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod'), 'k8s.io', `kubernetes@${PINNED_KUBERNETES}`);
-/** One line of a file in the Go module cache, as a reader opening the citation sees it. */
-function reopen(root: string, file: string, line: number): string {
-  const path = join(root, file);
-  expect(existsSync(path), path).toBe(true);
-  return readFileSync(path, 'utf8').split('\n')[line - 1] ?? '';
-}
+const K = moduleDir('k8s.io/kubernetes', PINNED_KUBERNETES);
 
 describe('wire on a workers lab (issue 22)', () => {
   let w: WiredLab;

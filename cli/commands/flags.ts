@@ -4,7 +4,7 @@ import { options } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
-  bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef,
+  bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef, type ConfigSection,
 } from '../../harness/flags/map.ts';
 
 const help = `
@@ -13,13 +13,15 @@ usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags verify [--json] [--version V]
        hardwire flags --regenerate
 
-Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager and
-kube-scheduler, the file:line where it is registered, the Go field it is bound to, and the
-file:lines where that value is read, at the pinned versions (Kubernetes ${defaultFlagVersion},
-etcd v3.6.8). The map is committed data generated from the real source by harness/flags/analyzer.
+Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager,
+kube-scheduler, the kubelet and kube-proxy, the file:line where it is registered, the Go field it is
+bound to, and the file:lines where that value is read, at the pinned versions (Kubernetes
+${defaultFlagVersion}, etcd v3.6.8). For the kubelet and kube-proxy it also shows every field of their
+config file: the line that declares it and where the running code reads it. The map is committed
+data generated from the real source by harness/flags/analyzer.
 
   (no component)   coverage summary for every component
-  <component>      one line per flag: name, how it is read, the best read site
+  <component>      one line per flag (and config field): name, how it is read, the best read site
   --flag NAME      only that flag, with its trace
   explain          registered here, bound to this field, read here, here and here
   verify           re-open every cited file:line in the module source (downloads modules with
@@ -65,8 +67,8 @@ export function declare(root: Cli): Cli {
     for (const d of res.downloaded) log.info(`downloaded ${d}`);
     if (opts.json) printJson(res);
     else {
-      for (const f of res.failures) process.stdout.write(`FAIL ${f.component} --${f.flag} ${f.role} ${f.site}: ${f.reason}\n`);
-      process.stdout.write(`${res.citations} citations, ${res.verified} verified, ${res.failed} failed\n`);
+      for (const f of res.failures) process.stdout.write(`FAIL ${f.component} ${f.config ? `config field ${f.flag}` : `--${f.flag}`} ${f.role} ${f.site}: ${f.reason}\n`);
+      process.stdout.write(`${res.citations} citations, ${res.verified} verified, ${res.failed} failed (${res.configCitations} of them of config fields)\n`);
     }
     return res.failed === 0 ? 0 : 1;
   }));
@@ -94,7 +96,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     if (opts.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
     const maps = mappedComponents(version).map((c) => loadFlagMap(c, version));
     if (opts.json) {
-      printJson({ kubernetesVersion: version, components: maps.map((m) => ({ component: m.component, componentVersion: m.componentVersion, coverage: m.coverage, gaps: m.gaps })) });
+      printJson({ kubernetesVersion: version, components: maps.map((m) => ({ component: m.component, componentVersion: m.componentVersion, coverage: m.coverage, ...(m.config ? { configCoverage: m.config.coverage } : {}), gaps: m.gaps })) });
       return 0;
     }
     process.stdout.write(`flag map for Kubernetes ${version}\n`);
@@ -128,5 +130,18 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
   }
   const c = map.coverage;
   process.stdout.write(`\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`);
+  if (map.config) showConfig(map.config);
   return 0;
+}
+
+/** The config file's fields: key, how it is read, the best read site (else why none). */
+function showConfig(cfg: ConfigSection): void {
+  process.stdout.write(`\nconfig file fields (${cfg.type}, read as ${cfg.internalType}):\n`);
+  const width = Math.max(...cfg.fields.map((f) => f.key.length)) + 2;
+  for (const f of cfg.fields) {
+    const read = f.consumedAt[0];
+    process.stdout.write(`${f.key.padEnd(width)} ${f.readBy.padEnd(15)} ${read ? siteRef(read) : `- (${f.reason ?? 'no read site'})`}\n`);
+  }
+  const c = cfg.coverage;
+  process.stdout.write(`\n${c.fields} config fields: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.copyOnly} only copied by generated code, ${c.neverRead} never read, ${c.noInternal} without an internal field\n`);
 }

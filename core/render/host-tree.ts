@@ -74,7 +74,7 @@ function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
 
 export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?: Citer): HostTree {
   const files = pkiFiles(inv, host, pkiDir);
-  const models = modelsFor({ inv, host });
+  const models = modelsFor({ inv, host, citeConfig: cite?.config });
   if (cite) checkFlagsKnown(models, inv.cluster.kubernetesVersion);
   for (const m of models) {
     const spec = specOf(m.component);

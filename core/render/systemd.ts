@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { repoRoot } from '../../lib/paths.ts';
 import { InputError } from '../../lib/errors.ts';
 import type { UnitModel } from '../components/models/index.ts';
+import type { ConfigCiter } from '../components/models/config-file.ts';
 
-export type Citer = (component: string, flag: string) => string | undefined;
+/** A flag's citation for the unit's comment; `config` cites a config file's fields (models' configYaml). */
+export type Citer = ((component: string, flag: string) => string | undefined) & { config?: ConfigCiter };
 
 let template: Handlebars.TemplateDelegate | undefined;
 

@@ -88,6 +88,47 @@ export interface Coverage {
   unregistered: number;
 }
 
+/** One field of a component's config file (analyzer/config.go): its declaration and where its value is read. */
+export interface ConfigFieldEntry {
+  /** The json path in the file: `authentication.x509.clientCAFile`. */
+  key: string;
+  /** The versioned type's Go field, on the registration line. */
+  goField: string;
+  type: string;
+  /** The internal type's field the converted value lands in (empty when there is none). */
+  field: string;
+  path: string;
+  /** The versioned type's json-tagged field line. */
+  registeredAt: Site;
+  /** A hand-written conversion that copies the value into an internal field of another name. */
+  convertedAt?: Site;
+  /** A flag bound to the same internal field. */
+  flag?: string;
+  readBy: ReadBy;
+  consumedTotal: number;
+  consumedAt: ReadSite[];
+  sharedReadsTotal?: number;
+  /** Why no read is cited first, when it is not read outside validation and generated code. */
+  reason?: string;
+}
+
+export interface ConfigCoverage {
+  fields: number;
+  withRead: number;
+  validationOnly: number;
+  copyOnly: number;
+  neverRead: number;
+  noInternal: number;
+}
+
+export interface ConfigSection {
+  /** The versioned type the file is written in, and the internal type it is converted to (pkgpath.Type). */
+  type: string;
+  internalType: string;
+  coverage: ConfigCoverage;
+  fields: ConfigFieldEntry[];
+}
+
 export interface FlagMap {
   component: FlagComponent;
   kubernetesVersion: string;
@@ -98,6 +139,8 @@ export interface FlagMap {
   coverage: Coverage;
   flags: FlagEntry[];
   gaps: string[];
+  /** The config file's fields, for the kubelet and kube-proxy. */
+  config?: ConfigSection;
 }
 
 export function dataDir(version: string): string {
@@ -111,8 +154,8 @@ export function flagVersions(): string[] {
 
 /**
  * The components with a map at `version`. At the pinned version that is every flag target of the
- * registry (flags.test checks it); an upgrade target may cover fewer (v1.37.2: the control plane,
- * not yet the kubelet and kube-proxy, whose analyzer module pins v1.36.3 only).
+ * registry (flags.test checks it); an upgrade target may cover fewer (analyzerPins in
+ * regenerate.ts says which build lists each version has).
  */
 export function mappedComponents(version: string = defaultFlagVersion): FlagComponent[] {
   return flagComponents.filter((c) => existsSync(join(dataDir(version), `${c}.json`)));
@@ -192,6 +235,27 @@ export function bestCitation(component: string, flagName: string, version: strin
     return { text: `registered at ${siteRef(f.registeredAt)} (no read site found)`, kind: 'registration', site: f.registeredAt, url: f.registeredAt.url };
   }
   return undefined;
+}
+
+export function findConfigField(component: string, key: string, version: string = defaultFlagVersion): ConfigFieldEntry | undefined {
+  return loadFlagMap(component, version).config?.fields.find((f) => f.key === key);
+}
+
+/**
+ * The comment the renderer puts under a config field's reason: where the file's field is declared
+ * and the read that explains it best (the map's first), e.g.
+ * `declared at k8s.io/kubelet@v0.36.3/config/v1beta1/types.go:164, read at k8s.io/kubernetes@v1.36.3/pkg/kubelet/server/server.go:190`.
+ */
+export function configCitation(component: string, key: string, version: string = defaultFlagVersion): string | undefined {
+  const f = findConfigField(component, key, version);
+  if (!f) return undefined;
+  const declared = `declared at ${siteRef(f.registeredAt)}`;
+  const converted = f.convertedAt ? `, converted at ${siteRef(f.convertedAt)}` : '';
+  const read = f.consumedAt[0];
+  if (!read) return `${declared}${converted} (${f.reason ?? 'no read site found'})`;
+  const only = f.readBy === 'validation-only' ? ' (by validation only)' : '';
+  const hops = read.hop ? ` (${copiesAway(read.hop)})` : '';
+  return `${declared}${converted}, read at ${siteRef(read)}${hops}${only}`;
 }
 
 export interface Explanation {

@@ -23,6 +23,8 @@ interface AnalyzerPin {
   /** Module files (flags/analyzer/<modfile>, flags/analyzer/etcd/<etcdModfile>); undefined: go.mod. */
   modfile?: string;
   etcdModfile?: string;
+  /** flags/analyzer/node's module file for the kubelet and kube-proxy (undefined: go.mod); none when `node` is false. */
+  nodeModfile?: string;
   /** Whether flags/analyzer/node (the kubelet and kube-proxy) has a build list for this version. */
   node?: boolean;
 }
@@ -34,7 +36,7 @@ interface AnalyzerPin {
  */
 export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
   [analyzerVersions.kubernetes]: { etcd: analyzerVersions.etcd, node: true },
-  'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod' },
+  'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod', node: true, nodeModfile: 'go.v1.37.2.mod' },
 };
 
 /** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
@@ -62,6 +64,7 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
   }
   const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
   const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
+  const nodeMod = pin.nodeModfile ? [`-modfile=${pin.nodeModfile}`] : [];
   const started = Date.now();
   const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
   const outDir = opts.outDir ?? dataDir(version);
@@ -74,10 +77,10 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
     step('build etcdflags', go, ['build', ...etcdMod, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
     step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
-    // kubelet and kube-proxy load from flags/analyzer/node, whose build list pins v1.36.3 only.
+    // kubelet and kube-proxy load from flags/analyzer/node, with a build list of their own per version.
     const node = pin.node === true;
     if (node) {
-      step('build nodeflags', go, ['build', '-trimpath', '-tags', 'providerless', '-o', join(work, 'nodeflags'), './cmd/nodeflags'], join(analyzerDir, 'node'), opts.log);
+      step('build nodeflags', go, ['build', ...nodeMod, '-trimpath', '-tags', 'providerless', '-o', join(work, 'nodeflags'), './cmd/nodeflags'], join(analyzerDir, 'node'), opts.log);
       step('dump kubelet and kube-proxy flag sets', join(work, 'nodeflags'), [], analyzerDir, opts.log, join(work, 'nodeflags.json'));
     }
     // What to analyze is the registry's: each spec's flagTarget.
@@ -85,7 +88,7 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     step('build analyzer', go, ['build', ...mod, '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
     // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
     opts.log.step('analyze (go/packages, full type information)');
-    const pins = ['-kubernetes-version', version, '-etcd-version', pin.etcd, ...(pin.modfile ? ['-modfile', pin.modfile] : []), ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : [])];
+    const pins = ['-kubernetes-version', version, '-etcd-version', pin.etcd, ...(pin.modfile ? ['-modfile', pin.modfile] : []), ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : []), ...(pin.nodeModfile ? ['-node-modfile', pin.nodeModfile] : [])];
     runSync(join(work, 'analyzer'), ['-out', outDir, '-targets', join(work, 'targets.json'), '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), ...(node ? ['-node-runtime', join(work, 'nodeflags.json')] : []), ...pins], {
       step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
     });

@@ -9,14 +9,18 @@ import { goBinary, goEnv } from './regenerate.ts';
 
 export interface CitationFailure {
   component: string;
+  /** The flag's name, or the config field's key when `config` is set. */
   flag: string;
-  role: 'registration' | 'read';
+  config?: true;
+  role: 'registration' | 'read' | 'conversion';
   site: string;
   reason: string;
 }
 
 export interface VerifyResult {
   citations: number;
+  /** Of `citations`, those of config fields (declaration, conversion and read sites). */
+  configCitations: number;
   verified: number;
   failed: number;
   failures: CitationFailure[];
@@ -64,16 +68,19 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
 
   const failures: CitationFailure[] = [];
   let citations = 0;
-  const check = (component: string, flag: string, role: 'registration' | 'read', s: Site, ok: (line: string) => string | undefined) => {
+  let configCitations = 0;
+  const check = (component: string, flag: string, role: CitationFailure['role'], s: Site, ok: (line: string) => string | undefined, config?: true) => {
     citations++;
+    if (config) configCitations++;
     const line = lineOf(s);
     const where = `${s.module}@${s.version}/${s.file}:${s.line}`;
+    const fail = (reason: string) => failures.push({ component, flag, ...(config ? { config } : {}), role, site: where, reason });
     if (line === undefined) {
-      failures.push({ component, flag, role, site: where, reason: 'file or line not found in the module cache' });
+      fail('file or line not found in the module cache');
       return;
     }
     const reason = ok(line);
-    if (reason) failures.push({ component, flag, role, site: where, reason });
+    if (reason) fail(reason);
   };
 
   const checkRegistration = (component: string, name: string, r: Registration) => {
@@ -107,6 +114,20 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
         check(component, f.name, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`));
       }
     }
+    // Config fields: the versioned type's field line with its json tag, the conversion that moves
+    // the value (if any), and the reads, as for flags.
+    for (const f of map.config?.fields ?? []) {
+      const tag = f.key.slice(f.key.lastIndexOf('.') + 1);
+      check(component, f.key, 'registration', f.registeredAt, (line) =>
+        (lineHasSelector(line, f.goField) && (line.includes(`json:"${tag}"`) || line.includes(`json:"${tag},`)) ? undefined : `line does not declare ${f.goField} with json:"${tag}"`), true);
+      if (f.convertedAt) {
+        const into = f.path.slice(f.path.lastIndexOf('.') + 1);
+        check(component, f.key, 'conversion', f.convertedAt, (line) => (lineHasSelector(line, `.${into}`) ? undefined : `line does not assign .${into}`), true);
+      }
+      for (const r of f.consumedAt) {
+        check(component, f.key, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`), true);
+      }
+    }
   }
-  return { citations, verified: citations - failures.length, failed: failures.length, failures, downloaded };
+  return { citations, configCitations, verified: citations - failures.length, failed: failures.length, failures, downloaded };
 }

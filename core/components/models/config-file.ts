@@ -1,37 +1,42 @@
 // A component config file (KubeletConfiguration, KubeProxyConfiguration) as YAML, every field
-// preceded by the reason it is set and where Kubernetes reads it, as the units' flags are.
+// preceded by the reason it is set and, from the flag map, where Kubernetes declares and reads it,
+// as the units' flags are.
 import { stringify } from 'yaml';
-
-/** A source line in a pinned Go module: `mod` names the module (the model's header says which), `holds` is text on that line. */
-export interface Cite {
-  mod: 'K' | 'KB' | 'KP' | 'CB';
-  file: string;
-  line: number;
-  holds: string;
-}
 
 export interface ConfigField {
   key: string;
   value: unknown;
-  /** Why it is set. */
+  /** Why it is set. Its citations come from the flag map's config fields (harness/flags/data). */
   why: string;
-  /** Where Kubernetes declares or reads it; test/worker-citations.test.ts re-opens each. */
-  cite: Cite;
 }
 
-/** The module directory, under the Go module cache, of each citation's `mod`. */
-export const CITED_MODULES: Record<Cite['mod'], string> = {
-  K: 'k8s.io/kubernetes@v1.36.3',
-  KB: 'k8s.io/kubelet@v0.36.3',
-  KP: 'k8s.io/kube-proxy@v0.36.3',
-  CB: 'k8s.io/component-base@v0.36.3',
-};
+/**
+ * The flag map's citation of one config field by its json path (`authentication.x509.clientCAFile`):
+ * declared at …, read at …. Undefined when the map has no data for this version.
+ */
+export type ConfigCiter = (component: string, key: string) => string | undefined;
 
-export function configYaml(head: { apiVersion: string; kind: string; comment: string }, fields: ConfigField[]): string {
+/** The module directory, under the Go module cache, of each short module name a reason cites by file:line. */
+export const CITED_MODULES = {
+  K: 'k8s.io/kubernetes@v1.36.3',
+} as const;
+
+/** The json paths a value sets: an object's leaves (authentication.x509.clientCAFile), else the key itself. */
+export function leafKeys(key: string, value: unknown): string[] {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return [key];
+  return Object.entries(value).flatMap(([k, v]) => leafKeys(`${key}.${k}`, v));
+}
+
+export function configYaml(head: { apiVersion: string; kind: string; comment: string }, fields: ConfigField[], cite?: (key: string) => string | undefined): string {
   const mods = Object.entries(CITED_MODULES).map(([m, dir]) => `${m} = ${dir}`).join(', ');
-  const lines = [...head.comment.split('\n').map((l) => `# ${l}`), `# Citations: ${mods}, in the Go module cache.`, `apiVersion: ${head.apiVersion}`, `kind: ${head.kind}`];
+  const lines = [...head.comment.split('\n').map((l) => `# ${l}`), `# Reasons cite ${mods}, in the Go module cache; each field's declaration and read site are the flag map's.`,
+    `apiVersion: ${head.apiVersion}`, `kind: ${head.kind}`];
   for (const f of fields) {
-    lines.push(`# ${f.why}`, `#   ${f.cite.mod} ${f.cite.file}:${f.cite.line}`);
+    lines.push(`# ${f.why}`);
+    for (const k of cite ? leafKeys(f.key, f.value) : []) {
+      const c = cite!(k);
+      if (c) lines.push(`#   ${k}: ${c}`);
+    }
     lines.push(stringify({ [f.key]: f.value }, { lineWidth: 0 }).trimEnd());
   }
   return `${lines.join('\n')}\n`;

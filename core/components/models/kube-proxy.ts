@@ -1,7 +1,6 @@
-// kube-proxy of a worker: ClusterIP Services, from a KubeProxyConfiguration. Citations as in
-// config-file.ts (K = k8s.io/kubernetes@v1.36.3, KP = k8s.io/kube-proxy@v0.36.3, the v1alpha1 config
-// types); test/worker-citations.test.ts re-opens them. The flag map cites the unit's flags; the config
-// fields are cited here.
+// kube-proxy of a worker: ClusterIP Services, from a KubeProxyConfiguration. The flag map cites the
+// unit's flags and each config field (its v1alpha1 declaration, the conversion that moves it, where
+// kube-proxy reads it); the reasons' own K file:line refs are re-opened by test/worker-citations.test.ts.
 import { flag, K, BIN, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 
@@ -12,24 +11,22 @@ export function kubeProxyConfig(ctx: ModelContext): string {
   return configYaml({
     apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration',
     comment: `Rendered by hardwire for ${ctx.host.name} (components/models/kube-proxy.ts).`,
-  }, kubeProxyFields(ctx));
+  }, kubeProxyFields(ctx), ctx.citeConfig && ((k) => ctx.citeConfig!('kube-proxy', k)));
 }
 
-/** Every KubeProxyConfiguration field hardwire sets, with its reason and source line. */
+/** Every KubeProxyConfiguration field hardwire sets, with its reason (the flag map cites each). */
 export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
   return [
-    { key: 'clientConnection', value: { kubeconfig: KUBE_PROXY_KUBECONFIG }, why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes (ClientConnectionConfiguration.Kubeconfig, CB config/v1alpha1/types.go:71)', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 173, holds: 'json:"clientConnection"' } },
-    { key: 'hostnameOverride', value: host.name, why: 'the Node it serves is the kubelet\'s --hostname-override, not the host name the container reports', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 182, holds: 'json:"hostnameOverride"' } },
-    { key: 'clusterCIDR', value: inv.cluster.podCIDR, why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node', cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 225, holds: 'json:"clusterCIDR"' } },
+    { key: 'clientConnection', value: { kubeconfig: KUBE_PROXY_KUBECONFIG }, why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes' },
+    { key: 'hostnameOverride', value: host.name, why: 'the Node it serves is the kubelet\'s --hostname-override, not the host name the container reports' },
+    { key: 'clusterCIDR', value: inv.cluster.podCIDR, why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node' },
     {
       key: 'mode', value: 'nftables',
       why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs has neither nft nor iptables yet: the nftables package must join it',
-      cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 206, holds: 'json:"mode"' },
     },
     {
       key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-      why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111; the fields at KP config/v1alpha1/types.go:104-114), as kind does',
-      cite: { mod: 'KP', file: 'config/v1alpha1/types.go', line: 239, holds: 'json:"conntrack"' },
+      why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does',
     },
   ];
 }

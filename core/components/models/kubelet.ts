@@ -1,8 +1,8 @@
 // The kubelet of a worker: a KubeletConfiguration with what the workers spike (docs/workers-spike.md
 // on branch workers) found necessary in a lab container, and the node's own identity and serving cert.
-// Citations as in config-file.ts (K = k8s.io/kubernetes@v1.36.3, KB = k8s.io/kubelet@v0.36.3, the
-// v1beta1 config types); test/worker-citations.test.ts re-opens them. The flag map (flags/data) cites
-// the unit's flags as it does the control plane's; the config fields are cited here.
+// The flag map (flags/data) cites the unit's flags and each config field (its v1beta1 declaration and
+// where the kubelet reads it); the reasons' own K file:line refs (config-file.ts) are re-opened by
+// test/worker-citations.test.ts.
 import { flag, K, PKI, BIN, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 import { indexedIp } from '../../../lib/net.ts';
@@ -24,28 +24,28 @@ export function kubeletConfig(ctx: ModelContext): string {
   return configYaml({
     apiVersion: 'kubelet.config.k8s.io/v1beta1', kind: 'KubeletConfiguration',
     comment: `Rendered by hardwire for ${host.name} (components/models/kubelet.ts).`,
-  }, kubeletFields(ctx));
+  }, kubeletFields(ctx), ctx.citeConfig && ((k) => ctx.citeConfig!('kubelet', k)));
 }
 
-/** Every KubeletConfiguration field hardwire sets, with its reason and source line. */
+/** Every KubeletConfiguration field hardwire sets, with its reason (the flag map cites each). */
 export function kubeletFields({ inv, host }: ModelContext): ConfigField[] {
   return [
-    { key: 'address', value: host.address, why: 'serve the kubelet API (logs, exec) on the node address the apiserver reaches it on (InternalIP, --kubelet-preferred-address-types)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 164, holds: 'json:"address' } },
-    { key: 'readOnlyPort', value: 0, why: 'no unauthenticated read-only port (10255); 0 disables it (CIS 4.2.4)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 176, holds: 'json:"readOnlyPort' } },
-    { key: 'tlsCertFile', value: `${KUBELET_SERVING}.crt`, why: 'serving cert from the table (CN system:node:<node>, SANs the node name and address), signed by the cluster CA, so the apiserver\'s --kubelet-certificate-authority verifies it', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 184, holds: 'json:"tlsCertFile' } },
-    { key: 'tlsPrivateKeyFile', value: `${KUBELET_SERVING}.key`, why: 'key of the serving cert', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 188, holds: 'json:"tlsPrivateKeyFile' } },
-    { key: 'tlsCipherSuites', value: [...CIS_KUBELET_CIPHERS], why: 'TLS 1.2 clients get only ECDHE with AEAD ciphers, the list CIS 4.2.12 allows; the default is Go\'s, which for TLS 1.2 also offers ECDHE CBC-SHA suites (TLS 1.3 suites are not configurable)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 194, holds: 'json:"tlsCipherSuites' } },
+    { key: 'address', value: host.address, why: 'serve the kubelet API (logs, exec) on the node address the apiserver reaches it on (InternalIP, --kubelet-preferred-address-types)' },
+    { key: 'readOnlyPort', value: 0, why: 'no unauthenticated read-only port (10255); 0 disables it (CIS 4.2.4)' },
+    { key: 'tlsCertFile', value: `${KUBELET_SERVING}.crt`, why: 'serving cert from the table (CN system:node:<node>, SANs the node name and address), signed by the cluster CA, so the apiserver\'s --kubelet-certificate-authority verifies it' },
+    { key: 'tlsPrivateKeyFile', value: `${KUBELET_SERVING}.key`, why: 'key of the serving cert' },
+    { key: 'tlsCipherSuites', value: [...CIS_KUBELET_CIPHERS], why: 'TLS 1.2 clients get only ECDHE with AEAD ciphers, the list CIS 4.2.12 allows; the default is Go\'s, which for TLS 1.2 also offers ECDHE CBC-SHA suites (TLS 1.3 suites are not configurable)' },
     { key: 'authentication', value: { anonymous: { enabled: false }, webhook: { enabled: true }, x509: { clientCAFile: `${PKI}/ca.crt` } },
-      why: 'no anonymous requests (CIS 4.2.1); bearer tokens checked with the apiserver (TokenReview); client certs (the apiserver\'s apiserver-kubelet-client) against the cluster CA (CIS 4.2.3; KubeletX509Authentication.ClientCAFile, KB config/v1beta1/types.go:1014)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 232, holds: 'json:"authentication"' } },
-    { key: 'authorization', value: { mode: 'Webhook' }, why: 'each request authorized by the apiserver (SubjectAccessReview), not AlwaysAllow (CIS 4.2.2; KubeletAuthorization.Mode, KB config/v1beta1/types.go:978)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 240, holds: 'json:"authorization"' } },
-    { key: 'cgroupDriver', value: 'cgroupfs', why: 'the machine\'s cgroups are v1 and its PID 1 is not systemd; the node\'s systemd does not own the v1 hierarchies (workers spike)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 417, holds: 'json:"cgroupDriver' } },
-    { key: 'failCgroupV1', value: false, why: 'v1.36 refuses to start on cgroup v1 unless this is false, and the lab machine has only v1 controllers (workers spike)', cite: { mod: 'K', file: 'pkg/kubelet/apis/config/validation/validation_linux.go', line: 35, holds: 'kc.FailCgroupV1 && isCgroup1' } },
-    { key: 'failSwapOn', value: false, why: 'the kubelet otherwise refuses a machine with swap on; lab hosts share the machine\'s swap (workers spike)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 669, holds: 'json:"failSwapOn' } },
-    { key: 'containerRuntimeEndpoint', value: `unix://${CONTAINERD_SOCKET}`, why: 'containerd\'s CRI socket (components/models/containerd.ts)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 942, holds: 'json:"containerRuntimeEndpoint"' } },
-    { key: 'podPidsLimit', value: POD_PIDS_LIMIT, why: 'a fork bomb in one Pod stops at its pod cgroup\'s pids.max instead of taking the node\'s PIDs (lab hosts share the machine\'s); the default -1 is no limit (CIS 4.2.13; set when > 0, K pkg/kubelet/cm/pod_container_manager_linux.go:97)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 514, holds: 'json:"podPidsLimit' } },
-    { key: 'seccompDefault', value: true, why: 'a container without its own seccomp profile runs under the runtime\'s default (RuntimeDefault) rather than Unconfined; the default is false (CIS 4.2.14)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 892, holds: 'json:"seccompDefault' } },
-    { key: 'clusterDomain', value: inv.cluster.dnsDomain, why: 'Pods\' search domains end in the cluster domain (cluster.dnsDomain)', cite: { mod: 'KB', file: 'config/v1beta1/types.go', line: 317, holds: 'json:"clusterDomain' } },
-    { key: 'clusterDNS', value: [indexedIp(inv.serviceCidr, 10)], why: 'cluster DNS Service IP: the 10th address of the service CIDR, as kubeadm picks it', cite: { mod: 'K', file: 'cmd/kubeadm/app/constants/constants.go', line: 688, holds: 'GetIndexedIP(svcSubnetCIDR, 10)' } },
+      why: 'no anonymous requests (CIS 4.2.1); bearer tokens checked with the apiserver (TokenReview); client certs (the apiserver\'s apiserver-kubelet-client) against the cluster CA (CIS 4.2.3)' },
+    { key: 'authorization', value: { mode: 'Webhook' }, why: 'each request authorized by the apiserver (SubjectAccessReview), not AlwaysAllow (CIS 4.2.2)' },
+    { key: 'cgroupDriver', value: 'cgroupfs', why: 'the machine\'s cgroups are v1 and its PID 1 is not systemd; the node\'s systemd does not own the v1 hierarchies (workers spike)' },
+    { key: 'failCgroupV1', value: false, why: 'v1.36 refuses to start on cgroup v1 unless this is false, and the lab machine has only v1 controllers (workers spike)' },
+    { key: 'failSwapOn', value: false, why: 'the kubelet otherwise refuses a machine with swap on; lab hosts share the machine\'s swap (workers spike)' },
+    { key: 'containerRuntimeEndpoint', value: `unix://${CONTAINERD_SOCKET}`, why: 'containerd\'s CRI socket (components/models/containerd.ts)' },
+    { key: 'podPidsLimit', value: POD_PIDS_LIMIT, why: 'a fork bomb in one Pod stops at its pod cgroup\'s pids.max instead of taking the node\'s PIDs (lab hosts share the machine\'s); the default -1 is no limit (CIS 4.2.13; set when > 0, K pkg/kubelet/cm/pod_container_manager_linux.go:97)' },
+    { key: 'seccompDefault', value: true, why: 'a container without its own seccomp profile runs under the runtime\'s default (RuntimeDefault) rather than Unconfined; the default is false (CIS 4.2.14)' },
+    { key: 'clusterDomain', value: inv.cluster.dnsDomain, why: 'Pods\' search domains end in the cluster domain (cluster.dnsDomain)' },
+    { key: 'clusterDNS', value: [indexedIp(inv.serviceCidr, 10)], why: 'cluster DNS Service IP: the 10th address of the service CIDR, as kubeadm picks it (K cmd/kubeadm/app/constants/constants.go:688)' },
   ];
 }
 

@@ -1,5 +1,6 @@
 // A component model: the flags a unit passes, each with the reason it is set.
 import type { Inventory, Host } from '../../inventory/load.ts';
+import type { ConfigCiter } from './config-file.ts';
 
 export interface Flag {
   name: string;
@@ -51,6 +52,8 @@ export interface UnitModel<Name extends string = string> {
 export interface ModelContext {
   inv: Inventory;
   host: Host;
+  /** The flag map's citations for config-file fields; without it a config file carries only its reasons. */
+  citeConfig?: ConfigCiter | undefined;
 }
 
 /** Where files live on a host: kubeadm's layout (lib/constants.ts). */

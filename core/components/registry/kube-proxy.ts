@@ -8,7 +8,10 @@ export const kubeProxy = {
   role: 'worker',
   binaries: { 'kube-proxy': W['kube-proxy'] },
   model: kubeProxyModel,
-  flagTarget: kubeCommand('node', 'kube-proxy', 'NewProxyCommand'),
+  flagTarget: {
+    ...kubeCommand('node', 'kube-proxy', 'NewProxyCommand'),
+    configType: 'k8s.io/kube-proxy/config/v1alpha1.KubeProxyConfiguration', internalConfigType: 'k8s.io/kubernetes/pkg/proxy/apis/config.KubeProxyConfiguration',
+  },
   kubeconfig: {
     id: 'kube-proxy', file: 'kube-proxy.conf', cn: 'system:kube-proxy', o: [], server: 'endpoint',
     why: 'one identity for every node\'s kube-proxy, as Kelsey Hightower\'s guide has it: it reads Services and EndpointSlices, the same on every node',

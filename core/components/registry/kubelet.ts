@@ -12,7 +12,10 @@ export const kubelet = {
   binaries: { kubelet: W.kubelet },
   model: kubeletModel,
   // flags/analyzer/node: the kubelet's and kube-proxy's build list (components/go/kubernetes-node).
-  flagTarget: kubeCommand('node', 'kubelet', 'NewKubeletCommand'),
+  flagTarget: {
+    ...kubeCommand('node', 'kubelet', 'NewKubeletCommand'),
+    configType: 'k8s.io/kubelet/config/v1beta1.KubeletConfiguration', internalConfigType: 'k8s.io/kubernetes/pkg/kubelet/apis/config.KubeletConfiguration',
+  },
   kubeconfig: {
     id: 'kubelet', file: 'kubelet.conf', cn: nodeUser, o: ['system:nodes'], server: 'endpoint', perNode: true,
     why: 'each node\'s own identity, so the Node authorizer lets a kubelet reach only what its own Pods need',

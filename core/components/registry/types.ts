@@ -80,6 +80,12 @@ export interface FlagTarget {
   stdFlag?: boolean;
   /** Package prefix counted as the component's own app code when ranking reads. */
   appPkg: string;
+  /**
+   * Its config file's versioned type and the internal type that file is converted to (pkgpath.Type):
+   * the map then lists every field of the file, with its declaration and read sites.
+   */
+  configType?: string;
+  internalConfigType?: string;
 }
 
 /** A command of k8s.io/kubernetes: cmd/<cmd>, whose app.<newCommand> builds its flag set. */

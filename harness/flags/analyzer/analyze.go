@@ -97,6 +97,8 @@ type Doc struct {
 	Coverage          Coverage  `json:"coverage"`
 	Flags             []FlagOut `json:"flags"`
 	Gaps              []string  `json:"gaps"`
+	// The config file's fields (config.go), for a component with one.
+	Config *ConfigDoc `json:"config,omitempty"`
 }
 
 // reg is one registration found in source.

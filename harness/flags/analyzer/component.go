@@ -81,6 +81,11 @@ func analyze(ix *index, c component, rt []runtimeflags.Flag) (*Doc, error) {
 		a.summarize(i, a.rankReads(perFlag[i], handsOn), ambiguous[i])
 	}
 	a.doc.Flags = a.flags
+	if c.ConfigType != "" {
+		if a.doc.Config, err = configFields(ix, c, a); err != nil {
+			return nil, err
+		}
+	}
 	return a.doc, nil
 }
 

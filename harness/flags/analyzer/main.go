@@ -31,7 +31,8 @@ import (
 )
 
 // The versions analyzed. The defaults are the ones go.mod here and in ./etcd pin; another version
-// comes with its own module files (-modfile, -etcd-modfile: go.v1.37.2.mod, etcd/go.v3.7.0.mod).
+// comes with its own module files (-modfile, -etcd-modfile, -node-modfile: go.v1.37.2.mod,
+// etcd/go.v3.7.0.mod, node/go.v1.37.2.mod).
 var (
 	kubernetesVersion = "v1.36.3"
 	stagingVersion    = "v0.36.3"
@@ -50,6 +51,10 @@ type component struct {
 	Entry    string   `json:"entry"`    // function whose call graph the process runs, for ranking reads (default Root)
 	StdFlag  bool     `json:"stdFlag"`  // registers with the standard library flag package (etcd)
 	AppPkg   string   `json:"appPkg"`   // package prefix counted as the component's own app code when ranking reads
+	// The config file's versioned type and the internal type it is converted to (pkgpath.Type), for
+	// a component that reads one (config.go).
+	ConfigType         string `json:"configType"`
+	InternalConfigType string `json:"internalConfigType"`
 }
 
 func main() {
@@ -63,6 +68,7 @@ func main() {
 	flag.StringVar(&etcdVersion, "etcd-version", etcdVersion, "etcd version the etcd module file pins")
 	k8sModfile := flag.String("modfile", "", "module file for the Kubernetes components (default go.mod)")
 	etcdModfile := flag.String("etcd-modfile", "", "module file for etcd, relative to ./etcd (default etcd/go.mod)")
+	nodeModfile := flag.String("node-modfile", "", "module file for the kubelet and kube-proxy, relative to ./node (default node/go.mod)")
 	flag.Parse()
 	// k8s.io/kubernetes v1.X.Y publishes its staging modules as v0.X.Y.
 	stagingVersion = "v0." + strings.TrimPrefix(kubernetesVersion, "v1.")
@@ -71,6 +77,9 @@ func main() {
 	}
 	if *etcdModfile != "" {
 		modfiles["etcd"] = *etcdModfile
+	}
+	if *nodeModfile != "" {
+		modfiles["node"] = *nodeModfile
 	}
 	if *out == "" || *targetsFile == "" {
 		fmt.Fprintln(os.Stderr, "analyzer: -out and -targets are required")
@@ -149,6 +158,9 @@ func main() {
 				fatal(err)
 			}
 			fmt.Fprintf(os.Stderr, "analyzer: %s: %d flags (%s) -> %s in %s\n", c.Name, len(doc.Flags), doc.Coverage.String(), path, time.Since(start).Round(time.Millisecond))
+			if doc.Config != nil {
+				fmt.Fprintf(os.Stderr, "analyzer: %s: %s\n", c.Name, doc.Config.Coverage.String())
+			}
 		}
 	}
 }
