@@ -125,7 +125,7 @@ describe('upgrade apply v1.36.3 → v1.37.2 on a 3-host HA lab', () => {
       const { versions, argv } = await hostVersions(h.name);
       expect(versions, h.name).toEqual({ etcd: '3.7.0', etcdctl: '3.7.0', 'kube-apiserver': TO, 'kube-controller-manager': TO, 'kube-scheduler': TO });
       for (const c of CP) expect(argv[c]![0], `${h.name} ${c}`).toBe(`/usr/local/bin/${c}`);
-      expect(await etcdVersion(h.name, h.address), h.name).toEqual({ etcdserver: '3.7.0', etcdcluster: '3.7.0' });
+      expect(await etcdVersion(h.name, h.address), h.name).toMatchObject({ etcdserver: '3.7.0', etcdcluster: '3.7.0' });
     }
     const at = inventoryWith('at-target.yaml', (c) => { c.kubernetesVersion = TO; });
     const v = hardwire(['verify', '--inventory', at, '--state-dir', state, '--json'], { timeoutMs: 300_000 });

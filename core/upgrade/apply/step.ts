@@ -57,7 +57,7 @@ export async function runStep(ctx: WireContext, step: UpgradeStep, index: number
       const why = err instanceof Error ? err.message : String(err);
       ctx.log.warn(`[${step.host}] gate ${gateName(c)} failed: ${why}; rolling ${step.host} back`);
       await rollBack(ctx, step, id);
-      throw new StepError(`upgrade ${c}`, `gate "${gateName(c)}" failed on ${step.host} at ${step.version}: ${why}; ${step.host} was rolled back to its old files and binaries (${BACKUP_ROOT}/${id}) and the roll stopped there`, {
+      throw new StepError(`upgrade ${c}`, `gate "${gateName(c)}" failed on ${step.host} at ${step.version}, so ${step.host} was rolled back to its old files and binaries (${BACKUP_ROOT}/${id}) and the roll stopped there: ${why}`, {
         host: step.host, ...(err instanceof StepError ? { detail: err.detail } : {}),
       });
     }

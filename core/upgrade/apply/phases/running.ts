@@ -20,7 +20,7 @@ export function runningPhase(run: UpgradeRun): Phase {
       await Promise.all(ctx.wants.map(async (w) => {
         const s = session(ctx, w.host);
         const others = w.components.filter((c) => c !== 'etcd');
-        const shown = parseShow((await s.exec(showArgv(others.map((c) => `${c}.service`), ['MainPID']), { timeoutMs: 15_000 })).stdout);
+        const shown = others.length === 0 ? [] : parseShow((await s.exec(showArgv(others.map((c) => `${c}.service`), ['MainPID']), { timeoutMs: 15_000 })).stdout);
         const pids = new Map(others.map((c, i) => [c, Number(shown[i]?.MainPID ?? 0)] as const));
         const exes = await s.sha256Many(others.filter((c) => pids.get(c)! > 0).map((c) => `/proc/${pids.get(c)}/exe`));
         const r: Running = {};
