@@ -44,7 +44,7 @@ async function hostVersions(host: string): Promise<{ versions: Record<string, st
     const versions: Record<string, string> = {};
     for (const b of ['etcd', 'etcdctl', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
       const out = await remote(s, ['sh', '-c', `/usr/local/bin/${b} ${b === 'etcdctl' ? 'version' : '--version'} 2>&1`]);
-      versions[b] = /(?:Kubernetes |etcd Version: |etcdctl version: )v?(\S+)/.exec(out)?.[1] ?? out;
+      versions[b] = /(?:Kubernetes |etcd Version: |etcdctl version: )(\S+)/.exec(out)?.[1] ?? out;
     }
     const argv: Record<string, string[]> = {};
     for (const c of CP) argv[c] = (await remote(s, ['sh', '-c', `tr '\\0' '\\n' < /proc/$(systemctl show -p MainPID --value ${c}.service)/cmdline`])).split('\n');
