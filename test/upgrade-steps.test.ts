@@ -10,6 +10,8 @@ import { formatSteps, upgradeSteps, type HostInput, type StepInput } from '../co
 import type { ComponentName } from '../core/components/registry/index.ts';
 import type { FileChange } from '../core/plan/types.ts';
 import { hardwire } from './helpers/cli.ts';
+import { rollPhase } from '../core/upgrade/apply/phases/roll.ts';
+import type { WireContext } from '../core/apply/context.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const CP: ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
@@ -75,6 +77,41 @@ describe('upgrade steps', () => {
     expect(text).toContain('1. [node1] etcd → etcd v3.6.16 (runs etcd v3.6.8)');
     expect(text).toContain('     write /usr/local/bin/kube-apiserver (changed)');
     expect(text.match(/systemctl restart kube-apiserver\.service/g)).toHaveLength(3);
+  });
+});
+
+describe('the roll', () => {
+  // The roll phase with its step runner replaced: what it proves is the order and that no two steps overlap.
+  async function roll(failAt?: string): Promise<{ ran: string[]; maxActive: number; err?: unknown }> {
+    const run = { to: 'v1.37.2', etcdPath: [], hops: new Map(), running: new Map(), steps: upgradeSteps(input([{}, {}, {}]), 'v1.37.2'), done: [] };
+    const ran: string[] = [];
+    let active = 0;
+    let maxActive = 0;
+    const phase = rollPhase(run, async (_ctx, step) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      await new Promise((r) => setTimeout(r, 5));
+      active--;
+      const name = `${step.host} ${step.restart.join('+')} ${step.version}`;
+      if (name === failAt) throw new Error(`gate failed: ${name}`);
+      ran.push(name);
+    });
+    const log = { info: () => {}, warn: () => {}, step: () => {} };
+    const err = await phase.run({ log } as unknown as WireContext).then(() => undefined, (e: unknown) => e);
+    return { ran, maxActive, ...(err ? { err } : {}) };
+  }
+
+  it('runs the steps in order, never two at once (no two apiservers down together)', async () => {
+    const r = await roll();
+    expect(r.maxActive).toBe(1);
+    expect(r.ran).toEqual(brief(upgradeSteps(input([{}, {}, {}]), 'v1.37.2')));
+  });
+
+  it('stops at the first failed step: nothing after it runs', async () => {
+    const r = await roll('node2 kube-apiserver v1.37.2');
+    expect(String(r.err)).toContain('gate failed: node2 kube-apiserver');
+    expect(r.ran.at(-1)).toBe('node1 kube-apiserver v1.37.2');
+    expect(r.ran.some((x) => x.startsWith('node3 kube-apiserver') || x.includes('controller'))).toBe(false);
   });
 });
 

@@ -6,9 +6,10 @@ import { statSync } from 'node:fs';
 
 /**
  * The steps in order, one at a time: never two hosts' instances of a component down together, so
- * etcd keeps quorum and an apiserver stays ready. The first failed gate stops the roll.
+ * etcd keeps quorum and an apiserver stays ready. The first failed gate stops the roll. `exec` is
+ * runStep; a test passes its own to watch the order.
  */
-export function rollPhase(run: UpgradeRun): Phase {
+export function rollPhase(run: UpgradeRun, exec: typeof runStep = runStep): Phase {
   return {
     id: 'roll',
     title: 'Roll: each step writes its files, restarts and gates, one host at a time',
@@ -21,7 +22,7 @@ export function rollPhase(run: UpgradeRun): Phase {
       for (const [i, step] of run.steps.entries()) {
         const t0 = performance.now();
         ctx.log.info(`  step ${i + 1}/${run.steps.length}: [${step.host}] ${step.restart.join(' + ')} → ${step.version}`);
-        await runStep(ctx, step, i + 1, { hopFile });
+        await exec(ctx, step, i + 1, { hopFile });
         run.done.push({ host: step.host, restart: step.restart, version: step.version, seconds: Math.round(performance.now() - t0) / 1000 });
       }
     },
