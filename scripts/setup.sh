@@ -63,7 +63,7 @@ case "${1:-}" in
 esac
 # The upgrade test (test/upgrade-apply.test.ts) rolls v1.36.3 to v1.37.2: the target's control
 # plane, kubelet and kube-proxy, etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7.
-# One build at a time; about 11 minutes the first time on 2 loaded cores (README, Measured).
+# One build at a time: 40 min the first time on 2 cores at load average 20, most of it the control plane (README).
 if [ "${1:-}" = test ]; then
   node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd etcdctl etcdutl >&2
   node cli/hardwire.ts components build --version v3.6.16 etcd etcdctl etcdutl >&2
