@@ -99,7 +99,7 @@ function planFor(inv: Inventory, to: string): PlanDoc {
 }
 
 export function declare(root: Cli): Cli {
-  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag', HELP);
+  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host', HELP);
   upgrade.command('plan')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
     .addOption(options.inventory())
