@@ -5,7 +5,11 @@ import { saveSnapshot } from '../../../apply/etcd-snapshot.ts';
 import { etcdGate } from '../../../gates/etcd.ts';
 import { StepError } from '../../../../lib/errors.ts';
 
-/** A verified snapshot before the first step, whatever the step: an upgrade does not start on an unhealthy etcd. */
+/**
+ * A verified snapshot before the first step, whatever the step: an upgrade does not start on an
+ * unhealthy etcd. Verified with the target's etcdutl, which reads the snapshot of a member at
+ * either end of the hops (a resumed run's etcd may be 3.7 already).
+ */
 export function upgradeSnapshotPhase(run: UpgradeRun): Phase {
   return {
     id: 'snapshot',
@@ -19,7 +23,7 @@ export function upgradeSnapshotPhase(run: UpgradeRun): Phase {
       }
       await etcdGate(ctx.inv, session(ctx, host.name), ctx.sessions, ctx.opts.gateTimeoutMs);
       try {
-        ctx.snapshot = await saveSnapshot(ctx.inv, host, session(ctx, host.name), ctx.wet, ctx.clusterDir, `${ctx.runId}-upgrade`);
+        ctx.snapshot = await saveSnapshot(ctx.inv, host, session(ctx, host.name), ctx.wet, ctx.clusterDir, `${ctx.runId}-upgrade`, ctx.binaries.get('etcdutl')?.path);
       } catch (err) {
         throw new StepError('etcd snapshot', `could not take a verified snapshot before the upgrade: ${err instanceof Error ? err.message : String(err)}; nothing was changed`, { host: host.name });
       }
