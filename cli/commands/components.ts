@@ -42,6 +42,8 @@ options (build and fetch):
   --from DIR                 use binaries from DIR instead (checked and copied into the cache)
   --inventory FILE           take cluster.kubernetesVersion and components.from from an inventory
   --kubernetes-version VER   Kubernetes release (default v1.36.3); etcd and k0s versions follow it
+  --version VER              the named binaries' own version, when no Kubernetes release pairs it:
+                             etcd v3.6.16, the patch an upgrade to etcd 3.7 passes through
   --force                    rebuild or re-download even if the cache holds a verified binary
   --source FILE|DIR          (build) the source of the one k0s or kube-bench named: the pinned
                              archive (sha256 checked) or an unpacked tree
@@ -61,7 +63,7 @@ Go builds use GOMODCACHE=~/.cache/hardwire/gomod and GOCACHE=~/.cache/go-build.
 `;
 
 interface Opts { json?: boolean; quiet?: boolean }
-interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string; source?: string }
+interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string; version?: string; source?: string }
 
 export function declare(root: Cli): Cli {
   const components = topCommand(root, 'components', 'build, fetch or list the pinned etcd, Kubernetes and k0s binaries', HELP)
@@ -76,6 +78,7 @@ export function declare(root: Cli): Cli {
       .option('--from <dir>', 'use binaries from DIR instead')
       .addOption(options.inventory())
       .option('--kubernetes-version <version>', 'Kubernetes release; etcd and k0s versions follow it')
+      .option('--version <version>', "the named binaries' own version (etcd v3.6.16, an upgrade's step)")
       .option('--force', 'rebuild or re-download even if cached')
       .action(act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
         const ensure: EnsureOptions = { log, source, force: opts.force === true };
@@ -85,6 +88,7 @@ export function declare(root: Cli): Cli {
           if (inv.doc.components?.from) ensure.from = resolveFromDir(inv.doc.components.from, 'components.from', dirname(inv.file));
         }
         if (opts.kubernetesVersion !== undefined) ensure.kubernetesVersion = opts.kubernetesVersion;
+        if (opts.version !== undefined) ensure.version = opts.version;
         if (opts.from !== undefined) ensure.from = opts.from;
         if (opts.source !== undefined) ensure.sourcePath = opts.source;
 

@@ -13,13 +13,14 @@ import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type Flag
 import { checkTarget } from '../../core/upgrade/target.ts';
 import { passedFlags } from '../../core/upgrade/passed.ts';
 import { planUpgrade } from '../../core/upgrade/plan.ts';
-import { formatMarkdown, formatText, planDoc } from '../../core/upgrade/format.ts';
+import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
 import { planGates } from '../../core/upgrade/gates.ts';
 import { etcdHops } from '../../core/upgrade/etcd.ts';
 import { upgradeOrder } from '../../core/upgrade/order.ts';
 import { loadGateData } from '../../harness/flags/gates.ts';
 import { versionsFor } from '../../core/components/binaries/catalog.ts';
+import { APPLY_HELP, declareApply } from './upgrade-apply.ts';
 
 const HELP = `
 usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE] [--html FILE]
@@ -42,7 +43,7 @@ Nothing touches a host.
 Exit 0 when no passed flag is removed or renamed and no gate is removed or locked to another
 value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
 without a flag map and gate tables.
-`;
+${APPLY_HELP}`;
 
 interface Opts extends InventoryOpts { to?: string; json?: boolean; md?: string; html?: string }
 
@@ -73,8 +74,32 @@ const ETCD_PIN: Record<string, string> = {
   'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
+
+/** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
+function planFor(inv: Inventory, to: string): PlanDoc {
+  const from = inv.cluster.kubernetesVersion;
+  const passed = passedFlags(inv);
+  // The components this inventory runs that have flag maps (containerd has none): a worker's
+  // kubelet needs a map at both versions too.
+  const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
+  checkTarget(from, to, mappedVersions(planned));
+  const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
+  const fromMaps = mapsAt(from, planned);
+  const toMaps = mapsAt(to, planned);
+  // etcd's own versions: the version table's pairing now, kubeadm's pin at the target (the map's).
+  const etcd = { from: versionsFor(from).etcd, to: toMaps.etcd?.componentVersion ?? versionsFor(from).etcd };
+  const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
+  return planDoc({
+    from, to,
+    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered }),
+    gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
+    etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
+    order: upgradeOrder(planned),
+  });
+}
+
 export function declare(root: Cli): Cli {
-  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag', HELP);
+  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host', HELP);
   upgrade.command('plan')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
     .addOption(options.inventory())
@@ -84,32 +109,14 @@ export function declare(root: Cli): Cli {
     .addOption(options.json())
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
-      const to = opts.to ?? '';
       const inv = await inventoryFor(opts, log);
-      const from = inv.cluster.kubernetesVersion;
-      const passed = passedFlags(inv);
-      // The components this inventory runs that have flag maps (containerd has none): a worker's
-      // kubelet needs a map at both versions too.
-      const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
-      checkTarget(from, to, mappedVersions(planned));
-      const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
-      const fromMaps = mapsAt(from, planned);
-      const toMaps = mapsAt(to, planned);
-      // etcd's own versions: the version table's pairing now, kubeadm's pin at the target (the map's).
-      const etcd = { from: versionsFor(from).etcd, to: toMaps.etcd?.componentVersion ?? versionsFor(from).etcd };
-      const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
-      const doc = planDoc({
-        from, to,
-        components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered }),
-        gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
-        etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
-        order: upgradeOrder(planned),
-      });
+      const doc = planFor(inv, opts.to ?? '');
       if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
       if (opts.html) writeFileSync(resolve(opts.html), formatHtml(doc));
       if (opts.json) printJson(doc);
       else process.stdout.write(formatText(doc));
       return doc.blocking === 0 ? 0 : 1;
     }));
+  declareApply(upgrade, planFor);
   return group(upgrade);
 }

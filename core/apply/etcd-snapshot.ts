@@ -19,8 +19,9 @@ export function snapshotDir(clusterDir: string): string {
   return join(clusterDir, 'snapshots');
 }
 
-export async function snapshotStatus(file: string): Promise<{ hash: number; revision: number; totalKey: number; totalSize: number }> {
-  const etcdutl = await ensureBinary('etcdutl');
+/** etcdutlPath: a newer etcdutl than the pinned one, for a snapshot of a newer etcd (an upgrade's). */
+export async function snapshotStatus(file: string, etcdutlPath?: string): Promise<{ hash: number; revision: number; totalKey: number; totalSize: number }> {
+  const etcdutl = etcdutlPath ? { path: etcdutlPath } : await ensureBinary('etcdutl');
   // A failing etcdutl throws a ProcError (step 'etcd snapshot verify', its stderr as detail).
   const { stdout } = await run(etcdutl.path, ['snapshot', 'status', file, '-w', 'json'], { step: 'etcd snapshot verify', label: `etcdutl snapshot status ${file}` });
   try {
@@ -32,7 +33,7 @@ export async function snapshotStatus(file: string): Promise<{ hash: number; revi
 
 /** Saves a snapshot from `host` (one endpoint: etcdctl refuses several), copies and verifies it. */
 /** Only for a real run: the snapshot is written on the host (through Wet) before it is copied here. */
-export async function saveSnapshot(inv: Inventory, host: Host, s: ReadSession, wet: Wet, clusterDir: string, name: string): Promise<SnapshotInfo> {
+export async function saveSnapshot(inv: Inventory, host: Host, s: ReadSession, wet: Wet, clusterDir: string, name: string, etcdutlPath?: string): Promise<SnapshotInfo> {
   if (wet.dryRun) throw new Error('saveSnapshot called in a dry run');
   const remote = `${REMOTE_SNAPSHOT_DIR}/${name}.db`;
   const argv = etcdctlArgv(inv, 'snapshot', 'save', remote).map((a) => (a.startsWith('--endpoints=') ? `--endpoints=https://${host.address}:${ETCD_CLIENT_PORT}` : a));
@@ -45,7 +46,7 @@ export async function saveSnapshot(inv: Inventory, host: Host, s: ReadSession, w
   const file = join(snapshotDir(clusterDir), `${name}.db`);
   mkdirSync(snapshotDir(clusterDir), { recursive: true, mode: 0o700 });
   writeFileAtomic(file, data, 0o600); // holds every key, Secrets included (encrypted, but still)
-  const st = await snapshotStatus(file);
+  const st = await snapshotStatus(file, etcdutlPath);
   return { file, from: host.name, revision: st.revision, totalKey: st.totalKey, hash: st.hash, sizeBytes: data.length };
 }
 

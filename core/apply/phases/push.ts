@@ -10,12 +10,12 @@ import { BACKUP_ROOT, BACKUP_SCRIPT, KEEP_BACKUPS, type BackupRecord } from '../
 
 // Keep the previous version of every file this run overwrites, and a list of the files it creates,
 // under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
-async function backup(ctx: WireContext, host: string, changes: FileChange[]): Promise<void> {
+export async function backup(ctx: WireContext, host: string, changes: FileChange[], id = ctx.runId): Promise<void> {
   if (changes.length === 0) return;
-  const dir = `${BACKUP_ROOT}/${ctx.runId}`;
+  const dir = `${BACKUP_ROOT}/${id}`;
   const overwritten = changes.filter((c) => c.reason !== 'missing');
   const record: BackupRecord = {
-    runId: ctx.runId,
+    runId: id,
     overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
     created: changes.filter((c) => c.reason === 'missing').map((c) => ({ path: c.path, readBy: c.readBy })),
   };
@@ -26,7 +26,7 @@ async function backup(ctx: WireContext, host: string, changes: FileChange[]): Pr
   if (!ctx.opts.dryRun) ctx.backups.push(host);
 }
 
-function cached(ctx: WireContext, path: string): { file: string; size: number } {
+export function cached(ctx: WireContext, path: string): { file: string; size: number } {
   const file = ctx.localFiles.get(path) ?? ctx.binaries.get(path.slice(BIN.length + 1))!.path;
   return { file, size: statSync(file).size };
 }

@@ -8,10 +8,10 @@ import { InputError } from '../../../lib/errors.ts';
 // Copy back next to the target, then rename over it: the same atomicity as a push.
 const RESTORE_SCRIPT = 'set -e; for p in "$@"; do cp -p -- "$BK$p" "$p.hardwire-rollback"; mv -f -- "$p.hardwire-rollback" "$p"; done';
 
-async function rollbackHost(ctx: WireContext, runId: string, name: string): Promise<HostPlan> {
+/** Puts back what the backup in `dir` holds; the plan it returns restarts every component those files feed. */
+export async function restoreHost(ctx: WireContext, dir: string, name: string): Promise<HostPlan> {
   const host = ctx.inv.hosts.find((h) => h.name === name)!;
   const s = session(ctx, name);
-  const dir = `${BACKUP_ROOT}/${runId}`;
   const none: HostPlan = { host: name, changes: [], units: componentsOn(host).map((component) => ({ component, action: 'none', reasons: [] })), daemonReload: false };
   const r = await s.exec(['cat', `${dir}/${BACKUP_RECORD}`], { allowFail: true });
   if (r.code !== 0) return none; // this run changed nothing here
@@ -31,7 +31,7 @@ async function rollbackHost(ctx: WireContext, runId: string, name: string): Prom
   return {
     host: name, changes: [], daemonReload: true,
     units: componentsOn(host).map((component) => (affected.has(component) && !createdUnits.includes(`${component}.service`)
-      ? { component, action: 'restart' as const, reasons: [`files restored from run ${runId}`] }
+      ? { component, action: 'restart' as const, reasons: [`files restored from ${dir}`] }
       : { component, action: 'none' as const, reasons: [] })),
   };
 }
@@ -43,7 +43,7 @@ export function rollbackPhase(runId: string): Phase {
     title: `Restore the files wire run ${runId} overwrote, remove those it created`,
     async run(ctx) {
       if (!/^[0-9TZ]+-[0-9a-f]{4}$/.test(runId)) throw new InputError('run-id', `"${runId}" is not a run id such as 20261130T052500Z-1a2b (see "hardwire rollback --list")`);
-      const hosts = await Promise.all(ctx.inv.hosts.map((h) => rollbackHost(ctx, runId, h.name)));
+      const hosts = await Promise.all(ctx.inv.hosts.map((h) => restoreHost(ctx, `${BACKUP_ROOT}/${runId}`, h.name)));
       if (hosts.every((h) => h.units.every((u) => u.action === 'none') && !h.daemonReload)) {
         throw new InputError('run-id', `no host has a backup for run ${runId}`);
       }

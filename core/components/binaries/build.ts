@@ -119,9 +119,19 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
 };
 
+/**
+ * The committed module that builds group@version: core/components/go/<group>@<version> when there
+ * is one (a second version, e.g. an upgrade's target), else core/components/go/<group>, whose
+ * go.mod pins the first. requireInGoMod refuses a module that pins another version.
+ */
+export function moduleDirOf(group: BinaryGroup, version: string): string {
+  const versioned = join(repoRoot, 'core', 'components', 'go', `${group}@${version}`);
+  return existsSync(join(versioned, 'go.mod')) ? versioned : join(repoRoot, 'core', 'components', 'go', group);
+}
+
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
   if (group === 'kubernetes') {
-    const moduleDir = join(repoRoot, 'core', 'components', 'go', 'kubernetes');
+    const moduleDir = moduleDirOf('kubernetes', versions.kubernetes);
     await requireInGoMod(moduleDir, 'k8s.io/kubernetes', versions.kubernetes, 'kubernetesVersion');
     return {
       group, version: versions.kubernetes, moduleDir, tags: ['providerless'], ldflags: k8sLdflags(versions.kubernetes), cgo: false,
@@ -131,7 +141,7 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
   // Groups with a committed module under components/go/<group>.
   const recipe = MODULE_RECIPES[group];
   if (!recipe) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
-  const moduleDir = join(repoRoot, 'core', 'components', 'go', group);
+  const moduleDir = moduleDirOf(group, versions[group]);
   for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
   return {
     group, version: versions[group], moduleDir, tags: recipe.tags ?? [], ldflags: recipe.ldflags?.(versions) ?? ['-s', '-w'], cgo: recipe.cgo ?? false,

@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { InputError, StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
 import * as cache from './cache.ts';
-import { DEFAULT_KUBERNETES, VERSION_TABLE, WORKER_GROUPS, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
+import { DEFAULT_KUBERNETES, ETCD_STEPS, VERSION_TABLE, WORKER_GROUPS, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
 import { BINARY_NAMES, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
@@ -62,9 +62,10 @@ const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 function versionSetFor(name: BinaryName, opts: EnsureOptions): VersionSet {
   if (opts.version === undefined) return versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES);
   const group = groupOf(name);
+  if (group === 'etcd' && ETCD_STEPS.includes(opts.version)) return { ...versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES), etcd: opts.version };
   const rows = VERSION_TABLE.filter((r) => r[group] === opts.version && (!opts.kubernetesVersion || r.kubernetes === opts.kubernetesVersion));
   if (rows.length === 0) {
-    throw new InputError('version', `${name} ${opts.version} is not in the version table (known: ${[...new Set(VERSION_TABLE.map((r) => r[group]))].join(', ')})`);
+    throw new InputError('version', `${name} ${opts.version} is not in the version table (known: ${[...new Set([...VERSION_TABLE.map((r) => r[group]), ...(group === 'etcd' ? ETCD_STEPS : [])])].join(', ')})`);
   }
   return rows[0]!;
 }

@@ -1,0 +1,99 @@
+// hardwire upgrade apply: refuses what `upgrade plan` refuses or finds blocking, then rolls the
+// cluster to the target (core/upgrade/apply).
+import { act, type Cli, type Run } from '../command.ts';
+import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { inventoryOrLab } from '../lab-inventory.ts';
+import { loadValidInventory } from '../../core/validate/inventory.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { PlanDoc } from '../../core/upgrade/format.ts';
+import { BLOCKING } from '../../core/upgrade/plan.ts';
+import { etcdHops } from '../../core/upgrade/etcd.ts';
+import { upgradeApply } from '../../core/upgrade/apply/run.ts';
+import { formatSteps } from '../../core/upgrade/steps.ts';
+import { checkExtraArgs } from '../../core/validate/extra-args.ts';
+import { VERSION_TABLE, versionsFor } from '../../core/components/binaries/catalog.ts';
+import { InputError } from '../../lib/errors.ts';
+import { printJson } from '../../lib/log.ts';
+
+export const APPLY_HELP = `
+usage: hardwire upgrade apply --to VERSION [--inventory FILE] [--dry-run] [--gate-timeout SECONDS] [--json]
+
+Refuses (exit 2, one line) what "upgrade plan" refuses, and any blocking finding of the plan: a
+flag the target's binary no longer registers, a feature gate it removed or locked. Then: a verified
+etcd snapshot; each etcd member, one at a time, through each hop (v3.6.16, then v3.7.0), each
+gated on etcd health and the member's version as etcd reports it; each kube-apiserver, one host at
+a time (gate /readyz); kube-controller-manager and kube-scheduler per host (gate: their Leases);
+containerd, kubelet and kube-proxy last (wire's gates). Each step backs up what it overwrites; a
+failed gate restores that host, restarts it on its old files and stops, naming the gate and its
+error. What runs is read from the hosts each time (etcd's member versions, the sha256 of each
+running executable), so a re-run does only what is left. --dry-run lists every step with each
+write and restart and changes nothing. cluster.kubernetesVersion names the version the inventory
+was wired at (or VERSION once the upgrade is done: then apply only finishes what is left).
+`;
+
+interface Opts extends InventoryOpts { to?: string; json?: boolean; dryRun?: boolean; acceptNewHostKeys?: boolean; gateTimeout?: number }
+
+/** The first blocking finding, as the one line apply refuses with. */
+function refuseBlocking(doc: PlanDoc): void {
+  for (const p of doc.components) {
+    const r = p.rows.find((x) => BLOCKING.includes(x.status));
+    if (r) throw new InputError(`cluster.extraArgs.${p.component}.${r.flag}`, `${p.component} ${doc.to} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${doc.from}): remove it from the inventory, then apply`);
+  }
+  for (const g of doc.gates) {
+    const r = g.rows.find((x) => x.blocking);
+    if (r) throw new InputError(`cluster.extraArgs.${g.component}.feature-gates`, `${r.gate}: ${r.note} (spec at ${r.from?.at ?? 'unknown'}): remove it from the inventory, then apply`);
+  }
+}
+
+/** The inventory as the target renders it: the one field set to VERSION, its extraArgs checked against the target's flag maps. */
+function atTarget(inv: Inventory, to: string): Inventory {
+  checkExtraArgs(inv.cluster.extraArgs ?? {}, to);
+  const cluster = { ...inv.cluster, kubernetesVersion: to };
+  return { ...inv, cluster, doc: { ...inv.doc, cluster } };
+}
+
+/** The etcd versions to pass through: from the version table's pairing one minor below VERSION when the inventory names VERSION already. */
+function etcdPath(pin: string, to: string): string[] {
+  const minor = (v: string) => Number(v.split('.')[1]);
+  const from = pin !== to ? pin : VERSION_TABLE.find((r) => minor(r.kubernetes) === minor(to) - 1)?.kubernetes ?? to;
+  const hops = etcdHops(versionsFor(from).etcd, versionsFor(to).etcd).map((h) => h.to);
+  return hops.length > 0 ? hops : [versionsFor(to).etcd];
+}
+
+export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string) => PlanDoc): void {
+  upgrade.command('apply')
+    .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
+    .addOption(options.inventory())
+    .addOption(options.stateDir())
+    .addOption(options.dryRun())
+    .addOption(options.acceptNewHostKeys())
+    .addOption(options.gateTimeout())
+    .addOption(options.json())
+    .addOption(options.quiet())
+    .action(act(async ({ opts, log }: Run<Opts>) => {
+      const to = opts.to ?? '';
+      // Bad input first: the refusals need no host, so they come before the lab and key checks.
+      if (opts.inventory !== undefined) {
+        const given = loadValidInventory(opts.inventory);
+        if (given.cluster.kubernetesVersion !== to) refuseBlocking(planFor(given, to));
+      }
+      const inv = await inventoryOrLab(opts, log, false);
+      if (inv.cluster.kubernetesVersion !== to) refuseBlocking(planFor(inv, to));
+      const path = etcdPath(inv.cluster.kubernetesVersion, to);
+      const t0 = performance.now();
+      const { ctx, run } = await upgradeApply(atTarget(inv, to), stateDirFrom(opts), { dryRun: opts.dryRun === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, path, log);
+      const totalMs = Math.round(performance.now() - t0);
+      if (opts.json) {
+        printJson({
+          dryRun: ctx.opts.dryRun, from: inv.cluster.kubernetesVersion, to, etcdPath: path, runId: ctx.runId,
+          running: Object.fromEntries(run.running), steps: run.steps.map((s) => ({ ...s, files: s.files.map((f) => ({ path: f.path, reason: f.reason, sha256: f.sha256 })) })),
+          done: run.done, snapshot: ctx.snapshot ?? null, actions: ctx.wet.intents, durationsMs: { ...ctx.durationsMs, total: totalMs },
+        });
+      } else if (ctx.opts.dryRun) {
+        process.stdout.write(formatSteps(run.steps));
+      } else {
+        log.info(`upgraded to ${to} in ${(totalMs / 1000).toFixed(1)}s (${run.done.length} step(s)); set cluster.kubernetesVersion: ${to} in the inventory`);
+      }
+      return 0;
+    }));
+}
