@@ -62,10 +62,11 @@ case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
 # The upgrade test (test/upgrade-apply.test.ts) rolls v1.36.3 to v1.37.2: the target's control
-# plane, kubelet and kube-proxy, etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7.
-# One build at a time: 40 min the first time on 2 cores at load average 20, most of it the control plane (README).
+# plane, etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7 (its lab has no workers, so the
+# v1.37.2 kubelet and kube-proxy are built by `upgrade apply` when a cluster with workers needs them).
+# One build at a time: 38 min the first time on 2 cores at load average 20, most of it the control plane (README).
 if [ "${1:-}" = test ]; then
-  node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler kubelet kube-proxy etcd etcdctl etcdutl >&2
+  node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler etcd etcdctl etcdutl >&2
   node cli/hardwire.ts components build --version v3.6.16 etcd etcdctl etcdutl >&2
 fi
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
