@@ -6,12 +6,14 @@ import { printJson, type Logger } from '../../lib/log.ts';
 import {
   bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef,
 } from '../../harness/flags/map.ts';
+import { declareProve } from './flags-prove.ts';
 
 const help = `
 usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags explain <component> --<flag-name> [--json] [--version V]
        hardwire flags verify [--json] [--version V]
        hardwire flags --regenerate
+       hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json|--md]
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager and
 kube-scheduler, the file:line where it is registered, the Go field it is bound to, and the
@@ -25,6 +27,11 @@ etcd v3.6.8). The map is committed data generated from the real source by harnes
   verify           re-open every cited file:line in the module source (downloads modules with
                    "go mod download" if missing) and check it names the flag or the field;
                    prints "N citations, N verified, N failed", exits 1 on any failure
+  prove            on the first control-plane host: stop the unit, run the component's debug build
+                   (-gcflags=all=-N -l) under delve with the unit's exact flags, a tracepoint at every
+                   read site cited for each flag it passes, until it is healthy and holds its Lease;
+                   then report each flag hit (with the value delve read there), not hit (with the
+                   condition guarding the site), or not provable, and start the unit again
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --json           one JSON document on stdout
@@ -70,6 +77,8 @@ export function declare(root: Cli): Cli {
     }
     return res.failed === 0 ? 0 : 1;
   }));
+
+  declareProve(flags);
 
   return flags.action(act(async ({ opts, log }: Run<Opts>, component: string | undefined) => show(opts, log, component)));
 }

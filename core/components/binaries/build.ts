@@ -40,6 +40,8 @@ export interface BuildPlan {
   moduleDir: string;
   tags: string[];
   ldflags: string[];
+  /** -gcflags, e.g. all=-N -l for a debug build (empty: the default optimised build). */
+  gcflags?: string;
   cgo: boolean;
   /** Files whose content decides the result (go.mod, go.sum, ...). */
   inputs: string[];
@@ -47,10 +49,10 @@ export interface BuildPlan {
   salt: string;
 }
 
-function k8sLdflags(v: string): string[] {
+function k8sLdflags(v: string, strip = true): string[] {
   const m = /^v(\d+)\.(\d+)\.\d+$/.exec(v);
   if (!m) throw new InputError('kubernetesVersion', `${v} is not vMAJOR.MINOR.PATCH`);
-  const flags = ['-s', '-w'];
+  const flags = strip ? ['-s', '-w'] : [];
   // The same variables Kubernetes' hack/lib/version.sh sets, in both version packages.
   for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
     flags.push(
@@ -82,6 +84,9 @@ interface ModuleRecipe {
   ldflags?: (versions: VersionSet) => string[];
   /** Files of the module that decide the build (default go.mod, go.sum, tools.go). */
   inputs?: string[];
+  gcflags?: string;
+  /** The module directory under components/go, when it is not named after the group. */
+  dir?: string;
 }
 
 const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
@@ -117,6 +122,10 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   // hardwire's own webhook: stdlib only (no go.sum), cgo off like every module group, so it runs
   // from the empty base; the catalog's version goes in for its -version probe.
   webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
+  // Debug builds for delve (issue 25): the release module, no inlining or optimisation, and no -s -w,
+  // which would strip the DWARF delve reads. -trimpath still names files module@version/path.
+  'kubernetes-debug': { dir: 'kubernetes', modules: ['k8s.io/kubernetes'], tags: ['providerless'], gcflags: 'all=-N -l', ldflags: (v) => k8sLdflags(v['kubernetes-debug'], false) },
+  delve: { modules: ['github.com/go-delve/delve'], ldflags: () => [] },
 };
 
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
@@ -131,10 +140,11 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
   // Groups with a committed module under components/go/<group>.
   const recipe = MODULE_RECIPES[group];
   if (!recipe) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
-  const moduleDir = join(repoRoot, 'core', 'components', 'go', group);
+  const moduleDir = join(repoRoot, 'core', 'components', 'go', recipe.dir ?? group);
   for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
   return {
     group, version: versions[group], moduleDir, tags: recipe.tags ?? [], ldflags: recipe.ldflags?.(versions) ?? ['-s', '-w'], cgo: recipe.cgo ?? false,
+    ...(recipe.gcflags ? { gcflags: recipe.gcflags } : {}),
     inputs: (recipe.inputs ?? ['go.mod', 'go.sum', 'tools.go']).map((f) => join(moduleDir, f)), salt: '',
   };
 }
@@ -148,7 +158,7 @@ function planSource(group: BinaryGroup, version: string, tree: string, digest: s
 /** Hash of everything that decides a build's output. A cached build with another recipe is stale. */
 export async function recipeOf(plan: BuildPlan): Promise<string> {
   const h = createHash('sha256');
-  h.update(JSON.stringify({ goVersion: await goVersion(), tags: plan.tags, ldflags: plan.ldflags, cgo: plan.cgo, salt: plan.salt }));
+  h.update(JSON.stringify({ goVersion: await goVersion(), tags: plan.tags, ldflags: plan.ldflags, cgo: plan.cgo, salt: plan.salt, ...(plan.gcflags ? { gcflags: plan.gcflags } : {}) }));
   for (const f of plan.inputs) h.update(await readFile(f));
   return h.digest('hex');
 }
@@ -189,7 +199,7 @@ export async function goBuild(names: BinaryName[], versions: VersionSet, outDir:
   const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
   const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
-  const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), '-ldflags', plan.ldflags.join(' ')];
+  const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), ...(plan.gcflags ? [`-gcflags=${plan.gcflags}`] : []), '-ldflags', plan.ldflags.join(' ')];
   // One invocation for packages whose default binary name is already right; others get -o FILE.
   const sameName = names.filter((n) => defaultBinaryName(GO_PACKAGES[n]) === n);
   const renamed = names.filter((n) => !sameName.includes(n));

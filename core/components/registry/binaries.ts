@@ -30,6 +30,9 @@ export const TOOLS = {
     group: 'kube-bench', goPackage: '.', probe: { args: ['version'], expect: (v) => v.replace(/^v/, '') },
     why: '`hardwire cis`: the CIS benchmark, run on each control-plane host', assets: ['cfg'],
   },
+  // `flags prove` (issue 25): run on a host under dlv in place of the unit's binary, then removed.
+  'kube-scheduler-debug': { group: 'kubernetes-debug', goPackage: 'k8s.io/kubernetes/cmd/kube-scheduler', probe: kubeVersion, why: '`flags prove`: kube-scheduler built for delve (-N -l, symbols kept)' },
+  dlv: { group: 'delve', goPackage: 'github.com/go-delve/delve/cmd/dlv', probe: { args: ['version'], expect: (v) => `Version: ${v.replace(/^v/, '')}` }, why: '`flags prove`: the debugger the debug builds run under' },
   // Built here and put into the workers' images (components/images.ts), never onto a host.
   coredns: WORKER_BINARIES.coredns,
   pause: WORKER_BINARIES.pause,

@@ -1,0 +1,100 @@
+// One component on one host under delve: the unit's own ExecStart flags, the debug build in place
+// of the release binary, the unit stopped meanwhile and started again afterwards whatever happens.
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Session } from '../../core/transport/index.ts';
+import type { KubeCreds } from '../../core/transport/kube-api.ts';
+import { localHealthz } from '../../core/gates/local.ts';
+import { readLease } from '../../core/gates/leases.ts';
+import { StepError } from '../../lib/errors.ts';
+import { UNIT_DIR } from '../../lib/constants.ts';
+import type { Logger } from '../../lib/log.ts';
+import { execStartArgv } from '../compare/normalize.ts';
+import { DlvClient } from './dlv-rpc.ts';
+import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
+import type { TraceSite } from './sites.ts';
+
+/** delve's default port, on the host's loopback only; reached through the SSH connection. */
+const DLV_PORT = 2345;
+
+export interface HostRun {
+  component: string;
+  /** The component's /healthz port, and its Lease (the gate: healthy, and the Lease taken by this instance). */
+  port: number;
+  lease: string;
+  creds: KubeCreds;
+  dlv: string;
+  debugBinary: string;
+  gateTimeoutMs: number;
+}
+
+export interface HostOutcome extends TraceOutcome { argv: string[]; holder: string }
+
+async function sh(s: Session, argv: string[], what: string): Promise<string> {
+  const r = await s.exec(argv, { allowFail: true });
+  if (r.code !== 0) throw new StepError('flags prove', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
+  return r.stdout.trim();
+}
+
+async function connectDlv(s: Session, deadline: number): Promise<DlvClient> {
+  for (;;) {
+    try {
+      const ch = await s.openLocalPort(DLV_PORT);
+      const c = new DlvClient(ch);
+      await c.breakpoints(); // answers once delve has loaded the binary
+      return c;
+    } catch (err) {
+      if (Date.now() > deadline) throw new StepError('flags prove', `delve did not answer on 127.0.0.1:${DLV_PORT}: ${String(err)}`, { host: s.host.name });
+      await sleep(1000);
+    }
+  }
+}
+
+/** Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed once. */
+async function gate(s: Session, run: HostRun, oldHolder: string, signal: AbortSignal, found: (h: string) => void): Promise<void> {
+  const deadline = Date.now() + run.gateTimeoutMs;
+  let renew = '';
+  while (!signal.aborted) {
+    if (Date.now() > deadline) throw new StepError('flags prove', `${run.component} under delve did not pass its gate in ${run.gateTimeoutMs / 1000}s`, { host: s.host.name });
+    const h = await localHealthz(s, run.port).catch(() => ({ status: 0, body: '' }));
+    if (h.status === 200 && h.body === 'ok') {
+      const l = await readLease(run.creds, run.lease).catch(() => undefined);
+      if (l && l.holder && l.holder !== oldHolder) {
+        if (renew && l.renewTime !== renew) { found(l.holder); return; }
+        renew = l.renewTime;
+      }
+    }
+    await sleep(1000);
+  }
+}
+
+export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
+  const unit = `${run.component}.service`;
+  const argv = execStartArgv((await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8'));
+  if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
+  const debugUnit = `hardwire-prove-${run.component}`;
+  const oldHolder = (await readLease(run.creds, run.lease).catch(() => undefined))?.holder ?? '';
+  let client: DlvClient | undefined;
+  try {
+    log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
+    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
+    await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
+    await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
+    // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
+    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
+      '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
+    client = await connectDlv(s, Date.now() + 120_000);
+    const traced = await setTracepoints(client, sites(argv));
+    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it is healthy and holds its Lease`);
+    let holder = '';
+    const out = await traceUntil(client, traced, (signal) => gate(s, run, oldHolder, signal, (h) => { holder = h; }));
+    return { ...out, argv, holder };
+  } finally {
+    await client?.detachKill();
+    client?.close();
+    await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
+    await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
+    await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+  }
+}
