@@ -36,7 +36,9 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const s = t.site.site;
   const base = { ref: t.site.ref, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   if (t.unset) {
-    const why = t.unset.linked ? t.unset.message : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
+    const why = t.unset.linked
+      ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`
+      : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
     return { ...base, status: 'unset', reason: `no tracepoint: ${why}` };
   }
   if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t) };
