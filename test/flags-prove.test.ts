@@ -94,6 +94,8 @@ describe('hardwire flags prove --component kube-scheduler', () => {
     expect(moved, `moved from ${was}`).toBeDefined();
     const caught = moved.status !== 'hit' || independentProblem(moved, site.selector) !== undefined;
     expect(caught, JSON.stringify(moved)).toBe(true);
+    // prove says so itself: no tracepoint at a line without code, or a hit line that reads something else.
+    expect(moved.reason ?? '', JSON.stringify(moved)).toMatch(/citation is wrong/);
     // The unit is back: its own binary, active.
     const s = await w.lab.ssh(w.lab.info.hosts[0]!.name);
     try {

@@ -47,7 +47,12 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const judged = t.values.map((v) => compare(v, flag.value));
   const seen = judged.find((j) => j.match === true) ?? judged[0];
   const moved = s.function && shortFunc(at.function) !== s.function.replace(/\[[^\]]*\]/g, '') ? `delve stopped in ${at.function}, the map names ${s.function}` : undefined;
-  return { ...base, status: 'hit', at, ...(seen ? { seen } : {}), ...(moved ? { reason: moved } : {}) };
+  // A line that does not spell the selector reads something else: hit, but the citation is wrong.
+  const word = s.selector.replace(/^\./, '');
+  const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];
+  const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
+  const reason = [moved, blind].filter(Boolean).join('; ');
+  return { ...base, status: 'hit', at, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
 }
 
 export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {

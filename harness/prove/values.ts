@@ -38,6 +38,11 @@ export function compare(v: DlvVariable, flagValue: string): Seen {
     return { value, match: /^-?\d+$/.test(flagValue) ? Number(target.value) === Number(flagValue) : undefined };
   }
   if (k >= FLOAT_FIRST && k <= FLOAT_LAST) return { value, match: Number(target.value) === Number(flagValue) };
+  // net.IP: 16 bytes, an IPv4 address in its v4-mapped form (::ffff:a.b.c.d).
+  if (target.type === 'net.IP' && target.children.length === 16 && target.children.slice(0, 12).map((c) => c.value).join(',') === '0,0,0,0,0,0,0,0,0,0,255,255') {
+    const ip = target.children.slice(12).map((c) => c.value).join('.');
+    return { value: ip, match: ip === flagValue };
+  }
   if (k === SLICE && target.children.every((c) => c.kind === STRING)) {
     return { value, match: target.children.map((c) => c.value).join(',') === flagValue };
   }
