@@ -12,7 +12,7 @@ interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: 
 export function declareProve(flags: Cli): void {
   flags.command('prove')
     .description('run the debug build under delve on the first control-plane host, with its unit\'s flags, and report which cited read sites it hits')
-    .option('--component <name>', 'the component to prove (kube-scheduler)')
+    .option('--component <name>', 'the component to prove (kube-scheduler, kube-controller-manager, etcd)')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.acceptNewHostKeys())

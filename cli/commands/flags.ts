@@ -27,9 +27,11 @@ etcd v3.6.8). The map is committed data generated from the real source by harnes
   verify           re-open every cited file:line in the module source (downloads modules with
                    "go mod download" if missing) and check it names the flag or the field;
                    prints "N citations, N verified, N failed", exits 1 on any failure
-  prove            on the first control-plane host: stop the unit, run the component's debug build
-                   (-gcflags=all=-N -l) under delve with the unit's exact flags, a tracepoint at every
-                   read site cited for each flag it passes, until it is healthy and holds its Lease;
+  prove            on the first control-plane (etcd: etcd) host: stop the unit, run the component's
+                   debug build (-gcflags=all=-N -l) under delve with the unit's exact flags, a
+                   tracepoint at every read site cited for each flag it passes, until it is healthy
+                   and holds its Lease (etcd: every member healthy); kube-scheduler,
+                   kube-controller-manager, etcd;
                    then report each flag hit (with the value delve read there), not hit (with the
                    condition guarding the site), or not provable, and start the unit again
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches

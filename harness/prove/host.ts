@@ -3,9 +3,6 @@
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../../core/transport/index.ts';
-import type { KubeCreds } from '../../core/transport/kube-api.ts';
-import { localHealthz } from '../../core/gates/local.ts';
-import { readLease } from '../../core/gates/leases.ts';
 import { StepError } from '../../lib/errors.ts';
 import { UNIT_DIR } from '../../lib/constants.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -13,16 +10,15 @@ import { execStartArgv } from '../compare/normalize.ts';
 import { DlvClient } from './dlv-rpc.ts';
 import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
 import type { TraceSite } from './sites.ts';
+import type { ProveGate } from './gates.ts';
 
 /** delve's default port, on the host's loopback only; reached through the SSH connection. */
 const DLV_PORT = 2345;
 
 export interface HostRun {
   component: string;
-  /** The component's /healthz port, and its Lease (the gate: healthy, and the Lease taken by this instance). */
-  port: number;
-  lease: string;
-  creds: KubeCreds;
+  /** Run to this gate: healthy, and (where it has one) the Lease taken by this instance. */
+  gate: ProveGate;
   dlv: string;
   debugBinary: string;
   gateTimeoutMs: number;
@@ -50,31 +46,13 @@ async function connectDlv(s: Session, deadline: number): Promise<DlvClient> {
   }
 }
 
-/** Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed once. */
-async function gate(s: Session, run: HostRun, oldHolder: string, signal: AbortSignal, found: (h: string) => void): Promise<void> {
-  const deadline = Date.now() + run.gateTimeoutMs;
-  let renew = '';
-  while (!signal.aborted) {
-    if (Date.now() > deadline) throw new StepError('flags prove', `${run.component} under delve did not pass its gate in ${run.gateTimeoutMs / 1000}s`, { host: s.host.name });
-    const h = await localHealthz(s, run.port).catch(() => ({ status: 0, body: '' }));
-    if (h.status === 200 && h.body === 'ok') {
-      const l = await readLease(run.creds, run.lease).catch(() => undefined);
-      if (l && l.holder && l.holder !== oldHolder) {
-        if (renew && l.renewTime !== renew) { found(l.holder); return; }
-        renew = l.renewTime;
-      }
-    }
-    await sleep(1000);
-  }
-}
-
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const argv = execStartArgv((await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8'));
   if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const debugUnit = `hardwire-prove-${run.component}`;
-  const oldHolder = (await readLease(run.creds, run.lease).catch(() => undefined))?.holder ?? '';
+  const wait = await run.gate(s, run.gateTimeoutMs);
   let client: DlvClient | undefined;
   try {
     log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
@@ -86,9 +64,9 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
     client = await connectDlv(s, Date.now() + 120_000);
     const traced = await setTracepoints(client, sites(argv));
-    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it is healthy and holds its Lease`);
+    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';
-    const out = await traceUntil(client, traced, (signal) => gate(s, run, oldHolder, signal, (h) => { holder = h; }));
+    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); });
     return { ...out, argv, holder };
   } finally {
     await client?.detachKill();

@@ -14,11 +14,14 @@ import { planFlags, type FlagPlan } from './sites.ts';
 import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
 import { classify, type FlagResult } from './classify.ts';
+import { etcdProveGate, leaseGate } from './gates.ts';
 
-/** What each provable component needs: its debug build, and its gate (healthz port and Lease). */
+/** What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd: its health). */
 export const PROVABLE = {
   'kube-scheduler': { debug: 'kube-scheduler-debug', port: 10259, lease: 'kube-scheduler' },
-} as const satisfies Record<string, { debug: BinaryName; port: number; lease: string }>;
+  'kube-controller-manager': { debug: 'kube-controller-manager-debug', port: 10257, lease: 'kube-controller-manager' },
+  etcd: { debug: 'etcd-debug' },
+} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string }>;
 export type ProvableComponent = keyof typeof PROVABLE;
 
 export interface ProveReport {
@@ -29,7 +32,7 @@ export interface ProveReport {
   debugBinary: { name: string; sha256: string };
   dlv: { version: string; sha256: string };
   argv: string[];
-  /** The Lease holder of the traced instance: proof that it, not the unit, passed the gate. */
+  /** What the gate saw of the traced instance (the Lease holder; etcd: its healthy members): proof that it, not the unit, passed. */
   holder: string;
   exited?: number;
   seconds: { total: number; traced: number };
@@ -49,8 +52,8 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   const map = opts.map ?? loadFlagMap(component, version);
   if (map.component !== component) throw new InputError('--map', `is the flag map of ${map.component}, not ${component}`);
   const [debug, dlv] = await ensureAll([spec.debug, 'dlv'], { kubernetesVersion: version, log });
-  const host = inv.controlPlaneHosts[0];
-  if (!host) throw new InputError('inventory', 'has no control-plane host to prove on');
+  const host = component === 'etcd' ? inv.etcdHosts[0] : inv.controlPlaneHosts[0];
+  if (!host) throw new InputError('inventory', `has no ${component === 'etcd' ? 'etcd' : 'control-plane'} host to prove on`);
   const clusterDir = clusterStateDir(stateDir, inv);
   const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
   let plans: FlagPlan[] = [];
@@ -60,7 +63,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
     async run(c) {
       out = await c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
-        component, port: spec.port, lease: spec.lease, creds: adminCreds(clusterDir), dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs,
+        component, gate: 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : etcdProveGate(inv), dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs,
       }, (argv) => { plans = planFlags(map, argv.slice(1)); return plans.flatMap((p) => p.sites); }, log));
     },
   }], ctx);

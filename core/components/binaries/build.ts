@@ -49,10 +49,10 @@ export interface BuildPlan {
   salt: string;
 }
 
-function k8sLdflags(v: string, strip = true): string[] {
+function k8sLdflags(v: string): string[] {
   const m = /^v(\d+)\.(\d+)\.\d+$/.exec(v);
   if (!m) throw new InputError('kubernetesVersion', `${v} is not vMAJOR.MINOR.PATCH`);
-  const flags = strip ? ['-s', '-w'] : [];
+  const flags = ['-s', '-w'];
   // The same variables Kubernetes' hack/lib/version.sh sets, in both version packages.
   for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
     flags.push(
@@ -122,11 +122,23 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   // hardwire's own webhook: stdlib only (no go.sum), cgo off like every module group, so it runs
   // from the empty base; the catalog's version goes in for its -version probe.
   webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
-  // Debug builds for delve (issue 25): the release module, no inlining or optimisation, and no -s -w,
-  // which would strip the DWARF delve reads. -trimpath still names files module@version/path.
-  'kubernetes-debug': { dir: 'kubernetes', modules: ['k8s.io/kubernetes'], tags: ['providerless'], gcflags: 'all=-N -l', ldflags: (v) => k8sLdflags(v['kubernetes-debug'], false) },
   delve: { modules: ['github.com/go-delve/delve'], ldflags: () => [] },
 };
+
+/** Debug builds (issue 25) and the release group each one varies. */
+const DEBUG_OF: Partial<Record<BinaryGroup, BinaryGroup>> = { 'kubernetes-debug': 'kubernetes', 'etcd-debug': 'etcd' };
+
+/**
+ * A debug build for delve: the release group's module, tags and stamps, with no inlining or
+ * optimisation, and without -s -w, which would strip the DWARF delve reads. -trimpath still names
+ * files module@version/path.
+ */
+function debugRecipe(release: BinaryGroup): ModuleRecipe {
+  // kubernetes' own plan is planFor's first case, with kubernetesVersion as its field.
+  const r: ModuleRecipe = release === 'kubernetes' ? { modules: ['k8s.io/kubernetes'], tags: ['providerless'], ldflags: (v) => k8sLdflags(v.kubernetes) } : MODULE_RECIPES[release]!;
+  const stripped = (v: VersionSet) => (r.ldflags?.(v) ?? []).filter((f) => f !== '-s' && f !== '-w');
+  return { ...r, dir: release, gcflags: 'all=-N -l', ldflags: stripped };
+}
 
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
   if (group === 'kubernetes') {
@@ -138,7 +150,8 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
     };
   }
   // Groups with a committed module under components/go/<group>.
-  const recipe = MODULE_RECIPES[group];
+  const debugOf = DEBUG_OF[group];
+  const recipe = debugOf ? debugRecipe(debugOf) : MODULE_RECIPES[group];
   if (!recipe) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
   const moduleDir = join(repoRoot, 'core', 'components', 'go', recipe.dir ?? group);
   for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);

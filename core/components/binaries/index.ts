@@ -57,7 +57,7 @@ export interface EnsuredBinary {
   acquired: boolean;
 }
 
-const BUILD_ONLY: readonly BinaryGroup[] = ['konnectivity', 'kubernetes-debug', 'delve'];
+const BUILD_ONLY: readonly BinaryGroup[] = ['konnectivity', 'kubernetes-debug', 'etcd-debug', 'delve'];
 
 const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 
