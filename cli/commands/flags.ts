@@ -132,11 +132,15 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     return 0;
   }
   const width = Math.max(...map.flags.map((f) => f.name.length)) + 2;
-  for (const f of map.flags) {
+  // The "proven live" column: what `flags prove --record` saw (hardwire passes these flags only).
+  const { provenCell } = await import('../../harness/flags/proven.ts');
+  const proven = map.flags.map((f) => provenCell(component, f.name, version));
+  const pw = Math.max(...proven.map((p) => p.length)) + 1;
+  map.flags.forEach((f, i) => {
     const best = bestCitation(component, f.name, version);
     const where = best?.kind === 'read' ? siteRef(best.site) : '-';
-    process.stdout.write(`--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${where}\n`);
-  }
+    process.stdout.write(`--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${proven[i]!.padEnd(pw)} ${where}\n`);
+  });
   const c = map.coverage;
   process.stdout.write(`\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`);
   return 0;

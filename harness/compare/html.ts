@@ -19,7 +19,7 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
   const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
   const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td>--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td>${reg}</td><td>${reads}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td>--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td>${reg}</td><td>${reads}</td><td>${esc(f.provenLive)}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
@@ -81,7 +81,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th></tr></thead>
+<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>

@@ -15,6 +15,7 @@ import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
 import { classify, type FlagResult } from './classify.ts';
 import { etcdProveGate, leaseGate } from './gates.ts';
+import type { ProvenRecord } from '../flags/proven.ts';
 
 /** What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd: its health). */
 export const PROVABLE = {
@@ -81,5 +82,13 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
       sitesNotHit: sites.filter((s) => s.status === 'not hit').length, sitesUnset: sites.filter((s) => s.status === 'unset').length,
     },
     flags,
+  };
+}
+
+/** The report as the record the flag map's "proven live" column reads. */
+export function provenRecord(r: ProveReport): ProvenRecord {
+  return {
+    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version,
+    flags: Object.fromEntries(r.flags.map((f) => [f.flag, { verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length }])),
   };
 }
