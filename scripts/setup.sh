@@ -61,10 +61,11 @@ node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not buil
 case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
-# `flags prove` (and its test): the debug kube-scheduler (-N -l, symbols kept) and delve, cached
-# like the release builds. Only for the tests; `flags prove` builds them on first use otherwise.
+# `flags prove` (and its test): the debug kube-scheduler, kube-controller-manager and etcd (-N -l,
+# symbols kept) and delve, cached like the release builds. The two Kubernetes ones are one go build.
+# Only for the tests; `flags prove` builds them on first use otherwise.
 case "${1:-}" in
-  test) node cli/hardwire.ts components build kube-scheduler-debug dlv >&2 ;;
+  test) nice -n 10 node cli/hardwire.ts components build kube-scheduler-debug kube-controller-manager-debug etcd-debug dlv >&2 ;;
 esac
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
 # image builder), from the Go module proxy and pause.c. About 8 minutes the first time on 2 cores.

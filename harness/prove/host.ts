@@ -48,7 +48,10 @@ async function connectDlv(s: Session, deadline: number): Promise<DlvClient> {
 
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
-  const argv = execStartArgv((await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8'));
+  const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
+  const argv = execStartArgv(unitText);
+  // The unit's own account (etcd runs as etcd): files the debuggee writes keep the unit's owner.
+  const account = [...unitText.matchAll(/^(User|Group)=(\S+)$/gm)].flatMap((m) => ['-p', `${m[1]}=${m[2]}`]);
   if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const debugUnit = `hardwire-prove-${run.component}`;
@@ -58,15 +61,20 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
     await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
     await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
+    await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
     await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
-    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
+    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...account, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
     client = await connectDlv(s, Date.now() + 120_000);
     const traced = await setTracepoints(client, sites(argv));
     log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';
     const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); });
+    if (out.exited !== undefined) {
+      const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
+      log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);
+    }
     return { ...out, argv, holder };
   } finally {
     await client?.detachKill();

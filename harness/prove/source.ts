@@ -25,7 +25,8 @@ export function enclosingFunc(lines: string[], line: number): string | undefined
     const l = lines[i]!;
     if (i < line - 1 && /^}/.test(l)) return undefined; // the previous declaration ended first
     const m = /^func\s+(?:\(\s*\w*\s*(\*?)\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)/.exec(l);
-    if (m) return m[2] ? `(${m[1]}${m[2]}).${m[3]}` : m[3];
+    // As the flag map and delve name them: (*T).M for a pointer receiver, T.M for a value receiver.
+    if (m) return m[2] ? (m[1] ? `(*${m[2]}).${m[3]}` : `${m[2]}.${m[3]}`) : m[3];
   }
   return undefined;
 }
