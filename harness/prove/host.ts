@@ -64,7 +64,9 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
     await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
-    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...account, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
+    // delve keeps its config (and telemetry) under $XDG_CONFIG_HOME: in the scratch dir, not in the
+    // account's home (etcd's is its data dir).
+    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...account, `--setenv=XDG_CONFIG_HOME=${dir}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
     client = await connectDlv(s, Date.now() + 120_000);
     const traced = await setTracepoints(client, sites(argv));

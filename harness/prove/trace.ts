@@ -6,6 +6,7 @@ import type { TraceSite } from './sites.ts';
 
 /** After this many hits a tracepoint is cleared, so a hot loop does not slow the component into losing its Lease. */
 export const HIT_CAP = 20;
+const HALT_MS = 30_000;
 
 export interface SiteHit {
   /** Where delve stopped, and the function it named. */
@@ -99,11 +100,14 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
       ac.abort();
     }
   })();
-  // Halting is idempotent: repeated until the loop, between two continues, sees `done`.
+  // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
+  // delve cannot halt within HALT_MS (seen with etcd, stopped at exec) fails the run.
   let ended = false;
   void loop.finally(() => { ended = true; });
   await gated;
+  const haltBy = Date.now() + HALT_MS;
   while (!ended) {
+    if (Date.now() > haltBy) throw new Error(`delve did not halt the debuggee in ${HALT_MS / 1000}s`);
     await c.command('halt').catch(() => undefined);
     await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, 1000))]);
   }
