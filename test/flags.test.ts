@@ -125,10 +125,19 @@ describe('flag map (committed data, v1.36.3)', () => {
     expect(hpa.consumedAt.some((r) => r.file.includes('podautoscaler'))).toBe(false);
   });
 
-  it('ranks reads in code the component never runs last (cloud-provider ApplyTo for kcm --kubeconfig)', () => {
+  it('leaves out reads in code the component never runs (cloud-provider ApplyTo for kcm --kubeconfig)', () => {
     const f = flag('kube-controller-manager', 'kubeconfig');
     expect(f.consumedAt[0]!.file).toBe('cmd/kube-controller-manager/app/options/options.go');
-    expect(f.consumedAt.some((r) => r.module === 'k8s.io/cloud-provider')).toBe(true);
+    expect(f.consumedAt.some((r) => r.module === 'k8s.io/cloud-provider')).toBe(false);
+  });
+
+  it('resolves interface calls to the types the command makes: no PathOptions or DefaultExternalAddress (linked away, issue 25)', () => {
+    for (const c of ['kube-scheduler', 'kube-controller-manager'] as const) {
+      for (const name of ['authentication-kubeconfig', 'authorization-kubeconfig']) {
+        expect(flag(c, name).consumedAt.map((r) => r.function), `${c} --${name}`).not.toContain('(*PathOptions).IsExplicitFile');
+      }
+      expect(flag(c, 'bind-address').consumedAt.map((r) => r.function), c).not.toContain('(*SecureServingOptions).DefaultExternalAddress');
+    }
   });
 
   it('follows flag names through a table that is looped over (etcd experimental-* -> feature gates)', () => {

@@ -6,12 +6,14 @@ import { printJson, type Logger } from '../../lib/log.ts';
 import {
   bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef, type ConfigSection,
 } from '../../harness/flags/map.ts';
+import { declareProve } from './flags-prove.ts';
 
 const help = `
 usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags explain <component> --<flag-name> [--json] [--version V]
        hardwire flags verify [--json] [--version V]
        hardwire flags --regenerate
+       hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json|--md]
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager,
 kube-scheduler, the kubelet and kube-proxy, the file:line where it is registered, the Go field it is
@@ -27,6 +29,13 @@ data generated from the real source by harness/flags/analyzer.
   verify           re-open every cited file:line in the module source (downloads modules with
                    "go mod download" if missing) and check it names the flag or the field;
                    prints "N citations, N verified, N failed", exits 1 on any failure
+  prove            on the first control-plane (etcd: etcd) host: stop the unit, run the component's
+                   debug build (-gcflags=all=-N -l) under delve with the unit's exact flags, a
+                   tracepoint at every read site cited for each flag it passes, until it is healthy
+                   and holds its Lease (etcd: every member healthy); kube-scheduler,
+                   kube-controller-manager, etcd;
+                   then report each flag hit (with the value delve read there), not hit (with the
+                   condition guarding the site), or not provable, and start the unit again
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --json           one JSON document on stdout
@@ -72,6 +81,8 @@ export function declare(root: Cli): Cli {
     }
     return res.failed === 0 ? 0 : 1;
   }));
+
+  declareProve(flags);
 
   return flags.action(act(async ({ opts, log }: Run<Opts>, component: string | undefined) => show(opts, log, component)));
 }
@@ -123,11 +134,15 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     return 0;
   }
   const width = Math.max(...map.flags.map((f) => f.name.length)) + 2;
-  for (const f of map.flags) {
+  // The "proven live" column: what `flags prove --record` saw (hardwire passes these flags only).
+  const { provenCell } = await import('../../harness/flags/proven.ts');
+  const proven = map.flags.map((f) => provenCell(component, f.name, version));
+  const pw = Math.max(...proven.map((p) => p.length)) + 1;
+  map.flags.forEach((f, i) => {
     const best = bestCitation(component, f.name, version);
     const where = best?.kind === 'read' ? siteRef(best.site) : '-';
-    process.stdout.write(`--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${where}\n`);
-  }
+    process.stdout.write(`--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${proven[i]!.padEnd(pw)} ${where}\n`);
+  });
   const c = map.coverage;
   process.stdout.write(`\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`);
   if (map.config) showConfig(map.config);

@@ -1,5 +1,6 @@
 // Builds the report from collected planes: flag matrices, certificate matrix, process models.
 import { findFlag } from '../flags/map.ts';
+import { provenCell } from '../flags/proven.ts';
 import { flagsOf, normalizeValue } from './normalize.ts';
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
@@ -64,6 +65,7 @@ export function flagRows(component: Component, planes: PerPlane<PlaneData>, vers
       consumedAt: (entry?.consumedAt ?? []).slice(0, 3).map((s) => ({ ...site(s), kind: s.kind })),
       ...(entry ? { default: entry.default } : {}),
       inFlagMap: entry !== undefined,
+      provenLive: provenCell(component, name, version),
     };
     return { ...base, reason: reasonFor(base, collected) };
   });

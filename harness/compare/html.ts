@@ -22,7 +22,7 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
   const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
   const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite">${reads}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite">${reads}</td><td>${esc(f.provenLive)}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
@@ -63,7 +63,7 @@ document.getElementById('only-diff').addEventListener('change', function (e) {
 
 // Fixed column widths: at 1400 px a flag name fits on one line (it may wrap only after a hyphen) and
 // each "registered at" / "read at" citation fits on one line; values wrap where they must.
-const FLAG_COLS = `<colgroup>${[15, 11, 11, 11, 6, 15, 15.5, 15.5].map((w) => `<col style="width:${w}%">`).join('')}</colgroup>`;
+const FLAG_COLS = `<colgroup>${[14, 10, 10, 10, 5.5, 14, 15.5, 15.5, 5.5].map((w) => `<col style="width:${w}%">`).join('')}</colgroup>`;
 
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
@@ -90,7 +90,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}">${FLAG_COLS}<thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th></tr></thead>
+<table class="sortable matrix" data-component="${c}">${FLAG_COLS}<thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>

@@ -30,9 +30,9 @@ export function markdown(r: CompareReport): string {
   for (const c of COMPONENTS) {
     const comp = r.components[c];
     out.push(`## ${c}`, '', `same ${comp.counts.same}, differs ${comp.counts.differs}, only in some planes ${comp.counts.partial}. Sources: ${Object.entries(comp.sources).map(([p, s]) => `${p}: ${s}`).join('; ')}`, '');
-    out.push('| flag | hardwire | kubeadm | k0s | class | reason | registered at | read at |', '|---|---|---|---|---|---|---|---|');
+    out.push('| flag | hardwire | kubeadm | k0s | class | reason | registered at | read at | proven live |', '|---|---|---|---|---|---|---|---|---|');
     for (const f of comp.flags) {
-      out.push(`| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} |`);
+      out.push(`| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} | ${f.provenLive} |`);
     }
     out.push('');
   }

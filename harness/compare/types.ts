@@ -149,6 +149,8 @@ export interface FlagRow {
   consumedAt: { file: string; line: number; url: string; module: string; version: string; kind: string }[];
   default?: string;
   inFlagMap: boolean;
+  /** `flags prove --record` for this flag: verdict, sites hit, version and date ("-" when not proven). */
+  provenLive: string;
 }
 
 export interface CertRow {

@@ -40,6 +40,8 @@ export interface BuildPlan {
   moduleDir: string;
   tags: string[];
   ldflags: string[];
+  /** -gcflags, e.g. all=-N -l for a debug build (empty: the default optimised build). */
+  gcflags?: string;
   cgo: boolean;
   /** Files whose content decides the result (go.mod, go.sum, ...). */
   inputs: string[];
@@ -82,6 +84,9 @@ interface ModuleRecipe {
   ldflags?: (versions: VersionSet) => string[];
   /** Files of the module that decide the build (default go.mod, go.sum, tools.go). */
   inputs?: string[];
+  gcflags?: string;
+  /** The module directory under components/go, when it is not named after the group. */
+  dir?: BinaryGroup;
 }
 
 const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
@@ -117,6 +122,7 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   // hardwire's own webhook: stdlib only (no go.sum), cgo off like every module group, so it runs
   // from the empty base; the catalog's version goes in for its -version probe.
   webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
+  delve: { modules: ['github.com/go-delve/delve'], ldflags: () => [] },
 };
 
 /**
@@ -129,6 +135,21 @@ export function moduleDirOf(group: BinaryGroup, version: string): string {
   return existsSync(join(versioned, 'go.mod')) ? versioned : join(repoRoot, 'core', 'components', 'go', group);
 }
 
+/** Debug builds (issue 25) and the release group each one varies. */
+const DEBUG_OF: Partial<Record<BinaryGroup, BinaryGroup>> = { 'kubernetes-debug': 'kubernetes', 'etcd-debug': 'etcd' };
+
+/**
+ * A debug build for delve: the release group's module, tags and stamps, with no inlining or
+ * optimisation, and without -s -w, which would strip the DWARF delve reads. -trimpath still names
+ * files module@version/path.
+ */
+function debugRecipe(release: BinaryGroup): ModuleRecipe {
+  // kubernetes' own plan is planFor's first case, with kubernetesVersion as its field.
+  const r: ModuleRecipe = release === 'kubernetes' ? { modules: ['k8s.io/kubernetes'], tags: ['providerless'], ldflags: (v) => k8sLdflags(v.kubernetes) } : MODULE_RECIPES[release]!;
+  const stripped = (v: VersionSet) => (r.ldflags?.(v) ?? []).filter((f) => f !== '-s' && f !== '-w');
+  return { ...r, dir: release, gcflags: 'all=-N -l', ldflags: stripped };
+}
+
 export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
   if (group === 'kubernetes') {
     const moduleDir = moduleDirOf('kubernetes', versions.kubernetes);
@@ -139,12 +160,14 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
     };
   }
   // Groups with a committed module under components/go/<group>.
-  const recipe = MODULE_RECIPES[group];
+  const debugOf = DEBUG_OF[group];
+  const recipe = debugOf ? debugRecipe(debugOf) : MODULE_RECIPES[group];
   if (!recipe) throw new StepError(`build ${group}`, `${group} is built from its source archive; give it with --source FILE|DIR`);
-  const moduleDir = moduleDirOf(group, versions[group]);
+  const moduleDir = moduleDirOf(recipe.dir ?? group, versions[group]);
   for (const m of recipe.modules) await requireInGoMod(moduleDir, m, versions[group], `${group} version`);
   return {
     group, version: versions[group], moduleDir, tags: recipe.tags ?? [], ldflags: recipe.ldflags?.(versions) ?? ['-s', '-w'], cgo: recipe.cgo ?? false,
+    ...(recipe.gcflags ? { gcflags: recipe.gcflags } : {}),
     inputs: (recipe.inputs ?? ['go.mod', 'go.sum', 'tools.go']).map((f) => join(moduleDir, f)), salt: '',
   };
 }
@@ -158,7 +181,7 @@ function planSource(group: BinaryGroup, version: string, tree: string, digest: s
 /** Hash of everything that decides a build's output. A cached build with another recipe is stale. */
 export async function recipeOf(plan: BuildPlan): Promise<string> {
   const h = createHash('sha256');
-  h.update(JSON.stringify({ goVersion: await goVersion(), tags: plan.tags, ldflags: plan.ldflags, cgo: plan.cgo, salt: plan.salt }));
+  h.update(JSON.stringify({ goVersion: await goVersion(), tags: plan.tags, ldflags: plan.ldflags, cgo: plan.cgo, salt: plan.salt, ...(plan.gcflags ? { gcflags: plan.gcflags } : {}) }));
   for (const f of plan.inputs) h.update(await readFile(f));
   return h.digest('hex');
 }
@@ -199,7 +222,7 @@ export async function goBuild(names: BinaryName[], versions: VersionSet, outDir:
   const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
   const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
-  const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), '-ldflags', plan.ldflags.join(' ')];
+  const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), ...(plan.gcflags ? [`-gcflags=${plan.gcflags}`] : []), '-ldflags', plan.ldflags.join(' ')];
   // One invocation for packages whose default binary name is already right; others get -o FILE.
   const sameName = names.filter((n) => defaultBinaryName(GO_PACKAGES[n]) === n);
   const renamed = names.filter((n) => !sameName.includes(n));

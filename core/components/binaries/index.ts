@@ -57,6 +57,8 @@ export interface EnsuredBinary {
   acquired: boolean;
 }
 
+const BUILD_ONLY: readonly BinaryGroup[] = ['konnectivity', 'kubernetes-debug', 'etcd-debug', 'delve'];
+
 const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 
 function versionSetFor(name: BinaryName, opts: EnsureOptions): VersionSet {
@@ -214,8 +216,9 @@ async function stage(todo: BinaryName[], set: VersionSet, scratch: string, opts:
     return download();
   }
   // konnectivity has no release binaries (images only), and hardwire takes no release downloads for
-  // what a worker runs: built from their Go modules (pause from its C source).
-  if (mode === 'build' || group === 'konnectivity' || WORKER_GROUPS.includes(group)) return viaBuild(todo, set, scratch, log);
+  // what a worker runs: built from their Go modules (pause from its C source). Nor are there
+  // releases of debug builds or of delve's command for `flags prove`.
+  if (mode === 'build' || BUILD_ONLY.includes(group) || WORKER_GROUPS.includes(group)) return viaBuild(todo, set, scratch, log);
   try {
     return await download();
   } catch (err) {

@@ -15,6 +15,11 @@ export function etcdBinary(goPackage: string, prefix: string, args: string[], wh
   return { group: 'etcd', goPackage, probe: { args, expect: (v) => `${prefix} ${v.replace(/^v/, '')}` }, why };
 }
 
+/** A Kubernetes command built for delve (-N -l, symbols kept) for `flags prove`. */
+function debugBinary(name: string): BinarySpec {
+  return { group: 'kubernetes-debug', goPackage: `k8s.io/kubernetes/cmd/${name}`, probe: kubeVersion, why: `\`flags prove\`: ${name} built for delve (-N -l, symbols kept)` };
+}
+
 export const TOOLS = {
   kubeadm: kubeBinary('kubeadm', 'the kubeadm plane of `compare`', { args: ['version', '-o', 'short'], expect: (v) => v }),
   kubectl: kubeBinary('kubectl', 'for the operator, built with the rest', { args: ['version', '--client'], expect: (v) => `Client Version: ${v}` }),
@@ -30,6 +35,12 @@ export const TOOLS = {
     group: 'kube-bench', goPackage: '.', probe: { args: ['version'], expect: (v) => v.replace(/^v/, '') },
     why: '`hardwire cis`: the CIS benchmark, run on each control-plane host', assets: ['cfg'],
   },
+  // `flags prove` (issue 25): run on a host under dlv in place of the unit's binary, then removed.
+  'kube-scheduler-debug': debugBinary('kube-scheduler'),
+  'kube-controller-manager-debug': debugBinary('kube-controller-manager'),
+  'kube-apiserver-debug': debugBinary('kube-apiserver'),
+  'etcd-debug': { ...etcdBinary('go.etcd.io/etcd/server/v3', 'etcd Version:', ['--version'], '`flags prove`: etcd built for delve (-N -l, symbols kept)'), group: 'etcd-debug' },
+  dlv: { group: 'delve', goPackage: 'github.com/go-delve/delve/cmd/dlv', probe: { args: ['version'], expect: (v) => `Version: ${v.replace(/^v/, '')}` }, why: '`flags prove`: the debugger the debug builds run under' },
   // Built here and put into the workers' images (components/images.ts), never onto a host.
   coredns: WORKER_BINARIES.coredns,
   pause: WORKER_BINARIES.pause,

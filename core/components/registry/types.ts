@@ -10,7 +10,8 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
 /** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go). */
 export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity'
-  | 'kubernetes-node' | 'containerd' | 'runc' | 'cni-plugins' | 'coredns' | 'pause' | 'imagebuild' | 'webhook';
+  | 'kubernetes-node' | 'containerd' | 'runc' | 'cni-plugins' | 'coredns' | 'pause' | 'imagebuild' | 'webhook'
+  | 'kubernetes-debug' | 'etcd-debug' | 'delve';
 
 export type Role = 'etcd' | 'control-plane' | 'worker';
 

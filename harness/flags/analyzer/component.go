@@ -96,6 +96,7 @@ func newAnalysis(ix *index, c component) (*analysis, error) {
 	if err != nil {
 		return nil, fmt.Errorf("root: %w", err)
 	}
-	reach := ix.reachable(rootFn)
-	return &analysis{c: c, ix: ix, prog: ix.prog, rootFn: rootFn, reach: reach, runs: reach, closure: importClosure(ix.prog, c.Patterns)}, nil
+	closure := importClosure(ix.prog, c.Patterns)
+	reach := ix.reachable(rootFn, closure)
+	return &analysis{c: c, ix: ix, prog: ix.prog, rootFn: rootFn, reach: reach, runs: reach, closure: closure}, nil
 }

@@ -20,6 +20,8 @@ type funcNode struct {
 	decl *ast.FuncDecl
 	name string
 	refs []*types.Func
+	// makes: the named types whose values the body makes (rta.go), for interface dispatch.
+	makes []*types.TypeName
 }
 
 // occ is one occurrence of a variable or field in an expression.
@@ -187,6 +189,7 @@ func (ix *index) indexFile(p *packages.Package, f *ast.File) {
 					n := &funcNode{pkg: p, name: "var " + strings.Join(names, ", ")}
 					ix.walk(p, n, vs)
 					init.refs = append(init.refs, n.refs...)
+					init.makes = append(init.makes, n.makes...)
 				}
 			}
 		}
@@ -206,6 +209,7 @@ func (ix *index) walk(p *packages.Package, fn *funcNode, root ast.Node) {
 			parent = stack[len(stack)-1]
 		}
 		stack = append(stack, n)
+		noteMade(info, fn, n)
 		switch n := n.(type) {
 		case *ast.Ident:
 			switch obj := info.Uses[n].(type) {
@@ -482,37 +486,6 @@ func (ix *index) implementations(m *types.Func) []*types.Func {
 	}
 	ix.chaCache[m] = out
 	return out
-}
-
-// reachable returns the functions reachable from root through static references and interface
-// dispatch (CHA). Function values count as calls, which over-approximates; that is fine, because
-// the Kubernetes flag set comes from the command itself and this only chooses among candidates.
-func (ix *index) reachable(root *types.Func) map[*funcNode]bool {
-	seen := map[*funcNode]bool{}
-	var queue []*types.Func
-	queue = append(queue, root)
-	visited := map[*types.Func]bool{}
-	for len(queue) > 0 {
-		f := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		if visited[f] {
-			continue
-		}
-		visited[f] = true
-		if sig, ok := f.Type().(*types.Signature); ok && sig.Recv() != nil {
-			if _, isIface := sig.Recv().Type().Underlying().(*types.Interface); isIface {
-				queue = append(queue, ix.implementations(f)...)
-				continue
-			}
-		}
-		n := ix.funcs[f]
-		if n == nil {
-			continue
-		}
-		seen[n] = true
-		queue = append(queue, n.refs...)
-	}
-	return seen
 }
 
 func constString(info *types.Info, e ast.Expr) (string, bool) {

@@ -97,25 +97,28 @@ func promoteDownstream(sorted []attributed) []attributed {
 }
 
 // rankReads orders a flag's reads so that the first is the line that acts on the value. Then
-// promoteDownstream puts the read each plumbing copy leads to in front of that copy.
+// promoteDownstream puts the read each plumbing copy leads to in front of that copy. Reads in
+// functions the process never calls are left out: the linker drops those functions, so no run
+// can reach the line (cloud-controller-manager's ApplyTo in a shared module; (*PathOptions)
+// methods that only kubectl's code makes reachable).
 func (a *analysis) rankReads(reads []attributed, handsOn map[*occ]bool) []attributed {
-	sort.SliceStable(reads, func(x, y int) bool { return a.readBefore(reads[x], reads[y], handsOn) })
-	return promoteDownstream(reads)
+	run := reads[:0:0]
+	for _, r := range reads {
+		if !a.unreached(r) {
+			run = append(run, r)
+		}
+	}
+	sort.SliceStable(run, func(x, y int) bool { return a.readBefore(run[x], run[y], handsOn) })
+	return promoteDownstream(run)
 }
 
-// readBefore is the ranking. It puts the read class first, then reads in code the component
-// runs, the kind of code, the tier, and reads whose value is handed on. Then come uses before
-// checks, a hand-off to another module, plain reads before pointers, and the longer match.
-// Position decides last.
+// readBefore is the ranking. It puts the read class first, then the kind of code, the tier, and
+// reads whose value is handed on. Then come uses before checks, a hand-off to another module,
+// plain reads before pointers, and the longer match. Position decides last.
 func (a *analysis) readBefore(x, y attributed, handsOn map[*occ]bool) bool {
 	rx, ry := x.read, y.read
 	if cx, cy := readClass(x), readClass(y); cx != cy {
 		return cx < cy
-	}
-	// Code the component's command never calls (cloud-controller-manager's ApplyTo in a
-	// shared module) may read the same config type: after code it does call.
-	if ux, uy := a.unreached(x), a.unreached(y); ux != uy {
-		return uy
 	}
 	kx, ky := kindRank[rx.Kind], kindRank[ry.Kind]
 	if kx != ky {

@@ -207,7 +207,7 @@ func (a *analysis) entryReach() error {
 	if err != nil {
 		return err
 	}
-	a.runs = a.ix.reachable(fn)
+	a.runs = a.ix.reachable(fn, a.closure)
 	return nil
 }
 

@@ -1,0 +1,40 @@
+// "Proven live" (issue 25): what `flags prove --record` saw for each flag, kept beside the flag map
+// (flags/proven/<version>/<component>.json; not under data/, which --regenerate rebuilds byte for
+// byte) so that the map and compare's matrix can show it.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from '../../lib/paths.ts';
+
+export interface ProvenFlag { verdict: 'hit' | 'not hit' | 'not provable'; sitesHit: number; sites: number }
+
+export interface ProvenRecord {
+  component: string;
+  kubernetesVersion: string;
+  /** The day of the run (UTC), and the binary it ran: the debug build's sha256, delve's version. */
+  date: string;
+  debugSha256: string;
+  dlv: string;
+  flags: Record<string, ProvenFlag>;
+}
+
+const provenDir = (version: string) => join(repoRoot, 'harness', 'flags', 'proven', version);
+const recordFile = (component: string, version: string) => join(provenDir(version), `${component}.json`);
+
+export function writeProven(r: ProvenRecord): string {
+  const file = recordFile(r.component, r.kubernetesVersion);
+  mkdirSync(provenDir(r.kubernetesVersion), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+  return file;
+}
+
+export function loadProven(component: string, version: string): ProvenRecord | undefined {
+  const file = recordFile(component, version);
+  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord : undefined;
+}
+
+/** The column: "hit 4/4, v1.36.3 2026-12-02", or "-" when the flag was not proven. */
+export function provenCell(component: string, flag: string, version: string): string {
+  const r = loadProven(component, version);
+  const f = r?.flags[flag];
+  return f && r ? `${f.verdict} ${f.sitesHit}/${f.sites}, ${r.kubernetesVersion} ${r.date}` : '-';
+}

@@ -1,0 +1,69 @@
+// From tracepoint outcomes to the verdicts the issue asks for: each flag hit (value seen), not hit
+// (with the condition from the source that guards the site), or not provable (why).
+import type { FlagPlan, PassedFlag } from './sites.ts';
+import type { SiteTrace } from './trace.ts';
+import { compare, type Seen } from './values.ts';
+import { enclosingCondition, shortFunc, sourceLines } from './source.ts';
+
+export type Verdict = 'hit' | 'not hit' | 'not provable';
+
+export interface SiteResult {
+  ref: string;
+  kind: string;
+  /** The function the flag map names, and the one delve stopped in. */
+  mapFunction?: string;
+  /** unset: no tracepoint could be set at the line. */
+  status: 'hit' | 'not hit' | 'unset';
+  hits: number;
+  capped: boolean;
+  expr?: string;
+  seen?: Seen;
+  at?: { file: string; line: number; function: string };
+  reason?: string;
+}
+
+export interface FlagResult { flag: string; value: string; verdict: Verdict; reason?: string; seen?: Seen; sites: SiteResult[] }
+
+function notHitReason(t: SiteTrace): string {
+  const s = t.site.site;
+  const lines = sourceLines(s.module, s.version, s.file);
+  const cond = lines ? enclosingCondition(lines, s.line) : undefined;
+  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run before the gate passed`;
+  return `${s.function ?? 'its function'} did not run before the gate passed (reached later, or on another path)`;
+}
+
+function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
+  const s = t.site.site;
+  const base = { ref: t.site.ref, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
+  if (t.unset) {
+    const why = t.unset.linked
+      ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`
+      : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
+    return { ...base, status: 'unset', reason: `no tracepoint: ${why}` };
+  }
+  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t) };
+  const at = { file: t.first.file, line: t.first.line, function: t.first.function };
+  // The first hit whose value is the flag's, else the first: a conversion of the defaults may read before the flag applies.
+  const judged = t.values.map((v) => compare(v, flag.value));
+  const seen = judged.find((j) => j.match === true) ?? judged[0];
+  const moved = s.function && shortFunc(at.function) !== s.function.replace(/\[[^\]]*\]/g, '') ? `delve stopped in ${at.function}, the map names ${s.function}` : undefined;
+  // A line that does not spell the selector reads something else: hit, but the citation is wrong.
+  const word = s.selector.replace(/^\./, '');
+  const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];
+  const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
+  const reason = [moved, blind].filter(Boolean).join('; ');
+  return { ...base, status: 'hit', at, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
+}
+
+export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {
+  return plans.map(({ flag, entry, sites }) => {
+    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag));
+    const head = { flag: flag.name, value: flag.value, sites: mine };
+    if (!entry) return { ...head, verdict: 'not provable' as const, reason: 'not in the flag map' };
+    if (mine.length === 0) return { ...head, verdict: 'not provable' as const, reason: `the map cites no read site (${entry.readBy})` };
+    const hit = mine.find((r) => r.status === 'hit' && r.seen?.match !== undefined) ?? mine.find((r) => r.status === 'hit');
+    if (hit) return { ...head, verdict: 'hit' as const, ...(hit.seen ? { seen: hit.seen } : {}) };
+    if (mine.every((r) => r.status === 'unset')) return { ...head, verdict: 'not provable' as const, reason: mine[0]!.reason! };
+    return { ...head, verdict: 'not hit' as const, reason: mine.find((r) => r.status === 'not hit')!.reason! };
+  });
+}

@@ -1,0 +1,54 @@
+// What "started" means for a component under delve: the gate `flags prove` runs it to. Each gate is
+// read before the unit stops (the Lease holder to tell the traced instance from the unit) and
+// returns what it saw of the traced instance.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { Session } from '../../core/transport/index.ts';
+import type { KubeCreds } from '../../core/transport/kube-api.ts';
+import { localHealthz } from '../../core/gates/local.ts';
+import { readLease } from '../../core/gates/leases.ts';
+import { checkEtcd } from '../../core/gates/etcd.ts';
+import { StepError } from '../../lib/errors.ts';
+
+/** Waits until the traced instance passes, or the signal aborts it; resolves to what proves it. */
+export type GateWait = (signal: AbortSignal) => Promise<string>;
+/** Reads what it needs before the unit stops. */
+export type ProveGate = (s: Session, timeoutMs: number) => Promise<GateWait>;
+
+async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSignal, once: () => Promise<string | undefined>): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  while (!signal.aborted) {
+    if (Date.now() > deadline) throw new StepError('flags prove', `${what} under delve did not pass its gate in ${timeoutMs / 1000}s`, { host: s.host.name });
+    const got = await once();
+    if (got !== undefined) return got;
+    await sleep(1000);
+  }
+  return '';
+}
+
+/** Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed once. */
+export function leaseGate(component: string, port: number, lease: string, creds: KubeCreds): ProveGate {
+  return async (s, timeoutMs) => {
+    const oldHolder = (await readLease(creds, lease).catch(() => undefined))?.holder ?? '';
+    return (signal) => {
+      let renew = '';
+      return poll(s, component, timeoutMs, signal, async () => {
+        const h = await localHealthz(s, port).catch(() => ({ status: 0, body: '' }));
+        if (h.status !== 200 || h.body !== 'ok') return undefined;
+        const l = await readLease(creds, lease).catch(() => undefined);
+        if (!l || !l.holder || l.holder === oldHolder) return undefined;
+        if (renew && l.renewTime !== renew) return l.holder;
+        renew = l.renewTime;
+        return undefined;
+      });
+    };
+  };
+}
+
+/** etcd: every member healthy over mTLS and the member list equal to the inventory, with the unit stopped. */
+export function etcdProveGate(inv: Inventory): ProveGate {
+  return async (s, timeoutMs) => (signal) => poll(s, 'etcd', timeoutMs, signal, async () => {
+    const h = await checkEtcd(inv, s).catch(() => undefined);
+    return h ? `healthy: ${h.members.join(', ')}` : undefined;
+  });
+}

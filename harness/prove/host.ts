@@ -1,0 +1,88 @@
+// One component on one host under delve: the unit's own ExecStart flags, the debug build in place
+// of the release binary, the unit stopped meanwhile and started again afterwards whatever happens.
+import { readFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Session } from '../../core/transport/index.ts';
+import { StepError } from '../../lib/errors.ts';
+import { UNIT_DIR } from '../../lib/constants.ts';
+import type { Logger } from '../../lib/log.ts';
+import { execStartArgv } from '../compare/normalize.ts';
+import { DlvClient } from './dlv-rpc.ts';
+import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
+import type { TraceSite } from './sites.ts';
+import type { ProveGate } from './gates.ts';
+
+/** delve's default port, on the host's loopback only; reached through the SSH connection. */
+const DLV_PORT = 2345;
+
+export interface HostRun {
+  component: string;
+  /** Run to this gate: healthy, and (where it has one) the Lease taken by this instance. */
+  gate: ProveGate;
+  dlv: string;
+  debugBinary: string;
+  gateTimeoutMs: number;
+}
+
+export interface HostOutcome extends TraceOutcome { argv: string[]; holder: string }
+
+async function sh(s: Session, argv: string[], what: string): Promise<string> {
+  const r = await s.exec(argv, { allowFail: true });
+  if (r.code !== 0) throw new StepError('flags prove', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
+  return r.stdout.trim();
+}
+
+async function connectDlv(s: Session, deadline: number): Promise<DlvClient> {
+  for (;;) {
+    try {
+      const ch = await s.openLocalPort(DLV_PORT);
+      const c = new DlvClient(ch);
+      await c.breakpoints(); // answers once delve has loaded the binary
+      return c;
+    } catch (err) {
+      if (Date.now() > deadline) throw new StepError('flags prove', `delve did not answer on 127.0.0.1:${DLV_PORT}: ${String(err)}`, { host: s.host.name });
+      await sleep(1000);
+    }
+  }
+}
+
+export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
+  const unit = `${run.component}.service`;
+  const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
+  const argv = execStartArgv(unitText);
+  // The unit's own account (etcd runs as etcd): files the debuggee writes keep the unit's owner.
+  const account = [...unitText.matchAll(/^(User|Group)=(\S+)$/gm)].flatMap((m) => ['-p', `${m[1]}=${m[2]}`]);
+  if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
+  const debugUnit = `hardwire-prove-${run.component}`;
+  const wait = await run.gate(s, run.gateTimeoutMs);
+  let client: DlvClient | undefined;
+  try {
+    log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
+    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
+    await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
+    await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
+    await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
+    // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
+    // delve keeps its config (and telemetry) under $XDG_CONFIG_HOME: in the scratch dir, not in the
+    // account's home (etcd's is its data dir).
+    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...account, `--setenv=XDG_CONFIG_HOME=${dir}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
+      '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
+    client = await connectDlv(s, Date.now() + 120_000);
+    const traced = await setTracepoints(client, sites(argv));
+    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
+    let holder = '';
+    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); });
+    if (out.exited !== undefined) {
+      const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
+      log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);
+    }
+    return { ...out, argv, holder };
+  } finally {
+    await client?.detachKill();
+    client?.close();
+    await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
+    await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
+    await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+  }
+}

@@ -1,0 +1,94 @@
+// `hardwire flags prove` (issue 25): the flag map's read sites, hit by delve in the debug build of
+// a component running on a wired host with its unit's exact flags.
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { newContext } from '../../core/apply/context.ts';
+import { runPhases } from '../../core/apply/phase.ts';
+import { connectPhase } from '../../core/apply/phases/connect.ts';
+import { adminCreds } from '../../core/apply/creds.ts';
+import { ensureAll } from '../../core/components/binaries/index.ts';
+import type { BinaryName } from '../../core/components/registry/index.ts';
+import { clusterStateDir } from '../../core/pki/store.ts';
+import { InputError, StepError } from '../../lib/errors.ts';
+import { planFlags, type FlagPlan } from './sites.ts';
+import { loadFlagMap, type FlagMap } from '../flags/map.ts';
+import { proveOnHost, type HostOutcome } from './host.ts';
+import { classify, type FlagResult } from './classify.ts';
+import { etcdProveGate, leaseGate } from './gates.ts';
+import type { ProvenRecord } from '../flags/proven.ts';
+
+/** What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd: its health). */
+export const PROVABLE = {
+  'kube-scheduler': { debug: 'kube-scheduler-debug', port: 10259, lease: 'kube-scheduler' },
+  'kube-controller-manager': { debug: 'kube-controller-manager-debug', port: 10257, lease: 'kube-controller-manager' },
+  etcd: { debug: 'etcd-debug' },
+} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string }>;
+export type ProvableComponent = keyof typeof PROVABLE;
+
+export interface ProveReport {
+  component: string;
+  kubernetesVersion: string;
+  host: string;
+  date: string;
+  debugBinary: { name: string; sha256: string };
+  dlv: { version: string; sha256: string };
+  argv: string[];
+  /** What the gate saw of the traced instance (the Lease holder; etcd: its healthy members): proof that it, not the unit, passed. */
+  holder: string;
+  exited?: number;
+  seconds: { total: number; traced: number };
+  counts: { flags: number; hit: number; notHit: number; notProvable: number; sites: number; sitesHit: number; sitesNotHit: number; sitesUnset: number };
+  flags: FlagResult[];
+}
+
+export function isProvable(c: string): c is ProvableComponent {
+  return Object.hasOwn(PROVABLE, c);
+}
+
+export async function prove(inv: Inventory, stateDir: string, component: string, opts: { gateTimeoutMs: number; acceptNewHostKeys: boolean; map?: FlagMap }, log: Logger): Promise<ProveReport> {
+  if (!isProvable(component)) throw new InputError('--component', `"${component}" cannot be proven yet; one of ${Object.keys(PROVABLE).join(', ')}`);
+  const spec = PROVABLE[component];
+  const started = Date.now();
+  const version = inv.cluster.kubernetesVersion;
+  const map = opts.map ?? loadFlagMap(component, version);
+  if (map.component !== component) throw new InputError('--map', `is the flag map of ${map.component}, not ${component}`);
+  const [debug, dlv] = await ensureAll([spec.debug, 'dlv'], { kubernetesVersion: version, log });
+  const host = component === 'etcd' ? inv.etcdHosts[0] : inv.controlPlaneHosts[0];
+  if (!host) throw new InputError('inventory', `has no ${component === 'etcd' ? 'etcd' : 'control-plane'} host to prove on`);
+  const clusterDir = clusterStateDir(stateDir, inv);
+  const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
+  let plans: FlagPlan[] = [];
+  let out: HostOutcome | undefined;
+  await runPhases([connectPhase, {
+    id: 'prove',
+    title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
+    async run(c) {
+      out = await c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
+        component, gate: 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : etcdProveGate(inv), dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs,
+      }, (argv) => { plans = planFlags(map, argv.slice(1)); return plans.flatMap((p) => p.sites); }, log));
+    },
+  }], ctx);
+  if (!out) throw new StepError('flags prove', 'the trace did not run');
+  const flags = classify(plans, out.traces);
+  const sites = flags.flatMap((f) => f.sites);
+  return {
+    component, kubernetesVersion: version, host: host.name, date: new Date().toISOString(),
+    debugBinary: { name: debug!.name, sha256: debug!.sha256 }, dlv: { version: dlv!.version, sha256: dlv!.sha256 },
+    argv: out.argv, holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}),
+    seconds: { total: (Date.now() - started) / 1000, traced: out.seconds },
+    counts: {
+      flags: flags.length, hit: flags.filter((f) => f.verdict === 'hit').length, notHit: flags.filter((f) => f.verdict === 'not hit').length,
+      notProvable: flags.filter((f) => f.verdict === 'not provable').length, sites: sites.length, sitesHit: sites.filter((s) => s.status === 'hit').length,
+      sitesNotHit: sites.filter((s) => s.status === 'not hit').length, sitesUnset: sites.filter((s) => s.status === 'unset').length,
+    },
+    flags,
+  };
+}
+
+/** The report as the record the flag map's "proven live" column reads. */
+export function provenRecord(r: ProveReport): ProvenRecord {
+  return {
+    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version,
+    flags: Object.fromEntries(r.flags.map((f) => [f.flag, { verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length }])),
+  };
+}
