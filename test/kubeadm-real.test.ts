@@ -84,5 +84,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     const config = parseYaml((await s.readFile('/var/lib/kubelet/config.yaml')).toString('utf8')) as Record<string, unknown>;
     expect(config).toMatchObject({ failCgroupV1: false, cgroupDriver: 'cgroupfs', failSwapOn: false });
     expect(await remote(s, ['systemctl', 'show', '-p', 'DropInPaths', '--value', 'kubelet'])).toBe('/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf');
+    // kubelet.conf names the rotated client pair after kubelet-finalize; the cert matrix still has it.
+    expect(await remote(s, ['grep', 'client-certificate:', '/etc/kubernetes/kubelet.conf'])).toBe('client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem');
+    expect(plane.certs.find((c) => c.role === 'kubeconfig/kubelet')?.facts).toMatchObject({ cn: 'system:node:node1', o: ['system:nodes'] });
   });
 });

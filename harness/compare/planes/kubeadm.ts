@@ -188,7 +188,11 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           const text = (await s.readFile(path)).toString('utf8');
           if (path.endsWith('.crt')) plane.certs.push({ role: roleOf(rel), path, kind: 'cert', facts: certFacts(text) });
           else {
-            const c = kubeconfigCert(text, path, roleOf(rel));
+            // After kubelet-finalize, kubelet.conf names the kubelet's rotated pair (certificate and key in one
+            // file) instead of embedding it: only the certificate blocks are read, on the host.
+            const file = (parseYaml(text) as { users?: { user?: Record<string, string> }[] }).users?.[0]?.user?.['client-certificate'];
+            const pem = file ? (await s.exec(['sed', '-n', '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p', file], { allowFail: true })).stdout : '';
+            const c = kubeconfigCert(text, path, roleOf(rel), pem || undefined);
             if (c) plane.certs.push(c);
             else plane.notes.push(`${path} has no embedded client certificate`);
           }
