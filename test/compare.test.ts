@@ -1,6 +1,6 @@
 // End to end on the lab: hardwire wires a 1-host lab cluster, then "hardwire compare" collects all
-// three planes for real: kubeadm v1.36.3 (phases, then its static Pods run as units) on a fresh
-// host, and k0s v1.36.3+k0s.2 (built from its source archive) as a single controller and a
+// three planes for real: kubeadm v1.36.3 (`kubeadm init` with every phase, its static Pods run by
+// the kubelet from images built here) on a fresh worker host, and k0s v1.36.3+k0s.2 (built from its source archive) as a single controller and a
 // 3-controller HA plane on a fresh 4-host lab, with kube-bench on each. The k0s and kubeadm labs are
 // kept until the end, so facts are read from them independently: /proc, openssl, k0s itself.
 // The HTML report is opened in headless Chromium.
@@ -8,11 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
 import { chromium, type BrowserContext } from 'playwright-core';
 import { hardwire } from './helpers/cli.ts';
 import { findFlag } from '../harness/flags/map.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
 import { labConnect, labDown } from '../harness/lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
@@ -54,9 +54,7 @@ describe('hardwire compare on the lab', () => {
     expect(report.kubernetesVersion).toBe('v1.36.3');
     expect(report.planes.hardwire).toMatchObject({ collected: true, mode: 'live' });
     expect(report.planes.kubeadm).toMatchObject({ collected: true, version: 'v1.36.3' });
-    expect(report.planes.kubeadm.steps.map((s) => s.step)).toEqual(expect.arrayContaining([
-      'kubeadm init phase certs all', 'kubeadm init phase kubeconfig all', 'kubeadm init phase etcd local', 'kubeadm init phase control-plane all',
-    ]));
+    expect(report.planes.kubeadm.steps.find((s) => s.step === 'kubeadm init')).toMatchObject({ ok: true, argv: ['kubeadm', 'init', '--config', '/root/hardwire-compare/kubeadm.yaml'] });
     expect(report.planes.k0s).toMatchObject({ collected: true, version: 'v1.36.3+k0s.2' });
     for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'] as const) {
       expect(report.components[c].sources.hardwire).toMatch(/^\/proc\/\d+\/cmdline on node1$/);
@@ -65,22 +63,24 @@ describe('hardwire compare on the lab', () => {
     }
   });
 
-  it('kubeadm runs live: each unit runs its manifest\'s command, and its apiserver answers /readyz', async () => {
+  it('kubeadm runs live: the kubelet runs each static Pod with its manifest\'s argv, the mirror Pods are Running, nothing was pulled', async () => {
     const s = await on(KUBEADM_LAB, 'node1');
+    let host: KubeadmHostFacts;
     try {
-      for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
-        const pid = await remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', `kubeadm-${c}`]);
-        const live = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
-        const m = parseYaml((await s.readFile(`/etc/kubernetes/manifests/${c}.yaml`)).toString('utf8')) as { spec: { containers: { command: string[] }[] } };
-        const manifest = m.spec.containers[0]!.command;
-        expect(live.slice(1), c).toEqual(manifest.slice(1));
-        expect(live[0]!.split('/').pop()).toBe(manifest[0]);
-      }
-      const addr = s.host.address;
-      expect(await remote(s, ['curl', '-sS', '--cacert', '/etc/kubernetes/pki/ca.crt', `https://${addr}:6443/readyz`])).toBe('ok');
+      host = await readKubeadmHost(s);
     } finally {
       await s.close();
     }
+    for (const c of CONTROL_PLANE) {
+      expect(host.containers[c]?.argv, c).toEqual(host.manifests[c]);
+      expect(host.containers[c]?.cgroup, c).toMatch(/\/kubepods\//);
+      expect(host.mirrorPods.find((p) => p.name === `${c}-node1`), c).toMatchObject({ phase: 'Running', mirror: true });
+      expect(report.kubeadm?.live[c]?.pid, c).toBe(host.containers[c]?.pid);
+    }
+    expect(host.pullLines).toEqual([]);
+    expect(report.kubeadm?.pulls).toEqual([]);
+    expect(host.images).toEqual(host.kubeadmImages);
+    expect(host.readyz).toBe('ok');
     expect(report.planes.kubeadm.notes.join(' ')).toMatch(/equals its manifest/);
   });
 
@@ -178,7 +178,7 @@ describe('hardwire compare on the lab', () => {
     const src = readFileSync(join(cacheDir(), 'gosrc', 'k0s-v1.36.3+k0s.2', 'cmd', 'controller', 'controller.go'), 'utf8').split('\n');
     for (const c of report.k0s!.components) expect(src.slice(c.at.line - 1, c.at.line + 2).join(' '), c.name).toMatch(/Components\.Add\(/);
     expect(report.k0sCollapse).toMatch(/one supervisor process/);
-    expect(report.processes.kubeadm.find((p) => p.name === 'kube-apiserver')?.state).toMatch(/systemd unit kubeadm-kube-apiserver/);
+    expect(report.processes.kubeadm.find((p) => p.name === 'kube-apiserver')?.state).toMatch(/in container [0-9a-f]{12}, run by the kubelet/);
   });
 
   it('k0s HA: three etcd members, as k0s itself lists them; joiners differ from the single controller', async () => {

@@ -9,9 +9,9 @@ import { run } from '../../lib/proc.ts';
 import { InputError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { BinaryName } from './registry/index.ts';
-import { BUSYBOX, IMAGE_DIR, IMAGE_NAMES, IMAGES, type ImageName, type ImageSpec } from './images.ts';
+import { BUSYBOX, IMAGE_DIR, IMAGES, type ImageSpec } from './images.ts';
 
-export interface BuiltImage { name: ImageName; ref: string; path: string; sha256: string; hostPath: string }
+export interface BuiltImage { name: string; ref: string; path: string; sha256: string; hostPath: string }
 
 /**
  * The tarball's sha256, hashed once and kept beside it: the file is named by its inputs and never
@@ -25,17 +25,21 @@ async function digestOf(file: string): Promise<string> {
   return sha;
 }
 
-/** Builds (or finds in the cache) every image; the imagebuild, pause and CoreDNS binaries come from ensureAll. */
-export async function ensureImages(log: Logger, from?: string): Promise<BuiltImage[]> {
-  if (!existsSync(BUSYBOX)) throw new InputError('busybox', `${BUSYBOX} is missing; install it with: apt-get install -y busybox-static`);
-  const names = [...new Set<BinaryName>(['imagebuild', ...IMAGE_NAMES.flatMap((n) => IMAGES[n].from)])];
-  const got = await ensureAll(names, { log, ...(from ? { from } : {}) });
-  const bins = new Map(got.map((b) => [b.name, b]));
+/**
+ * Builds (or finds in the cache) every image of a table (default: the workers' IMAGES; compare's
+ * kubeadm plane passes KUBEADM_IMAGES); the binaries they hold and imagebuild come from ensureAll.
+ */
+export async function ensureImages(log: Logger, from?: string, table: Record<string, ImageSpec<string>> = IMAGES as Record<string, ImageSpec<string>>): Promise<BuiltImage[]> {
+  const names = Object.keys(table);
+  if (names.includes('busybox') && !existsSync(BUSYBOX)) throw new InputError('busybox', `${BUSYBOX} is missing; install it with: apt-get install -y busybox-static`);
+  const wanted = [...new Set(['imagebuild', ...names.flatMap((n) => table[n]!.from)])] as BinaryName[];
+  const got = await ensureAll(wanted, { log, ...(from ? { from } : {}) });
+  const bins = new Map<string, (typeof got)[number]>(got.map((b) => [b.name, b]));
   const dir = join(cacheDir(), 'images');
   mkdirSync(dir, { recursive: true });
   const out: BuiltImage[] = [];
-  for (const name of IMAGE_NAMES) {
-    const spec: ImageSpec = IMAGES[name];
+  for (const name of names) {
+    const spec = table[name]!;
     const args = spec.args((n) => bins.get(n)!.path);
     // The tarball is reproducible (imagebuild writes mtime 0, root-owned): its inputs name it.
     const key = createHash('sha256').update(JSON.stringify([spec.ref, args, bins.get('imagebuild')!.sha256, ...spec.from.map((n) => bins.get(n)!.sha256), name === 'busybox' ? await sha256File(BUSYBOX) : ''])).digest('hex').slice(0, 16);

@@ -7,18 +7,20 @@
 import type { WORKER_BINARIES } from './registry/worker-binaries.ts';
 
 type BinaryName = keyof typeof WORKER_BINARIES;
+/** The control plane's binaries, by their registry names (registry/index.ts; not imported: it imports this file through the models). */
+type ControlPlaneBinary = 'etcd' | 'etcdctl' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
 
 /** Debian's busybox-static (scripts/setup.sh installs it): the busybox image's one binary. */
 export const BUSYBOX = '/bin/busybox';
 /** Where wire puts the tarballs on a worker. */
 export const IMAGE_DIR = '/var/lib/hardwire/images';
 
-export interface ImageSpec {
+export interface ImageSpec<N extends string = BinaryName> {
   ref: string;
   /** Binaries built here that go into it, by BinaryName. */
-  from: readonly BinaryName[];
+  from: readonly N[];
   /** imagebuild's arguments after -ref and -out, given each input's local path. */
-  args: (bin: (n: BinaryName) => string) => string[];
+  args: (bin: (n: N) => string) => string[];
   why: string;
 }
 
@@ -43,3 +45,29 @@ export const IMAGES = {
 export type ImageName = keyof typeof IMAGES;
 export const IMAGE_NAMES = Object.keys(IMAGES) as ImageName[];
 
+
+/**
+ * kubeadm's own image names: exactly what `kubeadm config images list --kubernetes-version v1.36.3`
+ * prints (test/kubeadm-images.test.ts runs it), so `kubeadm init` finds every image already in
+ * containerd and pulls none. The control-plane images carry the same binaries hardwire runs, on a
+ * PATH, because kubeadm's static Pod manifests name the binary only (`command: [kube-apiserver, …]`):
+ * a container's argv[0] is looked up on the image's PATH. Upstream's images keep them in
+ * /usr/local/bin, as here. pause and CoreDNS are the images above under kubeadm's names.
+ */
+const PATH_ENV = ['-env', 'PATH=/usr/local/bin:/usr/bin:/bin'];
+const onPath = (names: string[], bin: (n: string) => string) =>
+  [...PATH_ENV, '-entrypoint', `/usr/local/bin/${names[0]}`, ...names.flatMap((n) => ['-add', `/usr/local/bin/${n}=${bin(n)}`])];
+const cp = (name: ControlPlaneBinary, ref: string, why: string, extra: ControlPlaneBinary[] = []): ImageSpec<ControlPlaneBinary | BinaryName> =>
+  ({ ref, from: [name, ...extra], args: (b) => onPath([name, ...extra], b as (n: string) => string), why });
+const renamed = (spec: ImageSpec, ref: string): ImageSpec => ({ ...spec, ref, why: `${spec.why}, under kubeadm's name` });
+
+export const KUBEADM_IMAGES = {
+  'kube-apiserver': cp('kube-apiserver', 'registry.k8s.io/kube-apiserver:v1.36.3', 'kubeadm\'s kube-apiserver static Pod'),
+  'kube-controller-manager': cp('kube-controller-manager', 'registry.k8s.io/kube-controller-manager:v1.36.3', 'kubeadm\'s kube-controller-manager static Pod'),
+  'kube-scheduler': cp('kube-scheduler', 'registry.k8s.io/kube-scheduler:v1.36.3', 'kubeadm\'s kube-scheduler static Pod'),
+  // etcdctl beside etcd, as upstream's etcd image has it: `etcdctl member list` inside the Pod.
+  etcd: cp('etcd', 'registry.k8s.io/etcd:3.6.8-0', 'kubeadm\'s local etcd static Pod (kubeadm v1.36.3 pins etcd 3.6.8-0, the etcd hardwire runs)', ['etcdctl']),
+  'kube-proxy': { ref: 'registry.k8s.io/kube-proxy:v1.36.3', from: ['kube-proxy'], args: (b) => onPath(['kube-proxy'], b as (n: string) => string), why: 'kubeadm\'s kube-proxy DaemonSet (binary only: no iptables in it yet)' },
+  coredns: renamed(IMAGES.coredns, 'registry.k8s.io/coredns/coredns:v1.14.2'),
+  pause: renamed(IMAGES.pause, 'registry.k8s.io/pause:3.10.2'),
+} as const satisfies Record<string, ImageSpec<ControlPlaneBinary | BinaryName>>;

@@ -128,6 +128,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     processes: perPlane((p) => planes[p].processes),
     k0sCollapse: k0sSentence(planes.k0s),
     ...(planes.k0s.k0s ? { k0s: planes.k0s.k0s } : {}),
+    ...(planes.kubeadm.kubeadm ? { kubeadm: { ...planes.kubeadm.kubeadm, live: planes.kubeadm.live ?? {} } } : {}),
     ...(PLANES.some((p) => planes[p].cis) ? { cis: Object.fromEntries(PLANES.filter((p) => planes[p].cis).map((p) => [p, planes[p].cis!])) } : {}),
     notes,
   };

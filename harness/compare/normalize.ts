@@ -52,11 +52,12 @@ export function flagsOf(argv: string[]): Map<string, string> {
 }
 
 /** The client cert inside a kubeconfig, and the server it points at. The key is never read out. */
-export function kubeconfigCert(text: string, path: string, role: string): PlaneCert | undefined {
+/** The client certificate embedded in a kubeconfig, or `filePem`, the certificate of the file it names instead. */
+export function kubeconfigCert(text: string, path: string, role: string, filePem?: string): PlaneCert | undefined {
   const doc = parseYaml(text) as { clusters?: { cluster?: { server?: string } }[]; users?: { user?: Record<string, string> }[] };
   const data = doc.users?.[0]?.user?.['client-certificate-data'];
-  if (!data) return undefined;
-  const pem = Buffer.from(data, 'base64').toString('utf8');
+  if (!data && !filePem) return undefined;
+  const pem = data ? Buffer.from(data, 'base64').toString('utf8') : filePem!;
   const server = doc.clusters?.[0]?.cluster?.server;
   return { role, path, kind: 'kubeconfig', facts: certFacts(pem), ...(server ? { server } : {}) };
 }

@@ -83,8 +83,24 @@ export interface PlaneData {
   collectMs?: number;
   /** kube-bench on this plane (compare runs it unless --no-cis). */
   cis?: import('../cis/format.ts').PlaneReport;
-  /** kubeadm live: each unit's PID and /proc argv, and whether it equals the manifest. */
+  /** kubeadm live: each static Pod container's PID and /proc argv, and whether it equals the manifest. */
   live?: Partial<Record<Component, { pid: number; argv: string[]; sameAsManifest: boolean }>>;
+  /** The real `kubeadm init` and what it left running (planes/kubeadm-init.ts). */
+  kubeadm?: KubeadmRun;
+}
+
+export interface KubeadmRun {
+  /** Wall time of `kubeadm init`, and of each of its "[phase]" output sections. */
+  init: { ms: number; phases: { phase: string; ms: number }[]; output: string };
+  /** kube-system Pods from the API; mirror = a static Pod's mirror (kubernetes.io/config.mirror). */
+  mirrorPods: { name: string; phase: string; mirror: boolean }[];
+  /** The kubelet's /proc argv, /var/lib/kubelet/config.yaml and kubeadm-flags.env. */
+  kubelet: { pid: number; argv: string[]; config: string; flagsEnv: string };
+  /** Image refs imported from local tarballs; refs in containerd's k8s.io namespace after init. */
+  imported: string[];
+  images: string[];
+  /** containerd journal lines that mention PullImage (none: nothing was pulled). */
+  pulls: string[];
 }
 
 /** One k0s controller as read on its host. */
@@ -175,5 +191,7 @@ export interface CompareReport {
   cis?: Partial<Record<PlaneName, import('../cis/format.ts').PlaneReport>>;
   /** The k0s plane's own facts, when it was collected. */
   k0s?: K0sModel;
+  /** The kubeadm plane's `kubeadm init` and what it left running, with each static Pod's live argv. */
+  kubeadm?: KubeadmRun & { live: NonNullable<PlaneData['live']> };
   notes: string[];
 }

@@ -14,7 +14,8 @@ export const SANDBOX_IMAGE = 'hardwire.local/pause:3.10.2';
 export const CNI_CONF_DIR = '/etc/cni/net.d';
 export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
 
-export function containerdConfig(): string {
+/** The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host uses kubeadm's). */
+export function containerdConfig({ sandbox = SANDBOX_IMAGE, cniBinDir = BIN }: { sandbox?: string; cniBinDir?: string } = {}): string {
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
 # The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
 # at every start with a log line (C cmd/containerd/server/config/config.go:228 serviceMigrate).
@@ -29,7 +30,7 @@ state = "/run/containerd"
   [plugins."io.containerd.cri.v1.images".pinned_images]
     # The Pod sandbox image: the locally built pause, imported on each worker; no Pod pulls from a
     # registry (C internal/cri/config/config.go:298-307 PinnedImages).
-    sandbox = "${SANDBOX_IMAGE}"
+    sandbox = "${sandbox}"
 
 [plugins."io.containerd.cri.v1.runtime"]
   # The lab machine's own capability bounding set lacks CAP_SYS_RESOURCE, so nothing on it may lower
@@ -48,7 +49,7 @@ state = "/run/containerd"
         SystemdCgroup = false
   [plugins."io.containerd.cri.v1.runtime".cni]
     # The CNI plugins (bridge, host-local, loopback, portmap) sit with the other binaries (C internal/cri/config/config.go:163).
-    bin_dirs = ["${BIN}"]
+    bin_dirs = ["${cniBinDir}"]
     conf_dir = "${CNI_CONF_DIR}"
 `;
 }
@@ -57,9 +58,14 @@ state = "/run/containerd"
 export function cniConflist({ inv, host }: ModelContext): string {
   const subnet = host.podCidr?.text;
   if (!subnet) throw new Error(`${host.name} has no pod CIDR; only workers run containerd`);
+  return bridgeConflist(`${inv.cluster.name}-pods`, subnet);
+}
+
+/** A CNI bridge network named `name` with addresses from `subnet`. */
+export function bridgeConflist(name: string, subnet: string): string {
   return `${JSON.stringify({
     cniVersion: '1.0.0',
-    name: `${inv.cluster.name}-pods`,
+    name,
     plugins: [
       // isGateway: cni0 gets the range's first address and is each Pod's default route. No ipMasq:
       // Pod traffic to other nodes keeps its Pod address and is routed between the lab hosts.

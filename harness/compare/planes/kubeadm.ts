@@ -1,11 +1,11 @@
-// The kubeadm plane: on a fresh lab host, the real kubeadm at the pinned version runs the four
-// file-writing init phases with a generated kubeadm.yaml; then its static Pod manifests, PKI and
-// kubeconfigs are read back. The phases need no kubelet, container runtime or preflight.
+// The kubeadm plane: on a fresh worker lab host with containerd and the kubelet (kubeadm-node.ts),
+// the real kubeadm at the pinned version runs `kubeadm init` with every phase and a generated
+// kubeadm.yaml; the kubelet runs its static Pods from images built here. Then its manifests, PKI,
+// kubeconfigs and what runs live (kubeadm-init.ts) are read back.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml, stringify } from 'yaml';
 import { StepError } from '../../../lib/errors.ts';
-import { ensureBinary } from '../../../core/components/binaries/index.ts';
 import { goModCache } from '../../../core/components/binaries/go-env.ts';
 import { certFacts } from '../x509.ts';
 import { KUBEADM_TOKENS, kubeconfigCert, roleOf } from '../normalize.ts';
@@ -14,19 +14,21 @@ import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../typ
 import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { APISERVER_PORT } from '../../../lib/constants.ts';
-import { runKubeadmLive } from './kubeadm-live.ts';
+import { prepareKubeadmNode } from './kubeadm-node.ts';
+import { INIT_CONFIG, kubeadmInit, kubeletDocument, nodeRegistration, readKubeadmLive } from './kubeadm-init.ts';
 import { scanLabHost } from '../../cis/plane.ts';
 
-export const KUBEADM_PHASES = [['certs', 'all'], ['kubeconfig', 'all'], ['etcd', 'local'], ['control-plane', 'all']] as const;
-const CONFIG = '/root/hardwire-compare/kubeadm.yaml';
 
-/** ClusterConfiguration + InitConfiguration with the same parameters as the hardwire plane. */
-export function kubeadmConfig(p: ClusterParams): string {
+/**
+ * ClusterConfiguration + InitConfiguration with the same parameters as the hardwire plane; with
+ * `node`, the nodeRegistration and KubeletConfiguration a full `kubeadm init` on a lab host needs.
+ */
+export function kubeadmConfig(p: ClusterParams, node = false): string {
   const init = {
     apiVersion: 'kubeadm.k8s.io/v1beta4',
     kind: 'InitConfiguration',
     localAPIEndpoint: { advertiseAddress: p.advertiseAddress, bindPort: APISERVER_PORT },
-    nodeRegistration: { name: p.nodeName },
+    nodeRegistration: node ? nodeRegistration(p.nodeName, p.advertiseAddress) : { name: p.nodeName },
   };
   const cluster = {
     apiVersion: 'kubeadm.k8s.io/v1beta4',
@@ -37,8 +39,11 @@ export function kubeadmConfig(p: ClusterParams): string {
     networking: { serviceSubnet: p.serviceCIDR, podSubnet: p.podCIDR, dnsDomain: p.dnsDomain },
     ...(p.extraSANs.length ? { apiServer: { certSANs: p.extraSANs } } : {}),
   };
-  return `${stringify(init)}---\n${stringify(cluster)}`;
+  return `${stringify(init)}---\n${stringify(cluster)}${node ? `---\n${kubeletDocument()}` : ''}`;
 }
+
+/** The first /24 of the pod subnet: the range kube-controller-manager gives the first node (node-cidr-mask-size 24). */
+const firstRange = (podCIDR: string) => `${podCIDR.split('/')[0]}/24`;
 
 /** Where kubeadm builds each component's command line, in its source at the tag (kubeadm has no builder for a component it does not run). */
 const COMMAND_FUNCS: Partial<Record<Component, { file: string; func: string }>> = {
@@ -96,8 +101,6 @@ export interface KubeadmOptions {
   lab: string;
   /** Leave the lab up afterwards (for inspection). */
   keep: boolean;
-  /** Run the manifests' commands as units and read them live (default true). */
-  live?: boolean;
 }
 
 async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
@@ -116,14 +119,13 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
     async collect(ctx) {
       const plane = emptyPlane('kubeadm', '', true);
       const lab = await import('../../lab/index.ts');
-      const bin = await ensureBinary('kubeadm', { kubernetesVersion: ctx.params.kubernetesVersion, log: ctx.log });
       const labOpts = { name: opts.lab, stateDir: ctx.stateDir, log: ctx.log };
       ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (1 host)`);
       let t0 = performance.now();
       await lab.labDown(labOpts);
       let info: Awaited<ReturnType<typeof lab.labUp>>;
       try {
-        info = await lab.labUp({ ...labOpts, hosts: 1 });
+        info = await lab.labUp({ ...labOpts, hosts: 1, workers: true });
       } catch (err) {
         // A host that dies during boot (seen once under load): start over once, and say so.
         const consoleLog = join(labDir(opts.lab, ctx.stateDir), 'hosts', 'node1', 'console.log');
@@ -131,7 +133,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         plane.notes.push(`lab "${opts.lab}" failed to boot once (${err instanceof Error ? err.message : String(err)})${tail ? `; console: ${tail}` : ''}; recreated it`);
         ctx.log.warn(plane.notes[plane.notes.length - 1]!);
         await lab.labDown(labOpts);
-        info = await lab.labUp({ ...labOpts, hosts: 1 });
+        info = await lab.labUp({ ...labOpts, hosts: 1, workers: true });
       }
       const host = info.hosts[0]!;
       plane.steps.push({ step: `fresh lab "${opts.lab}" up`, ms: Math.round(performance.now() - t0), ok: true, output: `${host.name} ${host.address}` });
@@ -142,17 +144,15 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         if (present.code === 0) throw new StepError('compare-kubeadm', `/etc/kubernetes already exists on a host that should be fresh`, { host: host.name });
         t0 = performance.now();
         await s.exec(['mkdir', '-p', '/root/hardwire-compare']);
-        await s.writeFileAtomic('/usr/local/bin/kubeadm', readFileSync(bin.path), { mode: 0o755 });
-        // Its own address: the plane runs live here, and etcd binds the advertise address.
-        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address });
+        // Its own address: etcd and the apiserver bind the advertise address; the node name is the host's.
+        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address }, true);
         plane.pathTokens = [...KUBEADM_TOKENS, [host.address, '<host-address>']];
-        await s.writeFileAtomic(CONFIG, config, { mode: 0o600 });
-        plane.steps.push({ step: `stage kubeadm ${bin.version} (${bin.sha256.slice(0, 12)}) and ${CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
+        await s.writeFileAtomic(INIT_CONFIG, config, { mode: 0o600 });
+        plane.steps.push({ step: `write ${INIT_CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
+        ctx.log.info('  containerd, kubelet and kubeadm\'s images on the host');
+        const imported = await prepareKubeadmNode(plane, s, ctx.params.kubernetesVersion, firstRange(ctx.params.podCIDR), ctx.log);
         plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
-        for (const ph of KUBEADM_PHASES) {
-          ctx.log.info(`  kubeadm init phase ${ph.join(' ')}`);
-          await run(plane, s, ['kubeadm', 'init', 'phase', ...ph, '--config', CONFIG], `kubeadm init phase ${ph.join(' ')}`);
-        }
+        const init = await kubeadmInit(plane, s, ctx.log);
         // Static Pod manifests: command + args per component, and the Pod facts for the process model.
         const manifests = (await run(plane, s, ['find', '/etc/kubernetes/manifests', '-name', '*.yaml'], 'list manifests')).trim().split('\n').filter(Boolean).sort();
         for (const path of manifests) {
@@ -175,16 +175,12 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
             },
           });
         }
-        const kubelet = (await s.exec(['test', '-f', '/etc/kubernetes/kubelet.conf'], { allowFail: true })).code === 0;
         plane.processes.unshift({
-          name: 'kubelet', kind: 'kubelet', parent: 'systemd (PID 1)', source: kubelet ? '/etc/kubernetes/kubelet.conf (written by the kubeconfig phase)' : 'kubeadm layout',
-          state: 'not started here',
-          details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container`, note: 'the phases run here need no kubelet or container runtime, so it is not started' },
+          name: 'kubelet', kind: 'kubelet', parent: 'systemd (PID 1)', source: '/usr/lib/systemd/system/kubelet.service + kubelet.service.d/10-kubeadm.conf',
+          details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container under containerd` },
         });
-        if (opts.live !== false) {
-          await runKubeadmLive(plane, s, host.address, ctx.params.kubernetesVersion, ctx.log);
-          if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
-        }
+        plane.kubeadm = await readKubeadmLive(plane, s, ctx.params.nodeName, imported, init);
+        if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.
         const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();
         for (const path of files) {
@@ -192,7 +188,11 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           const text = (await s.readFile(path)).toString('utf8');
           if (path.endsWith('.crt')) plane.certs.push({ role: roleOf(rel), path, kind: 'cert', facts: certFacts(text) });
           else {
-            const c = kubeconfigCert(text, path, roleOf(rel));
+            // After kubelet-finalize, kubelet.conf names the kubelet's rotated pair (certificate and key in one
+            // file) instead of embedding it: only the certificate blocks are read, on the host.
+            const file = (parseYaml(text) as { users?: { user?: Record<string, string> }[] }).users?.[0]?.user?.['client-certificate'];
+            const pem = file ? (await s.exec(['sed', '-n', '/-----BEGIN CERTIFICATE-----/,/-----END CERTIFICATE-----/p', file], { allowFail: true })).stdout : '';
+            const c = kubeconfigCert(text, path, roleOf(rel), pem || undefined);
             if (c) plane.certs.push(c);
             else plane.notes.push(`${path} has no embedded client certificate`);
           }
@@ -205,7 +205,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       if (Object.values(plane.flagReasons).every((r) => Object.keys(r ?? {}).length === 0)) {
         plane.notes.push(`kubeadm source for ${ctx.params.kubernetesVersion} is not in the Go module cache (${goModCache()}), so kubeadm rows carry no source line`);
       }
-      plane.why = `real kubeadm ${plane.version} init phases ${KUBEADM_PHASES.map((p) => p.join(' ')).join(', ')} on fresh lab host ${plane.host}${plane.live ? ', its static Pods then run as systemd units and read live' : ''}`;
+      plane.why = `real kubeadm ${plane.version} \`kubeadm init\` (every phase) on fresh lab host ${plane.host}, its static Pods run by the kubelet in containerd from images built here, read live`;
       return plane;
     },
   };
