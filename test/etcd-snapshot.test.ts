@@ -2,7 +2,7 @@
 // and rollback of a wire run from its on-host backups. On a real wired lab.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
@@ -10,7 +10,8 @@ import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { expectRolled, unitClocks } from './helpers/units.ts';
 import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../core/transport/kube-api.ts';
 import { loadInventory } from '../core/inventory/load.ts';
-import { cacheDir } from '../lib/paths.ts';
+import { binaryPath } from '../core/components/binaries/cache.ts';
+import { versionsFor } from '../core/components/binaries/catalog.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -31,11 +32,9 @@ function withArgs(file: string, extra: Record<string, Record<string, string>>): 
 
 const cm = (name: string) => kubeRequest(creds, 'GET', `/api/v1/namespaces/default/configmaps/${name}`).then((r) => r.status);
 
-/** etcdutl from the binary cache (the newest version there), run by the test itself. */
+/** etcdutl from the binary cache at the version the cluster runs (the cache holds the upgrade's too), run by the test itself. */
 function etcdutl(args: string[]): string {
-  const dir = join(cacheDir(), 'bin', 'etcdutl');
-  const version = readdirSync(dir).sort().at(-1)!;
-  return execFileSync(join(dir, version, 'etcdutl'), args, { encoding: 'utf8' });
+  return execFileSync(binaryPath('etcdutl', versionsFor().etcd), args, { encoding: 'utf8' });
 }
 
 /** systemd timestamp properties of a unit on a host, in ms since the epoch (microsecond precision). */

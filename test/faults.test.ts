@@ -13,9 +13,10 @@ import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import type { Session } from '../core/transport/index.ts';
 import { writeBadInventories } from './fixtures/bad-inventories.ts';
 import { labStart, labStop } from '../harness/lab/index.ts';
-import { cacheDir, repoRoot } from '../lib/paths.ts';
+import { repoRoot } from '../lib/paths.ts';
 import { loadInventory } from '../core/inventory/load.ts';
 import { checkEtcd, etcdctlArgv } from '../core/gates/etcd.ts';
+import { binaryPath } from '../core/components/binaries/cache.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -154,8 +155,8 @@ describe('fault suite', () => {
     // ~70 MB before its files while node1 and node2 write theirs at once: the run's writes are
     // spread out, and a binary transfer is among the things killed.
     const bin = '/usr/local/bin/kube-scheduler';
-    const cacheRoot = join(cacheDir(), 'bin', 'kube-scheduler');
-    const cached = join(cacheRoot, readdirSync(cacheRoot).filter((v) => v.startsWith('v')).sort().at(-1)!, 'kube-scheduler');
+    // The version this inventory wires: the cache holds others too (the upgrade's v1.37.2).
+    const cached = binaryPath('kube-scheduler', loadInventory(inv).cluster.kubernetesVersion);
     const binSha = createHash('sha256').update(readFileSync(cached)).digest('hex'); // this run's own input
     const n1 = await lab.ssh('node1');
     expect((await remote(n1, ['sha256sum', bin])).slice(0, 64), 'node1 runs another kube-scheduler than the cache holds').toBe(binSha);
