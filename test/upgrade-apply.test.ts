@@ -10,7 +10,7 @@ import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { hardwireAsync } from './helpers/cli-async.ts';
 import { remote, wiredTestLab, type TestLab } from './helpers/lab.ts';
-import { startLoad } from './helpers/load.ts';
+import { startLoad } from '../harness/rolling-load.ts';
 import { credsFromKubeconfig, kubeRequest, withServer } from '../core/transport/kube-api.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 

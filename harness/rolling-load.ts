@@ -1,11 +1,13 @@
-// A client beside a roll (as scripts/bench-rolling.ts): writes and reads back one ConfigMap per
-// tick on a ready apiserver, retrying on another, while it samples each apiserver's /readyz. stop()
-// says how many writes were acknowledged, how many of those are gone, and the longest time no
-// apiserver was ready. Read with the admin credentials, independently of the code under test.
-import { kubeRequest, withServer, type KubeCreds } from '../../core/transport/kube-api.ts';
+// A client beside a roll, for test/upgrade-apply.test.ts and scripts/bench-rolling.ts: writes and
+// reads back one ConfigMap per tick on a ready apiserver, retrying on another, while it samples each
+// apiserver's /readyz. stop() says how many writes were acknowledged, how many of those are gone, and
+// the longest time no apiserver was ready. Read with the admin credentials, independently of the
+// code under test.
+import { kubeRequest, withServer, type KubeCreds } from '../core/transport/kube-api.ts';
 
 /** maxNotReady: the most apiservers seen not ready in one sample (1 when they restart one at a time). */
-export interface LoadReport { sent: number; failed: number; acked: number; lost: string[]; longestNoneMs: number; maxNotReady: number }
+/** sent and failed count write attempts; retried, those on a second or later apiserver for one write. */
+export interface LoadReport { sent: number; failed: number; retried: number; acked: number; lost: string[]; longestNoneMs: number; maxNotReady: number }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -27,14 +29,15 @@ export async function startLoad(creds: KubeCreds, addresses: string[], ns: strin
       await sleep(200);
     }
   })();
-  let sent = 0; let failed = 0; let seq = 0;
+  let sent = 0; let failed = 0; let retried = 0; let seq = 0;
   const acked: string[] = [];
   const clientLoop = (async () => {
     while (!stop) {
       const id = `cm-${seq++}`;
       const order = servers.map((_, i) => i).sort((a, b) => Number(ready[b]) - Number(ready[a]) || ((a + seq) % servers.length) - ((b + seq) % servers.length));
-      for (const i of order) {
+      for (const [attempt, i] of order.entries()) {
         sent++;
+        if (attempt > 0) retried++;
         const w = await kubeRequest(servers[i]!, 'POST', `/api/v1/namespaces/${ns}/configmaps`, { timeoutMs: 3000, body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: id }, data: { seq: id } } }).catch(() => undefined);
         // 409: an earlier attempt landed though its answer was lost; the read below decides.
         if (w?.status === 201 || w?.status === 409) {
@@ -53,7 +56,7 @@ export async function startLoad(creds: KubeCreds, addresses: string[], ns: strin
       if (noneSince !== undefined) longestNoneMs = Math.max(longestNoneMs, Date.now() - noneSince);
       const list = await kubeRequest(creds, 'GET', `/api/v1/namespaces/${ns}/configmaps`);
       const present = new Set((JSON.parse(list.body) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name));
-      return { sent, failed, acked: acked.length, lost: acked.filter((id) => !present.has(id)), longestNoneMs, maxNotReady };
+      return { sent, failed, retried, acked: acked.length, lost: acked.filter((id) => !present.has(id)), longestNoneMs, maxNotReady };
     },
   };
 }
