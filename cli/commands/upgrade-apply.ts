@@ -6,7 +6,7 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { PlanDoc } from '../../core/upgrade/format.ts';
-import { BLOCKING } from '../../core/upgrade/plan.ts';
+import { BLOCKING, BLOCKING_FIELD } from '../../core/upgrade/plan.ts';
 import { etcdHops } from '../../core/upgrade/etcd.ts';
 import { upgradeApply } from '../../core/upgrade/apply/run.ts';
 import { formatSteps } from '../../core/upgrade/steps.ts';
@@ -38,6 +38,9 @@ function refuseBlocking(doc: PlanDoc): void {
   for (const p of doc.components) {
     const r = p.rows.find((x) => BLOCKING.includes(x.status));
     if (r) throw new InputError(`cluster.extraArgs.${p.component}.${r.flag}`, `${p.component} ${doc.to} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${doc.from}): remove it from the inventory, then apply`);
+    // Config fields come from hardwire's own model, not the inventory: the model must change first.
+    const f = p.fields.find((x) => BLOCKING_FIELD.includes(x.status));
+    if (f) throw new InputError(`${p.component}.config.${f.key}`, `${f.note} (declared at ${f.from?.registeredAt ?? 'unknown'} in ${doc.from}): core/components/models/${p.component}.ts must stop setting it before apply`);
   }
   for (const g of doc.gates) {
     const r = g.rows.find((x) => x.blocking);

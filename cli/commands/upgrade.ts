@@ -11,7 +11,7 @@ import { loadValidInventory } from '../../core/validate/inventory.ts';
 import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
 import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../../harness/flags/map.ts';
 import { checkTarget } from '../../core/upgrade/target.ts';
-import { passedFlags } from '../../core/upgrade/passed.ts';
+import { passedFields, passedFlags } from '../../core/upgrade/passed.ts';
 import { planUpgrade } from '../../core/upgrade/plan.ts';
 import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
@@ -29,7 +29,11 @@ For each component, every flag its unit passes (the unit model rendered for the 
 cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
 own flag set in the flag map at the cluster's version and at VERSION, and reported as unchanged,
 default-changed, deprecated, renamed (a new flag binds the same Go field) or removed, with the
-registration cited at both tags (module@version/file:line). Each gate in a unit's --feature-gates
+registration cited at both tags (module@version/file:line). Each field the rendered kubelet and
+kube-proxy config files set (the models' fields, by json path) is looked up in that binary's config
+type in the map's config section at both versions, and reported as unchanged, renamed or removed
+(the map records no default or deprecation for a field), its json-tagged line cited at both tags.
+Each gate in a unit's --feature-gates
 is looked up in the gate tables that binary registers (flags/data/<v>/feature-gates.json) and
 reported as unchanged, default-changed, locked or removed, the spec cited at both tags. Then the
 etcd hops, each with etcd's rule, and the component order, each with the version-skew rule.
@@ -40,8 +44,8 @@ Nothing touches a host.
   --md FILE      also write the plan as Markdown
   --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
-Exit 0 when no passed flag is removed or renamed and no gate is removed or locked to another
-value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
+Exit 0 when no passed flag or config field is removed or renamed and no gate is removed or locked
+to another value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
 without a flag map and gate tables.
 ${APPLY_HELP}`;
 
@@ -91,7 +95,7 @@ function planFor(inv: Inventory, to: string): PlanDoc {
   const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
   return planDoc({
     from, to,
-    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered }),
+    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv) }),
     gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
     etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
     order: upgradeOrder(planned),

@@ -1,13 +1,14 @@
 // The plan as text (one table per component), Markdown and the JSON document.
 import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
+import type { FieldRow } from './fields.ts';
 import type { Hop } from './etcd.ts';
 import type { Step } from './order.ts';
 
 export interface PlanDoc {
   from: string;
   to: string;
-  /** Flags and feature gates that would stop a component at the target. */
+  /** Flags, config fields and feature gates that would stop a component (or drop a setting) at the target. */
   blocking: number;
   components: ComponentPlan[];
   gates: GatePlan[];
@@ -27,6 +28,12 @@ function cells(r: PlanRow): string[] {
 
 export const HEAD = ['flag', 'status', 'registered at (from)', 'registered at (to)', 'note'];
 export const GATE_HEAD = ['feature gate', 'status', 'spec at (from)', 'spec at (to)', 'note'];
+export const FIELD_HEAD = ['config field', 'status', 'declared at (from)', 'declared at (to)', 'note'];
+
+function fieldCells(r: FieldRow): string[] {
+  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ ${r.renamedTo.key} ${r.renamedTo.registeredAt}` : `(absent from ${r.absentFrom ?? 'the target'})`);
+  return [r.key, r.status, r.from?.registeredAt ?? '(not declared)', to, r.note];
+}
 
 export function gateCells(r: GateRow): string[] {
   const to = r.to?.at ?? `(absent from ${r.searched?.join(', ') ?? 'the target'})`;
@@ -34,11 +41,12 @@ export function gateCells(r: GateRow): string[] {
 }
 
 /** Rows of the text and Markdown forms: the flag table, then the component's gate rows. */
-export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; gates: string[][] }[] {
+export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
   return doc.components.map((p) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
     flags: p.rows.map(cells),
+    fields: p.fields.map(fieldCells),
     gates: (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
   }));
 }
@@ -51,7 +59,7 @@ function table(head: string[], rows: string[][]): string {
 
 function counts(p: ComponentPlan): string {
   const by = new Map<string, number>();
-  for (const r of p.rows) by.set(r.status, (by.get(r.status) ?? 0) + 1);
+  for (const r of [...p.rows, ...p.fields]) by.set(r.status, (by.get(r.status) ?? 0) + 1);
   return [...by].map(([s, n]) => `${n} ${s}`).join(', ');
 }
 
@@ -67,14 +75,15 @@ export function pathLines(doc: PlanDoc): string[] {
 }
 
 export function formatText(doc: PlanDoc): string {
-  const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags and feature gates each unit passes, checked in each binary's own sets at both versions`];
+  const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags, config fields and feature gates each unit passes, checked in each binary's own sets at both versions`];
   for (const t of componentTables(doc)) {
     const p = doc.components.find((c) => c.component === t.component)!;
     out.push('', `${t.title} (${counts(p)})`, table(HEAD, t.flags));
+    if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   out.push('', ...pathLines(doc));
-  out.push('', doc.blocking === 0 ? 'no flag or feature gate the units pass breaks at the target' : `${doc.blocking} flag(s) or feature gate(s) the units pass would stop a component at ${doc.to}`);
+  out.push('', doc.blocking === 0 ? 'no flag, config field or feature gate the units pass breaks at the target' : `${doc.blocking} flag(s), config field(s) or feature gate(s) the units pass would stop a component or drop a setting at ${doc.to}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -90,6 +99,7 @@ export function formatMarkdown(doc: PlanDoc): string {
   const out: string[] = [`# Upgrade plan ${doc.from} → ${doc.to}`, '', `Blocking: ${doc.blocking}`];
   for (const t of componentTables(doc)) {
     out.push('', `## ${t.title}`, '', ...mdRows(HEAD, t.flags));
+    if (t.fields.length) out.push('', ...mdRows(FIELD_HEAD, t.fields));
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
   out.push('', '## etcd path and component order', '', '```', ...pathLines(doc), '```');

@@ -1,7 +1,7 @@
-// The plan as one HTML page: a table per component (flags, then its feature gates), the etcd hops
+// The plan as one HTML page: a table per component (flags, its config fields, then its feature gates), the etcd hops
 // and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
 // the page reads at 1400 px without a horizontal scroll.
-import { componentTables, GATE_HEAD, HEAD, pathLines, type PlanDoc } from './format.ts';
+import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, pathLines, type PlanDoc } from './format.ts';
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -25,6 +25,7 @@ export function formatHtml(doc: PlanDoc): string {
     `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
   for (const t of componentTables(doc)) {
     parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
+    if (t.fields.length) parts.push(table(FIELD_HEAD, t.fields, 'fields'));
     if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
     parts.push('</section>');
   }

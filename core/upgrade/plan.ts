@@ -4,11 +4,14 @@
 // by searching source files: a registration file can outlive the flag in one binary.
 import type { FlagEntry, FlagMap, Registration } from '../../harness/flags/map.ts';
 import { siteRef } from '../../harness/flags/map.ts';
+import { planFields, type FieldRow, type FieldStatus, type PassedField } from './fields.ts';
 
 export type FlagStatus = 'unchanged' | 'default-changed' | 'deprecated' | 'renamed' | 'removed';
 
 /** A status that stops the component at start: its flag set no longer has the name. */
 export const BLOCKING: readonly FlagStatus[] = ['removed', 'renamed'];
+/** A config key the target's type no longer has: the setting is dropped (fields.ts says how). */
+export const BLOCKING_FIELD: readonly FieldStatus[] = ['removed', 'renamed'];
 
 export interface PassedFlag { name: string; value: string }
 
@@ -38,6 +41,8 @@ export interface ComponentPlan {
   fromVersion: string;
   toVersion: string;
   rows: PlanRow[];
+  /** The config file's fields (kubelet, kube-proxy), checked in the map's config section. */
+  fields: FieldRow[];
 }
 
 export interface PlanInput {
@@ -45,6 +50,8 @@ export interface PlanInput {
   to: Record<string, FlagMap>;
   /** component → the flags its unit passes (extraArgs included). */
   passed: Record<string, PassedFlag[]>;
+  /** component → the config-file fields its rendered file sets. */
+  fields?: Record<string, PassedField[]>;
 }
 
 function cite(r: Registration | null): string | null {
@@ -99,11 +106,18 @@ export function planUpgrade(input: PlanInput): ComponentPlan[] {
     const from = input.from[component];
     const to = input.to[component];
     if (!from || !to) throw new Error(`no flag map for ${component} at ${from ? 'the target' : 'the source'}`);
-    plans.push({ component, fromVersion: from.componentVersion, toVersion: to.componentVersion, rows: flags.map((f) => row(f, from, to)) });
+    plans.push({
+      component, fromVersion: from.componentVersion, toVersion: to.componentVersion,
+      rows: flags.map((f) => row(f, from, to)), fields: planFields(input.fields?.[component] ?? [], from, to),
+    });
   }
   return plans;
 }
 
-export function blocking(plans: ComponentPlan[]): { component: string; row: PlanRow }[] {
-  return plans.flatMap((p) => p.rows.filter((r) => BLOCKING.includes(r.status)).map((r) => ({ component: p.component, row: r })));
+/** Flags and config fields that stop a component, or drop a setting, at the target. */
+export function blocking(plans: ComponentPlan[]): { component: string; name: string }[] {
+  return plans.flatMap((p) => [
+    ...p.rows.filter((r) => BLOCKING.includes(r.status)).map((r) => ({ component: p.component, name: `--${r.flag}` })),
+    ...p.fields.filter((r) => BLOCKING_FIELD.includes(r.status)).map((r) => ({ component: p.component, name: r.key })),
+  ]);
 }

@@ -38,7 +38,7 @@ export function kubeProxyModel(ctx: ModelContext): UnitModel {
     documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/',
     type: 'simple',
     binary: `${BIN}/kube-proxy`,
-    files: [{ path: KUBE_PROXY_CONFIG, content: kubeProxyConfig(ctx), mode: 0o644, why: 'the KubeProxyConfiguration (--config), rendered per node' }],
+    files: [{ path: KUBE_PROXY_CONFIG, content: kubeProxyConfig(ctx), fields: kubeProxyFields(ctx), mode: 0o644, why: 'the KubeProxyConfiguration (--config), rendered per node' }],
     flags: [
       flag('config', KUBE_PROXY_CONFIG, 'every setting is in the config file, with its reason (K cmd/kube-proxy/app/options.go:102)'),
     ],

@@ -57,7 +57,7 @@ export function kubeletModel(ctx: ModelContext): UnitModel {
     documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kubelet/',
     type: 'simple',
     binary: `${BIN}/kubelet`,
-    files: [{ path: KUBELET_CONFIG, content: kubeletConfig(ctx), mode: 0o600, why: 'the KubeletConfiguration (--config), rendered per node; 0600, as CIS 4.1.9 asks: only the kubelet (root) reads it (kubeadm writes 0644, K cmd/kubeadm/app/phases/kubelet/config.go:215)' }],
+    files: [{ path: KUBELET_CONFIG, content: kubeletConfig(ctx), fields: kubeletFields(ctx), mode: 0o600, why: 'the KubeletConfiguration (--config), rendered per node; 0600, as CIS 4.1.9 asks: only the kubelet (root) reads it (kubeadm writes 0644, K cmd/kubeadm/app/phases/kubelet/config.go:215)' }],
     flags: [
       flag('config', KUBELET_CONFIG, 'everything that has a config field is set there, with its reason (K cmd/kubelet/app/options/options.go:281)'),
       flag('hostname-override', host.name, 'the Node name must be the node\'s cert CN without system:node:, or the Node authorizer and NodeRestriction refuse it (K pkg/auth/nodeidentifier/default.go:37; K cmd/kubelet/app/options/options.go:290)'),

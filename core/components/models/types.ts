@@ -1,6 +1,6 @@
 // A component model: the flags a unit passes, each with the reason it is set.
 import type { Inventory, Host } from '../../inventory/load.ts';
-import type { ConfigCiter } from './config-file.ts';
+import type { ConfigCiter, ConfigField } from './config-file.ts';
 
 export interface Flag {
   name: string;
@@ -32,6 +32,8 @@ export interface ModelFile {
   content: string;
   mode: number;
   why: string;
+  /** For a component config file (KubeletConfiguration, KubeProxyConfiguration): the fields `content` sets, which the upgrade plan checks in the flag maps' config sections. */
+  fields?: ConfigField[];
 }
 
 export interface UnitModel<Name extends string = string> {
