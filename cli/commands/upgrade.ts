@@ -16,6 +16,7 @@ import { planUpgrade } from '../../core/upgrade/plan.ts';
 import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
 import { planGates } from '../../core/upgrade/gates.ts';
+import { newAtTarget } from '../../core/upgrade/new.ts';
 import { etcdHops } from '../../core/upgrade/etcd.ts';
 import { upgradeOrder } from '../../core/upgrade/order.ts';
 import { loadGateData } from '../../harness/flags/gates.ts';
@@ -35,7 +36,10 @@ type in the map's config section at both versions, and reported as unchanged, re
 (the map records no default or deprecation for a field), its json-tagged line cited at both tags.
 Each gate in a unit's --feature-gates
 is looked up in the gate tables that binary registers (flags/data/<v>/feature-gates.json) and
-reported as unchanged, default-changed, locked or removed, the spec cited at both tags. Then the
+reported as unchanged, default-changed, locked or removed, the spec cited at both tags. Then, not
+blocking, what each binary the inventory runs has at VERSION and not at the cluster's version (flags
+and config fields), "recommended" only where a flag of that binary is deprecated with a message
+naming the new one (--NAME). Then the
 etcd hops, each with etcd's rule, and the component order, each with the version-skew rule.
 Nothing touches a host.
 
@@ -96,6 +100,7 @@ function planFor(inv: Inventory, to: string): PlanDoc {
   return planDoc({
     from, to,
     components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv) }),
+    new: newAtTarget(fromMaps, toMaps, ordered),
     gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
     etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
     order: upgradeOrder(planned),

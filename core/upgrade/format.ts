@@ -2,6 +2,7 @@
 import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
 import type { FieldRow } from './fields.ts';
+import type { NewGroup, NewRow } from './new.ts';
 import type { Hop } from './etcd.ts';
 import type { Step } from './order.ts';
 
@@ -12,6 +13,8 @@ export interface PlanDoc {
   blocking: number;
   components: ComponentPlan[];
   gates: GatePlan[];
+  /** Flags and config fields the target's binaries have and the source's do not: never blocking. */
+  new: NewGroup[];
   etcd: { from: string; to: string; toCite: string; hops: Hop[] };
   order: Step[];
 }
@@ -29,6 +32,20 @@ function cells(r: PlanRow): string[] {
 export const HEAD = ['flag', 'status', 'registered at (from)', 'registered at (to)', 'note'];
 export const GATE_HEAD = ['feature gate', 'status', 'spec at (from)', 'spec at (to)', 'note'];
 export const FIELD_HEAD = ['config field', 'status', 'declared at (from)', 'declared at (to)', 'note'];
+
+export const NEW_HEAD = ['new at the target', 'kind', 'registered at (to)', 'recommended', 'note'];
+
+function newCells(r: NewRow): string[] {
+  const rec = r.recommended
+    ? `yes: replaces --${r.recommended.replaces}${r.recommended.passed ? ' (the unit passes it)' : ''}, deprecated at ${r.recommended.version} (registered at ${r.recommended.registeredAt ?? 'unknown'}): "${r.recommended.message}"`
+    : 'no';
+  return [r.kind === 'flag' ? `--${r.name}` : r.name, r.kind, r.registeredAt ?? '(no registration found)', rec, `${r.hidden ? 'hidden; ' : ''}${r.help}`];
+}
+
+/** The new-at-the-target group: one table per component with anything new. */
+export function newTables(doc: PlanDoc): { component: string; title: string; rows: string[][] }[] {
+  return doc.new.map((g) => ({ component: g.component, title: `${g.component} ${g.toVersion}: new, not blocking`, rows: g.rows.map(newCells) }));
+}
 
 function fieldCells(r: FieldRow): string[] {
   const to = r.to?.registeredAt ?? (r.renamedTo ? `→ ${r.renamedTo.key} ${r.renamedTo.registeredAt}` : `(absent from ${r.absentFrom ?? 'the target'})`);
@@ -82,6 +99,7 @@ export function formatText(doc: PlanDoc): string {
     if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
+  for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
   out.push('', ...pathLines(doc));
   out.push('', doc.blocking === 0 ? 'no flag, config field or feature gate the units pass breaks at the target' : `${doc.blocking} flag(s), config field(s) or feature gate(s) the units pass would stop a component or drop a setting at ${doc.to}`);
   return `${out.join('\n')}\n`;
@@ -102,6 +120,7 @@ export function formatMarkdown(doc: PlanDoc): string {
     if (t.fields.length) out.push('', ...mdRows(FIELD_HEAD, t.fields));
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
+  for (const t of newTables(doc)) out.push('', `## ${t.title}`, '', ...mdRows(NEW_HEAD, t.rows));
   out.push('', '## etcd path and component order', '', '```', ...pathLines(doc), '```');
   return `${out.join('\n')}\n`;
 }

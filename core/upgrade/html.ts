@@ -1,7 +1,7 @@
-// The plan as one HTML page: a table per component (flags, its config fields, then its feature gates), the etcd hops
+// The plan as one HTML page: a table per component (flags, its config fields, then its feature gates), what is new at the target, the etcd hops
 // and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
 // the page reads at 1400 px without a horizontal scroll.
-import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, pathLines, type PlanDoc } from './format.ts';
+import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, NEW_HEAD, newTables, pathLines, type PlanDoc } from './format.ts';
 
 function esc(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -29,6 +29,7 @@ export function formatHtml(doc: PlanDoc): string {
     if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
     parts.push('</section>');
   }
+  for (const t of newTables(doc)) parts.push(`<section data-new="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(NEW_HEAD, t.rows, 'new'), '</section>');
   parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`, '</body></html>');
   return `${parts.join('\n')}\n`;
 }
