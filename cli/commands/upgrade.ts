@@ -17,14 +17,15 @@ import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/up
 import { formatHtml } from '../../core/upgrade/html.ts';
 import { planGates } from '../../core/upgrade/gates.ts';
 import { newAtTarget } from '../../core/upgrade/new.ts';
-import { etcdHops } from '../../core/upgrade/etcd.ts';
+import { etcdTarget } from '../../core/upgrade/etcd-target.ts';
+import { InputError } from '../../lib/errors.ts';
 import { upgradeOrder } from '../../core/upgrade/order.ts';
 import { loadGateData } from '../../harness/flags/gates.ts';
-import { versionsFor } from '../../core/components/binaries/catalog.ts';
+import { etcdVersions, versionsFor } from '../../core/components/binaries/catalog.ts';
 import { APPLY_HELP, declareApply } from './upgrade-apply.ts';
 
 const HELP = `
-usage: hardwire upgrade plan --to VERSION [--inventory FILE] [--json] [--md FILE] [--html FILE]
+usage: hardwire upgrade plan --to VERSION [--etcd VERSION] [--inventory FILE] [--json] [--md FILE] [--html FILE]
 
 For each component, every flag its unit passes (the unit model rendered for the inventory,
 cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
@@ -45,15 +46,19 @@ Nothing touches a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
                  in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
+  --etcd VERSION the etcd the members go to (default: VERSION's etcd in the version table,
+                 core/components/binaries/catalog.ts); the hops and the etcd flags and gates are
+                 planned for it
   --md FILE      also write the plan as Markdown
   --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
 Exit 0 when no passed flag or config field is removed or renamed and no gate is removed or locked
 to another value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
-without a flag map and gate tables.
+without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
+downgrade, a hop etcd's rule forbids (a skipped minor), or a version with no etcd flag map.
 ${APPLY_HELP}`;
 
-interface Opts extends InventoryOpts { to?: string; json?: boolean; md?: string; html?: string }
+interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string }
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
   let file = opts.inventory;
@@ -82,27 +87,43 @@ const ETCD_PIN: Record<string, string> = {
   'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
+/** The data directory (a Kubernetes version) whose etcd flag map and gate tables are etcd `version`'s. */
+function etcdData(version: string): string {
+  const dir = flagVersions().find((v) => (mappedComponents(v) as string[]).includes('etcd') && loadFlagMap('etcd', v).componentVersion === version && loadGateData(v) !== null);
+  if (!dir) {
+    const have = flagVersions().filter((v) => (mappedComponents(v) as string[]).includes('etcd')).map((v) => loadFlagMap('etcd', v).componentVersion);
+    throw new InputError('--etcd', `no etcd flag map at ${version} to check the units' etcd flags against (mapped: ${have.join(', ')})`);
+  }
+  return dir;
+}
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
-function planFor(inv: Inventory, to: string): PlanDoc {
+function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const from = inv.cluster.kubernetesVersion;
   const passed = passedFlags(inv);
   // The components this inventory runs that have flag maps (containerd has none): a worker's
   // kubelet needs a map at both versions too.
   const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
   checkTarget(from, to, mappedVersions(planned));
+  // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
+  const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
+  const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
+  const etcdDir = etcdData(etcd.to);
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
+  const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
   const fromMaps = mapsAt(from, planned);
-  const toMaps = mapsAt(to, planned);
-  // etcd's own versions: the version table's pairing now, kubeadm's pin at the target (the map's).
-  const etcd = { from: versionsFor(from).etcd, to: toMaps.etcd?.componentVersion ?? versionsFor(from).etcd };
+  const toMaps = { ...mapsAt(to, planned), ...(planned.includes('etcd') ? { etcd: loadFlagMap('etcd', etcdDir) } : {}) };
   const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
   return planDoc({
     from, to,
     components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv) }),
     new: newAtTarget(fromMaps, toMaps, ordered),
-    gates: planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: ordered, versions }),
-    etcd: { ...etcd, toCite: ETCD_PIN[to] ?? 'the flag map\'s etcd', hops: etcdHops(etcd.from, etcd.to) },
+    // etcd's gate tables are those of the data directory that holds its map at --etcd.
+    gates: [
+      ...planGates({ from: loadGateData(from)!, to: loadGateData(etcdDir)!, passed: only((c) => c === 'etcd'), versions }),
+      ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only((c) => c !== 'etcd'), versions }),
+    ],
+    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops },
     order: upgradeOrder(planned),
   });
 }
@@ -111,6 +132,7 @@ export function declare(root: Cli): Cli {
   const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host', HELP);
   upgrade.command('plan')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
+    .option('--etcd <version>', "target etcd version (default: the target Kubernetes version's etcd in the version table)")
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .option('--md <file>', 'also write the plan as Markdown')
@@ -119,7 +141,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryFor(opts, log);
-      const doc = planFor(inv, opts.to ?? '');
+      const doc = planFor(inv, opts.to ?? '', opts.etcd);
       if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
       if (opts.html) writeFileSync(resolve(opts.html), formatHtml(doc));
       if (opts.json) printJson(doc);

@@ -35,27 +35,27 @@ export const MINOR_ENTRY: Readonly<Record<string, { minimum: string; via: string
   },
 };
 
-function parse(v: string): [number, number, number] {
+function parse(v: string, field = 'etcd'): [number, number, number] {
   const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(v);
-  if (!m) throw new InputError('etcd', `"${v}" is not an etcd version like v3.7.0`);
+  if (!m) throw new InputError(field, `"${v}" is not an etcd version like v3.7.0`);
   return [Number(m[1]), Number(m[2]), Number(m[3])];
 }
 
-function cmp(a: string, b: string): number {
-  const x = parse(a);
-  const y = parse(b);
+function cmp(a: string, b: string, field = 'etcd'): number {
+  const x = parse(a, field);
+  const y = parse(b, field);
   return x[0] - y[0] || x[1] - y[1] || x[2] - y[2];
 }
 
-/** The hops from `from` to `to`; [] when they are equal. A downgrade or a skipped minor throws. */
-export function etcdHops(from: string, to: string): Hop[] {
-  const c = cmp(from, to);
+/** The hops from `from` to `to`; [] when they are equal. A downgrade or a skipped minor throws, on `field`. */
+export function etcdHops(from: string, to: string, field = 'etcd'): Hop[] {
+  const c = cmp(from, to, field);
   if (c === 0) return [];
-  if (c > 0) throw new InputError('etcd', `etcd ${to} is older than the cluster's ${from}: a downgrade is not planned`);
-  const [fm, fn] = parse(from);
-  const [tm, tn] = parse(to);
+  if (c > 0) throw new InputError(field, `etcd ${to} is older than the cluster's ${from}: a downgrade is not planned`);
+  const [fm, fn] = parse(from, field);
+  const [tm, tn] = parse(to, field);
   if (fm === tm && fn === tn) return [{ from, to, rules: [PATCH] }];
-  if (fm !== tm || tn !== fn + 1) throw new InputError('etcd', `etcd ${from} → ${to} skips a minor version; etcd upgrades one minor at a time`);
+  if (fm !== tm || tn !== fn + 1) throw new InputError(field, `etcd ${from} → ${to} skips a minor version; etcd upgrades one minor at a time (${ONE_MINOR.cite})`);
   const entry = MINOR_ENTRY[`${tm}.${tn}`];
   const hops: Hop[] = [];
   let at = from;

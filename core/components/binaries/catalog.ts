@@ -75,6 +75,11 @@ export const VERSION_TABLE: readonly VersionSet[] = [
  */
 export const ETCD_STEPS: readonly string[] = ['v3.6.16'];
 
+/** Every etcd version hardwire builds: the table's pairings and the steps between them. */
+export function etcdVersions(): string[] {
+  return [...new Set([...VERSION_TABLE.map((r) => r.etcd), ...ETCD_STEPS])];
+}
+
 export const DEFAULT_KUBERNETES = PINNED_KUBERNETES;
 
 export function versionsFor(kubernetesVersion: string = DEFAULT_KUBERNETES): VersionSet {

@@ -1,0 +1,80 @@
+// upgrade plan --etcd VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
+// --etcd with exit 2, on the pure check and through the CLI; the default is read from the committed
+// v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hardwire } from './helpers/cli.ts';
+import { etcdTarget } from '../core/upgrade/etcd-target.ts';
+import { repoRoot } from '../lib/paths.ts';
+
+const EXAMPLE = join(repoRoot, 'hosts/example.yaml');
+const KNOWN = ['v3.6.8', 'v3.6.16', 'v3.7.0'];
+
+describe('etcdTarget, pure', () => {
+  it('plans the hops for a version the build table has', () => {
+    expect(etcdTarget('v3.6.8', 'v3.7.0', KNOWN).map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
+    expect(etcdTarget('v3.6.8', 'v3.6.16', KNOWN).map((h) => h.to)).toEqual(['v3.6.16']);
+    expect(etcdTarget('v3.6.8', 'v3.6.8', KNOWN)).toEqual([]);
+  });
+
+  it('refuses a version the build table does not have', () => {
+    expect(() => etcdTarget('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd: etcd v3\.7\.3 is not in the build table \(known: v3\.6\.8, v3\.6\.16, v3\.7\.0\)/);
+  });
+
+  it('refuses a downgrade', () => {
+    expect(() => etcdTarget('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd: etcd v3\.6\.8 is older than the cluster's v3\.6\.16: a downgrade is not planned$/);
+  });
+
+  it('refuses a hop etcd\'s rule forbids: a skipped minor', () => {
+    expect(() => etcdTarget('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
+  });
+
+  it('refuses when the hop the rule requires (3.6.11 or later before 3.7) cannot be built', () => {
+    expect(() => etcdTarget('v3.6.8', 'v3.7.0', ['v3.6.8', 'v3.7.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.7\.0 must pass through v3\.6\.16 \(.*upgrade_3_7\.md:19\)/);
+  });
+
+  it('refuses what is not a version', () => {
+    expect(() => etcdTarget('v3.6.8', '3.7.0', KNOWN)).toThrow(/^--etcd: "3\.7\.0" is not an etcd version/);
+  });
+});
+
+describe('upgrade plan --etcd through the CLI', () => {
+  const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd', etcd] : [])]);
+  type Doc = { etcd: { from: string; to: string; hops: { to: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: { to: { registeredAt: string } | null }[] }[] };
+
+  for (const [etcd, why] of [
+    ['v3.6.1', /^error: --etcd: etcd v3\.6\.1 is older than the cluster's v3\.6\.8: a downgrade is not planned$/],
+    ['v3.7.9', /^error: --etcd: etcd v3\.7\.9 is not in the build table/],
+    ['v3.8.0', /^error: --etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/],
+    ['v3.6.16', /^error: --etcd: no etcd flag map at v3\.6\.16/],
+  ] as const) {
+    it(`--etcd ${etcd}: exit 2, one line`, () => {
+      const r = plan(etcd);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      const lines = r.stderr.trim().split('\n');
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(why);
+    });
+  }
+
+  it('the default is the target\'s etcd: the committed v1.37.2 etcd map\'s version, through v3.6.16', () => {
+    const want = (JSON.parse(readFileSync(join(repoRoot, 'harness/flags/data/v1.37.2/etcd.json'), 'utf8')) as { componentVersion: string }).componentVersion;
+    const doc = JSON.parse(plan().stdout) as Doc;
+    expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: want });
+    expect(doc.etcd.hops.map((h) => h.to)).toEqual(['v3.6.16', want]);
+    expect(JSON.parse(plan(want).stdout)).toEqual(doc);
+  });
+
+  it('--etcd v3.6.8, the cluster\'s own: no hop, and etcd\'s flags checked in the v3.6.8 map at both ends', () => {
+    const r = plan('v3.6.8');
+    expect(r.code).toBe(0);
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: 'v3.6.8', hops: [] });
+    const etcd = doc.components.find((c) => c.component === 'etcd')!;
+    expect([etcd.fromVersion, etcd.toVersion]).toEqual(['v3.6.8', 'v3.6.8']);
+    for (const row of etcd.rows) expect(row.to?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.8\//);
+    expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
+  });
+});
