@@ -56,3 +56,26 @@ describe('childFates', () => {
     expect(f['k0s api']!.replacement?.pid).toBe(240);
   });
 });
+
+describe('a new k0s that gives up: systemd starts another, and that one is the k0s that stayed', () => {
+  // Killed at t=1000 (pid 100); k0s 200 starts etcd 210, then exits (an orphan outlived its stop
+  // timeout); k0s 300 starts etcd 310 and stays.
+  const twice = [
+    snap(0, 100, 0, [[100, 1, 'Ssl', K], [110, 100, 'Sl', `${B}/etcd`]]),
+    snap(2000, 0, 0, [[110, 1, 'Sl', `${B}/etcd`]]),
+    snap(12000, 200, 1, [[200, 1, 'Ssl', K], [210, 200, 'Sl', `${B}/etcd`]]),
+    snap(20000, 0, 1, []),
+    snap(31000, 300, 2, [[300, 1, 'Ssl', K], [310, 300, 'Sl', `${B}/etcd`]]),
+    snap(32000, 300, 2, [[300, 1, 'Ssl', K], [310, 300, 'Sl', `${B}/etcd`]]),
+  ];
+  const nm = newMain(twice.filter((s) => s.at >= 1000), 100)!;
+
+  it('newMain: the last new MainPID, first seen when the first new k0s was', () => {
+    expect(nm).toEqual({ pid: 300, at: 12000 });
+  });
+
+  it('the replacement is the child of the k0s that stayed, not of the one that gave up', () => {
+    const [etcd] = childFates(twice, ['etcd'], 1000, 100, nm.pid, nm.at, [{ component: 'etcd', at: 11900 }]);
+    expect(etcd!.replacement).toEqual({ pid: 310, ppid: 300, at: new Date(31000).toISOString(), underNewMain: true });
+  });
+});

@@ -57,8 +57,10 @@ export function childFates(snaps: HostSnap[], names: string[], killAt: number, k
     const lastIdx = old ? after.findLastIndex((x) => find(x, name, old.pid) !== undefined) : -1;
     const lastSeen = lastIdx >= 0 ? after[lastIdx]!.at : null;
     const gone = old ? after.find((x, i) => i > lastIdx && !find(x, name, old.pid)) : undefined;
-    const repSnap = after.find((x) => x.procs.some((p) => p.name === name && p.pid !== old?.pid));
-    const rep = repSnap ? repSnap.procs.find((p) => p.name === name && p.pid !== old?.pid)! : undefined;
+    // The replacement is the child of the k0s that stayed; a k0s that gave up in between had its own.
+    const isRep = (p: Proc) => p.name === name && p.pid !== old?.pid && p.ppid === newMainPid;
+    const repSnap = after.find((x) => x.procs.some(isRep));
+    const rep = repSnap ? repSnap.procs.find(isRep)! : undefined;
     const sup = supervised.find((x) => x.component === SUPERVISOR_NAME[name]);
     // Its parent right after the kill: PID 1 (or a subreaper) once the k0s it had is gone.
     const ran = firstProc ? (firstProc.ppid === killedPid ? `kept its parent ${killedPid}, which had not died,` : `ran on orphaned (parent ${firstProc.ppid})`) : '';
@@ -83,10 +85,15 @@ export function childFates(snaps: HostSnap[], names: string[], killAt: number, k
   });
 }
 
-/** The first snapshot whose unit has a MainPID other than the killed one. */
+/**
+ * When a new k0s was first seen (`at`), and the k0s that stayed (`pid`: the MainPID of the last
+ * snapshot with one other than the killed one). After one restart they are the same process; after
+ * a new k0s gave up, `pid` is the one systemd started next.
+ */
 export function newMain(snaps: HostSnap[], killedPid: number): { pid: number; at: number } | null {
-  const s = snaps.find((x) => x.unit.mainPid > 0 && x.unit.mainPid !== killedPid);
-  return s ? { pid: s.unit.mainPid, at: s.at } : null;
+  const isNew = (x: HostSnap) => x.unit.mainPid > 0 && x.unit.mainPid !== killedPid;
+  const first = snaps.find(isNew);
+  return first ? { pid: snaps.findLast(isNew)!.unit.mainPid, at: first.at } : null;
 }
 
 export interface SourceSite { file: string; line: number; url: string; text: string }

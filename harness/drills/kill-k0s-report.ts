@@ -27,6 +27,7 @@ export function killK0sMarkdown(r: KillK0sReport): string {
     `- Baseline: ${r.baseline.samples} samples of ${r.baseline.probes.length} probes, every one ok; k0s MainPID ${r.baseline.mainPid}, children ${r.baseline.children.map((c) => `${c.name} ${c.pid}`).join(', ')}`,
     `- Broken: ${r.broken.action} at ${r.broken.at}`,
     `- k0s restarted by ${r.k0sRestart.by}; new MainPID ${r.k0sRestart.newMainPid ?? 'none'}, first seen ${s1(r.k0sRestart.newMainSeenAfterMs)} after the kill`,
+    ...r.k0sRestart.exits.slice(1).map((x) => `- k0s exited again +${since(r, x.exit.at)}: \`${x.exit.line}\`; its last error: \`${x.cause?.line.slice(0, 240) ?? '(none found)'}\` (systemd restarted it once more)`),
     `- Every probe ok again ${r.allBackMs === null ? 'never, within the sampling' : `${s1(r.allBackMs)} after the kill`}; /readyz at the end: ${r.final.readyz}; every child under the new MainPID ${r.final.mainPid}: ${r.final.everyChildUnderNewMain ? 'yes' : 'NO'}`,
     `- Lab ${r.keptLab ? 'kept' : 'torn down'}`,
     '',
