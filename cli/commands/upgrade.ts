@@ -57,6 +57,7 @@ is listed at its removed group/version, and a kind with objects blocks. Nothing 
                  core/components/binaries/catalog.ts); the hops and the etcd flags and gates are
                  planned for it
   --offline      plan from the flag maps alone; the output says the live checks were skipped
+  --gate-timeout S  how long each of verify's gates may take, in seconds, as verify's
   --md FILE      also write the plan as Markdown
   --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
