@@ -40,7 +40,7 @@ describe('etcdTarget, pure', () => {
 });
 
 describe('upgrade plan --etcd through the CLI', () => {
-  const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd', etcd] : [])]);
+  const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd', etcd] : [])]);
   type Doc = { etcd: { from: string; to: string; hops: { to: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: { to: { registeredAt: string } | null }[] }[] };
 
   for (const [etcd, why] of [

@@ -41,7 +41,7 @@ function committedConfig(version: string, component: string): ConfigFieldEntry[]
 type Row = { key: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null };
 
 describe('the config fields of the rendered files, v1.36.3 → v1.37.2, against the committed maps', () => {
-  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', WORKERS, '--json']);
+  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', WORKERS, '--json']);
   const doc = JSON.parse(r.stdout) as { blocking: number; components: { component: string; fields: Row[] }[] };
 
   for (const [component, render] of [['kubelet', kubeletConfig], ['kube-proxy', kubeProxyConfig]] as const) {

@@ -19,7 +19,7 @@ function committed(version: string, component: string): FlagMap {
 type Row = { kind: string; name: string; recommended: unknown };
 
 describe('new at v1.37.2, against the committed maps', () => {
-  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', WORKERS, '--json']);
+  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', WORKERS, '--json']);
   const doc = JSON.parse(r.stdout) as { blocking: number; components: { component: string }[]; new: { component: string; rows: Row[] }[] };
 
   it('per component the inventory runs: the flags and config fields v1.37.2 has and v1.36.3 has not, none recommended, none blocking', () => {

@@ -46,7 +46,7 @@ describe('etcd hops', () => {
 });
 
 describe('the plan v1.36.3 → v1.37.2: hops and order in the document', () => {
-  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', EXAMPLE, '--json']);
+  const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json']);
   const doc = JSON.parse(r.stdout) as { etcd: { from: string; to: string; hops: { from: string; to: string }[] }; order: { components: string[]; cite: string }[] };
 
   it('etcd from the version table to kubeadm\'s pin, through 3.6.16', () => {
@@ -66,7 +66,7 @@ describe('--html', () => {
     let browser: BrowserContext | undefined;
     try {
       const out = join(dir, 'plan.html');
-      expect(hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', EXAMPLE, '--html', out, '--quiet']).code).toBe(0);
+      expect(hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--html', out, '--quiet']).code).toBe(0);
       browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
         executablePath: '/usr/bin/chromium', viewport: { width: 1400, height: 900 },
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],

@@ -82,7 +82,7 @@ describe('refusals (exit 2, one line)', () => {
 
   for (const [to, why] of [['v1.35.0', /downgrade/], ['v1.38.1', /skips a minor version from v1\.36\.3/], ['v1.37.9', /no flag map for v1\.37\.9/]] as const) {
     it(`--to ${to}`, () => {
-      const r = hardwire(['upgrade', 'plan', '--to', to, '--inventory', EXAMPLE]);
+      const r = hardwire(['upgrade', 'plan', '--to', to, '--offline', '--inventory', EXAMPLE]);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
       const lines = r.stderr.trim().split('\n');
@@ -101,7 +101,7 @@ const cite = (f: FlagEntry) => (f.registeredAt ? `${f.registeredAt.module}@${f.r
 
 describe('the plan v1.36.3 → v1.37.2 against the committed maps', () => {
   it('reports every passed flag with the status and citations the two JSON files give', () => {
-    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', EXAMPLE, '--json']);
+    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json']);
     const doc = JSON.parse(r.stdout) as { from: string; to: string; blocking: number; components: { component: string; rows: { flag: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null }[] }[] };
     expect(doc.from).toBe('v1.36.3');
     expect(doc.components.map((c) => c.component)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
@@ -142,14 +142,14 @@ describe('the plan v1.36.3 → v1.37.2 against the committed maps', () => {
       inv.cluster.extraArgs = { ...inv.cluster.extraArgs, [component]: { [gone.name]: gone.default === '' ? 'x' : gone.default } };
       const file = join(dir, 'inv.yaml');
       writeFileSync(file, stringify(inv));
-      const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', file, '--json']);
+      const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', file, '--json']);
       expect(r.code, r.stderr).toBe(1);
       const doc = JSON.parse(r.stdout) as { components: { component: string; rows: { flag: string; status: string; from: { registeredAt: string } | null; to: unknown; renamedTo?: unknown }[] }[] };
       const row = doc.components.find((c) => c.component === component)!.rows.find((x) => x.flag === gone.name)!;
       expect(row.to).toBeNull();
       expect(['removed', 'renamed']).toContain(row.status);
       expect(row.from?.registeredAt).toBe(cite(gone));
-      const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', file]);
+      const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', file]);
       expect(text.code).toBe(1);
       expect(text.stdout).toMatch(new RegExp(`--${gone.name}\\s+(removed|renamed)`));
     } finally {

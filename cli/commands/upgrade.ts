@@ -3,7 +3,11 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { options, type InventoryOpts } from '../common.ts';
+import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { inventoryOrLab } from '../lab-inventory.ts';
+import { liveChecks, type Live } from '../../core/upgrade/live.ts';
+import { removedBetween } from '../../core/upgrade/stored-apis.ts';
+import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
@@ -25,7 +29,7 @@ import { etcdVersions, versionsFor } from '../../core/components/binaries/catalo
 import { APPLY_HELP, declareApply } from './upgrade-apply.ts';
 
 const HELP = `
-usage: hardwire upgrade plan --to VERSION [--etcd VERSION] [--inventory FILE] [--json] [--md FILE] [--html FILE]
+usage: hardwire upgrade plan --to VERSION [--etcd VERSION] [--inventory FILE] [--offline] [--gate-timeout S] [--json] [--md FILE] [--html FILE]
 
 For each component, every flag its unit passes (the unit model rendered for the inventory,
 cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
@@ -42,23 +46,41 @@ blocking, what each binary the inventory runs has at VERSION and not at the clus
 and config fields), "recommended" only where a flag of that binary is deprecated with a message
 naming the new one (--NAME). Then the
 etcd hops, each with etcd's rule, and the component order, each with the version-skew rule.
-Nothing touches a host.
+Then, live (read-only, over SSH and with admin.conf): verify's gates (not its smoke test, which
+writes) must pass, else exit 2 with one line naming the failing gate and host; then every kind
+VERSION stops serving (APILifecycleRemoved() in k8s.io/api at VERSION, flags/data/<v>/api-lifecycle.json)
+is listed at its removed group/version, and a kind with objects blocks. Nothing changes on a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
                  in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
   --etcd VERSION the etcd the members go to (default: VERSION's etcd in the version table,
                  core/components/binaries/catalog.ts); the hops and the etcd flags and gates are
                  planned for it
+  --offline      plan from the flag maps alone; the output says the live checks were skipped
+  --gate-timeout S  how long each of verify's gates may take, in seconds, as verify's
   --md FILE      also write the plan as Markdown
   --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
-Exit 0 when no passed flag or config field is removed or renamed and no gate is removed or locked
-to another value at the target, 1 when one is; 2 for a downgrade, a skipped minor version or a target
+Exit 0 when no passed flag or config field is removed or renamed, no gate is removed or locked
+to another value at the target and no removed API holds objects, 1 when one does; 2 for a cluster
+that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipped minor version or a target
 without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
 downgrade, a hop etcd's rule forbids (a skipped minor), or a version with no etcd flag map.
 ${APPLY_HELP}`;
 
-interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string }
+interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string; offline?: boolean; gateTimeout?: number }
+
+/**
+ * The live half, after every offline refusal: verify's gates on the inventory's hosts (exit 2 with
+ * one line if one fails), then each kind the target stops serving listed at its removed version.
+ */
+async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
+  if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
+  const lifecycle = loadApiLifecycle(doc.to);
+  if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${doc.to}/api-lifecycle.json to say which APIs ${doc.to} removes ("hardwire flags --version ${doc.to} --regenerate"), or plan with --offline`);
+  const inv = await inventoryOrLab(opts, log, false);
+  return liveChecks(inv, stateDirFrom(opts), removedBetween(lifecycle.kinds, doc.from, doc.to), { gateTimeoutMs: gateTimeoutMs(opts), log });
+}
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
   let file = opts.inventory;
@@ -135,13 +157,17 @@ export function declare(root: Cli): Cli {
     .option('--etcd <version>', "target etcd version (default: the target Kubernetes version's etcd in the version table)")
     .addOption(options.inventory())
     .addOption(options.stateDir())
+    .addOption(options.gateTimeout())
+    .option('--offline', "plan from the flag maps alone: skip verify's gates and the stored objects in removed APIs")
     .option('--md <file>', 'also write the plan as Markdown')
     .option('--html <file>', 'also write the plan as HTML')
     .addOption(options.json())
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryFor(opts, log);
-      const doc = planFor(inv, opts.to ?? '', opts.etcd);
+      const offline = planFor(inv, opts.to ?? '', opts.etcd);
+      const { blocking: _, ...rest } = offline;
+      const doc = planDoc({ ...rest, live: await live(opts, offline, log) });
       if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
       if (opts.html) writeFileSync(resolve(opts.html), formatHtml(doc));
       if (opts.json) printJson(doc);

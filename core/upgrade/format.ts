@@ -5,6 +5,8 @@ import type { FieldRow } from './fields.ts';
 import type { NewGroup, NewRow } from './new.ts';
 import type { Hop } from './etcd.ts';
 import type { Step } from './order.ts';
+import type { Live } from './live.ts';
+import { LIVE_HEAD, liveBlocking, liveRows, liveTitle } from './live-format.ts';
 
 export interface PlanDoc {
   from: string;
@@ -17,11 +19,13 @@ export interface PlanDoc {
   new: NewGroup[];
   etcd: { from: string; to: string; toCite: string; hops: Hop[] };
   order: Step[];
+  /** The live checks (verify's gates, stored objects in removed APIs), or why they were skipped. */
+  live?: Live;
 }
 
 export function planDoc(d: Omit<PlanDoc, 'blocking'>): PlanDoc {
   const gates = d.gates.flatMap((g) => g.rows).filter((r) => r.blocking).length;
-  return { ...d, blocking: blocking(d.components).length + gates, components: d.components };
+  return { ...d, blocking: blocking(d.components).length + gates + liveBlocking(d.live), components: d.components };
 }
 
 function cells(r: PlanRow): string[] {
@@ -100,8 +104,9 @@ export function formatText(doc: PlanDoc): string {
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
+  if (doc.live) out.push('', liveTitle(doc.live, doc.to), ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live))] : []));
   out.push('', ...pathLines(doc));
-  out.push('', doc.blocking === 0 ? 'no flag, config field or feature gate the units pass breaks at the target' : `${doc.blocking} flag(s), config field(s) or feature gate(s) the units pass would stop a component or drop a setting at ${doc.to}`);
+  out.push('', doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`);
   return `${out.join('\n')}\n`;
 }
 
@@ -121,6 +126,7 @@ export function formatMarkdown(doc: PlanDoc): string {
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', `## ${t.title}`, '', ...mdRows(NEW_HEAD, t.rows));
+  if (doc.live) out.push('', '## Live cluster', '', liveTitle(doc.live, doc.to), ...(doc.live.checked ? ['', ...mdRows(LIVE_HEAD, liveRows(doc.live))] : []));
   out.push('', '## etcd path and component order', '', '```', ...pathLines(doc), '```');
   return `${out.join('\n')}\n`;
 }

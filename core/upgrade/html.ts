@@ -1,6 +1,7 @@
 // The plan as one HTML page: a table per component (flags, its config fields, then its feature gates), what is new at the target, the etcd hops
 // and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
 // the page reads at 1400 px without a horizontal scroll.
+import { LIVE_HEAD, liveRows, liveTitle } from './live-format.ts';
 import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, NEW_HEAD, newTables, pathLines, type PlanDoc } from './format.ts';
 
 function esc(s: string): string {
@@ -17,7 +18,7 @@ const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:140
 table{border-collapse:collapse;width:100%;table-layout:auto;margin:8px 0 20px}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 td.name{white-space:nowrap;overflow-wrap:normal;font-family:ui-monospace,monospace}
-tr.removed,tr.renamed,tr.unknown{background:#fdd}tr.locked,tr.deprecated,tr.default-changed{background:#ffe}
+tr.removed,tr.renamed,tr.unknown,tr.blocking{background:#fdd}tr.locked,tr.deprecated,tr.default-changed{background:#ffe}
 pre{white-space:pre-wrap}`;
 
 export function formatHtml(doc: PlanDoc): string {
@@ -30,6 +31,7 @@ export function formatHtml(doc: PlanDoc): string {
     parts.push('</section>');
   }
   for (const t of newTables(doc)) parts.push(`<section data-new="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(NEW_HEAD, t.rows, 'new'), '</section>');
+  if (doc.live) parts.push('<h2>Live cluster</h2>', `<p id="live">${esc(liveTitle(doc.live, doc.to))}</p>`, ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live), 'live')] : []));
   parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`, '</body></html>');
   return `${parts.join('\n')}\n`;
 }

@@ -1,5 +1,6 @@
 // `hardwire flags --regenerate`: rebuild flags/data/<version>/*.json with the Go analyzer.
 // Needs Go (1.26); modules come from the Go module proxy into ~/.cache/hardwire/gomod.
+import { writeApiLifecycle } from './api-lifecycle.ts';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -94,6 +95,8 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     });
     // The gate tables beside the flags: the upgrade plan checks each unit's --feature-gates in them.
     regenerateGates(version, pin.etcd, opts.log, outDir);
+    // And the API kinds the release stops serving: the plan lists the live objects stored in them.
+    writeApiLifecycle(version, outDir);
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

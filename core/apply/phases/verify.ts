@@ -7,16 +7,23 @@ import { probeChecks } from '../../gates/pods.ts';
 
 export interface VerifyReport { gates: CheckResult[]; smoke: CheckResult[] }
 
+/**
+ * verify's gates without its smoke test (which writes): each component's own checks, all at once as
+ * a drill's baseline runs them (each controller host's check watches its unit for 2 s: one after
+ * another they took 4 s per host), then the workload's (none without workers), in order.
+ */
+export async function verifyGates(ctx: WireContext): Promise<CheckResult[]> {
+  const gates = await runGateChecks(ctx);
+  for (const check of probeChecks(ctx)) gates.push(await timed(check.name, check.run));
+  return gates;
+}
+
 export function verifyPhase(report: VerifyReport): Phase {
   return {
     id: 'verify',
     title: 'Re-run every gate, then the API smoke test through admin.conf',
     async run(ctx: WireContext) {
-      // Each component's own checks, all at once as a drill's baseline runs them (each controller
-      // host's check watches its unit for 2 s: one after another they took 4 s per host), then the
-      // workload's (none without workers), in order.
-      report.gates.push(...await runGateChecks(ctx));
-      for (const check of probeChecks(ctx)) report.gates.push(await timed(check.name, check.run));
+      report.gates.push(...await verifyGates(ctx));
       report.smoke.push(...await smoke(adminCreds(ctx.clusterDir), ctx.inv, session(ctx, ctx.inv.etcdHosts[0]!.name)));
       for (const r of [...report.gates, ...report.smoke]) ctx.log.info(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.detail}`);
     },

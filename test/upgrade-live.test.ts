@@ -1,0 +1,98 @@
+// upgrade plan's live half (issue 24) on a wired 1-host lab whose apiserver serves
+// networking.k8s.io/v1beta1 through --runtime-config (v1.36.3 turns it off by default, and v1.37.2
+// stops serving its ServiceCIDR and IPAddress kinds). Read independently with kubectl at that
+// version: the objects the plan lists as blocking. Then kube-apiserver stopped: exit 2, one line
+// naming the gate and the host, and the host's files hashed unchanged.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { hardwire } from './helpers/cli.ts';
+import { remote, testLab, type TestLab } from './helpers/lab.ts';
+import { moduleDir, reopen } from './helpers/modcache.ts';
+
+let lab: TestLab;
+let inv: string;
+let state: string;
+let admin: string;
+const KUBECTL = join(process.env.HOME ?? '/root', '.cache/hardwire/bin/kubectl/v1.36.3/kubectl');
+const GV = 'networking.k8s.io/v1beta1';
+
+interface Row { group: string; version: string; kind: string; resource: string | null; served: boolean; objects: string[]; removedAt: string }
+interface Doc { blocking: number; live: { checked: boolean; apis: Row[] } }
+
+function kubectlNames(resource: string): string[] {
+  const r = spawnSync(KUBECTL, ['--kubeconfig', admin, 'get', '--raw', `/apis/${GV}/${resource}`], { encoding: 'utf8', timeout: 60_000 });
+  expect(r.status, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name).sort();
+}
+
+async function onHost(argv: string[]): Promise<string> {
+  const s = await lab.ssh('node1');
+  try { return await remote(s, argv); } finally { await s.close(); }
+}
+
+/** Every file hardwire writes on a host: binaries, units, kubeconfigs, PKI. */
+const hashHost = () => onHost(['sh', '-c', 'find /usr/local/bin /etc/kubernetes /etc/systemd/system -type f -print0 | sort -z | xargs -0 sha256sum']);
+
+beforeAll(async () => {
+  lab = await testLab('upgradelive', 1);
+  inv = lab.info.inventory;
+  state = join(lab.stateDir, 'state');
+  const doc = parse(readFileSync(inv, 'utf8')) as { cluster: { name: string; extraArgs?: Record<string, Record<string, string>> } };
+  admin = join(state, doc.cluster.name, 'kubeconfigs', 'admin.conf');
+  doc.cluster.extraArgs = { 'kube-apiserver': { 'runtime-config': `${GV}=true` } };
+  writeFileSync(inv, stringify(doc));
+  const w = hardwire(['wire', '--inventory', inv, '--state-dir', state], { timeoutMs: 900_000 });
+  if (w.code !== 0) throw new Error(`wire exited ${w.code}: ${w.stderr.slice(-3000)}`);
+});
+
+afterAll(async () => {
+  await lab?.down();
+});
+
+describe('upgrade plan, live', () => {
+  it('lists the objects stored in APIs v1.37.2 removes, at their version, as blocking', async () => {
+    const cidr = { apiVersion: GV, kind: 'ServiceCIDR', metadata: { name: 'plan-extra' }, spec: { cidrs: ['10.100.0.0/24'] } };
+    const c = spawnSync(KUBECTL, ['--kubeconfig', admin, 'create', '-f', '-'], { input: JSON.stringify(cidr), encoding: 'utf8' });
+    expect(c.status, c.stderr).toBe(0);
+    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.live.checked).toBe(true);
+    const row = (kind: string) => doc.live.apis.find((a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind)!;
+    const cidrs = kubectlNames('servicecidrs');
+    expect(cidrs).toContain('plan-extra');
+    expect(cidrs).toContain('kubernetes');
+    expect([...row('ServiceCIDR').objects].sort()).toEqual(cidrs);
+    expect([...row('IPAddress').objects].sort()).toEqual(kubectlNames('ipaddresses'));
+    // Each blocks, and the line it cites is the generated APILifecycleRemoved() returning 1, 37.
+    expect(doc.blocking).toBeGreaterThanOrEqual(2);
+    for (const kind of ['ServiceCIDR', 'IPAddress']) {
+      const m = /^k8s\.io\/api@(v[\d.]+)\/(.+):(\d+)$/.exec(row(kind).removedAt)!;
+      const root = moduleDir('k8s.io/api', m[1]!);
+      expect(reopen(root, m[2]!, Number(m[3]))).toContain(`func (in *${kind}) APILifecycleRemoved()`);
+      expect(reopen(root, m[2]!, Number(m[3]) + 1).trim()).toBe('return 1, 37');
+    }
+    // storage.k8s.io/v1beta1 is off here, as at v1.36.3's defaults: the cluster answers 404 for it.
+    const vac = doc.live.apis.find((a) => a.kind === 'VolumeAttributesClass')!;
+    expect(vac.served).toBe(false);
+    const raw = spawnSync(KUBECTL, ['--kubeconfig', admin, 'get', '--raw', '/apis/storage.k8s.io/v1beta1'], { encoding: 'utf8' });
+    expect(raw.status).not.toBe(0);
+  });
+
+  it('refuses a cluster whose apiserver is stopped: exit 2, one line naming the gate and host, nothing changed', async () => {
+    await onHost(['systemctl', 'stop', 'kube-apiserver']);
+    const before = await hashHost();
+    expect(before.split('\n').length).toBeGreaterThan(20);
+    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state], { timeoutMs: 300_000 });
+    expect(r.code).toBe(2);
+    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: /);
+    expect(r.stdout).toBe('');
+    expect(await hashHost()).toBe(before);
+    expect(await onHost(['systemctl', 'is-active', 'kube-apiserver'])).toBe('inactive');
+  });
+});
