@@ -2,10 +2,7 @@
 // and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
 // the page reads at 1400 px without a horizontal scroll.
 import { componentTables, GATE_HEAD, HEAD, pathLines, type PlanDoc } from './format.ts';
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+import { esc, htmlPage } from '../../lib/html.ts';
 
 function table(head: string[], rows: string[][], kind: string): string {
   const th = head.map((h) => `<th>${esc(h)}</th>`).join('');
@@ -21,13 +18,12 @@ tr.removed,tr.renamed,tr.unknown{background:#fdd}tr.locked,tr.deprecated,tr.defa
 pre{white-space:pre-wrap}`;
 
 export function formatHtml(doc: PlanDoc): string {
-  const parts = [`<!doctype html><html><head><meta charset="utf-8"><title>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</title><style>${STYLE}</style></head><body>`,
-    `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
+  const parts = [`<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
   for (const t of componentTables(doc)) {
     parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
     if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
     parts.push('</section>');
   }
-  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`, '</body></html>');
-  return `${parts.join('\n')}\n`;
+  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`);
+  return htmlPage({ title: `Upgrade plan ${doc.from} → ${doc.to}`, style: STYLE, body: parts.join('\n') });
 }

@@ -9,6 +9,8 @@ export type Verdict = 'hit' | 'not hit' | 'not provable';
 
 export interface SiteResult {
   ref: string;
+  /** The cited line at its tag upstream. */
+  url?: string;
   kind: string;
   /** The function the flag map names, and the one delve stopped in. */
   mapFunction?: string;
@@ -34,7 +36,7 @@ function notHitReason(t: SiteTrace): string {
 
 function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const s = t.site.site;
-  const base = { ref: t.site.ref, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
+  const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   if (t.unset) {
     const why = t.unset.linked
       ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`

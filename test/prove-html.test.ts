@@ -1,0 +1,89 @@
+// `hardwire flags prove --html` (issue 25), read in headless Chromium at 1400 px: the page renders a
+// saved report (--report) with no lab. The fixture is a kube-scheduler report whose sites are the
+// flag map's own citations, one flag of each verdict and a site of each status; what the page
+// shows is checked against that JSON and against the committed flag map, and its layout is read
+// from the laid-out page, not from the CSS.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hardwire } from './helpers/cli.ts';
+import { withPage } from './helpers/chromium.ts';
+import { tempDir } from './helpers/tmp.ts';
+import { loadFlagMap, siteRef } from '../harness/flags/map.ts';
+import type { ProveReport } from '../harness/prove/index.ts';
+
+const FIXTURE = join(import.meta.dirname, 'fixtures', 'prove', 'kube-scheduler.json');
+
+describe('hardwire flags prove --html', () => {
+  const report = JSON.parse(readFileSync(FIXTURE, 'utf8')) as ProveReport;
+  const map = loadFlagMap('kube-scheduler', report.kubernetesVersion);
+  const urlOf = new Map(map.flags.flatMap((f) => f.consumedAt.map((c) => [siteRef(c), c.url] as const)));
+
+  it('one page with a row per flag and per cited site, each site linked to its line at the tag, readable at 1400 px', async () => {
+    const dir = tempDir('hardwire-prove-html-');
+    try {
+      const r = hardwire(['flags', 'prove', '--report', FIXTURE, '--html']);
+      expect(r.code, r.stderr).toBe(0);
+      const out = join(dir, 'prove.html');
+      writeFileSync(out, r.stdout);
+      await withPage(out, async (page, requests) => {
+        expect(await page.locator('h1').innerText()).toBe('flags prove: kube-scheduler');
+        expect(await page.locator('#summary').innerText()).toContain(`${report.counts.sitesHit} of ${report.counts.sites} cited read sites hit`);
+        // A row per flag, in the report's order, with its verdict.
+        const flagRows = await page.locator('#flags tbody tr').evaluateAll((trs) => trs.map((tr) => [tr.getAttribute('data-flag'), (tr as HTMLTableRowElement).cells[1]!.textContent]));
+        expect(flagRows).toEqual(report.flags.map((f) => [f.flag, f.verdict]));
+        // A row per cited site; every link goes where the flag map says that line is.
+        const siteRows = await page.locator('#sites tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+          ref: tr.getAttribute('data-ref'), status: (tr as HTMLTableRowElement).cells[2]!.textContent, href: tr.querySelector('a')?.getAttribute('href'), text: tr.querySelector('a')?.textContent,
+        })));
+        expect(siteRows.map((s) => [s.ref, s.status])).toEqual(report.flags.flatMap((f) => f.sites.map((s) => [s.ref, s.status])));
+        for (const s of siteRows) {
+          expect(urlOf.get(s.ref!), s.ref!).toBeDefined();
+          expect(s.href, s.ref!).toBe(urlOf.get(s.ref!));
+          expect(s.text).toBe(s.ref);
+        }
+        // A hit shows the value delve read; a miss says why.
+        const kc = page.locator('#flags tr[data-flag="kubeconfig"]');
+        expect(await kc.innerText()).toContain('/etc/kubernetes/scheduler.conf (matches the flag)');
+        expect(await page.locator('#flags tr[data-flag="v"]').innerText()).toContain('not in the flag map');
+        // The verdicts look different: a hit's cell and a miss's cell are not painted alike.
+        const bg = (sel: string) => page.locator(sel).first().evaluate((td) => getComputedStyle(td).backgroundColor);
+        const [hit, miss, none] = [await bg('#flags tr.hit td.verdict'), await bg('#flags tr.not-hit td.verdict'), await bg('#flags tr.not-provable td.verdict')];
+        expect(new Set([hit, miss, none, 'rgba(0, 0, 0, 0)']).size).toBe(4);
+        // At 1400 px: no sideways scroll, and each flag name and each citation on one line.
+        const layout = await page.evaluate(() => {
+          const lines = (el: Element) => { const r = document.createRange(); r.selectNodeContents(el); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };
+          const cells = Array.from(document.querySelectorAll('td.flag, td.cite a'));
+          return { scroll: document.documentElement.scrollWidth, cells: cells.length, wrapped: cells.filter((c) => lines(c) !== 1).map((c) => c.textContent) };
+        });
+        expect(layout.scroll).toBeLessThanOrEqual(1400);
+        expect(layout.cells).toBe(report.flags.length * 2 - report.flags.filter((f) => f.sites.length === 0).length + report.counts.sites * 2);
+        expect(layout.wrapped).toEqual([]);
+        // Sorting on "hits", twice: the most hit site comes first.
+        const sites = page.locator('#sites');
+        await sites.locator('th', { hasText: 'hits' }).click();
+        await sites.locator('th', { hasText: 'hits' }).click();
+        const most = Math.max(...report.flags.flatMap((f) => f.sites.map((s) => s.hits)));
+        expect(await sites.locator('tbody tr').first().locator('td').nth(3).innerText()).toMatch(new RegExp(`^${most}\\+?$`));
+        expect(requests).toEqual([]); // self-contained
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('bad input is one line naming the option, exit 2', () => {
+    const cases: [string[], RegExp][] = [
+      [['--report', '/nonexistent/prove.json', '--html'], /^error: --report: .*does not exist/],
+      [['--report', FIXTURE, '--html', '--md'], /^error: --html: give one of --json, --md, --html/],
+      [['--report', FIXTURE, '--component', 'etcd'], /^error: --component: is etcd, but .* proves kube-scheduler/],
+      [['--report', FIXTURE, '--record'], /^error: --record: /],
+    ];
+    for (const [args, msg] of cases) {
+      const r = hardwire(['flags', 'prove', ...args]);
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stderr.trim().split('\n'), args.join(' ')).toHaveLength(1);
+      expect(r.stderr.trim(), args.join(' ')).toMatch(msg);
+    }
+  });
+});
