@@ -38,7 +38,7 @@ export function formatText(r: ProveReport): string {
 }
 
 export function formatMarkdown(r: ProveReport): string {
-  const out = [`# flags prove: ${r.component}`, '', summary(r), '', `Lease holder of the traced instance: \`${r.holder}\``, '',
+  const out = [`# flags prove: ${r.component}`, '', summary(r), '', `What the gate saw of the traced instance: \`${r.holder}\``, '',
     '| flag | verdict | site (hits, function delve stopped in) | value seen / reason |', '|---|---|---|---|'];
   const cell = (t: string) => t.replace(/\|/g, '\\|');
   for (const f of r.flags) out.push(`| \`--${f.flag}\` | ${f.verdict} | ${cell(where(f))} | ${cell(f.verdict === 'hit' ? value(f) : f.reason ?? '')} |`);
