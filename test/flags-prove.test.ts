@@ -73,7 +73,12 @@ async function unitBack(component: string): Promise<void> {
  * What a component must reach: a share of its cited sites, and every flag but those whose sites
  * all sit on a path the test shows, from the source, that a restart with a data dir skips.
  */
-interface Bar { sitesHit: number; firstBootOnly?: { flag: string; function: string; guard: { ref: string; text: string } } }
+interface Bar {
+  sitesHit: number;
+  firstBootOnly?: { flag: string; function: string; guard: { ref: string; text: string } };
+  /** Flags with sites after an early return, and the guard their reason must name. */
+  earlyReturn?: [string, string][];
+}
 
 function proveSuite(component: string, signature: string, gate: RegExp, bar: Bar = { sitesHit: SITES_HIT }): void {
   let report: ProveReport;
@@ -126,6 +131,21 @@ function proveSuite(component: string, signature: string, gate: RegExp, bar: Bar
       const src = sourceLines(module!, version!, file!)!;
       expect(src[Number(line) - 1]!.trim()).toBe(first.guard.text);
       expect(src.slice(Number(line), Number(line) + 3).join('\n')).toContain(`${first.function.replace(/^\(\*\w+\)/, 'cfg')}(`);
+    }
+    // A miss after an early return names it: that line, read back, is an `if` of the same function, before the site.
+    for (const s of report.flags.flatMap((f) => f.sites)) {
+      for (const [, n, text] of (s.reason ?? '').matchAll(/line (\d+) `([^`]*)`/g)) {
+        const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(s.ref)!;
+        const src = sourceLines(module!, version!, file!)!;
+        expect(src[Number(n) - 1]!.trim(), `${s.ref}: ${s.reason}`).toBe(text);
+        expect(Number(n)).toBeLessThan(Number(line));
+        expect(enclosingFunc(src, Number(n)), s.ref).toBe(enclosingFunc(src, Number(line)));
+      }
+    }
+    for (const [flag, guard] of bar.earlyReturn ?? []) {
+      const sites = report.flags.find((f) => f.flag === flag)!.sites.filter((s) => s.reason?.includes('after the early return'));
+      expect(sites.length, `--${flag}`).toBeGreaterThan(0);
+      for (const s of sites) expect(s.reason, s.ref).toContain(`\`${guard}\``);
     }
   });
 
@@ -185,4 +205,6 @@ describe('hardwire flags prove: mutations of the map are caught', () => {
 describe.each([['etcd', 'data-dir']] as const)('hardwire flags prove --component %s', (component, signature) => proveSuite(component, signature, /^healthy: /, {
   sitesHit: 0.5,
   firstBootOnly: { flag: 'initial-cluster-token', function: '(*Config).PeerURLsMapAndToken', guard: { ref: 'go.etcd.io/etcd/server/v3@v3.6.8/embed/etcd.go:163', text: 'if !isMemberInitialized(cfg) {' } },
+  // Auto TLS: ClientSelfCert and PeerSelfCert return at once without --auto-tls / --peer-auto-tls.
+  earlyReturn: [['client-cert-auth', 'if !cfg.ClientAutoTLS {'], ['peer-cert-file', 'if !cfg.PeerAutoTLS {']],
 }));

@@ -3,7 +3,7 @@
 import type { FlagPlan, PassedFlag } from './sites.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
-import { enclosingCondition, shortFunc, sourceLines } from './source.ts';
+import { earlyReturns, enclosingCondition, shortFunc, sourceLines } from './source.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -31,6 +31,8 @@ function notHitReason(t: SiteTrace): string {
   const lines = sourceLines(s.module, s.version, s.file);
   const cond = lines ? enclosingCondition(lines, s.line) : undefined;
   if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run before the gate passed`;
+  const early = lines ? earlyReturns(lines, s.line) : [];
+  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) before the gate passed`;
   return `${s.function ?? 'its function'} did not run before the gate passed (reached later, or on another path)`;
 }
 
