@@ -8,8 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { hardwire } from './helpers/cli.ts';
+import { withPage } from './helpers/chromium.ts';
 import { findFlag } from '../harness/flags/map.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
@@ -234,17 +234,7 @@ describe('hardwire compare on the lab', () => {
   });
 
   it('the HTML report renders three planes, the k0s columns and sections in headless Chromium', async () => {
-    const userDir = mkdtempSync(join(tmpdir(), 'hardwire-chromium-'));
-    let browser: BrowserContext | undefined;
-    try {
-      browser = await chromium.launchPersistentContext(userDir, {
-        executablePath: '/usr/bin/chromium',
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-      });
-      const page = await browser.newPage();
-      const requests: string[] = [];
-      page.on('request', (req) => { if (!req.url().startsWith('file:')) requests.push(req.url()); });
-      await page.goto(`file://${join(out, 'r.html')}`);
+    await withPage(join(out, 'r.html'), async (page, requests) => {
       expect(await page.locator('#planes tr').count()).toBe(3);
       expect(await page.locator('#planes tr[data-plane=k0s]').innerText()).not.toMatch(/not collected/);
       for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
@@ -266,8 +256,7 @@ describe('hardwire compare on the lab', () => {
       expect(requests).toEqual([]); // self-contained
       // At 1400 px (issue 23): a flag name wraps only after a hyphen, never mid-word, and
       // --advertise-client-urls fits on one line; each citation in "registered at" / "read at" is one
-      // line inside its cell. Read from the laid-out page, not from the CSS.
-      await page.setViewportSize({ width: 1400, height: 900 });
+      // line inside its cell. Read from the laid-out page (withPage opens it at 1400 px), not from the CSS.
       const layout = await page.evaluate(() => {
         const bad: string[] = [];
         let flags = 0, cites = 0, advertiseLines = 0;
@@ -297,10 +286,7 @@ describe('hardwire compare on the lab', () => {
       expect(layout.cites).toBeGreaterThan(50);
       expect(layout.advertiseLines).toBe(1);
       expect(layout.bad).toEqual([]);
-    } finally {
-      await browser?.close();
-      rmSync(userDir, { recursive: true, force: true });
-    }
+    });
   });
 });
 

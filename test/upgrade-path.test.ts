@@ -4,8 +4,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { hardwire } from './helpers/cli.ts';
+import { withPage } from './helpers/chromium.ts';
 import { etcdHops } from '../core/upgrade/etcd.ts';
 import { repoRoot } from '../lib/paths.ts';
 
@@ -63,24 +63,18 @@ describe('the plan v1.36.3 → v1.37.2: hops and order in the document', () => {
 describe('--html', () => {
   it('one table per component; flag names stay on one line at 1400 px, the page does not scroll sideways', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hardwire-upgrade-html-'));
-    let browser: BrowserContext | undefined;
     try {
       const out = join(dir, 'plan.html');
       expect(hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--html', out, '--quiet']).code).toBe(0);
-      browser = await chromium.launchPersistentContext(join(dir, 'profile'), {
-        executablePath: '/usr/bin/chromium', viewport: { width: 1400, height: 900 },
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      await withPage(out, async (page) => {
+        expect(await page.locator('section[data-component]').evaluateAll((s) => s.map((x) => x.getAttribute('data-component')))).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+        // One line box per name cell: a Range over its text has one client rect per line.
+        const lines = await page.locator('td.name').evaluateAll((tds) => tds.map((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }));
+        expect(lines.length).toBeGreaterThan(70);
+        expect(lines.filter((n) => n !== 1)).toEqual([]);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
       });
-      const page = await browser.newPage();
-      await page.goto(`file://${out}`);
-      expect(await page.locator('section[data-component]').evaluateAll((s) => s.map((x) => x.getAttribute('data-component')))).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
-      // One line box per name cell: a Range over its text has one client rect per line.
-      const lines = await page.locator('td.name').evaluateAll((tds) => tds.map((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }));
-      expect(lines.length).toBeGreaterThan(70);
-      expect(lines.filter((n) => n !== 1)).toEqual([]);
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1400);
     } finally {
-      await browser?.close();
       rmSync(dir, { recursive: true, force: true });
     }
   }, 60_000);

@@ -1,13 +1,41 @@
 // `hardwire flags prove`: the flag map's citations, hit live by delve (harness/prove).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { FlagMap } from '../../harness/flags/map.ts';
+import type { ProveReport } from '../../harness/prove/index.ts';
 import { act, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { InputError } from '../../lib/errors.ts';
-import { printJson } from '../../lib/log.ts';
+import { printJson, type Logger } from '../../lib/log.ts';
 
-interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; map?: string; record?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+
+/** A report saved with --json, rendered again without a lab. */
+function savedReport(file: string, component: string | undefined): ProveReport {
+  if (!existsSync(file)) throw new InputError('--report', `${file} does not exist; give a file written by "flags prove --json"`);
+  let r: ProveReport;
+  try { r = JSON.parse(readFileSync(file, 'utf8')) as ProveReport; } catch { throw new InputError('--report', `${file} is not JSON; give a file written by "flags prove --json"`); }
+  if (typeof r.component !== 'string' || !Array.isArray(r.flags) || !r.counts) throw new InputError('--report', `${file} is not a flags prove report; give a file written by "flags prove --json"`);
+  if (component !== undefined && component !== r.component) throw new InputError('--component', `is ${component}, but ${file} proves ${r.component}; drop --component or give the matching report`);
+  return r;
+}
+
+async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
+  if (!opts.component) throw new InputError('--component', 'missing; e.g. --component kube-scheduler');
+  if (opts.record && opts.map) throw new InputError('--record', 'records the committed map only; drop --map');
+  const { prove } = await import('../../harness/prove/index.ts');
+  const inv = await inventoryOrLab(opts, log, false);
+  const map = opts.map === undefined ? undefined : JSON.parse(readFileSync(opts.map, 'utf8')) as FlagMap;
+  // Under delve the component starts slower than its unit: five minutes, unless --gate-timeout says otherwise.
+  const gateMs = opts.gateTimeout === undefined ? 300_000 : gateTimeoutMs(opts);
+  const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}) }, log);
+  if (opts.record && report.exited === undefined) {
+    const { provenRecord } = await import('../../harness/prove/index.ts');
+    const { writeProven } = await import('../../harness/flags/proven.ts');
+    log.info(`recorded in ${writeProven(provenRecord(report))}`);
+  }
+  return report;
+}
 
 export function declareProve(flags: Cli): void {
   flags.command('prove')
@@ -19,26 +47,19 @@ export function declareProve(flags: Cli): void {
     .addOption(options.gateTimeout())
     .addOption(options.json())
     .option('--md', 'the report as Markdown')
+    .option('--html', 'the report as one self-contained HTML page (sortable tables, each site linked to its line at the tag)')
+    .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
-      if (!opts.component) throw new InputError('--component', 'missing; e.g. --component kube-scheduler');
-      if (opts.json && opts.md) throw new InputError('--md', 'give --json or --md, not both');
-      if (opts.record && opts.map) throw new InputError('--record', 'records the committed map only; drop --map');
-      const { prove } = await import('../../harness/prove/index.ts');
-      const inv = await inventoryOrLab(opts, log, false);
-      const map = opts.map === undefined ? undefined : JSON.parse(readFileSync(opts.map, 'utf8')) as FlagMap;
-      // Under delve the component starts slower than its unit: five minutes, unless --gate-timeout says otherwise.
-      const gateMs = opts.gateTimeout === undefined ? 300_000 : gateTimeoutMs(opts);
-      const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}) }, log);
-      if (opts.record && report.exited === undefined) {
-        const { provenRecord } = await import('../../harness/prove/index.ts');
-        const { writeProven } = await import('../../harness/flags/proven.ts');
-        log.info(`recorded in ${writeProven(provenRecord(report))}`);
-      }
+      const formats = (['json', 'md', 'html'] as const).filter((f) => opts[f]);
+      if (formats.length > 1) throw new InputError(`--${formats[1]}`, `give one of --json, --md, --html, not ${formats.map((f) => `--${f}`).join(' and ')}`);
+      if (opts.report !== undefined && (opts.record || opts.map !== undefined)) throw new InputError(opts.record ? '--record' : '--map', 'proves live; drop it to render a saved --report');
+      const report = opts.report === undefined ? await runProve(opts, log) : savedReport(opts.report, opts.component);
       const { formatMarkdown, formatText } = await import('../../harness/prove/format.ts');
       if (opts.json) printJson(report);
+      else if (opts.html) process.stdout.write((await import('../../harness/prove/html.ts')).formatHtml(report));
       else process.stdout.write(opts.md ? formatMarkdown(report) : formatText(report));
       return report.exited === undefined ? 0 : 1;
     }));

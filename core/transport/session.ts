@@ -45,6 +45,8 @@ export interface Session {
   sha256Many(paths: string[]): Promise<Map<string, string | null>>;
   /** A TCP stream to 127.0.0.1:port on the host, tunnelled through this SSH connection (for loopback-only ports). */
   openLocalPort(port: number): Promise<ClientChannel>;
+  /** A stream to a unix socket on the host (OpenSSH's direct-streamlocal): reached as the SSH user, guarded by the socket's file mode. */
+  openLocalSocket(path: string): Promise<ClientChannel>;
   close(): Promise<void>;
 }
 
@@ -228,11 +230,25 @@ export class SshSession implements Session {
     return result;
   }
 
-  async openLocalPort(port: number): Promise<ClientChannel> {
+  openLocalPort(port: number): Promise<ClientChannel> {
+    return this.#channel(() => forward(this.#client, '127.0.0.1', port, this.host.name, 'ssh-forward', 'the host'));
+  }
+
+  openLocalSocket(path: string): Promise<ClientChannel> {
+    return this.#channel(() => new Promise((resolve, reject) => {
+      this.#client.openssh_forwardOutStreamLocal(path, (err, stream) => {
+        if (err) reject(new StepError('ssh-forward', `the host could not open a channel to the unix socket ${path}: ${err.message}`, { host: this.host.name, cause: err }));
+        else resolve(stream);
+      });
+    }));
+  }
+
+  /** One of the MAX_CHANNELS slots for as long as the channel stays open. */
+  async #channel(open: () => Promise<ClientChannel>): Promise<ClientChannel> {
     if (this.#lost) throw this.#lost;
     const release = await this.#slot();
     try {
-      const stream = await forward(this.#client, '127.0.0.1', port, this.host.name, 'ssh-forward', 'the host');
+      const stream = await open();
       stream.once('close', release);
       return stream;
     } catch (err) {

@@ -3,10 +3,7 @@
 // the page reads at 1400 px without a horizontal scroll.
 import { LIVE_HEAD, liveRows, liveTitle } from './live-format.ts';
 import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, NEW_HEAD, newTables, pathLines, type PlanDoc } from './format.ts';
-
-function esc(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
+import { esc, htmlPage } from '../../lib/html.ts';
 
 function table(head: string[], rows: string[][], kind: string): string {
   const th = head.map((h) => `<th>${esc(h)}</th>`).join('');
@@ -22,8 +19,7 @@ tr.removed,tr.renamed,tr.unknown,tr.blocking{background:#fdd}tr.locked,tr.deprec
 pre{white-space:pre-wrap}`;
 
 export function formatHtml(doc: PlanDoc): string {
-  const parts = [`<!doctype html><html><head><meta charset="utf-8"><title>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</title><style>${STYLE}</style></head><body>`,
-    `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
+  const parts = [`<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
   for (const t of componentTables(doc)) {
     parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
     if (t.fields.length) parts.push(table(FIELD_HEAD, t.fields, 'fields'));
@@ -32,6 +28,6 @@ export function formatHtml(doc: PlanDoc): string {
   }
   for (const t of newTables(doc)) parts.push(`<section data-new="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(NEW_HEAD, t.rows, 'new'), '</section>');
   if (doc.live) parts.push('<h2>Live cluster</h2>', `<p id="live">${esc(liveTitle(doc.live, doc.to))}</p>`, ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live), 'live')] : []));
-  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`, '</body></html>');
-  return `${parts.join('\n')}\n`;
+  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`);
+  return htmlPage({ title: `Upgrade plan ${doc.from} → ${doc.to}`, style: STYLE, body: parts.join('\n') });
 }

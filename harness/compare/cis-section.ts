@@ -2,6 +2,7 @@
 import { STATUSES, type HostReport, type Status } from '../cis/report.ts';
 import type { PlaneReport } from '../cis/format.ts';
 import { PLANES, type CompareReport, type PlaneName } from './types.ts';
+import { esc } from '../../lib/html.ts';
 
 export interface CisRow { id: string; text: string; scored: boolean; status: Partial<Record<PlaneName, Status>> }
 
@@ -51,8 +52,6 @@ export function cisMarkdown(r: CompareReport): string[] {
   out.push('');
   return out;
 }
-
-const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
 export function cisHtml(r: CompareReport): string {
   if (!r.cis) return '';

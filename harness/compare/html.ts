@@ -4,9 +4,7 @@ import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
-
-const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
-const link = (text: string, url: string | undefined) => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
+import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE } from '../../lib/html.ts';
 
 /** A value may wrap after a path, list or key separator before it wraps mid-word. */
 const wrapAt = (v: string) => esc(v).replace(/([/,=])/g, '$1<wbr>');
@@ -41,22 +39,7 @@ function certCell(row: CertRow, p: PlaneName): string {
   ].join('')}</td>`;
 }
 
-const SCRIPT = `
-document.querySelectorAll('table.sortable th').forEach(function (th) {
-  th.addEventListener('click', function () {
-    var i = th.cellIndex;
-    var table = th.closest('table'), body = table.tBodies[0];
-    var asc = th.getAttribute('data-dir') !== 'asc';
-    table.querySelectorAll('th').forEach(function (h) { h.removeAttribute('data-dir'); });
-    th.setAttribute('data-dir', asc ? 'asc' : 'desc');
-    var rows = Array.prototype.slice.call(body.rows);
-    rows.sort(function (a, b) {
-      var x = a.cells[i].textContent.trim(), y = b.cells[i].textContent.trim();
-      return (asc ? 1 : -1) * x.localeCompare(y, undefined, { numeric: true });
-    });
-    rows.forEach(function (r) { body.appendChild(r); });
-  });
-});
+const SCRIPT = `${SORT_SCRIPT}
 document.getElementById('only-diff').addEventListener('change', function (e) {
   document.body.classList.toggle('only-diff', e.target.checked);
 });`;
@@ -70,7 +53,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
-th[data-dir=asc]::after{content:" ▲"} th[data-dir=desc]::after{content:" ▼"}
+${SORT_STYLE}
 td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 table.matrix{table-layout:fixed}
 td.flag{overflow-wrap:normal} td.cite{font-size:11px} td.cite a{white-space:nowrap}
@@ -100,10 +83,7 @@ ${r.certs.map((row) => `<tr class="${row.differs.length || row.matched === 'some
     return `<section class="proc" data-plane="${p}"><h3>${p}</h3><table class="sortable"><thead><tr><th>process</th><th>kind</th><th>parent</th><th>pid / state</th><th>details</th><th>source</th></tr></thead><tbody>${r.processes[p].map((pr) =>
       `<tr><td>${esc(pr.name)}</td><td>${pr.kind}</td><td>${esc(pr.parent)}</td><td>${pr.pid ?? ''} ${esc(pr.state ?? '')}</td><td>${Object.entries(pr.details).filter(([, v]) => v).map(([k, v]) => `${esc(k)}: ${esc(v)}`).join('<br>')}</td><td>${pr.citation ? link(pr.citation.text, pr.citation.url) : esc(pr.source)}</td></tr>`).join('')}</tbody></table></section>`;
   }).join('\n');
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>hardwire compare ${esc(r.kubernetesVersion)}</title><style>${STYLE}</style></head>
-<body>
-<h1>hardwire vs kubeadm vs k0s at Kubernetes ${esc(r.kubernetesVersion)}</h1>
+  return htmlPage({ title: `hardwire compare ${r.kubernetesVersion}`, style: STYLE, script: SCRIPT, body: `<h1>hardwire vs kubeadm vs k0s at Kubernetes ${esc(r.kubernetesVersion)}</h1>
 <p>Every plane: cluster <code>${esc(r.params.clusterName)}</code>, node <code>${esc(r.params.nodeName)}</code>, advertise address ${esc(r.params.advertiseAddress)}, service CIDR ${esc(r.params.serviceCIDR)} (first IP ${esc(r.params.firstServiceIp)}), pod CIDR ${esc(r.params.podCIDR)}, DNS domain ${esc(r.params.dnsDomain)}. Generated ${esc(r.generatedAt)}.</p>
 <h2>Planes</h2><table class="planes" id="planes"><tbody>${planes}</tbody></table>
 ${r.notes.map((n) => `<p class="def">${esc(n)}</p>`).join('')}
@@ -116,8 +96,5 @@ ${certs}
 ${procs}
 <h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>
 ${cisHtml(r)}
-${k0sHtml(r)}
-<script>${SCRIPT}</script>
-</body></html>
-`;
+${k0sHtml(r)}` });
 }

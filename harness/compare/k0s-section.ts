@@ -1,8 +1,8 @@
 // The part of the report only k0s has: its controllers (single and HA), what runs inside the k0s
 // process, and what changes from one controller to three. Markdown and HTML from the same rows.
 import type { CompareReport, K0sModel } from './types.ts';
+import { esc } from '../../lib/html.ts';
 
-const esc = (s: string) => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** "node1 (single)", "node2 (HA, first)", "node3 (HA, joined)". */

@@ -5,7 +5,18 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/paths.ts';
 
-export interface ProvenFlag { verdict: 'hit' | 'not hit' | 'not provable'; sitesHit: number; sites: number }
+/** One cited read site as the run saw it; `function` is where delve stopped, for a hit. */
+export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'unset'; hits: number; function?: string }
+
+export interface ProvenFlag {
+  verdict: 'hit' | 'not hit' | 'not provable';
+  sitesHit: number;
+  sites: number;
+  /** Why a flag is not hit or not provable. */
+  reason?: string;
+  /** Every site the map cited for the flag at the run's version, in the map's order. */
+  at: ProvenSite[];
+}
 
 export interface ProvenRecord {
   component: string;

@@ -3,12 +3,14 @@
 import type { FlagPlan, PassedFlag } from './sites.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
-import { enclosingCondition, shortFunc, sourceLines } from './source.ts';
+import { earlyReturns, enclosingCondition, shortFunc, sourceLines } from './source.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
 export interface SiteResult {
   ref: string;
+  /** The cited line at its tag upstream. */
+  url?: string;
   kind: string;
   /** The function the flag map names, and the one delve stopped in. */
   mapFunction?: string;
@@ -29,12 +31,14 @@ function notHitReason(t: SiteTrace): string {
   const lines = sourceLines(s.module, s.version, s.file);
   const cond = lines ? enclosingCondition(lines, s.line) : undefined;
   if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run before the gate passed`;
+  const early = lines ? earlyReturns(lines, s.line) : [];
+  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) before the gate passed`;
   return `${s.function ?? 'its function'} did not run before the gate passed (reached later, or on another path)`;
 }
 
 function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const s = t.site.site;
-  const base = { ref: t.site.ref, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
+  const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   if (t.unset) {
     const why = t.unset.linked
       ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`

@@ -1,19 +1,29 @@
 // The prove report as text (one line per flag) and as Markdown (a table per verdict).
 import type { ProveReport } from './index.ts';
-import type { FlagResult } from './classify.ts';
+import type { FlagResult, SiteResult } from './classify.ts';
 
-function value(f: FlagResult): string {
+export function value(f: FlagResult): string {
   if (!f.seen) return '';
   const judged = f.seen.match === undefined ? (f.seen.note ?? 'not compared') : f.seen.match ? 'matches the flag' : `differs from the flag (${f.value})`;
   return `${f.seen.value.slice(0, 80)} (${judged})`;
 }
 
+/** The site a flag's row shows: its first hit, else its first citation. */
+export function bestSite(f: FlagResult): SiteResult | undefined {
+  return f.sites.find((x) => x.status === 'hit') ?? f.sites[0];
+}
+
+/** What a site's row says: the value delve read there (judged against the flag), else why it was not hit. */
+export function siteNote(s: SiteResult): string {
+  return s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}` : s.reason ?? '';
+}
+
 function where(f: FlagResult): string {
-  const s = f.sites.find((x) => x.status === 'hit') ?? f.sites[0];
+  const s = bestSite(f);
   return s ? `${s.ref}${s.status === 'hit' ? ` ×${s.hits}${s.capped ? '+' : ''} in ${s.at!.function}` : ''}` : '';
 }
 
-function summary(r: ProveReport): string {
+export function summary(r: ProveReport): string {
   const c = r.counts;
   return `${r.component} ${r.kubernetesVersion} on ${r.host}, ${r.date}: ${c.flags} flags: ${c.hit} hit, ${c.notHit} not hit, ${c.notProvable} not provable; ` +
     `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesUnset} without a tracepoint); traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
@@ -28,13 +38,13 @@ export function formatText(r: ProveReport): string {
 }
 
 export function formatMarkdown(r: ProveReport): string {
-  const out = [`# flags prove: ${r.component}`, '', summary(r), '', `Lease holder of the traced instance: \`${r.holder}\``, '',
+  const out = [`# flags prove: ${r.component}`, '', summary(r), '', `What the gate saw of the traced instance: \`${r.holder}\``, '',
     '| flag | verdict | site (hits, function delve stopped in) | value seen / reason |', '|---|---|---|---|'];
   const cell = (t: string) => t.replace(/\|/g, '\\|');
   for (const f of r.flags) out.push(`| \`--${f.flag}\` | ${f.verdict} | ${cell(where(f))} | ${cell(f.verdict === 'hit' ? value(f) : f.reason ?? '')} |`);
   out.push('', '| flag | cited site | status | hits | value seen / reason |', '|---|---|---|---|---|');
   for (const f of r.flags) {
-    for (const s of f.sites) out.push(`| \`--${f.flag}\` | ${s.ref} | ${s.status} | ${s.hits}${s.capped ? '+' : ''} | ${cell(s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}` : s.reason ?? '')} |`);
+    for (const s of f.sites) out.push(`| \`--${f.flag}\` | ${s.ref} | ${s.status} | ${s.hits}${s.capped ? '+' : ''} | ${cell(siteNote(s))} |`);
   }
   return `${out.join('\n')}\n`;
 }

@@ -12,8 +12,14 @@ import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
 import type { TraceSite } from './sites.ts';
 import type { ProveGate } from './gates.ts';
 
-/** delve's default port, on the host's loopback only; reached through the SSH connection. */
-const DLV_PORT = 2345;
+/**
+ * delve listens on a unix socket in a 0700 directory of the unit's account, reached through the SSH
+ * connection (direct-streamlocal), so only that account and root can reach it. Not on a loopback TCP
+ * port: delve accepts a loopback connection only from its own uid (--only-same-user, on by default,
+ * which it reads from /proc/net/tcp), and the tunnel's end is sshd as root, so a delve running as etcd
+ * closed every connection and etcd was left stopped at exec, never continued.
+ */
+const DLV_DIR = 'debugger';
 
 export interface HostRun {
   component: string;
@@ -32,29 +38,43 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
   return r.stdout.trim();
 }
 
-async function connectDlv(s: Session, deadline: number): Promise<DlvClient> {
+async function connectDlv(s: Session, socket: string, deadline: number): Promise<DlvClient> {
   for (;;) {
     try {
-      const ch = await s.openLocalPort(DLV_PORT);
+      const ch = await s.openLocalSocket(socket);
       const c = new DlvClient(ch);
       await c.breakpoints(); // answers once delve has loaded the binary
       return c;
     } catch (err) {
-      if (Date.now() > deadline) throw new StepError('flags prove', `delve did not answer on 127.0.0.1:${DLV_PORT}: ${String(err)}`, { host: s.host.name });
+      if (Date.now() > deadline) throw new StepError('flags prove', `delve did not answer on ${socket}: ${String(err)}`, { host: s.host.name });
       await sleep(1000);
     }
   }
+}
+
+/**
+ * What the transient unit takes over from the component's unit, as systemd-run properties: its
+ * account (etcd runs as etcd: files the debuggee writes keep the unit's owner), and its systemd
+ * credentials. etcd's flags name its cert and key under /run/credentials/etcd.service, which systemd
+ * removes when etcd.service stops; the transient unit loads the same credentials into its own
+ * directory, and that directory is bind-mounted where the flags look, so the flags stay the unit's.
+ */
+function unitProperties(unitText: string, unit: string, debugUnit: string): { user?: string; props: string[] } {
+  const directive = (key: string) => [...unitText.matchAll(new RegExp(`^${key}=(.+)$`, 'gm'))].map((m) => m[1]!.trim());
+  const [user] = directive('User');
+  const props = [...directive('User').map((v) => `User=${v}`), ...directive('Group').map((v) => `Group=${v}`), ...directive('LoadCredential').map((v) => `LoadCredential=${v}`)];
+  if (directive('LoadCredential').length) props.push(`BindReadOnlyPaths=/run/credentials/${debugUnit}.service:/run/credentials/${unit}`);
+  return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }
 
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
   const argv = execStartArgv(unitText);
-  // The unit's own account (etcd runs as etcd): files the debuggee writes keep the unit's owner.
-  const account = [...unitText.matchAll(/^(User|Group)=(\S+)$/gm)].flatMap((m) => ['-p', `${m[1]}=${m[2]}`]);
   if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const debugUnit = `hardwire-prove-${run.component}`;
+  const { user, props } = unitProperties(unitText, unit, debugUnit);
   const wait = await run.gate(s, run.gateTimeoutMs);
   let client: DlvClient | undefined;
   try {
@@ -62,13 +82,16 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
     await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
     await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
+    // delve's own directory (its socket, and its config under $XDG_CONFIG_HOME), the account's alone.
+    await sh(s, ['install', '-d', '-m', '0700', '-o', user ?? 'root', `${dir}/${DLV_DIR}`], 'delve\'s directory');
     await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
-    // delve keeps its config (and telemetry) under $XDG_CONFIG_HOME: in the scratch dir, not in the
-    // account's home (etcd's is its data dir).
-    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...account, `--setenv=XDG_CONFIG_HOME=${dir}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=127.0.0.1:${DLV_PORT}`,
+    // delve keeps its config under $XDG_CONFIG_HOME: in the scratch dir, not in the account's home
+    // (etcd's is its data dir).
+    const socket = `${dir}/${DLV_DIR}/dlv.sock`;
+    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
-    client = await connectDlv(s, Date.now() + 120_000);
+    client = await connectDlv(s, socket, Date.now() + 120_000);
     const traced = await setTracepoints(client, sites(argv));
     log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';

@@ -89,6 +89,9 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
 export function provenRecord(r: ProveReport): ProvenRecord {
   return {
     component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version,
-    flags: Object.fromEntries(r.flags.map((f) => [f.flag, { verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length }])),
+    flags: Object.fromEntries(r.flags.map((f) => [f.flag, {
+      verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}),
+      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}) })),
+    }])),
   };
 }

@@ -60,3 +60,34 @@ export function enclosingCondition(lines: string[], line: number): { line: numbe
   }
   return undefined;
 }
+
+/**
+ * The `if` blocks before a line, in the same block as the line, that end in a return: when a
+ * function ran but a site after them was not hit, one of these returned first. Error checks
+ * (`if err != nil`) are left out: a healthy start does not take them. In file order.
+ */
+export function earlyReturns(lines: string[], line: number): { line: number; text: string }[] {
+  let start = line - 2;
+  while (start >= 0 && !/^func\b/.test(lines[start]!)) start--;
+  if (start < 0) return [];
+  type Block = { line: number; text: string; isIf: boolean; returns: boolean; parent: number };
+  const stack: Block[] = [];
+  const closed: Block[] = [];
+  for (let i = start + 1; i < line - 1; i++) {
+    const l = lines[i]!;
+    const code = l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""');
+    const closes = (code.match(/}/g) ?? []).length;
+    const opens = (code.match(/{/g) ?? []).length;
+    if (/^\s*return\b/.test(code) && stack.length) stack.at(-1)!.returns = true;
+    for (let k = 0; k < closes; k++) {
+      const b = stack.pop();
+      // `} else` continues the chain: the if alone does not end the function.
+      if (b && b.isIf && b.returns && !/^\s*}\s*else\b/.test(code)) closed.push(b);
+    }
+    for (let k = 0; k < opens; k++) {
+      stack.push({ line: i + 1, text: l.trim(), isIf: k === opens - 1 && /^\s*if\b/.test(code), returns: false, parent: stack.at(-1)?.line ?? 0 });
+    }
+  }
+  const parent = stack.at(-1)?.line ?? 0;
+  return closed.filter((b) => b.parent === parent && !/^if\s+(.*;\s*)?err\s*!=\s*nil\s*{$/.test(b.text)).map((b) => ({ line: b.line, text: b.text }));
+}

@@ -101,7 +101,7 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
     }
   })();
   // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
-  // delve cannot halt within HALT_MS (seen with etcd, stopped at exec) fails the run.
+  // delve cannot halt within HALT_MS fails the run.
   let ended = false;
   void loop.finally(() => { ended = true; });
   await gated;

@@ -1,0 +1,84 @@
+// The committed "proven live" records (harness/flags/proven/<version>/<component>.json, written by
+// `flags prove --record`, issue 25) against the flag map they claim to prove: every site a record
+// names is a site the map cites for that flag at that version, in the map's order; each hit lies in
+// the function delve named, read back from the Go module cache; and `hardwire flags` and compare's
+// flag matrix show the record as the "proven live" column (verdict, sites hit, version, date).
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { hardwire } from './helpers/cli.ts';
+import { loadFlagMap, normalizeFlagName, siteRef } from '../harness/flags/map.ts';
+import type { ProvenRecord } from '../harness/flags/proven.ts';
+import { flagRows } from '../harness/compare/build.ts';
+import { emptyPlane, type Component, type PlaneData } from '../harness/compare/types.ts';
+import { enclosingFunc, shortFunc, sourceLines } from '../harness/prove/source.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+import { repoRoot } from '../lib/paths.ts';
+
+const ROOT = join(repoRoot, 'harness', 'flags', 'proven');
+/**
+ * The components `flags prove --record` was run for at the pinned version. kube-scheduler and
+ * kube-controller-manager join when their debug builds are in the cache to record them with.
+ */
+const RECORDED = ['etcd'];
+
+function records(): { file: string; r: ProvenRecord }[] {
+  if (!existsSync(ROOT)) return [];
+  return readdirSync(ROOT).flatMap((v) => readdirSync(join(ROOT, v)).map((f) => ({ file: `${v}/${f}`, r: JSON.parse(readFileSync(join(ROOT, v, f), 'utf8')) as ProvenRecord })));
+}
+
+describe('committed flags prove records', () => {
+  const all = records();
+
+  it(`one per proven component at ${PINNED_KUBERNETES}, each where its component and version say`, () => {
+    expect(all.filter(({ r }) => r.kubernetesVersion === PINNED_KUBERNETES).map(({ r }) => r.component).sort()).toEqual(RECORDED);
+    for (const { file, r } of all) {
+      expect(file).toBe(`${r.kubernetesVersion}/${r.component}.json`);
+      expect(r.date, file).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      expect(r.debugSha256, file).toMatch(/^[0-9a-f]{64}$/);
+    }
+  });
+
+  it.each(RECORDED)('%s: every recorded site is one the map cites for that flag, in its order; counts and verdicts agree', (component) => {
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const map = loadFlagMap(component, r.kubernetesVersion);
+    expect(Object.keys(r.flags).length).toBeGreaterThan(0);
+    for (const [flag, f] of Object.entries(r.flags)) {
+      const entry = map.flags.find((x) => x.name === normalizeFlagName(flag));
+      expect(entry, `--${flag} is not in the ${component} map at ${r.kubernetesVersion}`).toBeDefined();
+      expect(f.at.map((s) => s.ref), `--${flag}`).toEqual(entry!.consumedAt.map(siteRef));
+      expect(f.sites).toBe(f.at.length);
+      expect(f.sitesHit).toBe(f.at.filter((s) => s.status === 'hit').length);
+      expect(f.verdict === 'hit', `--${flag}`).toBe(f.sitesHit > 0);
+      if (f.verdict !== 'hit') expect(f.reason, `--${flag}`).toBeTruthy();
+    }
+  });
+
+  it.each(RECORDED)('%s: each hit site lies in the function delve stopped in, read back from the module cache', (component) => {
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const hits = Object.values(r.flags).flatMap((f) => f.at.filter((s) => s.status === 'hit'));
+    expect(hits.length).toBeGreaterThan(0);
+    for (const s of hits) {
+      const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(s.ref)!;
+      const lines = sourceLines(module!, version!, file!);
+      expect(lines, `${s.ref} is not in the module cache`).toBeDefined();
+      expect(enclosingFunc(lines!, Number(line)), s.ref).toBe(shortFunc(s.function!));
+    }
+  });
+
+  it.each(RECORDED)('%s: `hardwire flags` and compare\'s matrix show the record as the proven-live column', (component) => {
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const cell = (flag: string) => { const f = r.flags[flag]!; return `${f.verdict} ${f.sitesHit}/${f.sites}, ${r.kubernetesVersion} ${r.date}`; };
+    const out = hardwire(['flags', component]);
+    expect(out.code, out.stderr).toBe(0);
+    const lineOf = (flag: string) => out.stdout.split('\n').find((l) => l.startsWith(`--${flag} `));
+    for (const flag of Object.keys(r.flags)) expect(lineOf(flag), `--${flag}`).toContain(cell(flag));
+    // A flag the unit does not pass has no verdict.
+    const unproven = loadFlagMap(component, r.kubernetesVersion).flags.find((f) => !(f.name in r.flags))!;
+    expect(lineOf(unproven.name)).not.toMatch(/ (hit|not hit|not provable) \d+\/\d+, /);
+    // Compare's matrix, from hardwire's plane passing the recorded flags.
+    const plane: PlaneData = { ...emptyPlane('hardwire', 'test', true), commands: { [component]: { argv: ['x', ...Object.keys(r.flags).map((f) => `--${f}=1`)], source: 'test' } } };
+    const rows = flagRows(component as Component, { hardwire: plane, kubeadm: emptyPlane('kubeadm', 'test'), k0s: emptyPlane('k0s', 'test') }, r.kubernetesVersion, []);
+    expect(Object.fromEntries(rows.map((row) => [row.name, row.provenLive]))).toEqual(Object.fromEntries(Object.keys(r.flags).map((f) => [f, cell(f)])));
+  });
+});
