@@ -6,7 +6,7 @@
 // places on the worker (the control-plane node is tainted) Running.
 import { stringify } from 'yaml';
 import { StepError } from '../../../lib/errors.ts';
-import { orAbort, retry } from '../../../lib/retry.ts';
+import { abort, orAbort, retry } from '../../../lib/retry.ts';
 import type { Logger } from '../../../lib/log.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { IMAGES } from '../../../core/components/images.ts';
@@ -79,7 +79,7 @@ export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHos
   await step(plane, worker.s, ['ip', 'route', 'replace', ranges.cp, 'via', cp.address], `route ${ranges.cp} via ${cp.name}`);
   await waitFor(cp.s, `Node ${worker.name} was not Ready`, async () => {
     const n = JSON.parse((await kubectl(cp.s, ['get', 'node', worker.name, '-o', 'json'])) || '{}') as { spec?: { podCIDR?: string }; status?: { conditions?: { type: string; status: string }[] } };
-    if (n.spec?.podCIDR && n.spec.podCIDR !== ranges.worker) throw new StepError('compare-kubeadm', `Node ${worker.name} got Pod range ${n.spec.podCIDR}, not ${ranges.worker} its CNI config has`, { host: worker.name });
+    if (n.spec?.podCIDR && n.spec.podCIDR !== ranges.worker) throw abort(new StepError('compare-kubeadm', `Node ${worker.name} got Pod range ${n.spec.podCIDR}, not ${ranges.worker} its CNI config has`, { host: worker.name }));
     return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? undefined : `Ready is ${n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'absent'}`;
   }, 180_000);
   const readyMs = Math.round(performance.now() - t0);
