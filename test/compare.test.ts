@@ -12,6 +12,7 @@ import { hardwire } from './helpers/cli.ts';
 import { withPage } from './helpers/chromium.ts';
 import { findFlag } from '../harness/flags/map.ts';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { IMAGES } from '../core/components/images.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
 import { labConnect, labDown } from '../harness/lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
@@ -79,7 +80,8 @@ describe('hardwire compare on the lab', () => {
     }
     expect(host.pullLines).toEqual([]);
     expect(report.kubeadm?.pulls).toEqual([]);
-    expect(host.images).toEqual(host.kubeadmImages);
+    // kubeadm's images and the busybox its first Pod runs.
+    expect(host.images).toEqual([...host.kubeadmImages, IMAGES.busybox.ref].sort());
     expect(host.readyz).toBe('ok');
     expect(report.planes.kubeadm.notes.join(' ')).toMatch(/equals its manifest/);
   });

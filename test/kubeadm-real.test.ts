@@ -7,20 +7,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { kubeadmCollector } from '../harness/compare/planes/kubeadm.ts';
-import { KUBEADM_IMAGES } from '../core/components/images.ts';
+import { IMAGES, KUBEADM_IMAGES } from '../core/components/images.ts';
 import { labConnect, labDown } from '../harness/lab/index.ts';
 import type { Inventory } from '../core/inventory/load.ts';
 import type { PlaneData } from '../harness/compare/types.ts';
 import type { Session } from '../core/transport/index.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
 import { remote } from './helpers/lab.ts';
+import { kubectl, readAddons, readTasks, type AddonFacts } from './helpers/kubeadm-addons.ts';
 
 const NAME = 'kadmreal';
 const stateDir = join(tmpdir(), 'hardwire-test-labs', NAME);
 const quiet = { info: () => {}, warn: () => {}, step: () => {} };
 let plane: PlaneData;
 let host: KubeadmHostFacts;
+let addons: AddonFacts;
 let s: Session;
+let w: Session;
 
 beforeAll(async () => {
   await labDown({ name: NAME, stateDir }).catch(() => undefined);
@@ -31,13 +34,16 @@ beforeAll(async () => {
     podCIDR: '10.244.0.0/16', dnsDomain: 'cluster.local', extraSANs: [], firstServiceIp: '10.96.0.1',
   };
   // The kubeadm collector reads only the cluster parameters; the inventory is compare's hardwire plane's.
-  plane = await kubeadmCollector({ lab: NAME, keep: true }).collect({ inv: {} as Inventory, params, stateDir, log: quiet, cis: false });
+  plane = await kubeadmCollector({ lab: NAME, keep: true, workers: 1 }).collect({ inv: {} as Inventory, params, stateDir, log: quiet, cis: false });
   s = await labConnect('node1', { name: NAME, stateDir });
   host = await readKubeadmHost(s);
+  addons = await readAddons(s);
+  w = await labConnect('node2', { name: NAME, stateDir });
 });
 
 afterAll(async () => {
   await s?.close();
+  await w?.close();
   await labDown({ name: NAME, stateDir }).catch(() => undefined);
 });
 
@@ -55,7 +61,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
 
   it('nothing was pulled: kubeadm\'s own image list is the images table, all imported, and containerd logged no PullImage', () => {
     expect(Object.values(KUBEADM_IMAGES).map((i) => i.ref).sort()).toEqual(host.kubeadmImages);
-    expect(host.images).toEqual(host.kubeadmImages);
+    // kubeadm's images and the busybox its first Pod runs.
+    expect(host.images).toEqual([...host.kubeadmImages, IMAGES.busybox.ref].sort());
     expect(host.pullLines).toEqual([]);
     expect(plane.kubeadm!.pulls).toEqual([]);
   });
@@ -87,5 +94,57 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     // kubelet.conf names the rotated client pair after kubelet-finalize; the cert matrix still has it.
     expect(await remote(s, ['grep', 'client-certificate:', '/etc/kubernetes/kubelet.conf'])).toBe('client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem');
     expect(plane.certs.find((c) => c.role === 'kubeconfig/kubelet')?.facts).toMatchObject({ cn: 'system:node:node1', o: ['system:nodes'] });
+  });
+
+  it('kube-proxy runs from kubeadm\'s DaemonSet with conntrack.maxPerCore: 0 in nftables mode, and wrote the Services\' rules', () => {
+    expect(addons.kubeProxyConfig).toMatchObject({ mode: 'nftables', conntrack: { maxPerCore: 0 } });
+    // One per node: node2 joined before these were read.
+    expect(addons.kubeProxy.map((p) => p.node).sort()).toEqual(['node1', 'node2']);
+    for (const p of addons.kubeProxy) expect(p, p.node).toMatchObject({ phase: 'Running', ready: true, restarts: 0, image: KUBEADM_IMAGES['kube-proxy'].ref });
+    const task = addons.tasks.filter((t) => t.container === 'kube-proxy');
+    expect(task).toHaveLength(1);
+    expect(task[0]!.argv).toEqual(['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node1']);
+    // The ruleset kube-proxy wrote through the nft in its image, read with the host's own nft.
+    expect(addons.nftTable).toContain(`ip daddr . meta l4proto . th dport vmap @service-ips`);
+    expect(addons.nftTable).toContain(`${addons.services.kubernetes} . tcp . 443`);
+    expect(addons.nftTable).toContain(`${addons.services.dns} . udp . 53`);
+  });
+
+  it('CoreDNS is Ready: both replicas of kubeadm\'s Deployment, each a running container', () => {
+    expect(addons.coredns).toHaveLength(2);
+    for (const p of addons.coredns) expect(p, p.name).toMatchObject({ node: 'node1', phase: 'Running', ready: true, image: KUBEADM_IMAGES.coredns.ref });
+    expect(addons.tasks.filter((t) => t.container === 'coredns').map((t) => t.argv[0])).toEqual(['/coredns', '/coredns']);
+  });
+
+  it('a busybox Pod from the image built here runs on node1 and resolves kubernetes.default through CoreDNS', async () => {
+    expect(addons.busybox).toMatchObject({ node: 'node1', phase: 'Running', ready: true, image: IMAGES.busybox.ref });
+    expect(addons.tasks.filter((t) => t.pod === 'busybox')).toEqual([{ container: 'busybox', pod: 'busybox', argv: ['sleep', '3600'] }]);
+    expect(await kubectl(s, 'exec', 'busybox', '--', 'cat', '/etc/resolv.conf')).toContain(`nameserver ${addons.services.dns}`);
+    const ns = await kubectl(s, 'exec', 'busybox', '--', 'nslookup', 'kubernetes.default.svc.cluster.local');
+    expect(ns).toMatch(new RegExp(`Server:\\s*${addons.services.dns.replaceAll('.', '\\.')}\\b`));
+    expect(/Name:\s*kubernetes\.default\.svc\.cluster\.local\s*\nAddress:\s*(\S+)/.exec(ns)?.[1]).toBe(addons.services.kubernetes);
+    expect(plane.kubeadm!.firstPod).toMatchObject({ node: 'node1', ip: addons.busybox!.ip, dns: { address: addons.services.kubernetes } });
+  });
+
+  it('kubeadm join left node2 a Ready worker, its kubelet bootstrapped by the join, and the scheduler put a Pod on it', async () => {
+    const node = JSON.parse(await kubectl(s, 'get', 'node', 'node2', '-o', 'json')) as { metadata: { labels: Record<string, string> }; spec: { podCIDR: string }; status: { conditions: { type: string; status: string }[] } };
+    expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(Object.keys(node.metadata.labels)).not.toContain('node-role.kubernetes.io/control-plane');
+    expect(node.spec.podCIDR).toBe('10.244.1.0/24');
+    // On node2 itself: the kubelet under kubeadm's drop-in, with the kubeconfig the TLS bootstrap wrote, toward node1's apiserver.
+    const pid = await remote(w, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kubelet']);
+    const argv = (await w.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
+    expect(argv).toEqual(expect.arrayContaining(['--kubeconfig=/etc/kubernetes/kubelet.conf', `--node-ip=${w.host.address}`]));
+    expect(await remote(w, ['grep', 'server:', '/etc/kubernetes/kubelet.conf'])).toBe(`server: https://${s.host.address}:6443`);
+    expect(await remote(w, ['ls', '/etc/kubernetes/manifests'])).toBe('');
+    // The Pod: no toleration, no nodeName; the scheduler bound it to node2, whose containerd runs it.
+    const pod = JSON.parse(await kubectl(s, 'get', 'pod', 'busybox-worker', '-o', 'json')) as { spec: { nodeName: string; tolerations?: { key?: string }[] }; status: { phase: string } };
+    expect(pod).toMatchObject({ spec: { nodeName: 'node2' }, status: { phase: 'Running' } });
+    expect(pod.spec.tolerations?.map((t) => t.key)).not.toContain('node-role.kubernetes.io/control-plane');
+    const onNode2 = await readTasks(w);
+    expect(onNode2.filter((t) => t.pod === 'busybox-worker')).toEqual([{ container: 'busybox', pod: 'busybox-worker', argv: ['sleep', '3600'] }]);
+    expect(onNode2.filter((t) => t.container === 'kube-proxy').map((t) => t.argv.at(-1))).toEqual(['--hostname-override=node2']);
+    expect((await remote(w, ['journalctl', '-u', 'containerd', '--no-pager', '-o', 'cat'])).split('\n').filter((l) => l.includes('PullImage'))).toEqual([]);
+    expect(plane.kubeadm!.worker).toMatchObject({ node: 'node2', pod: { name: 'busybox-worker', node: 'node2' } });
   });
 });

@@ -42,7 +42,7 @@ export async function ensureImages(log: Logger, from?: string, table: Record<str
     const spec = table[name]!;
     const args = spec.args((n) => bins.get(n)!.path);
     // The tarball is reproducible (imagebuild writes mtime 0, root-owned): its inputs name it.
-    const key = createHash('sha256').update(JSON.stringify([spec.ref, args, bins.get('imagebuild')!.sha256, ...spec.from.map((n) => bins.get(n)!.sha256), name === 'busybox' ? await sha256File(BUSYBOX) : ''])).digest('hex').slice(0, 16);
+    const key = createHash('sha256').update(JSON.stringify([spec.ref, args, bins.get('imagebuild')!.sha256, ...spec.from.map((n) => bins.get(n)!.sha256), ...(await Promise.all((spec.local ?? []).map(sha256File)))])).digest('hex').slice(0, 16);
     const file = join(dir, `${name}-${key}.tar`);
     if (!existsSync(file)) {
       const tmp = `${file}.tmp-${process.pid}`;

@@ -21,6 +21,8 @@ export interface ImageSpec<N extends string = BinaryName> {
   from: readonly N[];
   /** imagebuild's arguments after -ref and -out, given each input's local path. */
   args: (bin: (n: N) => string) => string[];
+  /** Files of this machine (not built here) that go into it: their content is part of the cache key. */
+  local?: readonly string[];
   why: string;
 }
 
@@ -30,7 +32,7 @@ export const IMAGES = {
   // The sandbox every Pod's namespaces hang on; containerd's pinned sandbox image. Runs as 65535, as upstream's.
   pause: { ref: 'hardwire.local/pause:3.10.2', from: ['pause'], args: (b) => ['-entrypoint', '/pause', '-user', '65535:65535', '-add', `/pause=${b('pause')}`], why: 'the Pod sandbox (containerd\'s pinned sandbox image)' },
   busybox: {
-    ref: 'hardwire.local/busybox:1.35.0', from: [],
+    ref: 'hardwire.local/busybox:1.35.0', from: [], local: [BUSYBOX],
     args: () => ['-cmd', 'sh', '-add', `/bin/busybox=${BUSYBOX}`, ...BUSYBOX_APPLETS.flatMap((c) => ['-link', `/bin/${c}=busybox`])],
     why: 'the gate Pods and `kubectl run --image=hardwire.local/busybox:1.35.0`: Debian\'s busybox-static 1.35.0',
   },
@@ -67,7 +69,13 @@ export const KUBEADM_IMAGES = {
   'kube-scheduler': cp('kube-scheduler', 'registry.k8s.io/kube-scheduler:v1.36.3', 'kubeadm\'s kube-scheduler static Pod'),
   // etcdctl beside etcd, as upstream's etcd image has it: `etcdctl member list` inside the Pod.
   etcd: cp('etcd', 'registry.k8s.io/etcd:3.6.8-0', 'kubeadm\'s local etcd static Pod (kubeadm v1.36.3 pins etcd 3.6.8-0, the etcd hardwire runs)', ['etcdctl']),
-  'kube-proxy': { ref: 'registry.k8s.io/kube-proxy:v1.36.3', from: ['kube-proxy'], args: (b) => onPath(['kube-proxy'], b as (n: string) => string), why: 'kubeadm\'s kube-proxy DaemonSet (binary only: no iptables in it yet)' },
+  // /usr/sbin on its PATH: knftables looks nft up there. The nft itself, with its libraries, is copied from the
+  // lab's Debian rootfs by the plane that imports it (harness/compare/planes/kube-proxy-image.ts).
+  'kube-proxy': {
+    ref: 'registry.k8s.io/kube-proxy:v1.36.3', from: ['kube-proxy'],
+    args: (b) => ['-env', 'PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '-entrypoint', '/usr/local/bin/kube-proxy', '-add', `/usr/local/bin/kube-proxy=${b('kube-proxy')}`],
+    why: 'kubeadm\'s kube-proxy DaemonSet (nftables mode: Debian\'s nft joins it)',
+  },
   coredns: renamed(IMAGES.coredns, 'registry.k8s.io/coredns/coredns:v1.14.2'),
   pause: renamed(IMAGES.pause, 'registry.k8s.io/pause:3.10.2'),
 } as const satisfies Record<string, ImageSpec<ControlPlaneBinary | BinaryName>>;

@@ -101,6 +101,15 @@ export interface KubeadmRun {
   images: string[];
   /** containerd journal lines that mention PullImage (none: nothing was pulled). */
   pulls: string[];
+  /** kubeadm's addons' Pods (kube-proxy, CoreDNS) once both are ready. */
+  addons?: { name: string; phase: string; ready: boolean; restarts: number }[];
+  /**
+   * The busybox Pod from the image built here: where it runs, ms from its creation to Running and
+   * from the bare lab to Running, and the kubernetes Service as CoreDNS answered inside it.
+   */
+  firstPod?: { name: string; node: string; ip: string; runningMs: number; sinceLabMs?: number; dns: { name: string; address: string } };
+  /** A worker `kubeadm join` added: the join's wall time, ms from its preparation to Ready, and the Pod the scheduler put on it. */
+  worker?: { node: string; joinMs: number; readyMs: number; pod: { name: string; node: string; ip: string } };
 }
 
 /** One k0s controller as read on its host. */

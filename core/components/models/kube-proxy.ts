@@ -14,20 +14,28 @@ export function kubeProxyConfig(ctx: ModelContext): string {
   }, kubeProxyFields(ctx), ctx.citeConfig && ((k) => ctx.citeConfig!('kube-proxy', k)));
 }
 
+/**
+ * What kube-proxy needs on a lab host whoever runs it: hardwire's worker unit (below) and kubeadm's
+ * kube-proxy DaemonSet on compare's kubeadm plane (harness/compare/planes/kubeadm-init.ts) set the same.
+ */
+export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [
+  {
+    key: 'mode', value: 'nftables',
+    why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian\'s nftables package for it (harness/lab/rootfs.ts), and kubeadm\'s kube-proxy image a copy of that nft with its libraries (harness/compare/planes/kube-proxy-image.ts)',
+  },
+  {
+    key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+    why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does',
+  },
+];
+
 /** Every KubeProxyConfiguration field hardwire sets, with its reason (the flag map cites each). */
 export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
   return [
     { key: 'clientConnection', value: { kubeconfig: KUBE_PROXY_KUBECONFIG }, why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes' },
     { key: 'hostnameOverride', value: host.name, why: 'the Node it serves is the kubelet\'s --hostname-override, not the host name the container reports' },
     { key: 'clusterCIDR', value: inv.cluster.podCIDR, why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node' },
-    {
-      key: 'mode', value: 'nftables',
-      why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs has neither nft nor iptables yet: the nftables package must join it',
-    },
-    {
-      key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-      why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does',
-    },
+    ...KUBE_PROXY_IN_A_LAB_HOST,
   ];
 }
 

@@ -9,6 +9,8 @@ import { orAbort, retry } from '../../../lib/retry.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { showUnit } from '../../../lib/systemctl.ts';
 import type { Component, KubeadmRun, PlaneData } from '../types.ts';
+import { KUBE_PROXY_IN_A_LAB_HOST } from '../../../core/components/models/kube-proxy.ts';
+import { configYaml } from '../../../core/components/models/config-file.ts';
 import { COMPONENTS } from '../types.ts';
 
 export const INIT_CONFIG = '/root/hardwire-compare/kubeadm.yaml';
@@ -37,6 +39,23 @@ export function kubeletDocument(): string {
   const lines = ['apiVersion: kubelet.config.k8s.io/v1beta1', 'kind: KubeletConfiguration'];
   for (const n of KUBELET_NEEDS) lines.push(`# ${n.why}`, stringify({ [n.key]: n.value }).trim());
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * The KubeProxyConfiguration document: what kube-proxy needs in a lab host, the same fields and
+ * reasons as hardwire's own worker (components/models/kube-proxy.ts). kubeadm fills in the rest
+ * (bindAddress, clusterCIDR from podSubnet, clientConnection.kubeconfig:
+ * k8s.io/kubernetes@v1.36.3/cmd/kubeadm/app/componentconfigs/kubeproxy.go:101) and puts it in the
+ * kube-proxy ConfigMap its DaemonSet mounts. Without conntrack.maxPerCore: 0 kube-proxy's platformSetup
+ * (k8s.io/kubernetes@v1.36.3/cmd/kube-proxy/app/server_linux.go:68) writes nf_conntrack_max
+ * (k8s.io/kubernetes@v1.36.3/pkg/proxy/conntrack/sysctls.go:60-80, 111) and exits: "permission denied",
+ * /proc/sys is read-only in a lab host.
+ */
+export function kubeProxyDocument(): string {
+  return configYaml({
+    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration',
+    comment: 'kube-proxy in a lab host, as hardwire\'s workers run it (components/models/kube-proxy.ts).',
+  }, KUBE_PROXY_IN_A_LAB_HOST);
 }
 
 /** The InitConfiguration's nodeRegistration for this host. */

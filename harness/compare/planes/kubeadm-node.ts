@@ -6,7 +6,8 @@
 import { statSync } from 'node:fs';
 import { ensureAll } from '../../../core/components/binaries/index.ts';
 import { ensureImages } from '../../../core/components/image-build.ts';
-import { KUBEADM_IMAGES, type ImageSpec } from '../../../core/components/images.ts';
+import { IMAGES, KUBEADM_IMAGES, type ImageSpec } from '../../../core/components/images.ts';
+import { nftClosure, withNft } from './kube-proxy-image.ts';
 import { bridgeConflist, containerdConfig, CNI_CONFLIST, CONTAINERD_CONFIG } from '../../../core/components/models/containerd.ts';
 import { NODE_PREPARE_UNIT } from '../../lab/worker.ts';
 import { StepError } from '../../../lib/errors.ts';
@@ -101,13 +102,20 @@ async function sh(plane: PlaneData, s: Session, argv: string[], step: string, ti
 
 /**
  * Installs and starts containerd and the kubelet (enabled, waiting for kubeadm), imports kubeadm's
- * images. `podRange` is this node's Pod range (the first of the podSubnet). Returns the image refs imported.
+ * images. `podRange` is this node's Pod range. Returns the image refs imported. A worker gets only the
+ * images it runs (kube-proxy, pause; CoreDNS should a replica move there): the control plane's four stay off it.
  */
-export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: string, podRange: string, log: Logger): Promise<string[]> {
+export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: string, podRange: string, log: Logger, role: 'control-plane' | 'worker' = 'control-plane'): Promise<string[]> {
   let t0 = performance.now();
   const bins = await ensureAll(Object.keys(PLACES) as (keyof typeof PLACES)[], { kubernetesVersion: version, log });
-  const images = await ensureImages(log, undefined, KUBEADM_IMAGES as Record<string, ImageSpec<string>>);
-  plane.steps.push({ step: `kubeadm's ${images.length} images built here (or cached)`, ms: Math.round(performance.now() - t0), ok: true, output: images.map((i) => i.ref).join('\n') });
+  const all = { ...KUBEADM_IMAGES, 'kube-proxy': withNft(KUBEADM_IMAGES['kube-proxy'], await nftClosure(log)) };
+  const table = role === 'worker' ? { 'kube-proxy': all['kube-proxy'], pause: all.pause, coredns: all.coredns } : all;
+  // kubeadm's images, and the busybox a first Pod runs (hardwire's own workers run the same one).
+  const images = [
+    ...await ensureImages(log, undefined, table as Record<string, ImageSpec<string>>),
+    ...await ensureImages(log, undefined, { busybox: IMAGES.busybox } as Record<string, ImageSpec<string>>),
+  ];
+  plane.steps.push({ step: `kubeadm's ${images.length - 1} images and busybox built here (or cached)`, ms: Math.round(performance.now() - t0), ok: true, output: images.map((i) => i.ref).join('\n') });
   t0 = performance.now();
   const file = (path: string, data: string, mode = 0o644): BatchFile => ({ path, mode, data: Buffer.from(data) });
   await s.writeFilesAtomic([

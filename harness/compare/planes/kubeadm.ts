@@ -15,8 +15,10 @@ import { COMPONENTS, emptyPlane } from '../types.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { APISERVER_PORT } from '../../../lib/constants.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
-import { INIT_CONFIG, kubeadmInit, kubeletDocument, nodeRegistration, readKubeadmLive } from './kubeadm-init.ts';
+import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegistration, readKubeadmLive } from './kubeadm-init.ts';
 import { scanLabHost } from '../../cis/plane.ts';
+import { firstPod, waitAddons } from './kubeadm-pod.ts';
+import { joinWorker } from './kubeadm-join.ts';
 
 
 /**
@@ -39,11 +41,18 @@ export function kubeadmConfig(p: ClusterParams, node = false): string {
     networking: { serviceSubnet: p.serviceCIDR, podSubnet: p.podCIDR, dnsDomain: p.dnsDomain },
     ...(p.extraSANs.length ? { apiServer: { certSANs: p.extraSANs } } : {}),
   };
-  return `${stringify(init)}---\n${stringify(cluster)}${node ? `---\n${kubeletDocument()}` : ''}`;
+  return `${stringify(init)}---\n${stringify(cluster)}${node ? `---\n${kubeletDocument()}---\n${kubeProxyDocument()}` : ''}`;
 }
 
-/** The first /24 of the pod subnet: the range kube-controller-manager gives the first node (node-cidr-mask-size 24). */
-const firstRange = (podCIDR: string) => `${podCIDR.split('/')[0]}/24`;
+/**
+ * The i-th /24 of the pod subnet: the range kube-controller-manager gives the i-th node to register
+ * (node-cidr-mask-size 24, allocated in order; the join checks the worker's spec.podCIDR).
+ */
+export function nodeRange(podCIDR: string, i: number): string {
+  const [a, b, c] = podCIDR.split('/')[0]!.split('.').map(Number) as [number, number, number];
+  const n = (a << 16) + (b << 8) + c + i;
+  return `${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}.0/24`;
+}
 
 /** Where kubeadm builds each component's command line, in its source at the tag (kubeadm has no builder for a component it does not run). */
 const COMMAND_FUNCS: Partial<Record<Component, { file: string; func: string }>> = {
@@ -101,6 +110,8 @@ export interface KubeadmOptions {
   lab: string;
   /** Leave the lab up afterwards (for inspection). */
   keep: boolean;
+  /** Workers to `kubeadm join` (0 or 1): each a lab host of its own, with a Pod scheduled onto it. */
+  workers?: number;
 }
 
 async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
@@ -120,12 +131,14 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       const plane = emptyPlane('kubeadm', '', true);
       const lab = await import('../../lab/index.ts');
       const labOpts = { name: opts.lab, stateDir: ctx.stateDir, log: ctx.log };
-      ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (1 host)`);
+      const hosts = 1 + (opts.workers ?? 0);
+      ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (${hosts} host${hosts > 1 ? 's' : ''})`);
       let t0 = performance.now();
+      const bare = t0;
       await lab.labDown(labOpts);
       let info: Awaited<ReturnType<typeof lab.labUp>>;
       try {
-        info = await lab.labUp({ ...labOpts, hosts: 1, workers: true });
+        info = await lab.labUp({ ...labOpts, hosts, workers: true });
       } catch (err) {
         // A host that dies during boot (seen once under load): start over once, and say so.
         const consoleLog = join(labDir(opts.lab, ctx.stateDir), 'hosts', 'node1', 'console.log');
@@ -133,7 +146,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         plane.notes.push(`lab "${opts.lab}" failed to boot once (${err instanceof Error ? err.message : String(err)})${tail ? `; console: ${tail}` : ''}; recreated it`);
         ctx.log.warn(plane.notes[plane.notes.length - 1]!);
         await lab.labDown(labOpts);
-        info = await lab.labUp({ ...labOpts, hosts: 1, workers: true });
+        info = await lab.labUp({ ...labOpts, hosts, workers: true });
       }
       const host = info.hosts[0]!;
       plane.steps.push({ step: `fresh lab "${opts.lab}" up`, ms: Math.round(performance.now() - t0), ok: true, output: `${host.name} ${host.address}` });
@@ -150,7 +163,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         await s.writeFileAtomic(INIT_CONFIG, config, { mode: 0o600 });
         plane.steps.push({ step: `write ${INIT_CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
         ctx.log.info('  containerd, kubelet and kubeadm\'s images on the host');
-        const imported = await prepareKubeadmNode(plane, s, ctx.params.kubernetesVersion, firstRange(ctx.params.podCIDR), ctx.log);
+        const imported = await prepareKubeadmNode(plane, s, ctx.params.kubernetesVersion, nodeRange(ctx.params.podCIDR, 0), ctx.log);
         plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
         const init = await kubeadmInit(plane, s, ctx.log);
         // Static Pod manifests: command + args per component, and the Pod facts for the process model.
@@ -180,6 +193,17 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container under containerd` },
         });
         plane.kubeadm = await readKubeadmLive(plane, s, ctx.params.nodeName, imported, init);
+        plane.kubeadm.addons = await waitAddons(plane, s);
+        const pod = plane.kubeadm.firstPod = await firstPod(plane, s, ctx.params.dnsDomain, bare);
+        plane.notes.push(`kube-proxy and CoreDNS ready; busybox Pod Running on ${pod.node} ${(pod.runningMs / 1000).toFixed(1)} s after its creation, ${(pod.sinceLabMs / 1000).toFixed(1)} s after the bare lab; ${pod.dns.name} resolved to ${pod.dns.address} inside it`);
+        const w = info.hosts[1];
+        if (w) {
+          const ws = await lab.labConnect(w.name, labOpts);
+          try {
+            plane.kubeadm.worker = await joinWorker(plane, { s, name: host.name, address: host.address }, { s: ws, name: w.name, address: w.address },
+              { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, ctx.params.kubernetesVersion, ctx.log);
+          } finally { await ws.close(); }
+        }
         if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.
         const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();

@@ -1,0 +1,98 @@
+// `kubeadm join` of a worker, as kubeadm's docs have it: a token from `kubeadm token create
+// --print-join-command` on the control plane, then on the worker (prepared like the first node:
+// containerd, the kubelet, the images) `kubeadm join --config` with that endpoint, token and CA hash.
+// Then the Node Ready, routes between the nodes' Pod ranges (Hightower's static routes, as
+// hardwire's own workers add them: there is no CNI network plugin here), and a Pod the scheduler
+// places on the worker (the control-plane node is tainted) Running.
+import { stringify } from 'yaml';
+import { StepError } from '../../../lib/errors.ts';
+import { abort, orAbort, retry } from '../../../lib/retry.ts';
+import type { Logger } from '../../../lib/log.ts';
+import type { Session } from '../../../core/transport/index.ts';
+import { IMAGES } from '../../../core/components/images.ts';
+import type { KubeadmRun, PlaneData } from '../types.ts';
+import { nodeRegistration } from './kubeadm-init.ts';
+import { prepareKubeadmNode } from './kubeadm-node.ts';
+
+const ADMIN = '/etc/kubernetes/admin.conf';
+export const JOIN_CONFIG = '/root/hardwire-compare/kubeadm-join.yaml';
+export const WORKER_POD = 'busybox-worker';
+
+/** The endpoint, token and CA hash in `kubeadm token create --print-join-command`'s one line. */
+export function parseJoinCommand(line: string): { endpoint: string; token: string; caCertHash: string } {
+  const m = /kubeadm join (\S+) --token (\S+)\s+--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/.exec(line);
+  if (!m) throw new Error(`not a kubeadm join command: ${line.replace(/--token \S+/, '--token <token>')}`);
+  return { endpoint: m[1]!, token: m[2]!, caCertHash: m[3]! };
+}
+
+/** The JoinConfiguration for a worker: discovery by bootstrap token, and the same nodeRegistration as init's. */
+export function joinConfig(join: ReturnType<typeof parseJoinCommand>, name: string, address: string): string {
+  return stringify({
+    apiVersion: 'kubeadm.k8s.io/v1beta4', kind: 'JoinConfiguration',
+    discovery: { bootstrapToken: { apiServerEndpoint: join.endpoint, token: join.token, caCertHashes: [join.caCertHash] } },
+    nodeRegistration: nodeRegistration(name, address),
+  });
+}
+
+async function step(plane: PlaneData, s: Session, argv: string[], what: string, timeoutMs = 300_000): Promise<string> {
+  const t0 = performance.now();
+  const r = await s.exec(argv, { allowFail: true, timeoutMs });
+  const out = `${r.stdout}${r.stderr}`.trim();
+  // The join token is a credential: it never reaches the report.
+  const shown = out.replace(/--token \S+/g, '--token <token>').replace(/token: \S+/g, 'token: <token>');
+  plane.steps.push({ step: what, argv, ms: Math.round(performance.now() - t0), ok: r.code === 0, output: shown.split('\n').slice(-6).join('\n') });
+  if (r.code !== 0) throw new StepError('compare-kubeadm', `${what}: exited ${r.code}`, { host: s.host.name, detail: shown.split('\n').slice(-20) });
+  return r.stdout;
+}
+
+async function waitFor(s: Session, what: string, check: () => Promise<string | undefined>, timeoutMs: number): Promise<void> {
+  let last = '';
+  await retry(async () => {
+    const bad = await check();
+    if (bad !== undefined) { last = bad; throw new Error(bad); }
+  }, { timeoutMs, intervalMs: 2000, onTimeout: () => { throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}`, { host: s.host.name }); } });
+}
+
+const kubectl = async (s: Session, args: string[], stdin?: string) => {
+  const r = await orAbort(s.exec(['kubectl', '--kubeconfig', ADMIN, '--request-timeout=10s', ...args], { allowFail: true, timeoutMs: 30_000, ...(stdin ? { stdin } : {}) }));
+  return r.code === 0 ? r.stdout.trim() : '';
+};
+
+export interface JoinHost { s: Session; name: string; address: string }
+
+/**
+ * Joins `worker` to the cluster `cp` runs; `podRange` is the Pod range kube-controller-manager gives
+ * the second node (checked against its spec.podCIDR), `cpRange` the first node's.
+ */
+export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, ranges: { cp: string; worker: string }, version: string, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
+  const t0 = performance.now();
+  log.info(`  ${worker.name}: containerd, kubelet and images, then kubeadm join`);
+  await prepareKubeadmNode(plane, worker.s, version, ranges.worker, log, 'worker');
+  const join = parseJoinCommand((await step(plane, cp.s, ['kubeadm', 'token', 'create', '--print-join-command'], 'kubeadm token create --print-join-command')).trim());
+  await worker.s.exec(['mkdir', '-p', '/root/hardwire-compare']);
+  await worker.s.writeFileAtomic(JOIN_CONFIG, joinConfig(join, worker.name, worker.address), { mode: 0o600 });
+  const tJoin = performance.now();
+  await step(plane, worker.s, ['kubeadm', 'join', '--config', JOIN_CONFIG], `kubeadm join on ${worker.name}`);
+  const joinMs = Math.round(performance.now() - tJoin);
+  // Each node reaches the other's Pods through it; replies come back the same way.
+  await step(plane, cp.s, ['ip', 'route', 'replace', ranges.worker, 'via', worker.address], `route ${ranges.worker} via ${worker.name}`);
+  await step(plane, worker.s, ['ip', 'route', 'replace', ranges.cp, 'via', cp.address], `route ${ranges.cp} via ${cp.name}`);
+  await waitFor(cp.s, `Node ${worker.name} was not Ready`, async () => {
+    const n = JSON.parse((await kubectl(cp.s, ['get', 'node', worker.name, '-o', 'json'])) || '{}') as { spec?: { podCIDR?: string }; status?: { conditions?: { type: string; status: string }[] } };
+    if (n.spec?.podCIDR && n.spec.podCIDR !== ranges.worker) throw abort(new StepError('compare-kubeadm', `Node ${worker.name} got Pod range ${n.spec.podCIDR}, not ${ranges.worker} its CNI config has`, { host: worker.name }));
+    return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? undefined : `Ready is ${n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'absent'}`;
+  }, 180_000);
+  const readyMs = Math.round(performance.now() - t0);
+  // No toleration: the control-plane node is tainted, so the scheduler has one place for it.
+  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: WORKER_POD, namespace: 'default' }, spec: { containers: [{ name: 'busybox', image: IMAGES.busybox.ref, imagePullPolicy: 'Never', command: ['sleep', '3600'] }] } };
+  if (!await kubectl(cp.s, ['apply', '-f', '-'], JSON.stringify(pod))) throw new StepError('compare-kubeadm', `kubectl apply of Pod ${WORKER_POD} failed`, { host: cp.name });
+  let where = { node: '', ip: '' };
+  await waitFor(cp.s, `Pod ${WORKER_POD} was not Running`, async () => {
+    const p = JSON.parse((await kubectl(cp.s, ['get', 'pod', WORKER_POD, '-o', 'json'])) || '{}') as { spec?: { nodeName?: string }; status?: { phase?: string; podIP?: string } };
+    where = { node: p.spec?.nodeName ?? '', ip: p.status?.podIP ?? '' };
+    return p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase ?? 'unknown'} on ${where.node || 'no node'}`;
+  }, 120_000);
+  plane.steps.push({ step: `Pod ${WORKER_POD} Running on ${where.node}`, ms: Math.round(performance.now() - t0), ok: true, output: `${WORKER_POD} ${where.ip} on ${where.node}` });
+  plane.notes.push(`kubeadm join took ${(joinMs / 1000).toFixed(1)} s on ${worker.name}; Node Ready ${(readyMs / 1000).toFixed(1)} s after its preparation began; Pod ${WORKER_POD} Running on ${where.node}`);
+  return { node: worker.name, joinMs, readyMs, pod: { name: WORKER_POD, ...where } };
+}
