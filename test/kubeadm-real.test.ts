@@ -106,8 +106,10 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     expect(task[0]!.argv).toEqual(['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node1']);
     // The ruleset kube-proxy wrote through the nft in its image, read with the host's own nft.
     expect(addons.nftTable).toContain(`ip daddr . meta l4proto . th dport vmap @service-ips`);
-    expect(addons.nftTable).toContain(`${addons.services.kubernetes} . tcp . 443`);
-    expect(addons.nftTable).toContain(`${addons.services.dns} . udp . 53`);
+    // The host's nft prints meta l4proto as its number (6 tcp, 17 udp); each element jumps to its Service's chain.
+    const re = (s: string) => s.replaceAll('.', '\\.');
+    expect(addons.nftTable).toMatch(new RegExp(`${re(addons.services.kubernetes)} \\. 6 \\. 443 : goto service-\\w+-default/kubernetes/tcp/https`));
+    expect(addons.nftTable).toMatch(new RegExp(`${re(addons.services.dns)} \\. 17 \\. 53 : goto service-\\w+-kube-system/kube-dns/udp/dns`));
   });
 
   it('CoreDNS is Ready: both replicas of kubeadm\'s Deployment, each a running container', () => {
