@@ -15,10 +15,10 @@ export type GateWait = (signal: AbortSignal) => Promise<string>;
 /** Reads what it needs before the unit stops. */
 export type ProveGate = (s: Session, timeoutMs: number) => Promise<GateWait>;
 
-async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSignal, once: () => Promise<string | undefined>): Promise<string> {
+async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSignal, once: () => Promise<string | undefined>, why: () => string = () => ''): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted) {
-    if (Date.now() > deadline) throw new StepError('flags prove', `${what} under delve did not pass its gate in ${timeoutMs / 1000}s`, { host: s.host.name });
+    if (Date.now() > deadline) throw new StepError('flags prove', `${what} under delve did not pass its gate in ${timeoutMs / 1000}s${why()}`, { host: s.host.name });
     const got = await once();
     if (got !== undefined) return got;
     await sleep(1000);
@@ -26,21 +26,28 @@ async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSi
   return '';
 }
 
-/** Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed once. */
+/**
+ * Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed
+ * once. The holder must be this host's (leader election names itself `<hostname>_<uuid>`): on a
+ * lab of several hosts another host's instance can take the Lease, and that proves nothing here.
+ */
 export function leaseGate(component: string, port: number, lease: string, creds: KubeCreds): ProveGate {
   return async (s, timeoutMs) => {
     const oldHolder = (await readLease(creds, lease).catch(() => undefined))?.holder ?? '';
+    const ours = `${(await s.exec(['hostname'], { timeoutMs: 10_000 })).stdout.trim()}_`;
     return (signal) => {
       let renew = '';
+      let other = '';
       return poll(s, component, timeoutMs, signal, async () => {
         const h = await localHealthz(s, port).catch(() => ({ status: 0, body: '' }));
         if (h.status !== 200 || h.body !== 'ok') return undefined;
         const l = await readLease(creds, lease).catch(() => undefined);
         if (!l || !l.holder || l.holder === oldHolder) return undefined;
+        if (!l.holder.startsWith(ours)) { other = l.holder; return undefined; }
         if (renew && l.renewTime !== renew) return l.holder;
         renew = l.renewTime;
         return undefined;
-      });
+      }, () => (other || (oldHolder && !oldHolder.startsWith(ours)) ? `: Lease ${lease} is held by ${other || oldHolder}, another host's instance; prove ${component} where no other host runs it (a 1-host lab)` : ''));
     };
   };
 }
