@@ -1,12 +1,20 @@
 import { defineConfig } from 'vitest/config';
+import { UNIT_TESTS } from './vitest.unit.config.ts';
 
+// Two groups, one after the other. First the unit tests (no lab, no root, no Go build), files in
+// parallel as `pnpm test:unit` runs them; then everything else one file at a time: lab tests boot
+// real containers and wire real clusters on a 2-core machine.
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // Lab tests boot real containers and wire real clusters on a 2-core machine: one file at a time.
-    fileParallelism: false,
-    testTimeout: 120_000,
-    hookTimeout: 900_000,
     reporters: ['default'],
+    projects: [
+      { test: { name: 'unit', include: UNIT_TESTS, testTimeout: 60_000, sequence: { groupOrder: 0 } } },
+      {
+        test: {
+          name: 'lab', include: ['test/**/*.test.ts'], exclude: UNIT_TESTS, fileParallelism: false,
+          testTimeout: 120_000, hookTimeout: 900_000, sequence: { groupOrder: 1 },
+        },
+      },
+    ],
   },
 });
