@@ -31,11 +31,11 @@ export function enclosingFunc(lines: string[], line: number): string | undefined
   return undefined;
 }
 
-/** Delve's function name reduced to the form above: package path and closure suffixes dropped. */
+/** Delve's function name reduced to the form above: package path and closure suffixes (and the wrappers of `defer f()` and `go f()`) dropped. */
 export function shortFunc(delveName: string): string {
   const afterPkg = delveName.slice(delveName.lastIndexOf('/') + 1);
   const noPkg = afterPkg.slice(afterPkg.indexOf('.') + 1);
-  return noPkg.replace(/(\.func\d+)+$/, '').replace(/\[[^\]]*\]/g, '');
+  return noPkg.replace(/(\.(?:func|deferwrap|gowrap)\d+)+$/, '').replace(/\[[^\]]*\]/g, '');
 }
 
 /**

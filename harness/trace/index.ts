@@ -16,6 +16,7 @@ import type { Kubectl } from './record.ts';
 import type { Sink } from './sinks.ts';
 import { CURRICULUM, deriveStages, requestHits, type Hit, type Stage } from './stages.ts';
 import type { TraceObject } from './object.ts';
+import { debugBuildReplaces } from './modules.ts';
 
 export interface TraceReport {
   kubernetesVersion: string;
@@ -69,7 +70,7 @@ export async function traceApply(inv: Inventory, stateDir: string, obj: TraceObj
   if (out.kubectl.code !== 0) throw new StepError('trace apply', `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`);
   const hits = requestHits(out.hits, obj.name, obj.namespace);
   if (!hits.length) throw new StepError('trace apply', `no stop at etcd3 store.Create wrote a key ending in ${obj.name} (${out.hits.length} stops in all)`);
-  const stages = deriveStages(hits);
+  const stages = deriveStages(hits, debugBuildReplaces(version));
   return {
     kubernetesVersion: version, host: host.name, date: new Date().toISOString(), object: obj,
     debugBinary: { name: debug!.name, sha256: debug!.sha256 }, dlv: { version: dlv!.version, sha256: dlv!.sha256 },

@@ -37,7 +37,9 @@ const quote = (s: string) => s.replace(/[.*+?()[\]{}|^$\\]/g, '\\$&');
 export async function validationFunction(c: DlvClient, kind: string): Promise<string> {
   const pkg = `k8s.io/kubernetes/pkg/registry/[a-z]+/${quote(kind.toLowerCase())}`;
   const found = await c.functions(`^${pkg}\\.(\\(\\*)?\\w*[sS]trategy\\)?\\.Validate$`);
-  return found.length === 1 ? found[0]! : BEFORE_CREATE;
+  // A value receiver's method also gets a pointer wrapper, (*strategy).Validate: the method is the other one.
+  const methods = found.length > 1 ? found.filter((f) => !f.includes('(*')) : found;
+  return methods.length === 1 ? methods[0]! : BEFORE_CREATE;
 }
 
 export async function sinksFor(c: DlvClient, kind: string): Promise<Sink[]> {

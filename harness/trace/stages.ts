@@ -28,6 +28,8 @@ export interface Stage {
   function: string;
   /** module@version/path:line, as the module cache holds it. */
   ref: string;
+  /** The file:line as delve named it, when the build replaced its module's version (see modules.ts). */
+  delveRef?: string;
   url?: string;
   goroutine: number;
   /** The hit (index into the report's hits) whose stack showed it first. */
@@ -73,7 +75,7 @@ export function requestHits(hits: Hit[], name: string, namespace: string | undef
 
 const same = (a: { g: number; f: Frame }, b: { g: number; f: Frame }) => a.g === b.g && a.f.function === b.f.function && a.f.file === b.f.file && a.f.line === b.f.line;
 
-export function deriveStages(hits: Hit[]): Stage[] {
+export function deriveStages(hits: Hit[], replaced: Map<string, string> = new Map()): Stage[] {
   const out: Stage[] = [];
   let prev: { g: number; f: Frame }[] = [];
   hits.forEach((h, hit) => {
@@ -83,8 +85,10 @@ export function deriveStages(hits: Hit[]): Stage[] {
     for (const { g, f } of flat.slice(p)) {
       const m = moduleFile(f.file);
       if (!m) continue; // the runtime and the standard library: not in the module cache
-      const url = sourceUrl(m.module, m.version, m.path, f.line);
-      out.push({ n: out.length + 1, function: f.function, ref: `${f.file}:${f.line}`, ...(url ? { url } : {}), goroutine: g, hit });
+      const version = replaced.get(m.module) ?? m.version;
+      const url = sourceUrl(m.module, version, m.path, f.line);
+      const ref = `${m.module}@${version}/${m.path}:${f.line}`;
+      out.push({ n: out.length + 1, function: f.function, ref, ...(version !== m.version ? { delveRef: `${f.file}:${f.line}` } : {}), ...(url ? { url } : {}), goroutine: g, hit });
     }
     prev = flat;
   });

@@ -14,6 +14,7 @@ import { kubectlPath } from '../../core/components/binaries/cache.ts';
 import { loadInventory } from '../../core/inventory/load.ts';
 import { enclosingFunc, shortFunc, sourceLines } from '../../harness/prove/source.ts';
 import type { TraceReport } from '../../harness/trace/index.ts';
+import { repoRoot } from '../../lib/paths.ts';
 
 const TRACE_MS = 1_800_000; // includes a cold debug build of kube-apiserver (README figures)
 const NS = 'hardwire-trace-test';
@@ -82,7 +83,15 @@ export function traceSuite(lab: () => WiredLab): void {
 
     it('the stages are the module frames of delve\'s stacks at the stops, none dropped, in the stacks\' order', () => {
       const key = (f: { function: string; ref: string; goroutine: number }) => `${f.goroutine} ${f.function} ${f.ref}`;
-      const staged = new Set(r.stages.map(key));
+      // A stage names delve's file by the version the build compiled when go.mod replaced it
+      // (k8s.io/kube-aggregator v0.0.0 => v0.36.3): the replace line is read here from go.mod.
+      const goMod = readFileSync(join(repoRoot, 'core', 'components', 'go', 'kubernetes', 'go.mod'), 'utf8');
+      for (const st of r.stages.filter((x) => x.delveRef)) {
+        const [, module, version] = /^(.+?)@(v[^/]+)\//.exec(st.ref)!;
+        expect(goMod, st.ref).toMatch(new RegExp(`^\\s*${module!.replace(/\./g, '\\.')} => ${module!.replace(/\./g, '\\.')} ${version!.replace(/\./g, '\\.')}$`, 'm'));
+        expect(st.delveRef!.replace(/@v[^/]+\//, `@${version}/`), st.ref).toBe(st.ref);
+      }
+      const staged = new Set(r.stages.map((s) => key({ ...s, ref: s.delveRef ?? s.ref })));
       let last = 0;
       r.hits.forEach((hit, i) => {
         // The stop delve reported: this goroutine, stopped in the sink's function, which is its innermost frame.
@@ -94,7 +103,7 @@ export function traceSuite(lab: () => WiredLab): void {
         for (const f of frames) expect(staged.has(key(f)), `stop ${i}: frame ${key(f)} is no stage`).toBe(true);
         // This stop's stages, in stage order, are in the order of its stack (outermost first).
         const mine = r.stages.filter((s) => s.hit === i);
-        const at = mine.map((s) => frames.findIndex((f) => key(f) === key(s)));
+        const at = mine.map((s) => frames.findIndex((f) => key(f) === key({ ...s, ref: s.delveRef ?? s.ref })));
         expect(at.every((x) => x >= 0), `stop ${i}: a stage is not on its stack`).toBe(true);
         expect(at, `stop ${i}`).toEqual([...at].sort((a, b) => a - b));
         if (mine.length) { expect(mine[0]!.n).toBeGreaterThan(last); last = mine.at(-1)!.n; }
