@@ -1,7 +1,7 @@
 // The trace as one self-contained HTML page: the stages in the order hit, each linked to its line at
 // the tag, the curriculum's nine marked, and each goroutine's stages in one colour band.
 import type { TraceReport } from './index.ts';
-import { curriculumLine, objectName, shortName, summary } from './format.ts';
+import { curriculumLine, objectName, rejectionLine, shortName, summary } from './format.ts';
 import { esc, htmlPage, link } from '../../lib/html.ts';
 
 const STYLE = `
@@ -28,6 +28,7 @@ export function formatHtml(r: TraceReport): string {
   return htmlPage({ title: `hardwire trace apply ${objectName(r)} ${r.kubernetesVersion}`, style: STYLE, body: `<h1>trace apply: ${esc(objectName(r))}</h1>
 <p id="summary">${esc(summary(r))}</p>
 <p id="curriculum">${esc(curriculumLine(r))}</p>
+${r.authz ? `<p id="authz">${esc(rejectionLine(r)!)}; the rejection point: ${link(r.authz.point.ref, r.authz.point.url)}</p>` : ''}
 <dl id="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <table id="stages"><thead><tr><th>#</th><th>curriculum</th><th>function</th><th>file:line at the tag</th><th>goroutine</th></tr></thead>
 <tbody>

@@ -12,11 +12,13 @@
 //   - etcd3's store.Create: its `key` argument tells this request's hits from the apiserver's own
 //     writes (its controllers write through the same code);
 //   - the etcd client's gRPC KV Txn: the write itself, the deepest frame.
+//   - responsewriters.Forbidden: where a request authorization denies is answered 403 (only hit
+//     then; its caller is the rejection point, `trace apply --authz-user`).
 // The handler-chain filters above them (request info, authentication, authorization, ...) are
 // on the stacks of the goroutines that started the finisher's (GODEBUG=tracebackancestors).
 import type { DlvClient } from '../prove/dlv-rpc.ts';
 
-export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn';
+export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn' | 'forbidden';
 
 /** `key`: an expression delve reads at the stop, to tell this request's hits from others. */
 export interface Sink { id: SinkId; function: string; key?: string }
@@ -24,6 +26,7 @@ export interface Sink { id: SinkId; function: string; key?: string }
 export const STORAGE_CREATE = 'k8s.io/apiserver/pkg/storage/etcd3.(*store).Create';
 export const ETCD_TXN = 'go.etcd.io/etcd/api/v3/etcdserverpb.(*kVClient).Txn';
 export const CHAIN_ADMIT = 'k8s.io/apiserver/pkg/admission.chainAdmissionHandler.Admit';
+export const FORBIDDEN = 'k8s.io/apiserver/pkg/endpoints/handlers/responsewriters.Forbidden';
 export const CHAIN_VALIDATE = 'k8s.io/apiserver/pkg/admission.chainAdmissionHandler.Validate';
 /** What validates when no strategy Validate of the kind is found: it calls the strategy's Validate. */
 const BEFORE_CREATE = 'k8s.io/apiserver/pkg/registry/rest.BeforeCreate';
@@ -49,5 +52,6 @@ export async function sinksFor(c: DlvClient, kind: string): Promise<Sink[]> {
     { id: 'validating-admission', function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/validating.(*Plugin).Validate' },
     { id: 'storage-create', function: STORAGE_CREATE, key: 'key' },
     { id: 'etcd-txn', function: ETCD_TXN },
+    { id: 'forbidden', function: FORBIDDEN },
   ];
 }

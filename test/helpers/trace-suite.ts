@@ -18,6 +18,7 @@ import { repoRoot } from '../../lib/paths.ts';
 
 const TRACE_MS = 1_800_000; // includes a cold debug build of kube-apiserver (README figures)
 const NS = 'hardwire-trace-test';
+const USER = 'hardwire-trace-user';
 
 interface Frame { function: string; ref: string; goroutine: number }
 
@@ -50,7 +51,7 @@ export function traceSuite(lab: () => WiredLab): void {
       writeFileSync(file, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: traced\n  namespace: ${NS}\ndata:\n  stage: one\n`);
       md = join(w.lab.stateDir, 'trace.md');
       html = join(w.lab.stateDir, 'trace.html');
-      const out = hardwire(['trace', 'apply', '-f', file, '--md', md, '--html', html, '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: TRACE_MS });
+      const out = hardwire(['trace', 'apply', '-f', file, '--authz-user', USER, '--md', md, '--html', html, '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: TRACE_MS });
       if (out.code !== 0) throw new Error(`trace apply exited ${out.code}: ${out.stderr.slice(-3000)}`);
       r = JSON.parse(out.stdout) as TraceReport;
       console.log(`trace apply: ${r.stages.length} stages, ${r.hits.length} stops, traced ${r.seconds.traced.toFixed(0)} s, debug apiserver start ${r.seconds.startup.toFixed(0)} s, in all ${r.seconds.total.toFixed(0)} s`);
@@ -111,6 +112,26 @@ export function traceSuite(lab: () => WiredLab): void {
       });
     });
 
+    it('names where authorization rejected the unbound create, from the live stack; bound, the apply got through', () => {
+      const a = r.authz!;
+      expect(a.rejected.code).not.toBe(0);
+      expect(a.rejected.output).toMatch(new RegExp(`User "${USER}" cannot create resource "configmaps"`));
+      expect(r.kubectl.command).toContain(`--as ${USER} apply`);
+      // delve stopped that goroutine in Forbidden (its verbatim replies); the frame above is the point.
+      const frames = rawFrames(a.hit);
+      expect(frames.at(-1)!.function).toBe('k8s.io/apiserver/pkg/endpoints/handlers/responsewriters.Forbidden');
+      expect(frames.at(-2)!.ref).toBe(a.point.delveRef ?? a.point.ref);
+      // Read back from the module cache: the line answers Forbidden, in the authorization filter.
+      const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(a.point.ref)!;
+      const lines = sourceLines(module!, version!, file!)!;
+      expect(lines[Number(line) - 1], a.point.ref).toMatch(/responsewriters\.Forbidden\(/);
+      expect(enclosingFunc(lines, Number(line))).toBe('withAuthorization');
+      // Nothing past authorization ran for it: no admission, registry or storage frame.
+      expect(frames.filter((f) => /admission|registry|storage|etcd/.test(f.function))).toEqual([]);
+      // The Role and RoleBinding it made are gone.
+      expect(kubectl(['get', 'role,rolebinding', '-n', NS, '-o', 'name'])).toBe('');
+    });
+
     it('marks the curriculum\'s nine in order, and shows the filters it omits', () => {
       const n = r.curriculum.map((c) => c.stage);
       expect(n.every((x) => x !== undefined), JSON.stringify(r.curriculum)).toBe(true);
@@ -137,6 +158,7 @@ export function traceSuite(lab: () => WiredLab): void {
         expect(rows.map((x) => x.ref)).toEqual(r.stages.map((s) => s.ref));
         for (const x of rows) if (url(x.ref!)) expect(x.href, x.ref!).toBe(url(x.ref!));
         expect(rows.filter((x) => x.mark).map((x) => x.mark)).toEqual(r.curriculum.map((c) => c.name));
+        expect(await page.$eval('#authz a', (a) => a.getAttribute('href'))).toBe(url(r.authz!.point.ref));
         expect(requests).toEqual([]);
       });
     });
