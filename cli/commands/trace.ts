@@ -45,10 +45,10 @@ export function declare(root: Cli): Cli {
     .addOption(options.json())
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
+      if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser)) throw new InputError('--authz-user', `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`);
       const { readObject, defaultObject } = await import('../../harness/trace/object.ts');
       const stateDir = stateDirFrom(opts);
       const obj = opts.filename === undefined ? defaultObject(join(stateDir, 'trace')) : readObject(resolve(opts.filename));
-      if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser)) throw new InputError('--authz-user', `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`);
       if (opts.authzUser !== undefined && !obj.namespace) throw new InputError('--authz-user', `binds a Role in the object's namespace; give ${obj.file} a metadata.namespace`);
       const inv = await inventoryOrLab(opts, log, false);
       const { traceApply } = await import('../../harness/trace/index.ts');
