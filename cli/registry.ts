@@ -19,6 +19,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   cis: () => import('./commands/cis.ts'),
   flags: () => import('./commands/flags.ts'),
   upgrade: () => import('./commands/upgrade.ts'),
+  trace: () => import('./commands/trace.ts'),
 };
 
 /** Declares one command on root, loading only its own module; undefined for an unknown name. */

@@ -69,11 +69,12 @@ if [ "${1:-}" = test ]; then
   node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler etcd etcdctl etcdutl >&2
   node cli/hardwire.ts components build --version v3.6.16 etcd etcdctl etcdutl >&2
 fi
-# `flags prove` (and its test): the debug kube-scheduler and kube-controller-manager (-N -l,
-# symbols kept) and delve, cached like the release builds. The two Kubernetes ones are one go build.
+# `flags prove` and `trace apply` (and their test): the debug kube-scheduler, kube-controller-manager
+# and kube-apiserver (-N -l, symbols kept) and delve, cached like the release builds. The three
+# Kubernetes ones are one go build.
 # Only for the tests; `flags prove` builds them on first use otherwise.
 case "${1:-}" in
-  test) nice -n 10 node cli/hardwire.ts components build kube-scheduler-debug kube-controller-manager-debug dlv >&2 ;;
+  test) nice -n 10 node cli/hardwire.ts components build kube-scheduler-debug kube-controller-manager-debug kube-apiserver-debug dlv >&2 ;;
 esac
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
 # image builder), from the Go module proxy and pause.c. About 8 minutes the first time on 2 cores.

@@ -3,6 +3,7 @@
 // module cache, must lie inside the function delve reported, and must spell the flag's selector.
 // Then two mutations of the scheduler's map: a citation moved by one line, and the wrong citation
 // the analyzer used to make (code the linker drops): each must come back reported as wrong.
+// `trace apply` (test/helpers/trace-suite.ts) runs on the same lab, so CI boots no extra one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { loadFlagMap, type FlagMap } from '../harness/flags/map.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
 import type { SiteResult } from '../harness/prove/classify.ts';
 import { enclosingFunc, shortFunc, sourceLines } from '../harness/prove/source.ts';
+import { traceSuite } from './helpers/trace-suite.ts';
 
 const PROVE_MS = 1_500_000; // includes a cold debug build (see README figures)
 /**
@@ -196,6 +198,9 @@ describe('hardwire flags prove: mutations of the map are caught', () => {
     await unitBack(component);
   }, PROVE_MS);
 });
+
+// trace apply (the capstone) on the same lab, before etcd stops the apiservers' store.
+traceSuite(() => w);
 
 // etcd last: while it runs under delve the apiservers have no store, and the Lease gates above need one.
 // Its gate: the member healthy over mTLS, as prove reads it with the unit stopped. The map cites

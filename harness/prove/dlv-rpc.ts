@@ -15,7 +15,10 @@ export interface DlvThread {
 }
 export interface DlvState { Pid: number; Running: boolean; Threads: DlvThread[] | null; exited: boolean; exitStatus: number }
 
-type Pending = { resolve: (v: unknown) => void; reject: (e: Error) => void };
+type Pending = { resolve: (v: unknown, raw: string) => void; reject: (e: Error) => void };
+
+/** One frame of a goroutine's stack as delve returns it (api.Stackframe: Location plus more). */
+export interface DlvFrame { file: string; line: number; function?: { name: string } }
 
 export class DlvClient {
   private next = 1;
@@ -44,16 +47,42 @@ export class DlvClient {
       if (!p) continue;
       this.pending.delete(msg.id);
       if (msg.error) p.reject(new Error(msg.error));
-      else p.resolve(msg.result);
+      else p.resolve(msg.result, line);
     }
   }
 
   call<T>(method: string, arg: unknown): Promise<T> {
+    return this.callRaw<T>(method, arg).then((r) => r.result);
+  }
+
+  /** The parsed result and delve's reply line verbatim, for a report that keeps delve's own answer. */
+  callRaw<T>(method: string, arg: unknown): Promise<{ result: T; raw: string }> {
     const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: (result, raw) => resolve({ result: result as T, raw }), reject });
       this.stream.write(`${JSON.stringify({ method: `RPCServer.${method}`, params: [arg], id })}\n`);
     });
+  }
+
+  /** A breakpoint at a function's entry (after its prologue). */
+  async breakAtFunction(functionName: string): Promise<DlvBreakpoint> {
+    return (await this.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { functionName } })).Breakpoint;
+  }
+
+  /** A string expression in a stopped goroutine's innermost frame, read whole (a breakpoint's own variables stop at 64 bytes). */
+  async evalString(goroutine: number, expr: string): Promise<string> {
+    const cfg = { FollowPointers: true, MaxVariableRecurse: 1, MaxStringLen: 4096, MaxArrayValues: 64, MaxStructFields: -1 };
+    return (await this.call<{ Variable: DlvVariable }>('Eval', { Scope: { GoroutineID: goroutine, Frame: 0, DeferredCall: 0 }, Expr: expr, Cfg: cfg })).Variable.value;
+  }
+
+  /** A goroutine's stack, innermost frame first. */
+  stacktrace(goroutine: number, depth: number): Promise<{ result: { Locations: DlvFrame[] | null }; raw: string }> {
+    return this.callRaw('Stacktrace', { Id: goroutine, Depth: depth });
+  }
+
+  /** The goroutines that started this one, nearest first (needs GODEBUG=tracebackancestors=N in the debuggee). */
+  ancestors(goroutine: number, n: number): Promise<{ result: { Ancestors: { ID: number; Unreadable?: string }[] | null }; raw: string }> {
+    return this.callRaw('Ancestors', { GoroutineID: goroutine, NumAncestors: n, Depth: 1 });
   }
 
   /** A tracepoint: delve stops, records the hit (and evaluates `variables`), and the caller continues. */
@@ -64,6 +93,12 @@ export class DlvClient {
 
   async command(name: 'continue' | 'halt'): Promise<DlvState> {
     return (await this.call<{ State: DlvState }>('Command', { name })).State;
+  }
+
+  /** The same, with delve's reply line verbatim. */
+  async commandRaw(name: 'continue' | 'halt'): Promise<{ state: DlvState; raw: string }> {
+    const r = await this.callRaw<{ State: DlvState }>('Command', { name });
+    return { state: r.result.State, raw: r.raw };
   }
 
   async breakpoints(): Promise<DlvBreakpoint[]> {

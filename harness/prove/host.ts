@@ -38,7 +38,7 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
   return r.stdout.trim();
 }
 
-async function connectDlv(s: Session, socket: string, deadline: number): Promise<DlvClient> {
+export async function connectDlv(s: Session, socket: string, deadline: number): Promise<DlvClient> {
   for (;;) {
     try {
       const ch = await s.openLocalSocket(socket);
@@ -59,7 +59,7 @@ async function connectDlv(s: Session, socket: string, deadline: number): Promise
  * removes when etcd.service stops; the transient unit loads the same credentials into its own
  * directory, and that directory is bind-mounted where the flags look, so the flags stay the unit's.
  */
-function unitProperties(unitText: string, unit: string, debugUnit: string): { user?: string; props: string[] } {
+export function unitProperties(unitText: string, unit: string, debugUnit: string): { user?: string; props: string[] } {
   const directive = (key: string) => [...unitText.matchAll(new RegExp(`^${key}=(.+)$`, 'gm'))].map((m) => m[1]!.trim());
   const [user] = directive('User');
   const props = [...directive('User').map((v) => `User=${v}`), ...directive('Group').map((v) => `Group=${v}`), ...directive('LoadCredential').map((v) => `LoadCredential=${v}`)];

@@ -24,18 +24,19 @@ export function enclosingFunc(lines: string[], line: number): string | undefined
   for (let i = line - 1; i >= 0; i--) {
     const l = lines[i]!;
     if (i < line - 1 && /^}/.test(l)) return undefined; // the previous declaration ended first
-    const m = /^func\s+(?:\(\s*\w*\s*(\*?)\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)/.exec(l);
-    // As the flag map and delve name them: (*T).M for a pointer receiver, T.M for a value receiver.
+    const m = /^func\s+(?:\(\s*(?:\w+\s+)?(\*?)\s*(\w+)(?:\[[^\]]*\])?\s*\)\s*)?(\w+)/.exec(l);
+    // As the flag map and delve name them: (*T).M for a pointer receiver, T.M for a value receiver
+    // (named or not: `func (strategy) Validate`).
     if (m) return m[2] ? (m[1] ? `(*${m[2]}).${m[3]}` : `${m[2]}.${m[3]}`) : m[3];
   }
   return undefined;
 }
 
-/** Delve's function name reduced to the form above: package path and closure suffixes dropped. */
+/** Delve's function name reduced to the form above: package path and closure suffixes (`.func1`, nested `.func1.2`, the wrappers of `defer f()` and `go f()`) dropped. */
 export function shortFunc(delveName: string): string {
   const afterPkg = delveName.slice(delveName.lastIndexOf('/') + 1);
   const noPkg = afterPkg.slice(afterPkg.indexOf('.') + 1);
-  return noPkg.replace(/(\.func\d+)+$/, '').replace(/\[[^\]]*\]/g, '');
+  return noPkg.replace(/(\.(?:func|deferwrap|gowrap)?\d+)+$/, '').replace(/\[[^\]]*\]/g, '');
 }
 
 /**

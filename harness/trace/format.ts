@@ -1,0 +1,56 @@
+// The trace as text (one line per stage) and as Markdown (a table, each stage linked to its line
+// at the tag; the curriculum's nine in bold).
+import type { TraceReport } from './index.ts';
+import type { Stage } from './stages.ts';
+
+/** Delve's function name without its package path: filters.WithAuthentication.func1. */
+export const shortName = (fn: string): string => fn.slice(fn.lastIndexOf('/') + 1);
+
+export function objectName(r: TraceReport): string {
+  return `${r.object.kind} ${r.object.namespace ? `${r.object.namespace}/` : ''}${r.object.name}`;
+}
+
+export function summary(r: TraceReport): string {
+  const seen = r.curriculum.filter((c) => c.stage !== undefined).length;
+  return `kubectl apply of ${objectName(r)} through a debug kube-apiserver ${r.kubernetesVersion} under delve ${r.dlv.version} on ${r.host}, ${r.date}: ` +
+    `${r.stages.length} stages from ${r.hits.length} stops at ${r.sinks.length} sinks; ${seen} of the curriculum's ${r.curriculum.length} stages seen; ` +
+    `traced in ${r.seconds.traced.toFixed(0)} s (debug apiserver start ${r.seconds.startup.toFixed(0)} s, in all ${r.seconds.total.toFixed(0)} s)`;
+}
+
+export function curriculumLine(r: TraceReport): string {
+  return r.curriculum.map((c) => `${c.name} ${c.stage === undefined ? '(not seen)' : `#${c.stage}`}`).join(' → ');
+}
+
+/** The rejection, in one line: which command was refused, and the frame that called Forbidden. */
+export function rejectionLine(r: TraceReport): string | undefined {
+  const a = r.authz;
+  return a ? `as ${a.user}, unbound: ${a.rejected.command} exited ${a.rejected.code}; authorization rejected it at ${a.point.ref} in ${shortName(a.point.function)} ` +
+    `(stage ${a.point.n} of ${a.stages.length} on the live stack); bound by ${a.bound.join('; ')}, the apply above was admitted` : undefined;
+}
+
+export function formatText(r: TraceReport): string {
+  const w = Math.max(...r.stages.map((s) => s.ref.length));
+  const line = (s: Stage) => `${String(s.n).padStart(3)} ${(s.curriculum ?? '').padEnd(20)} ${s.ref.padEnd(w)}  ${shortName(s.function)}  [g${s.goroutine}]`;
+  const rej = rejectionLine(r);
+  return `${r.stages.map(line).join('\n')}\n\n${curriculumLine(r)}\n${rej ? `${rej}\n` : ''}${summary(r)}\n`;
+}
+
+export function formatMarkdown(r: TraceReport): string {
+  const cell = (t: string) => t.replace(/\|/g, '\\|');
+  const out = [`# trace apply: ${objectName(r)}`, '', summary(r), '', `The curriculum's stages: ${curriculumLine(r)}`, '',
+    `Stops (breakpoints) at: ${r.sinks.map((s) => `\`${shortName(s.function)}\``).join(', ')}. Every other stage is a frame of the stacks delve returned there.`, '',
+    '| # | curriculum | function | file:line at the tag | goroutine |', '|---|---|---|---|---|'];
+  for (const s of r.stages) {
+    const at = s.url ? `[${s.ref}](${s.url})` : s.ref;
+    const fn = `\`${cell(shortName(s.function))}\``;
+    out.push(`| ${s.n} | ${s.curriculum ? `**${s.curriculum}**` : ''} | ${s.curriculum ? `**${fn}**` : fn} | ${at} | ${s.goroutine} |`);
+  }
+  if (r.authz) {
+    const a = r.authz;
+    out.push('', `## Rejected by authorization (as ${a.user}, no binding), then admitted (bound)`, '', `\`${a.rejected.command}\` exited ${a.rejected.code}: ${cell(a.rejected.output)}`, '',
+      `Rejection point, from the live stack at \`${shortName(r.sinks.find((x) => x.id === 'forbidden')!.function)}\`: ${a.point.url ? `[${a.point.ref}](${a.point.url})` : a.point.ref} in \`${shortName(a.point.function)}\`.`, '',
+      `Bound by: ${a.bound.map((b) => `\`${b}\``).join(', ')}; then the apply traced above was admitted.`, '', '| # | function | file:line at the tag | goroutine |', '|---|---|---|---|');
+    for (const s of a.stages) out.push(`| ${s.n} | \`${cell(shortName(s.function))}\` | ${s.url ? `[${s.ref}](${s.url})` : s.ref} | ${s.goroutine} |`);
+  }
+  return `${out.join('\n')}\n`;
+}
