@@ -202,6 +202,10 @@ describe('hardwire compare on the lab', () => {
       }
       for (const r of [...rows.flags, ...rows.fields]) expect(r.values.k0s, `${c} ${r.name}`).toBeNull();
     }
+    for (const c of NODE_COMPONENTS) {
+      const r = report.node.components[c];
+      console.log(`node rows, ${c}: ${r.flags.length} flags, ${r.fields.length} config fields; ${r.counts.same} same, ${r.counts.differs} differ, ${r.counts.partial} on one worker only; differ: ${[...r.flags, ...r.fields].filter((x) => x.class === 'differs').map((x) => x.name).join(', ')}`);
+    }
     expect(read.kubeadm.kubelet!.flags.get('config')).toBe('/var/lib/kubelet/config.yaml');
     expect(report.node.components['kube-proxy'].sources.kubeadm?.config).toMatch(/^\/proc\/\d+\/root\/var\/lib\/kube-proxy\/config\.conf on node1, container [0-9a-f]{12} of Pod kube-proxy-/);
     // Known differences: kubeadm bootstraps its kubelet's identity; hardwire renders it.
