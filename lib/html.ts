@@ -4,6 +4,9 @@
 
 export const esc = (s: string): string => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
 
+/** A value may wrap after a path, list or key separator before it wraps mid-word. */
+export const wrapAt = (v: string): string => esc(v).replace(/([/,=])/g, '$1<wbr>');
+
 /** A link only to an https URL (a citation at its tag); anything else stays text. */
 export const link = (text: string, url: string | undefined): string => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
 

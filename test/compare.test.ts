@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { withPage } from './helpers/chromium.ts';
-import { findFlag } from '../harness/flags/map.ts';
+import { findConfigField, findFlag } from '../harness/flags/map.ts';
+import { parse as parseYaml } from 'yaml';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { IMAGES } from '../core/components/images.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
@@ -18,6 +19,7 @@ import { labConnect, labDown } from '../harness/lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
 import { COMPONENTS, type CompareReport } from '../harness/compare/types.ts';
+import { NODE_COMPONENTS, type NodeComponent, type NodeRow } from '../harness/compare/node-types.ts';
 import type { Session } from '../core/transport/index.ts';
 
 let lab: TestLab;
@@ -30,7 +32,8 @@ const K0S_LAB = 'cmptest-k0s';
 const on = (labName: string, host: string): Promise<Session> => labConnect(host, { name: labName, stateDir: state });
 
 beforeAll(async () => {
-  lab = await testLab('cmptest', 1);
+  // A worker too: the hardwire plane's kubelet and kube-proxy are its node rows.
+  lab = await testLab('cmptest', 1, { workers: true });
   state = join(lab.stateDir, 'state');
   out = mkdtempSync(join(tmpdir(), 'hardwire-compare-out-'));
   const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
@@ -149,10 +152,96 @@ describe('hardwire compare on the lab', () => {
     expect(gaps).toEqual([]);
   });
 
-  it('cert matrix: three columns; kubeadm-only and k0s-only roles are shown as unmatched', () => {
+  it('node rows: exactly the kubelet\'s and kube-proxy\'s flags and config fields each worker runs with, read by the test from /proc; k0s says "no worker"', async () => {
+    // Each process as the test reads it: pid from systemd (kubelet, hardwire's units) or pgrep (kubeadm's
+    // kube-proxy container, seen from the host), argv from /proc, its --config file (kubeadm's
+    // kube-proxy: the ConfigMap from the API, which its DaemonSet mounts there).
+    const onHost = async (s: Session, pidArgv: string[], configFrom?: string[]) => {
+      const pid = await remote(s, pidArgv);
+      expect(pid, pidArgv.join(' ')).toMatch(/^\d+$/);
+      const argv = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
+      for (const a of argv.slice(1)) expect(a, `${argv[0]}: every flag is --name=value`).toMatch(/^--[a-z0-9-]+=/);
+      const flags = new Map(argv.slice(1).map((a) => [a.slice(2, a.indexOf('=')), a.slice(a.indexOf('=') + 1)] as const));
+      const config = await remote(s, configFrom ?? ['cat', flags.get('config')!]);
+      return { argv, flags, config: parseYaml(config) as Record<string, unknown> };
+    };
+    const hw = await lab.ssh('node1');
+    const ka = await on(KUBEADM_LAB, 'node1');
+    const read: Record<'hardwire' | 'kubeadm', Partial<Record<NodeComponent, Awaited<ReturnType<typeof onHost>>>>> = { hardwire: {}, kubeadm: {} };
+    try {
+      for (const c of NODE_COMPONENTS) read.hardwire[c] = await onHost(hw, ['systemctl', 'show', '-p', 'MainPID', '--value', c]);
+      read.kubeadm.kubelet = await onHost(ka, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kubelet']);
+      read.kubeadm['kube-proxy'] = await onHost(ka, ['pgrep', '-x', 'kube-proxy'],
+        ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', 'get', 'cm', 'kube-proxy', '-n', 'kube-system', '-o', 'jsonpath={.data.config\\.conf}']);
+    } finally {
+      await hw.close();
+      await ka.close();
+    }
+    expect(report.node.planes).toEqual({ hardwire: { host: 'node1' }, kubeadm: { host: 'node1' }, k0s: { none: 'no worker' } });
+    /** A field's value in the file as the test parsed it, by its json path. */
+    const at = (doc: Record<string, unknown>, path: string) => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], doc);
+    for (const c of NODE_COMPONENTS) {
+      const rows = report.node.components[c];
+      for (const p of ['hardwire', 'kubeadm'] as const) {
+        const got = read[p][c]!;
+        const passed = (r: NodeRow[]) => r.filter((x) => x.raw[p] !== null);
+        // Exactly the flags the process passes, each with its value.
+        expect(passed(rows.flags).map((f) => f.name).sort(), `${p} ${c} flags`).toEqual([...got.flags.keys()].sort());
+        for (const f of passed(rows.flags)) expect(f.raw[p], `${p} ${c} --${f.name}`).toBe(got.flags.get(f.name));
+        // Every field its config file sets, with the file's value.
+        const fields = passed(rows.fields);
+        for (const f of fields) {
+          const v = at(got.config, f.name);
+          expect(v, `${p} ${c} ${f.name}`).not.toBeUndefined();
+          expect(f.raw[p], `${p} ${c} ${f.name}`).toBe(typeof v === 'string' ? v : JSON.stringify(v));
+        }
+        for (const k of Object.keys(got.config).filter((x) => x !== 'apiVersion' && x !== 'kind')) {
+          expect(fields.some((f) => f.name === k || f.name.startsWith(`${k}.`)), `${p} ${c}: ${k} of its config file has a row`).toBe(true);
+        }
+        expect(fields.length, `${p} ${c} fields`).toBeGreaterThan(2);
+      }
+      for (const r of [...rows.flags, ...rows.fields]) expect(r.values.k0s, `${c} ${r.name}`).toBeNull();
+    }
+    for (const c of NODE_COMPONENTS) {
+      const r = report.node.components[c];
+      console.log(`node rows, ${c}: ${r.flags.length} flags, ${r.fields.length} config fields; ${r.counts.same} same, ${r.counts.differs} differ, ${r.counts.partial} on one worker only; differ: ${[...r.flags, ...r.fields].filter((x) => x.class === 'differs').map((x) => x.name).join(', ')}`);
+    }
+    expect(read.kubeadm.kubelet!.flags.get('config')).toBe('/var/lib/kubelet/config.yaml');
+    expect(report.node.components['kube-proxy'].sources.kubeadm?.config).toMatch(/^\/proc\/\d+\/root\/var\/lib\/kube-proxy\/config\.conf on node1, container [0-9a-f]{12} of Pod kube-proxy-/);
+    // Known differences: kubeadm bootstraps its kubelet's identity; hardwire renders it.
+    expect(report.node.components.kubelet.flags.find((f) => f.name === 'bootstrap-kubeconfig')).toMatchObject({ class: 'partial', values: { hardwire: null } });
+    expect(report.node.components['kube-proxy'].fields.find((f) => f.name === 'mode')).toMatchObject({ class: 'same', values: { hardwire: 'nftables', kubeadm: 'nftables' } });
+  });
+
+  it('flag-map coverage of the node: every kubelet and kube-proxy flag any plane passes has a registration and a read site; every config field a declaration', () => {
+    const gaps: string[] = [];
+    let flags = 0, fields = 0, unread = 0;
+    for (const c of NODE_COMPONENTS) {
+      for (const f of report.node.components[c].flags) {
+        flags++;
+        const entry = findFlag(c, f.name);
+        if (!entry?.registeredAt || entry.consumedAt.length === 0) gaps.push(`${c} --${f.name}: not registered or not read in the map`);
+        else if (f.registeredAt?.url !== entry.registeredAt.url || f.consumedAt[0]?.url !== entry.consumedAt[0]!.url) gaps.push(`${c} --${f.name}: cited elsewhere than the map says`);
+      }
+      for (const f of report.node.components[c].fields) {
+        fields++;
+        const entry = findConfigField(c, f.name);
+        if (!entry) { gaps.push(`${c} ${f.name}: not in the map's config fields`); continue; }
+        if (f.registeredAt?.url !== entry.registeredAt.url) gaps.push(`${c} ${f.name}: declared elsewhere than the map says`);
+        if (entry.consumedAt.length === 0) { unread++; expect(entry.readBy, `${c} ${f.name}`).toBe('none'); } // the map says why (portRange)
+      }
+    }
+    console.log(`node rows: ${flags} flags, ${fields} config fields (${unread} with no read site in the map, by its own account)`);
+    expect(flags).toBeGreaterThan(5);
+    expect(gaps).toEqual([]);
+  });
+
+  it('cert matrix: three columns; roles some planes lack are shown as unmatched', () => {
+    // Both workers' kubelets have a node identity; k0s has no worker.
     const kubelet = report.certs.find((c) => c.role === 'kubeconfig/kubelet')!;
-    expect(kubelet.planes.hardwire).toBeNull();
+    expect(kubelet.planes.hardwire?.o).toEqual(['system:nodes']);
     expect(kubelet.planes.kubeadm?.o).toEqual(['system:nodes']);
+    expect(kubelet.planes.k0s).toBeNull();
     expect(kubelet.matched).toBe('some');
     const etcdPeer = report.certs.find((c) => c.role === 'etcd-peer')!;
     for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) expect(etcdPeer.planes[p]).not.toBeNull();
@@ -227,7 +316,14 @@ describe('hardwire compare on the lab', () => {
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| --enable-bootstrap-token-auth \| — \| true \| true \| partial \|/);
     expect(md).toMatch(/## k0s: controllers, topology and what runs inside k0s/);
-    for (const f of ['r.json', 'r.md', 'r.html']) expect(readFileSync(join(out, f), 'utf8')).not.toMatch(/PRIVATE KEY|client-key-data/);
+    expect(run.stdout).toContain('node (kubelet, kube-proxy), worker per plane: hardwire: node1; kubeadm: node1; k0s: no worker');
+    expect(md).toMatch(/\| --bootstrap-kubeconfig \| — \| <conf>\/bootstrap-kubelet\.conf \| no worker \| partial \|/);
+    // On failure, the text around the first hit (kube-bench's 4.3.1 audit once carried kube-proxy's key).
+    for (const f of ['r.json', 'r.md', 'r.html']) {
+      const text = readFileSync(join(out, f), 'utf8');
+      const hit = /PRIVATE KEY|client-key-data/.exec(text);
+      expect(hit ? text.slice(Math.max(0, hit.index - 400), hit.index + 60) : null, f).toBeNull();
+    }
   });
 
   it('bad input is exit 2', () => {
@@ -256,38 +352,38 @@ describe('hardwire compare on the lab', () => {
       await table.locator('th', { hasText: 'class' }).click();
       expect(await table.locator('tbody tr').first().locator('td').nth(4).innerText()).toBe('differs');
       expect(requests).toEqual([]); // self-contained
-      // At 1400 px (issue 23): a flag name wraps only after a hyphen, never mid-word, and
-      // --advertise-client-urls fits on one line; each citation in "registered at" / "read at" is one
-      // line inside its cell. Read from the laid-out page (withPage opens it at 1400 px), not from the CSS.
+      // At 1400 px (issue 23), read from the laid-out page (withPage opens it at 1400 px), not from the
+      // CSS: every flag and config field name is one line high, every citation one line inside its
+      // cell, the "read at" cells at least 150 px wide, and the real report needs no sideways scroll.
+      // (test/compare-html.test.ts checks the same on every name the flag map has.)
       const layout = await page.evaluate(() => {
         const bad: string[] = [];
-        let flags = 0, cites = 0, advertiseLines = 0;
-        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix[data-component] tbody td:first-child'))) {
-          const text = td.firstChild as Text;
-          const tops: number[] = [];
-          for (let i = 0; i < text.length; i++) {
-            const r = document.createRange(); r.setStart(text, i); r.setEnd(text, i + 1);
-            tops.push(Math.round(r.getBoundingClientRect().top));
-          }
-          let lines = 1;
-          for (let i = 1; i < tops.length; i++) {
-            if (tops[i]! > tops[i - 1]!) { lines++; if (text.data[i - 1] !== '-') bad.push(`${text.data} breaks mid-word before index ${i}`); }
-          }
-          if (text.data === '--advertise-client-urls') advertiseLines = lines;
-          flags++;
+        let names = 0, cites = 0;
+        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.flag'))) {
+          const r = document.createRange();
+          r.selectNodeContents(td);
+          const lh = parseFloat(getComputedStyle(td).lineHeight);
+          if (!(lh > 0) || r.getBoundingClientRect().height > lh * 1.5) bad.push(`${td.textContent} is ${r.getBoundingClientRect().height} px high (line-height ${lh})`);
+          names++;
         }
-        for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>('table.matrix[data-component] tbody td:nth-child(7) a, table.matrix[data-component] tbody td:nth-child(8) a'))) {
-          const td = a.closest('td')!.getBoundingClientRect();
-          if (a.getClientRects().length !== 1) bad.push(`${a.textContent} wraps`);
-          if (a.getBoundingClientRect().right > td.right) bad.push(`${a.textContent} overflows its cell`);
-          cites++;
+        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.cite'))) {
+          const box = td.getBoundingClientRect();
+          if (td.classList.contains('read') && box.width < 150) bad.push(`read at of ${td.parentElement!.getAttribute('data-flag')} is ${box.width} px wide`);
+          for (const a of Array.from(td.querySelectorAll('a'))) {
+            if (a.getClientRects().length !== 1) bad.push(`${a.textContent} wraps`);
+            if (a.getBoundingClientRect().right > box.right + 0.5) bad.push(`${a.textContent} overflows its cell`);
+            cites++;
+          }
         }
-        return { bad, flags, cites, advertiseLines };
+        const noWorker = Array.from(document.querySelectorAll('table[data-node] td[data-plane=k0s]')).map((td) => td.textContent);
+        return { bad, names, cites, noWorker, pageWidth: document.documentElement.scrollWidth };
       });
-      expect(layout.flags).toBe(COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0));
+      const nodeRows = NODE_COMPONENTS.reduce((n, c) => n + report.node.components[c].flags.length + report.node.components[c].fields.length, 0);
+      expect(layout.names).toBe(COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0) + nodeRows);
       expect(layout.cites).toBeGreaterThan(50);
-      expect(layout.advertiseLines).toBe(1);
       expect(layout.bad).toEqual([]);
+      expect(layout.pageWidth).toBeLessThanOrEqual(1400);
+      expect(layout.noWorker).toEqual(Array(nodeRows).fill('no worker'));
     });
   });
 });

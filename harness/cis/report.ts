@@ -58,6 +58,16 @@ export function parseReport(stdout: string, host: string): RawReport {
   return doc;
 }
 
+/**
+ * kube-bench's audit output with key material taken out. Check 4.3.1 audits by `cat $proxykubeconfig`,
+ * so on a worker whose kube-proxy kubeconfig embeds its client key, actual_value holds that key.
+ */
+export function redactKeys(text: string): string {
+  return text
+    .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '<a private key: redacted by hardwire>')
+    .replace(/^(\s*)(client-key-data|token|password):.*$/gm, '$1<a client key or token: redacted by hardwire>');
+}
+
 export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>): HostReport {
   const checks: CheckResult[] = [];
   const byTarget: Record<string, Counts> = {};
@@ -68,7 +78,7 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
         counts[r.status] += 1;
         checks.push({
           id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
-          remediation: (r.remediation ?? '').trim(), actual: (r.actual_value ?? '').trim(), reason: (r.reason ?? '').trim(),
+          remediation: (r.remediation ?? '').trim(), actual: redactKeys((r.actual_value ?? '').trim()), reason: redactKeys((r.reason ?? '').trim()),
         });
       }
     }

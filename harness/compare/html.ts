@@ -4,10 +4,8 @@ import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
-import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE } from '../../lib/html.ts';
-
-/** A value may wrap after a path, list or key separator before it wraps mid-word. */
-const wrapAt = (v: string) => esc(v).replace(/([/,=])/g, '$1<wbr>');
+import { nodeHtml } from './node-render.ts';
+import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const vals = PLANES.map((p) => {
@@ -20,7 +18,7 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
   const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
   const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite">${reads}</td><td>${esc(f.provenLive)}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(f.provenLive)}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
@@ -44,10 +42,6 @@ document.getElementById('only-diff').addEventListener('change', function (e) {
   document.body.classList.toggle('only-diff', e.target.checked);
 });`;
 
-// Fixed column widths: at 1400 px a flag name fits on one line (it may wrap only after a hyphen) and
-// each "registered at" / "read at" citation fits on one line; values wrap where they must.
-const FLAG_COLS = `<colgroup>${[14, 10, 10, 10, 5.5, 14, 15.5, 15.5, 5.5].map((w) => `<col style="width:${w}%">`).join('')}</colgroup>`;
-
 const STYLE = `
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222}
 table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
@@ -55,8 +49,8 @@ th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;f
 th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
 ${SORT_STYLE}
 td{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
-table.matrix{table-layout:fixed}
-td.flag{overflow-wrap:normal} td.cite{font-size:11px} td.cite a{white-space:nowrap}
+td.flag{white-space:nowrap} td.cite{font-size:11px;white-space:nowrap;min-width:14em}
+table.matrix:is([data-component],[data-node]) td:is(:nth-child(2),:nth-child(3),:nth-child(4)){min-width:9em}
 tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
@@ -73,7 +67,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}">${FLAG_COLS}<thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
+<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>
@@ -90,6 +84,7 @@ ${r.notes.map((n) => `<p class="def">${esc(n)}</p>`).join('')}
 <p>Paths are normalised: <code>&lt;pki&gt;/</code> is the plane's PKI directory, <code>&lt;conf&gt;/</code> its kubeconfig directory (hover a cell for the raw value). Click a header to sort. <label><input type="checkbox" id="only-diff"> show only differences</label></p>
 <h2>Flags</h2>
 ${flagTables}
+${nodeHtml(r.node)}
 <h2>Certificates and kubeconfig identities</h2>
 ${certs}
 <h2>Process model</h2>

@@ -2,6 +2,7 @@
 import { COMPONENTS, PLANES } from './types.ts';
 import { k0sMarkdown } from './k0s-section.ts';
 import { cisMarkdown, worstHost } from './cis-section.ts';
+import { nodeMarkdown, nodeSummary } from './node-render.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -36,6 +37,7 @@ export function markdown(r: CompareReport): string {
     }
     out.push('');
   }
+  out.push(...nodeMarkdown(r.node));
   out.push('## Certificates and kubeconfig identities', '', '| role | differs in | hardwire | kubeadm | k0s |', '|---|---|---|---|---|');
   for (const row of r.certs) out.push(`| ${row.role} | ${row.differs.join(', ') || (row.matched === 'all' ? 'nothing' : '')}${row.matched === 'some' ? ' (unmatched in some planes)' : ''} | ${mdEsc(certCell(row.planes.hardwire))} | ${mdEsc(certCell(row.planes.kubeadm))} | ${mdEsc(certCell(row.planes.k0s))} |`);
   out.push('', '## Process model', '');
@@ -66,6 +68,7 @@ export function summary(r: CompareReport, files: string[]): string {
       out.push(`  ${f.class === 'differs' ? '≠' : '±'} --${f.name}: ${PLANES.filter((p) => r.planes[p].collected).map((p) => `${p}=${cell(f.values[p])}`).join('  ')}`);
     }
   }
+  out.push(...nodeSummary(r.node));
   const certDiff = r.certs.filter((c) => c.differs.length || c.matched === 'some');
   out.push('', `certificates: ${r.certs.length} roles, ${certDiff.length} with differences`);
   for (const c of certDiff) {

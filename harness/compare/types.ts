@@ -4,13 +4,14 @@ import type { CertFacts } from './x509.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 
-export const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
-export type PlaneName = (typeof PLANES)[number];
+import { PLANES, type PlaneName } from './plane-names.ts';
+import type { NodeSection, PlaneNode } from './node-types.ts';
+export { PLANES, type PlaneName };
 
 /** The components compared across planes: hardwire's registry. */
 import { COMPONENT_NAMES, specOf, type ComponentName } from '../../core/components/registry/index.ts';
 /** The components wire starts (the workers' are not compared until wire runs them). */
-// The control plane: the node (kubelet, kube-proxy, containerd) joins compare with issue 23.
+// The control plane; the node's kubelet and kube-proxy have their own section (node-section.ts).
 export const COMPONENTS = COMPONENT_NAMES.filter((n) => specOf(n).role !== 'worker');
 export type Component = ComponentName;
 
@@ -87,6 +88,8 @@ export interface PlaneData {
   live?: Partial<Record<Component, { pid: number; argv: string[]; sameAsManifest: boolean }>>;
   /** The real `kubeadm init` and what it left running (planes/kubeadm-init.ts). */
   kubeadm?: KubeadmRun;
+  /** The kubelet and kube-proxy on this plane's worker (issue 23); absent when the plane has none. */
+  node?: PlaneNode;
 }
 
 export interface KubeadmRun {
@@ -202,5 +205,7 @@ export interface CompareReport {
   k0s?: K0sModel;
   /** The kubeadm plane's `kubeadm init` and what it left running, with each static Pod's live argv. */
   kubeadm?: KubeadmRun & { live: NonNullable<PlaneData['live']> };
+  /** The kubelet's and kube-proxy's flags and config fields on each plane's worker (node-section.ts). */
+  node: NodeSection;
   notes: string[];
 }

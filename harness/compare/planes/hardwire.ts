@@ -9,6 +9,8 @@ import type { CollectContext, Component, PlaneCollector, PlaneData } from '../ty
 import { emptyPlane } from '../types.ts';
 import { parseShow, showArgv } from '../../../lib/systemctl.ts';
 import type { Host } from '../../../core/inventory/load.ts';
+import { readLiveNode, renderedNode } from './hardwire-node.ts';
+import { NODE_COMPONENTS } from '../node-types.ts';
 
 export interface HardwireOptions {
   host: Host;
@@ -71,6 +73,12 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
       }
       plane.steps.push({ step: `systemctl show ${unit}`, argv: showArgv([unit], SHOWN), ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
     }
+    if (plane.node) {
+      const pids = Object.fromEntries(NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === `${c}.service`)?.pid]));
+      const t2 = performance.now();
+      const read = await readLiveNode(plane.node, s, pids);
+      plane.steps.push({ step: 'read the kubelet and kube-proxy (argv, config) for the node rows', ms: Math.round(performance.now() - t2), ok: read.length === NODE_COMPONENTS.length, output: read.join(', ') });
+    }
     // The host's files should be the rendered ones, byte for byte.
     const certPaths = plane.certs.map((c) => c.path);
     const hashes = await s.sha256Many(certPaths);
@@ -99,6 +107,8 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       const tree = renderHostTree(ctx.inv, opts.host, pki.dir);
       plane.steps.push({ step: 'load PKI and render host tree', ms: Math.round(performance.now() - t0), ok: true, output: `${tree.files.length} files for ${opts.host.name}` });
       fromTree(plane, tree);
+      const node = renderedNode(tree);
+      if (node) plane.node = node;
       if (opts.live) {
         try {
           await live(plane, tree, ctx);

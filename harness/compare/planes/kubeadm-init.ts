@@ -12,6 +12,7 @@ import type { Component, KubeadmRun, PlaneData } from '../types.ts';
 import { KUBE_PROXY_IN_A_LAB_HOST } from '../../../core/components/models/kube-proxy.ts';
 import { configYaml } from '../../../core/components/models/config-file.ts';
 import { COMPONENTS } from '../types.ts';
+import { runningContainers } from './node-read.ts';
 
 export const INIT_CONFIG = '/root/hardwire-compare/kubeadm.yaml';
 const ADMIN = '/etc/kubernetes/admin.conf';
@@ -124,15 +125,12 @@ async function mirrorPods(s: Session, node: string): Promise<KubeadmRun['mirrorP
 
 /** Each running container of a kube-system static Pod, by its CRI labels, with its task's PID and /proc argv. */
 async function staticContainers(s: Session): Promise<Partial<Record<Component, { id: string; pid: number; argv: string[] }>>> {
-  const tasks = (await s.exec(['ctr', '-n', 'k8s.io', 'tasks', 'ls'])).stdout.trim().split('\n').slice(1)
-    .map((l) => l.trim().split(/\s+/)).filter((f) => f[2] === 'RUNNING');
   const out: Partial<Record<Component, { id: string; pid: number; argv: string[] }>> = {};
-  for (const [id, pid] of tasks) {
-    const info = JSON.parse((await s.exec(['ctr', '-n', 'k8s.io', 'containers', 'info', id!])).stdout) as { Labels?: Record<string, string> };
-    const name = info.Labels?.['io.kubernetes.container.name'] as Component | undefined;
-    if (!name || !(COMPONENTS as readonly string[]).includes(name) || info.Labels?.['io.kubernetes.pod.namespace'] !== 'kube-system') continue;
+  for (const { id, pid, labels } of await runningContainers(s)) {
+    const name = labels['io.kubernetes.container.name'] as Component | undefined;
+    if (!name || !(COMPONENTS as readonly string[]).includes(name) || labels['io.kubernetes.pod.namespace'] !== 'kube-system') continue;
     const argv = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
-    out[name] = { id: id!, pid: Number(pid), argv };
+    out[name] = { id, pid, argv };
   }
   return out;
 }

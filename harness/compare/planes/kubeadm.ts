@@ -19,6 +19,7 @@ import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegis
 import { scanLabHost } from '../../cis/plane.ts';
 import { firstPod, waitAddons } from './kubeadm-pod.ts';
 import { joinWorker } from './kubeadm-join.ts';
+import { readKubeadmNode } from './kubeadm-node-rows.ts';
 
 
 /**
@@ -194,6 +195,12 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         });
         plane.kubeadm = await readKubeadmLive(plane, s, ctx.params.nodeName, imported, init);
         plane.kubeadm.addons = await waitAddons(plane, s);
+        // The node rows: the kubelet and the kube-proxy container on this host, once kube-proxy is ready.
+        const t1 = performance.now();
+        plane.node = await readKubeadmNode(s, host.name, plane.kubeadm.kubelet.pid, plane.kubeadm.kubelet.flagsEnv, ctx.params.kubernetesVersion);
+        plane.steps.push({ step: 'read the kubelet and kube-proxy (argv, config) for the node rows', ms: Math.round(performance.now() - t1), ok: Boolean(plane.node.components['kube-proxy']),
+          output: Object.entries(plane.node.components).map(([c, p]) => `${c}: ${p.argvSource}${p.configSource ? `; ${p.configSource}` : ''}`).join('\n') });
+        if (!plane.node.components['kube-proxy']) plane.notes.push(`no running kube-proxy container on ${host.name}: the node rows have no kube-proxy for kubeadm`);
         const pod = plane.kubeadm.firstPod = await firstPod(plane, s, ctx.params.dnsDomain, bare);
         plane.notes.push(`kube-proxy and CoreDNS ready; busybox Pod Running on ${pod.node} ${(pod.runningMs / 1000).toFixed(1)} s after its creation, ${(pod.sinceLabMs / 1000).toFixed(1)} s after the bare lab; ${pod.dns.name} resolved to ${pod.dns.address} inside it`);
         const w = info.hosts[1];

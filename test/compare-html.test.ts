@@ -1,0 +1,119 @@
+// compare's HTML report at 1400 px (issue 23), with no lab: the report is built by the real
+// buildReport from a fixture of three planes whose command lines pass every flag the flag map has for
+// each component (so the longest names there are, `--configMapAndSecretChangeDetectionStrategy`'s
+// kin, are all on the page), and whose two workers' config files set every config field the map has.
+// The layout is read from the page Chromium laid out, not from the CSS. With names this long the
+// page may scroll sideways (the real report's need not: test/compare.test.ts checks that).
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { withPage } from './helpers/chromium.ts';
+import { tempDir } from './helpers/tmp.ts';
+import { loadFlagMap } from '../harness/flags/map.ts';
+import { buildReport } from '../harness/compare/build.ts';
+import { html } from '../harness/compare/html.ts';
+import { KUBEADM_TOKENS } from '../harness/compare/normalize.ts';
+import { COMPONENTS, emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/compare/types.ts';
+import type { NodeComponent, PlaneNode } from '../harness/compare/node-types.ts';
+
+const VERSION = 'v1.36.3';
+/** A citation shorter than this is cramped: "validation_linux.go:35" at 11 px monospace is about 150 px. */
+const MIN_READ_AT_PX = 150;
+
+const params: ClusterParams = {
+  kubernetesVersion: VERSION, clusterName: 'fixture', nodeName: 'node1', advertiseAddress: '10.0.0.2', serviceCIDR: '10.96.0.0/12',
+  podCIDR: '10.244.0.0/16', dnsDomain: 'cluster.local', extraSANs: [], firstServiceIp: '10.96.0.1',
+};
+
+/** Every flag of the component's map, with its default (or a stand-in) as the value. */
+function everyFlag(component: string, binary: string): string[] {
+  return [binary, ...loadFlagMap(component, VERSION).flags.map((f) => `--${f.name}=${f.type === 'bool' ? 'true' : f.default || '/etc/kubernetes/pki/x.crt'}`)];
+}
+
+/** A config file setting every leaf field of the map's config section. */
+function everyField(component: NodeComponent): string {
+  const keys = loadFlagMap(component, VERSION).config!.fields.map((f) => f.key);
+  const doc: Record<string, unknown> = {};
+  for (const k of keys.filter((k) => !keys.some((x) => x.startsWith(`${k}.`)))) {
+    const parts = k.split('.');
+    let o = doc;
+    for (const p of parts.slice(0, -1)) o = (o[p] ??= {}) as Record<string, unknown>;
+    o[parts[parts.length - 1]!] = 'x';
+  }
+  return stringify(doc);
+}
+
+function node(host: string, reason: string): PlaneNode {
+  const proc = (c: NodeComponent) => ({ argv: everyFlag(c, `/usr/bin/${c}`), argvSource: `/proc/1/cmdline on ${host}`, config: everyField(c), configSource: `/proc/1/root/${c}.yaml on ${host}` });
+  return { host, components: { kubelet: proc('kubelet'), 'kube-proxy': proc('kube-proxy') }, reasons: { kubelet: { '--config': { text: reason } } } };
+}
+
+function plane(p: PlaneName, withNode: boolean): PlaneData {
+  const d = emptyPlane(p, 'fixture', true);
+  d.pathTokens = KUBEADM_TOKENS;
+  for (const c of COMPONENTS) d.commands[c] = { argv: everyFlag(c, c), source: 'fixture' };
+  // A long list value, as k0s's cipher suites are.
+  d.commands['kube-apiserver']!.argv.push(`--tls-cipher-suites=${Array(12).fill('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256').join(',')}`);
+  if (withNode) d.node = node(`${p}-node1`, 'everything that has a config field is set there, with its reason, as hardwire\'s model says for this flag of the kubelet');
+  return d;
+}
+
+describe('compare HTML at 1400 px (fixture report, no lab)', () => {
+  const report = buildReport(params, { hardwire: plane('hardwire', true), kubeadm: plane('kubeadm', true), k0s: plane('k0s', false) });
+
+  it('every flag and config field name on one line, every "read at" citation on one line in a cell at least 150 px wide, k0s\'s node column "no worker"', async () => {
+    const dir = tempDir('hardwire-compare-html-');
+    const file = join(dir, 'r.html');
+    writeFileSync(file, html(report));
+    await withPage(file, async (page, requests) => {
+      const layout = await page.evaluate((minPx) => {
+        const bad: string[] = [];
+        let names = 0, reads = 0, longest = '';
+        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.flag'))) {
+          const r = document.createRange();
+          r.selectNodeContents(td);
+          const lh = parseFloat(getComputedStyle(td).lineHeight);
+          if (!(lh > 0) || r.getBoundingClientRect().height > lh * 1.5) bad.push(`${td.textContent}: ${r.getBoundingClientRect().height} px high, line-height ${lh}`);
+          if (td.textContent!.length > longest.length) longest = td.textContent!;
+          names++;
+        }
+        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.read'))) {
+          reads++;
+          const box = td.getBoundingClientRect();
+          if (box.width < minPx) bad.push(`read at cell of ${td.parentElement!.getAttribute('data-flag')} is ${box.width} px wide`);
+          for (const a of Array.from(td.querySelectorAll('a'))) {
+            if (a.getClientRects().length !== 1) bad.push(`${a.textContent} wraps`);
+            if (a.getBoundingClientRect().right > box.right + 0.5) bad.push(`${a.textContent} overflows its cell`);
+          }
+        }
+        const noWorker = Array.from(document.querySelectorAll('table[data-node] td[data-plane=k0s]')).map((td) => td.textContent);
+        return { bad, names, reads, longest, noWorker };
+      }, MIN_READ_AT_PX);
+      const rows = COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0)
+        + (['kubelet', 'kube-proxy'] as const).reduce((n, c) => n + report.node.components[c].flags.length + report.node.components[c].fields.length, 0);
+      console.log(`compare HTML: ${layout.names} names (longest ${layout.longest}), ${layout.reads} read-at cells`);
+      expect(layout.names).toBe(rows);
+      expect(layout.names).toBeGreaterThan(900);
+      expect(layout.reads).toBe(rows);
+      expect(layout.bad).toEqual([]);
+      expect(layout.noWorker.length).toBeGreaterThan(0);
+      expect(new Set(layout.noWorker)).toEqual(new Set(['no worker']));
+      expect(requests).toEqual([]);
+    });
+  }, 120_000);
+
+  it('the node rows hold each worker\'s flags and config fields, cited from the flag map', () => {
+    const kubelet = report.node.components.kubelet;
+    const map = loadFlagMap('kubelet', VERSION);
+    expect(kubelet.flags.map((f) => f.name)).toEqual(map.flags.map((f) => f.name).sort());
+    expect(report.node.planes).toEqual({ hardwire: { host: 'hardwire-node1' }, kubeadm: { host: 'kubeadm-node1' }, k0s: { none: 'no worker' } });
+    const config = kubelet.flags.find((f) => f.name === 'config')!;
+    expect(config).toMatchObject({ class: 'same', values: { k0s: null }, inFlagMap: true });
+    expect(config.registeredAt?.url).toBe(map.flags.find((f) => f.name === 'config')!.registeredAt!.url);
+    expect(config.reasons.map((r) => r.plane)).toEqual(['hardwire', 'kubeadm']);
+    const x509 = kubelet.fields.find((f) => f.name === 'authentication.x509.clientCAFile')!;
+    expect(x509.registeredAt?.file).toBe('config/v1beta1/types.go');
+    expect(x509.consumedAt.length).toBeGreaterThan(0);
+  });
+});
