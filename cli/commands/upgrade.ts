@@ -5,9 +5,7 @@ import { resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { liveChecks, type Live } from '../../core/upgrade/live.ts';
-import { removedBetween } from '../../core/upgrade/stored-apis.ts';
-import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
+import { liveFor, type Live } from '../../core/upgrade/live.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
@@ -76,10 +74,8 @@ interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolea
  */
 async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
   if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
-  const lifecycle = loadApiLifecycle(doc.to);
-  if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${doc.to}/api-lifecycle.json to say which APIs ${doc.to} removes ("hardwire flags --version ${doc.to} --regenerate"), or plan with --offline`);
   const inv = await inventoryOrLab(opts, log, false);
-  return liveChecks(inv, stateDirFrom(opts), removedBetween(lifecycle.kinds, doc.from, doc.to), { gateTimeoutMs: gateTimeoutMs(opts), log });
+  return liveFor(inv, stateDirFrom(opts), doc.from, doc.to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'plan' });
 }
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {

@@ -95,6 +95,11 @@ export function pathLines(doc: PlanDoc): string[] {
   return out;
 }
 
+/** The live section as text: its title, then the removed APIs' table (plan's text form and apply's dry run). */
+export function liveText(live: Live, to: string): string[] {
+  return [liveTitle(live, to), ...(live.checked ? [table(LIVE_HEAD, liveRows(live))] : [])];
+}
+
 export function formatText(doc: PlanDoc): string {
   const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags, config fields and feature gates each unit passes, checked in each binary's own sets at both versions`];
   for (const t of componentTables(doc)) {
@@ -104,7 +109,7 @@ export function formatText(doc: PlanDoc): string {
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
-  if (doc.live) out.push('', liveTitle(doc.live, doc.to), ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live))] : []));
+  if (doc.live) out.push('', ...liveText(doc.live, doc.to));
   out.push('', ...pathLines(doc));
   out.push('', doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`);
   return `${out.join('\n')}\n`;
