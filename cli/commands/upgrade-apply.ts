@@ -7,6 +7,7 @@ import { loadValidInventory } from '../../core/validate/inventory.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import { liveText, type PlanDoc } from '../../core/upgrade/format.ts';
 import { liveFor, refuseStored } from '../../core/upgrade/live.ts';
+import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
 import { liveTitle } from '../../core/upgrade/live-format.ts';
 import { sourceVersion } from '../../core/upgrade/target.ts';
 import { BLOCKING, BLOCKING_FIELD } from '../../core/upgrade/plan.ts';
@@ -93,7 +94,7 @@ export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string,
       const from = sourceVersion(inv.cluster.kubernetesVersion, to, TABLE);
       const t0 = performance.now();
       // The plan's live checks, before any write: verify's gates, then objects in APIs the target removes.
-      const live = await liveFor(inv, stateDirFrom(opts), from, to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'apply' });
+      const live = await liveFor(inv, stateDirFrom(opts), loadApiLifecycle(to), from, to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'apply' });
       refuseStored(live, from, to);
       log.info(liveTitle(live, to));
       const liveMs = Math.round(performance.now() - t0);

@@ -6,6 +6,7 @@ import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { liveFor, type Live } from '../../core/upgrade/live.ts';
+import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
@@ -77,7 +78,7 @@ interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolea
 async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
   if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
   const inv = await inventoryOrLab(opts, log, false);
-  return liveFor(inv, stateDirFrom(opts), doc.from, doc.to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'plan' });
+  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'plan' });
 }
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {

@@ -11,8 +11,7 @@ import { connectPhase } from '../apply/phases/connect.ts';
 import { verifyGates } from '../apply/phases/verify.ts';
 import { adminCreds } from '../apply/creds.ts';
 import { clusterStateDir } from '../pki/store.ts';
-import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
-import { DISABLED_AT_SOURCE, removedBetween, storedInRemoved, type RemovedKind, type StoredApiRow } from './stored-apis.ts';
+import { DISABLED_AT_SOURCE, removedBetween, storedInRemoved, type ApiLifecycle, type RemovedKind, type StoredApiRow } from './stored-apis.ts';
 
 export type Live =
   | { checked: false; skipped: string }
@@ -62,10 +61,10 @@ export async function liveChecks(inv: Inventory, stateDir: string, removed: read
 
 /**
  * The live checks from `from` to `to`: the kinds `to` stops serving come from its committed
- * api-lifecycle.json (a missing one is refused on --to, exit 2), then liveChecks.
+ * api-lifecycle.json (`lifecycle`, loadApiLifecycle in harness/flags, which core does not import;
+ * a missing one is refused on --to, exit 2), then liveChecks.
  */
-export function liveFor(inv: Inventory, stateDir: string, from: string, to: string, o: { gateTimeoutMs: number; log: Logger; who: LiveFor }): Promise<Live> {
-  const lifecycle = loadApiLifecycle(to);
+export function liveFor(inv: Inventory, stateDir: string, lifecycle: ApiLifecycle | null, from: string, to: string, o: { gateTimeoutMs: number; log: Logger; who: LiveFor }): Promise<Live> {
   const offline = o.who === 'plan' ? ', or plan with --offline' : '';
   if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`);
   return liveChecks(inv, stateDir, removedBetween(lifecycle.kinds, from, to), o);
