@@ -1,7 +1,8 @@
 // upgrade plan --etcd VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
 // --etcd with exit 2, on the pure check and through the CLI; the default is read from the committed
-// v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it).
-import { readFileSync } from 'node:fs';
+// v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it). A version the
+// build table has and no flag map covers (v3.6.16) is planned, its flags reported as unmapped.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
@@ -41,13 +42,13 @@ describe('etcdTarget, pure', () => {
 
 describe('upgrade plan --etcd through the CLI', () => {
   const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd', etcd] : [])]);
-  type Doc = { etcd: { from: string; to: string; hops: { to: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: { to: { registeredAt: string } | null }[] }[] };
+  type Row = { flag: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null; note: string };
+  type Doc = { blocking: number; etcd: { from: string; to: string; hops: { from: string; to: string; rules: { cite: string }[]; flags: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: Row[] }[]; gates: { component: string }[] };
 
   for (const [etcd, why] of [
     ['v3.6.1', /^error: --etcd: etcd v3\.6\.1 is older than the cluster's v3\.6\.8: a downgrade is not planned$/],
     ['v3.7.9', /^error: --etcd: etcd v3\.7\.9 is not in the build table/],
     ['v3.8.0', /^error: --etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/],
-    ['v3.6.16', /^error: --etcd: no etcd flag map at v3\.6\.16/],
   ] as const) {
     it(`--etcd ${etcd}: exit 2, one line`, () => {
       const r = plan(etcd);
@@ -76,5 +77,36 @@ describe('upgrade plan --etcd through the CLI', () => {
     expect([etcd.fromVersion, etcd.toVersion]).toEqual(['v3.6.8', 'v3.6.8']);
     for (const row of etcd.rows) expect(row.to?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.8\//);
     expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
+  });
+
+  it('--etcd v3.6.16, a version no flag map covers: planned, its hop listed with its rule, etcd\'s flags reported unmapped', () => {
+    // No committed data directory maps etcd v3.6.16: read from the JSON files themselves.
+    const dataRoot = join(repoRoot, 'harness/flags/data');
+    const mapped = readdirSync(dataRoot).filter((d) => existsSync(join(dataRoot, d, 'etcd.json')))
+      .map((d) => (JSON.parse(readFileSync(join(dataRoot, d, 'etcd.json'), 'utf8')) as { componentVersion: string }).componentVersion);
+    expect(mapped.length).toBeGreaterThan(0);
+    expect(mapped).not.toContain('v3.6.16');
+    const r = plan('v3.6.16');
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as Doc;
+    expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: 'v3.6.16' });
+    expect(doc.etcd.hops.map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.8→v3.6.16']);
+    expect(doc.etcd.hops[0]!.rules.map((x) => x.cite).join(' ')).toContain('upgrading-etcd.md:14');
+    expect(doc.etcd.hops[0]!.flags).toMatch(/^no flag map at this version/);
+    const etcd = doc.components.find((c) => c.component === 'etcd')!;
+    expect([etcd.fromVersion, etcd.toVersion]).toEqual(['v3.6.8', 'v3.6.16']);
+    // Every flag the unit passes is listed, none checked: the same flags the default plan checks at v3.7.0.
+    const byDefault = (JSON.parse(plan().stdout) as Doc).components.find((c) => c.component === 'etcd')!.rows.map((x) => x.flag);
+    expect(etcd.rows.map((x) => x.flag)).toEqual(byDefault);
+    for (const row of etcd.rows) {
+      expect(row.status, row.flag).toBe('unmapped');
+      expect(row.to).toBeNull();
+      expect(row.from?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.8\//);
+    }
+    // The Kubernetes components are still checked at v1.37.2; the text form says what was not checked.
+    expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
+    const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--etcd', 'v3.6.16', '--quiet']);
+    expect(text.stdout).toContain(`flags at v3.6.16: no flag map at this version`);
+    expect(text.stdout).toMatch(new RegExp(`\\(${byDefault.length} flag\\(s\\) not checked: no flag map at this version, v3\\.6\\.16\\)$`, 'm'));
   });
 });

@@ -1,8 +1,10 @@
 // upgrade plan's live half (issue 24) on a wired 1-host lab whose apiserver serves
 // networking.k8s.io/v1beta1 through --runtime-config (v1.36.3 turns it off by default, and v1.37.2
 // stops serving its ServiceCIDR and IPAddress kinds). Read independently with kubectl at that
-// version: the objects the plan lists as blocking. Then kube-apiserver stopped: exit 2, one line
-// naming the gate and the host, and the host's files hashed unchanged.
+// version: the objects the plan lists as blocking. upgrade apply runs the same live checks before
+// any write: with those objects stored it refuses (and --dry-run too), exit 2 and one line. Then
+// kube-apiserver stopped: plan and apply exit 2, one line naming the gate and the host. Each
+// refusal is checked on the host itself: its files hashed there (sha256sum) before and after.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -33,8 +35,17 @@ async function onHost(argv: string[]): Promise<string> {
   try { return await remote(s, argv); } finally { await s.close(); }
 }
 
-/** Every file hardwire writes on a host: binaries, units, kubeconfigs, PKI. */
-const hashHost = () => onHost(['sh', '-c', 'find /usr/local/bin /etc/kubernetes /etc/systemd/system -type f -print0 | sort -z | xargs -0 sha256sum']);
+/** Every file hardwire writes on a host: binaries, units, kubeconfigs, PKI, its records and backups. */
+const hashHost = () => onHost(['sh', '-c', 'find /usr/local/bin /etc/kubernetes /etc/systemd/system /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum']);
+
+/** exit 2 and exactly one `error:` line on stderr, nothing on stdout: that line. */
+function refusal(r: { code: number; stdout: string; stderr: string }): string {
+  expect(r.code, r.stderr.slice(-2000)).toBe(2);
+  expect(r.stdout).toBe('');
+  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'));
+  expect(lines).toHaveLength(1);
+  return lines[0]!;
+}
 
 beforeAll(async () => {
   lab = await testLab('upgradelive', 1);
@@ -52,7 +63,7 @@ afterAll(async () => {
   await lab?.down();
 });
 
-describe('upgrade plan, live', () => {
+describe('upgrade plan and apply, live', () => {
   it('lists the objects stored in APIs v1.37.2 removes, at their version, as blocking', async () => {
     const cidr = { apiVersion: GV, kind: 'ServiceCIDR', metadata: { name: 'plan-extra' }, spec: { cidrs: ['10.100.0.0/24'] } };
     const c = spawnSync(KUBECTL, ['--kubeconfig', admin, 'create', '-f', '-'], { input: JSON.stringify(cidr), encoding: 'utf8' });
@@ -82,17 +93,38 @@ describe('upgrade plan, live', () => {
     expect(raw.status).not.toBe(0);
   });
 
+  it('upgrade apply runs the same live checks before any write: objects in a removed API refuse it, --dry-run too, nothing changed', async () => {
+    const before = await hashHost();
+    expect(before.split('\n').length).toBeGreaterThan(20);
+    const stored = kubectlNames('servicecidrs');
+    expect(stored).toContain('plan-extra');
+    // The dry run first: it would list the steps, and writes nothing, if the checks were skipped.
+    for (const extra of [['--dry-run'], []]) {
+      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra], { timeoutMs: 300_000 });
+      const line = refusal(r);
+      expect(line).toMatch(/^error: removed API networking\.k8s\.io\/v1beta1 (IPAddress|ServiceCIDR): \d+ object\(s\) reached through it /);
+      expect(line).toContain('nothing was changed on any host');
+      // The kind it names is one kubectl lists objects of at that version.
+      const kind = /v1beta1 (\w+):/.exec(line)![1]!;
+      expect(kubectlNames(kind === 'ServiceCIDR' ? 'servicecidrs' : 'ipaddresses').length).toBeGreaterThan(0);
+    }
+    expect(await hashHost()).toBe(before);
+    expect(await onHost(['systemctl', 'is-active', 'etcd', 'kube-apiserver'])).toBe('active\nactive');
+  }, 300_000);
+
   it('refuses a cluster whose apiserver is stopped: exit 2, one line naming the gate and host, nothing changed', async () => {
     await onHost(['systemctl', 'stop', 'kube-apiserver']);
     const before = await hashHost();
     expect(before.split('\n').length).toBeGreaterThan(20);
     const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state], { timeoutMs: 300_000 });
-    expect(r.code).toBe(2);
-    const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'));
-    expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: /);
-    expect(r.stdout).toBe('');
+    expect(refusal(r)).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: /);
+    expect(await hashHost()).toBe(before);
+    // apply, dry run and real: the same gate, before any write.
+    for (const extra of [['--dry-run'], []]) {
+      const a = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra], { timeoutMs: 300_000 });
+      expect(refusal(a)).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: .*; nothing was changed on any host/);
+    }
     expect(await hashHost()).toBe(before);
     expect(await onHost(['systemctl', 'is-active', 'kube-apiserver'])).toBe('inactive');
-  });
+  }, 300_000);
 });

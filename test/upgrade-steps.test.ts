@@ -13,6 +13,10 @@ import { hardwire } from './helpers/cli.ts';
 import { rollPhase } from '../core/upgrade/apply/phases/roll.ts';
 import type { WireContext } from '../core/apply/context.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { applyEtcdPath } from '../core/upgrade/etcd-target.ts';
+import { retarget } from '../core/upgrade/apply/phases/hop-binaries.ts';
+import { etcdVersions } from '../core/components/binaries/catalog.ts';
+import type { UpgradeRun } from '../core/upgrade/apply/state.ts';
 
 const CP: ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 const bin = (name: string, readBy: ComponentName[]): FileChange => ({ path: `/usr/local/bin/${name}`, mode: 0o755, sha256: `${name}-new`, readBy, kind: 'binary', reason: 'changed' });
@@ -20,10 +24,10 @@ const unit = (c: ComponentName): FileChange => ({ path: `/etc/systemd/system/${c
 const ALL_CHANGES = [bin('etcd', ['etcd']), bin('etcdctl', []), unit('etcd'), ...CP.slice(1).flatMap((c) => [bin(c, [c]), unit(c)])];
 const OLD = { etcd: 'v3.6.8', 'kube-apiserver': 'other', 'kube-controller-manager': 'other', 'kube-scheduler': 'other' } as const;
 
-function input(hosts: Partial<HostInput>[]): StepInput {
+function input(hosts: Partial<HostInput>[], etcdPath = ['v3.6.16', 'v3.7.0']): StepInput {
   return {
     hosts: hosts.map((h, i) => ({ host: `node${i + 1}`, components: CP, changes: ALL_CHANGES, running: OLD, ...h })),
-    etcdPath: ['v3.6.16', 'v3.7.0'],
+    etcdPath,
     hopFiles: (v) => ['etcd', 'etcdctl', 'etcdutl'].map((n) => ({ path: `/usr/local/bin/${n}`, mode: 0o755, sha256: `${n}-${v}`, readBy: n === 'etcd' ? ['etcd' as const] : [], kind: 'binary' as const })),
     ownerOf: (p) => (p.startsWith('/usr/local/bin/etcd') ? 'etcd' : undefined),
   };
@@ -77,6 +81,58 @@ describe('upgrade steps', () => {
     expect(text).toContain('1. [node1] etcd → etcd v3.6.16 (runs etcd v3.6.8)');
     expect(text).toContain('     write /usr/local/bin/kube-apiserver (changed)');
     expect(text.match(/systemctl restart kube-apiserver\.service/g)).toHaveLength(3);
+  });
+});
+
+describe('upgrade apply --etcd VERSION: the path plan lists, then the steps', () => {
+  // The versions the build table has, and etcd's rule (3.6.11 or later before 3.7, one minor at a time), spelled here.
+  const KNOWN = ['v3.6.8', 'v3.6.16', 'v3.7.0'];
+  const etcdSteps = (s: ReturnType<typeof upgradeSteps>) => s.filter((x) => x.restart.includes('etcd')).map((x) => `${x.host} ${x.version}`);
+
+  it('the default target and --etcd v3.7.0: every member to v3.6.16 (>= 3.6.11), then every member to v3.7.0', () => {
+    expect(etcdVersions().sort()).toEqual([...KNOWN].sort());
+    const path = applyEtcdPath('v3.6.8', 'v3.7.0', KNOWN);
+    expect(path).toEqual(['v3.6.16', 'v3.7.0']);
+    expect(etcdSteps(upgradeSteps(input([{}, {}, {}], path), 'v1.37.2'))).toEqual([
+      'node1 etcd v3.6.16', 'node2 etcd v3.6.16', 'node3 etcd v3.6.16', 'node1 etcd v3.7.0', 'node2 etcd v3.7.0', 'node3 etcd v3.7.0',
+    ]);
+  });
+
+  it('--etcd v3.6.16: one hop, whose files are the target\'s etcd files; the Kubernetes steps unchanged', () => {
+    const path = applyEtcdPath('v3.6.8', 'v3.6.16', KNOWN);
+    expect(path).toEqual(['v3.6.16']);
+    const s = upgradeSteps(input([{}, {}, {}], path), 'v1.37.2');
+    expect(etcdSteps(s)).toEqual(['node1 etcd v3.6.16', 'node2 etcd v3.6.16', 'node3 etcd v3.6.16']);
+    expect(s[0]!.files.map((f) => `${f.path} ${f.reason}`)).toEqual(['/usr/local/bin/etcd changed', '/usr/local/bin/etcdctl changed', '/etc/systemd/system/etcd.service changed']);
+    expect(brief(s.slice(3))).toEqual(brief(upgradeSteps(input([{}, {}, {}]), 'v1.37.2').slice(6)));
+  });
+
+  it('a re-run to v3.7.0 after --etcd v3.6.16 does only the last hop; a lower --etcd than a member runs is refused', () => {
+    const at3616 = { ...OLD, etcd: 'v3.6.16' };
+    const s = upgradeSteps(input([{ running: at3616 }, { running: at3616 }, { running: at3616 }], applyEtcdPath('v3.6.8', 'v3.7.0', KNOWN)), 'v1.37.2');
+    expect(etcdSteps(s)).toEqual(['node1 etcd v3.7.0', 'node2 etcd v3.7.0', 'node3 etcd v3.7.0']);
+    expect(() => upgradeSteps(input([{}, { running: { ...OLD, etcd: 'v3.7.0' } }], ['v3.6.16']), 'v1.37.2'))
+      .toThrow(/^--etcd: etcd member node2 runs v3\.7\.0, newer than v3\.6\.16: an upgrade does not downgrade etcd/);
+  });
+
+  it('refuses, as plan does, a version not built, a skipped minor and a downgrade', () => {
+    expect(() => applyEtcdPath('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd: etcd v3\.7\.3 is not in the build table/);
+    expect(() => applyEtcdPath('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
+    expect(() => applyEtcdPath('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd: etcd v3\.6\.8 is older than the cluster's v3\.6\.16/);
+  });
+
+  it('the --etcd target\'s binaries replace the table\'s in what each host wants (etcd\'s files only)', () => {
+    const b = (name: string, v: string) => ({ name, path: `/cache/${name}/${v}/${name}`, sha256: `${name}-${v}`, version: v, source: 'build' });
+    const names = ['etcd', 'etcdctl', 'etcdutl'];
+    const table = [...names.map((n) => b(n, 'v3.7.0')), b('kube-apiserver', 'v1.37.2')];
+    const ctx = {
+      binaries: new Map(table.map((x) => [x.name, x] as const)),
+      wants: [{ host: 'node1', components: CP, files: table.map((x) => ({ path: `/usr/local/bin/${x.name}`, mode: 0o755, sha256: x.sha256, readBy: [], kind: 'binary' as const })) }],
+    };
+    const run = { etcdPath: ['v3.6.16'], hops: new Map([['v3.6.16', new Map(names.map((n) => [n, b(n, 'v3.6.16')] as const))]]) } as unknown as UpgradeRun;
+    retarget(ctx as unknown as WireContext, run);
+    expect(ctx.wants[0]!.files.map((f) => f.sha256)).toEqual(['etcd-v3.6.16', 'etcdctl-v3.6.16', 'etcdutl-v3.6.16', 'kube-apiserver-v1.37.2']);
+    expect([...ctx.binaries.values()].map((x) => x.path)).toEqual([...names.map((n) => `/cache/${n}/v3.6.16/${n}`), '/cache/kube-apiserver/v1.37.2/kube-apiserver']);
   });
 });
 
@@ -148,6 +204,15 @@ describe('upgrade apply refuses before touching a host (exit 2, one line)', () =
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/cluster\.extraArgs\.kube-apiserver\.feature-gates: AuthorizeNodeWithSelectors: .*registers no AuthorizeNodeWithSelectors/);
     });
+  });
+
+  it('--etcd a version plan refuses (not built; a skipped minor)', () => {
+    for (const [etcd, re] of [['v3.7.3', /^error: --etcd: etcd v3\.7\.3 is not in the build table/], ['v3.8.0', /^error: --etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/]] as const) {
+      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--etcd', etcd, '--inventory', EXAMPLE, '--dry-run']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(re);
+    }
   });
 
   it('a downgrade and a skipped minor, as plan refuses them', () => {

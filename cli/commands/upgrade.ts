@@ -5,8 +5,7 @@ import { resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { liveChecks, type Live } from '../../core/upgrade/live.ts';
-import { removedBetween } from '../../core/upgrade/stored-apis.ts';
+import { liveFor, type Live } from '../../core/upgrade/live.ts';
 import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -16,13 +15,13 @@ import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
 import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../../harness/flags/map.ts';
 import { checkTarget } from '../../core/upgrade/target.ts';
 import { passedFields, passedFlags } from '../../core/upgrade/passed.ts';
-import { planUpgrade } from '../../core/upgrade/plan.ts';
+import { NO_MAP, planUpgrade } from '../../core/upgrade/plan.ts';
+import type { Hop } from '../../core/upgrade/etcd.ts';
 import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
 import { planGates } from '../../core/upgrade/gates.ts';
 import { newAtTarget } from '../../core/upgrade/new.ts';
 import { etcdTarget } from '../../core/upgrade/etcd-target.ts';
-import { InputError } from '../../lib/errors.ts';
 import { upgradeOrder } from '../../core/upgrade/order.ts';
 import { loadGateData } from '../../harness/flags/gates.ts';
 import { etcdVersions, versionsFor } from '../../core/components/binaries/catalog.ts';
@@ -65,7 +64,9 @@ Exit 0 when no passed flag or config field is removed or renamed, no gate is rem
 to another value at the target and no removed API holds objects, 1 when one does; 2 for a cluster
 that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipped minor version or a target
 without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
-downgrade, a hop etcd's rule forbids (a skipped minor), or a version with no etcd flag map.
+downgrade, or a hop etcd's rule forbids (a skipped minor). An --etcd with no etcd flag map
+(v3.6.16, a hop-only patch) is planned: its hops and rules are listed, and etcd's rows say
+"unmapped" (no flag map at this version) instead of checking its flags and gates there.
 ${APPLY_HELP}`;
 
 interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string; offline?: boolean; gateTimeout?: number }
@@ -76,10 +77,8 @@ interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolea
  */
 async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
   if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
-  const lifecycle = loadApiLifecycle(doc.to);
-  if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${doc.to}/api-lifecycle.json to say which APIs ${doc.to} removes ("hardwire flags --version ${doc.to} --regenerate"), or plan with --offline`);
   const inv = await inventoryOrLab(opts, log, false);
-  return liveChecks(inv, stateDirFrom(opts), removedBetween(lifecycle.kinds, doc.from, doc.to), { gateTimeoutMs: gateTimeoutMs(opts), log });
+  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'plan' });
 }
 
 async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
@@ -109,14 +108,23 @@ const ETCD_PIN: Record<string, string> = {
   'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
-/** The data directory (a Kubernetes version) whose etcd flag map and gate tables are etcd `version`'s. */
-function etcdData(version: string): string {
-  const dir = flagVersions().find((v) => (mappedComponents(v) as string[]).includes('etcd') && loadFlagMap('etcd', v).componentVersion === version && loadGateData(v) !== null);
-  if (!dir) {
-    const have = flagVersions().filter((v) => (mappedComponents(v) as string[]).includes('etcd')).map((v) => loadFlagMap('etcd', v).componentVersion);
-    throw new InputError('--etcd', `no etcd flag map at ${version} to check the units' etcd flags against (mapped: ${have.join(', ')})`);
-  }
-  return dir;
+/**
+ * The data directory (a Kubernetes version) whose etcd flag map and gate tables are etcd `version`'s,
+ * or undefined when no directory maps it: the maps are built per Kubernetes release, each with the
+ * etcd it pairs with, so a hop-only patch (v3.6.16) has none.
+ */
+function etcdData(version: string): string | undefined {
+  return flagVersions().find((v) => (mappedComponents(v) as string[]).includes('etcd') && loadFlagMap('etcd', v).componentVersion === version && loadGateData(v) !== null);
+}
+
+/** What each hop says about etcd's flags: only the last hop's are checked, and only against a map at its version. */
+function hopFlags(hops: Hop[]): (Hop & { flags: string })[] {
+  return hops.map((h, i) => {
+    const dir = etcdData(h.to);
+    const last = i === hops.length - 1;
+    if (!dir) return { ...h, flags: `${NO_MAP}: the units' etcd flags are not checked at ${h.to}` };
+    return { ...h, flags: last ? `checked in harness/flags/data/${dir}/etcd.json (the etcd table above)` : `mapped in harness/flags/data/${dir}/etcd.json, checked only at the last hop` };
+  });
 }
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
@@ -130,22 +138,23 @@ function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
   const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
+  // An --etcd with no flag map (v3.6.16) is planned: etcd's rows say so, and its gates are not checked.
   const etcdDir = etcdData(etcd.to);
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
   const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
   const fromMaps = mapsAt(from, planned);
-  const toMaps = { ...mapsAt(to, planned), ...(planned.includes('etcd') ? { etcd: loadFlagMap('etcd', etcdDir) } : {}) };
+  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(planned.includes('etcd') && etcdDir ? { etcd: loadFlagMap('etcd', etcdDir) } : {}) };
   const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
   return planDoc({
     from, to,
-    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv) }),
+    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv), ...(etcdDir ? {} : { unmapped: { etcd: etcd.to } }) }),
     new: newAtTarget(fromMaps, toMaps, ordered),
     // etcd's gate tables are those of the data directory that holds its map at --etcd.
     gates: [
-      ...planGates({ from: loadGateData(from)!, to: loadGateData(etcdDir)!, passed: only((c) => c === 'etcd'), versions }),
+      ...(etcdDir ? planGates({ from: loadGateData(from)!, to: loadGateData(etcdDir)!, passed: only((c) => c === 'etcd'), versions }) : []),
       ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only((c) => c !== 'etcd'), versions }),
     ],
-    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops },
+    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops: hopFlags(hops) },
     order: upgradeOrder(planned),
   });
 }

@@ -19,3 +19,13 @@ export function etcdTarget(from: string, to: string, known: readonly string[]): 
   if (via) throw new InputError('--etcd', `etcd ${from} → ${to} must pass through ${via} (${hops.find((h) => h.to === via)!.rules.at(-1)!.cite}), which the build table cannot build (known: ${known.join(', ')})`);
   return hops;
 }
+
+/**
+ * The etcd versions `upgrade apply` takes every member through, in order, the last `to`: the hops
+ * upgrade plan lists for the same --etcd (refused as plan refuses them), or `to` alone when the
+ * cluster's etcd is `to` already (a re-run still checks each member's files).
+ */
+export function applyEtcdPath(from: string, to: string, known: readonly string[]): string[] {
+  const hops = etcdTarget(from, to, known).map((h) => h.to);
+  return hops.length > 0 ? hops : [to];
+}

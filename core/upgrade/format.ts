@@ -1,5 +1,5 @@
 // The plan as text (one table per component), Markdown and the JSON document.
-import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
+import { blocking, NO_MAP, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
 import type { FieldRow } from './fields.ts';
 import type { NewGroup, NewRow } from './new.ts';
@@ -17,7 +17,8 @@ export interface PlanDoc {
   gates: GatePlan[];
   /** Flags and config fields the target's binaries have and the source's do not: never blocking. */
   new: NewGroup[];
-  etcd: { from: string; to: string; toCite: string; hops: Hop[] };
+  /** Each hop says whether etcd's flags are checked at its version (only the last hop's can be, against a flag map there). */
+  etcd: { from: string; to: string; toCite: string; hops: (Hop & { flags: string })[] };
   order: Step[];
   /** The live checks (verify's gates, stored objects in removed APIs), or why they were skipped. */
   live?: Live;
@@ -29,7 +30,7 @@ export function planDoc(d: Omit<PlanDoc, 'blocking'>): PlanDoc {
 }
 
 function cells(r: PlanRow): string[] {
-  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim() : '(not registered)');
+  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim() : r.status === 'unmapped' ? `(${NO_MAP})` : '(not registered)');
   return [`--${r.flag}`, r.status, r.from?.registeredAt ?? '(not registered)', to, r.note];
 }
 
@@ -89,10 +90,16 @@ export function pathLines(doc: PlanDoc): string[] {
   doc.etcd.hops.forEach((h, i) => {
     out.push(`  hop ${i + 1}: ${h.from} → ${h.to}`);
     for (const r of h.rules) out.push(`    rule: ${r.text}`, `      ${r.cite}`);
+    out.push(`    flags at ${h.to}: ${h.flags}`);
   });
   out.push('order:');
   doc.order.forEach((s, i) => out.push(`  ${i + 1}. ${s.components.join(', ')}: ${s.rule}`, `     ${s.cite}`));
   return out;
+}
+
+/** The live section as text: its title, then the removed APIs' table (plan's text form and apply's dry run). */
+export function liveText(live: Live, to: string): string[] {
+  return [liveTitle(live, to), ...(live.checked ? [table(LIVE_HEAD, liveRows(live))] : [])];
 }
 
 export function formatText(doc: PlanDoc): string {
@@ -104,9 +111,11 @@ export function formatText(doc: PlanDoc): string {
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
-  if (doc.live) out.push('', liveTitle(doc.live, doc.to), ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live))] : []));
+  if (doc.live) out.push('', ...liveText(doc.live, doc.to));
   out.push('', ...pathLines(doc));
-  out.push('', doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`);
+  const unmapped = doc.components.flatMap((p) => p.rows.filter((r) => r.status === 'unmapped').map(() => p.toVersion));
+  const unchecked = unmapped.length ? ` (${unmapped.length} flag(s) not checked: ${NO_MAP}, ${[...new Set(unmapped)].join(', ')})` : '';
+  out.push('', `${doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`}${unchecked}`);
   return `${out.join('\n')}\n`;
 }
 

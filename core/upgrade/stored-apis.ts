@@ -12,11 +12,19 @@ export interface RemovedKind {
   kind: string;
   /** "1.37": the minor at which the apiserver stops serving it. */
   removed: string;
-  /** module@version/file:line of the APILifecycleRemoved() that says so. */
+  /** module@version/file:line of the APILifecycleRemoved() that says so (for a `gone` kind: its registration in the previous tree). */
   removedAt: string;
+  /** Set when no APILifecycleRemoved() says so: the package is in the previous minor's k8s.io/api and not in this one's. */
+  gone?: string;
 }
 
-export interface ApiLifecycle { module: string; version: string; kinds: RemovedKind[] }
+export interface ApiLifecycle {
+  module: string;
+  version: string;
+  /** The previous minor's k8s.io/api whose package directories were compared for `gone` kinds. */
+  comparedWith?: string;
+  kinds: RemovedKind[];
+}
 
 export interface StoredApiRow extends RemovedKind {
   /** The plural the cluster serves the kind under, or null when the group/version is not served. */
@@ -44,6 +52,7 @@ export const DISABLED_AT_SOURCE: Readonly<Record<string, Readonly<Record<string,
     'storage.k8s.io/v1beta1': 'k8s.io/kubernetes@v1.36.3/pkg/controlplane/instance.go:489',
     'networking.k8s.io/v1beta1': 'k8s.io/kubernetes@v1.36.3/pkg/controlplane/instance.go:490',
     'certificates.k8s.io/v1alpha1': 'k8s.io/kubernetes@v1.36.3/pkg/controlplane/instance.go:502',
+    'scheduling.k8s.io/v1alpha2': 'k8s.io/kubernetes@v1.36.3/pkg/controlplane/instance.go:507',
   },
 };
 
@@ -60,14 +69,15 @@ export async function storedInRemoved(creds: KubeCreds, kinds: readonly RemovedK
     const res = d.status === 404 ? undefined : d.json.resources.find((r) => r.kind === k.kind && !r.name.includes('/'));
     if (!res) {
       const off = DISABLED_AT_SOURCE[from]?.[gv];
-      rows.push({ ...k, resource: null, served: false, objects: [], note: `${gv} ${k.kind} is not served by this cluster${off ? ` (off by default at ${from}, ${off}; only --runtime-config turns it on)` : ''}: no object is reached through it` });
+      const gone = k.gone ? ` (${k.gone}: no APILifecycleRemoved() marks it)` : '';
+      rows.push({ ...k, resource: null, served: false, objects: [], note: `${gv} ${k.kind} is not served by this cluster${off ? ` (off by default at ${from}, ${off}; only --runtime-config turns it on)` : ''}: no object is reached through it${gone}` });
       continue;
     }
     const items = (await kubeJson<List>(creds, 'GET', `${base}/${res.name}`)).json.items;
     const objects = items.map((i) => (i.metadata.namespace ? `${i.metadata.namespace}/${i.metadata.name}` : i.metadata.name));
     rows.push({
       ...k, resource: res.name, served: true, objects,
-      note: objects.length ? `${objects.length} object(s) reached through ${gv}: clients and manifests using it get 404 once the apiserver is ${k.removed}; move them to a served version first` : `served, no objects`,
+      note: `${objects.length ? `${objects.length} object(s) reached through ${gv}: clients and manifests using it get 404 once the apiserver is ${k.removed}; move them to a served version first` : 'served, no objects'}${k.gone ? ` (${k.gone}: no APILifecycleRemoved() marks it)` : ''}`,
     });
   }
   return rows;

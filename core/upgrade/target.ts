@@ -25,3 +25,13 @@ export function checkTarget(pin: string, to: string, mapped: readonly string[]):
   }
   if (!mapped.includes(pin)) throw new InputError('cluster.kubernetesVersion', `no flag map for ${pin} (have: ${mapped.join(', ')})`);
 }
+
+/**
+ * The version an upgrade to `to` starts from: the inventory's pin, or, once the inventory names
+ * `to` already (a resumed run), the version table's release one minor below it.
+ */
+export function sourceVersion(pin: string, to: string, table: readonly string[]): string {
+  if (pin !== to) return pin;
+  const minor = (v: string) => Number(v.split('.')[1]);
+  return table.find((v) => minor(v) === minor(to) - 1) ?? to;
+}

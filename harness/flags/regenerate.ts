@@ -40,6 +40,12 @@ export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
   'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod', node: true, nodeModfile: 'go.v1.37.2.mod' },
 };
 
+/** The Kubernetes version with analyzer pins one minor below `version` (v1.36.3 for v1.37.2), if any. */
+export function previousPin(version: string): string | undefined {
+  const minor = (v: string) => Number(v.split('.')[1]);
+  return Object.keys(analyzerPins).find((v) => minor(v) === minor(version) - 1);
+}
+
 /** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
 function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
   log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
@@ -96,7 +102,8 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     // The gate tables beside the flags: the upgrade plan checks each unit's --feature-gates in them.
     regenerateGates(version, pin.etcd, opts.log, outDir);
     // And the API kinds the release stops serving: the plan lists the live objects stored in them.
-    writeApiLifecycle(version, outDir);
+    // With the kinds whose package the previous minor's k8s.io/api has and this one's lacks.
+    writeApiLifecycle(version, outDir, previousPin(version));
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

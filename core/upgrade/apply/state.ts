@@ -7,7 +7,7 @@ export interface UpgradeRun {
   to: string;
   /** The etcd versions to pass through, the target's last. */
   etcdPath: string[];
-  /** The binaries of each hop before the last, by version. */
+  /** The etcd binaries of each hop that is not the version table's etcd for the target (v3.6.16; the --etcd target), by version. */
   hops: Map<string, Map<string, LocalBinary>>;
   running: Map<string, Running>;
   steps: UpgradeStep[];
