@@ -98,7 +98,7 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     const socket = `${dir}/${DLV_DIR}/dlv.sock`;
     await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
-    client = await connectDlv(s, socket, Date.now() + 120_000);
+    client = await connectDlv(s, socket, Date.now() + 180_000); // kube-apiserver's DWARF takes longest to load
     const traced = await setTracepoints(client, sites(argv));
     log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';
