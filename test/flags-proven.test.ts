@@ -20,7 +20,7 @@ const ROOT = join(repoRoot, 'harness', 'flags', 'proven');
  * The components `flags prove --record` was run for at the pinned version. kube-scheduler and
  * kube-controller-manager join when their debug builds are in the cache to record them with.
  */
-const RECORDED = ['etcd'];
+const RECORDED = ['etcd', 'kube-apiserver'];
 
 function records(): { file: string; r: ProvenRecord }[] {
   if (!existsSync(ROOT)) return [];
