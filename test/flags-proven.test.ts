@@ -11,7 +11,7 @@ import { loadFlagMap, normalizeFlagName, siteRef } from '../harness/flags/map.ts
 import type { ProvenRecord } from '../harness/flags/proven.ts';
 import { flagRows } from '../harness/compare/build.ts';
 import { emptyPlane, type Component, type PlaneData } from '../harness/compare/types.ts';
-import { enclosingFunc, shortFunc, sourceLines } from '../harness/prove/source.ts';
+import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { repoRoot } from '../lib/paths.ts';
 
@@ -20,7 +20,7 @@ const ROOT = join(repoRoot, 'harness', 'flags', 'proven');
  * The components `flags prove --record` was run for at the pinned version. kube-scheduler and
  * kube-controller-manager join when their debug builds are in the cache to record them with.
  */
-const RECORDED = ['etcd'];
+const RECORDED = ['etcd', 'kube-apiserver'];
 
 function records(): { file: string; r: ProvenRecord }[] {
   if (!existsSync(ROOT)) return [];
@@ -62,7 +62,7 @@ describe('committed flags prove records', () => {
       const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(s.ref)!;
       const lines = sourceLines(module!, version!, file!);
       expect(lines, `${s.ref} is not in the module cache`).toBeDefined();
-      expect(enclosingFunc(lines!, Number(line)), s.ref).toBe(shortFunc(s.function!));
+      expect(sameFunction(enclosingFunc(lines!, Number(line)), s.function!), `${s.ref} in ${enclosingFunc(lines!, Number(line))}, delve: ${s.function}`).toBe(true);
     }
   });
 

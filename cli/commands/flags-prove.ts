@@ -40,7 +40,7 @@ async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
 export function declareProve(flags: Cli): void {
   flags.command('prove')
     .description('run the debug build under delve on the first control-plane host, with its unit\'s flags, and report which cited read sites it hits')
-    .option('--component <name>', 'the component to prove (kube-scheduler, kube-controller-manager, etcd)')
+    .option('--component <name>', 'the component to prove (kube-scheduler, kube-controller-manager, kube-apiserver, etcd)')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.acceptNewHostKeys())

@@ -18,11 +18,11 @@ export async function unitState(s: ReadSession, unit: string): Promise<UnitState
  * with a self-signed cert they make at start (no --tls-cert-file), so there is nothing to verify it
  * against; /healthz needs no credentials (--authorization-always-allow-paths defaults to it).
  */
-export async function localHealthz(s: ReadSession, port: number, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+export async function localHealthz(s: ReadSession, port: number, timeoutMs = 5000, path = '/healthz'): Promise<{ status: number; body: string }> {
   const stream = await s.openLocalPort(port);
   return new Promise((resolve, reject) => {
     const req = httpsRequest({
-      host: '127.0.0.1', port, path: '/healthz', method: 'GET', timeout: timeoutMs,
+      host: '127.0.0.1', port, path, method: 'GET', timeout: timeoutMs,
       createConnection: () => tlsConnect({ socket: stream, rejectUnauthorized: false }),
     }, (res) => {
       const chunks: Buffer[] = [];
@@ -30,7 +30,7 @@ export async function localHealthz(s: ReadSession, port: number, timeoutMs = 500
       res.on('end', () => { stream.end(); resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').trim() }); });
       res.on('error', reject);
     });
-    req.on('timeout', () => req.destroy(new Error(`/healthz on 127.0.0.1:${port} timed out after ${timeoutMs} ms`)));
+    req.on('timeout', () => req.destroy(new Error(`${path} on 127.0.0.1:${port} timed out after ${timeoutMs} ms`)));
     req.on('error', (err) => { stream.end(); reject(err); });
     req.end();
   });

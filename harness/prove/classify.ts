@@ -3,7 +3,7 @@
 import type { FlagPlan, PassedFlag } from './sites.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
-import { earlyReturns, enclosingCondition, shortFunc, sourceLines } from './source.ts';
+import { earlyReturns, enclosingCondition, sameFunction, sourceLines } from './source.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -50,7 +50,7 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   // The first hit whose value is the flag's, else the first: a conversion of the defaults may read before the flag applies.
   const judged = t.values.map((v) => compare(v, flag.value));
   const seen = judged.find((j) => j.match === true) ?? judged[0];
-  const moved = s.function && shortFunc(at.function) !== s.function.replace(/\[[^\]]*\]/g, '') ? `delve stopped in ${at.function}, the map names ${s.function}` : undefined;
+  const moved = s.function && !sameFunction(s.function, at.function) ? `delve stopped in ${at.function}, the map names ${s.function}` : undefined;
   // A line that does not spell the selector reads something else: hit, but the citation is wrong.
   const word = s.selector.replace(/^\./, '');
   const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];

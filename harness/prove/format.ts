@@ -27,7 +27,8 @@ export function summary(r: ProveReport): string {
   const c = r.counts;
   return `${r.component} ${r.kubernetesVersion} on ${r.host}, ${r.date}: ${c.flags} flags: ${c.hit} hit, ${c.notHit} not hit, ${c.notProvable} not provable; ` +
     `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesUnset} without a tracepoint); traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
-    `${r.exited !== undefined ? `; the debuggee EXITED with ${r.exited}` : ''}`;
+    `${r.exited !== undefined ? `; the debuggee EXITED with ${r.exited}` : ''}` +
+    `${r.changed?.length ? `; changed for the run (beside the unit): ${r.changed.map((c) => `--${c.flag}=${c.run} (unit: ${c.unit ?? 'not passed'})`).join(', ')}` : ''}`;
 }
 
 export function formatText(r: ProveReport): string {

@@ -9,6 +9,7 @@ import { localHealthz } from '../../core/gates/local.ts';
 import { readLease } from '../../core/gates/leases.ts';
 import { checkEtcd } from '../../core/gates/etcd.ts';
 import { StepError } from '../../lib/errors.ts';
+import { DEBUG_PORT } from '../trace/beside.ts';
 
 /** Waits until the traced instance passes, or the signal aborts it; resolves to what proves it. */
 export type GateWait = (signal: AbortSignal) => Promise<string>;
@@ -57,5 +58,13 @@ export function etcdProveGate(inv: Inventory): ProveGate {
   return async (s, timeoutMs) => (signal) => poll(s, 'etcd', timeoutMs, signal, async () => {
     const h = await checkEtcd(inv, s).catch(() => undefined);
     return h ? `healthy: ${h.members.join(', ')}` : undefined;
+  });
+}
+
+/** kube-apiserver beside the unit: /readyz ok on the debug instance's own port, which the unit does not serve. */
+export function readyzGate(): ProveGate {
+  return async (s, timeoutMs) => (signal) => poll(s, 'kube-apiserver', timeoutMs, signal, async () => {
+    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz').catch(() => ({ status: 0, body: '' }));
+    return h.status === 200 && h.body === 'ok' ? `readyz ok on 127.0.0.1:${DEBUG_PORT}` : undefined;
   });
 }

@@ -1,5 +1,6 @@
 // One component on one host under delve: the unit's own ExecStart flags, the debug build in place
-// of the release binary, the unit stopped meanwhile and started again afterwards whatever happens.
+// of the release binary, the unit stopped meanwhile and started again afterwards whatever happens;
+// or (kube-apiserver) beside the running unit, with the few flags that must differ changed.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../../core/transport/index.ts';
@@ -28,9 +29,14 @@ export interface HostRun {
   dlv: string;
   debugBinary: string;
   gateTimeoutMs: number;
+  /**
+   * Run beside the unit, which keeps running: the debuggee's argv from the unit's and the scratch
+   * dir (kube-apiserver: its own port, audit log and reconciler, harness/trace/beside.ts).
+   */
+  beside?: (unitArgv: string[], dir: string) => string[];
 }
 
-export interface HostOutcome extends TraceOutcome { argv: string[]; holder: string }
+export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
   const r = await s.exec(argv, { allowFail: true });
@@ -70,9 +76,10 @@ export function unitProperties(unitText: string, unit: string, debugUnit: string
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
-  const argv = execStartArgv(unitText);
-  if (argv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const unitArgv = execStartArgv(unitText);
+  if (unitArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
+  const argv = run.beside ? run.beside(unitArgv, dir) : unitArgv;
   const debugUnit = `hardwire-prove-${run.component}`;
   const { user, props } = unitProperties(unitText, unit, debugUnit);
   const wait = await run.gate(s, run.gateTimeoutMs);
@@ -84,14 +91,14 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
     // delve's own directory (its socket, and its config under $XDG_CONFIG_HOME), the account's alone.
     await sh(s, ['install', '-d', '-m', '0700', '-o', user ?? 'root', `${dir}/${DLV_DIR}`], 'delve\'s directory');
-    await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
+    if (!run.beside) await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
     // delve keeps its config under $XDG_CONFIG_HOME: in the scratch dir, not in the account's home
     // (etcd's is its data dir).
     const socket = `${dir}/${DLV_DIR}/dlv.sock`;
     await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
-    client = await connectDlv(s, socket, Date.now() + 120_000);
+    client = await connectDlv(s, socket, Date.now() + 180_000); // kube-apiserver's DWARF takes longest to load
     const traced = await setTracepoints(client, sites(argv));
     log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';
@@ -100,12 +107,12 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
       const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
       log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);
     }
-    return { ...out, argv, holder };
+    return { ...out, argv, unitArgv, holder };
   } finally {
     await client?.detachKill();
     client?.close();
     await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
-    await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+    if (!run.beside) await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
   }
 }

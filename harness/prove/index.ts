@@ -10,19 +10,25 @@ import { ensureAll } from '../../core/components/binaries/index.ts';
 import type { BinaryName } from '../../core/components/registry/index.ts';
 import { clusterStateDir } from '../../core/pki/store.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
-import { planFlags, type FlagPlan } from './sites.ts';
+import { passedFlags, planFlags, type FlagPlan } from './sites.ts';
 import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
 import { classify, type FlagResult } from './classify.ts';
-import { etcdProveGate, leaseGate } from './gates.ts';
+import { etcdProveGate, leaseGate, readyzGate } from './gates.ts';
+import { besideArgv } from '../trace/beside.ts';
+import { debugBuildBinaryVersions } from '../trace/modules.ts';
 import type { ProvenRecord } from '../flags/proven.ts';
 
-/** What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd: its health). */
+/**
+ * What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd:
+ * its health; kube-apiserver: /readyz of the debug instance, run beside the unit as trace apply runs it).
+ */
 export const PROVABLE = {
   'kube-scheduler': { debug: 'kube-scheduler-debug', port: 10259, lease: 'kube-scheduler' },
   'kube-controller-manager': { debug: 'kube-controller-manager-debug', port: 10257, lease: 'kube-controller-manager' },
+  'kube-apiserver': { debug: 'kube-apiserver-debug', beside: true },
   etcd: { debug: 'etcd-debug' },
-} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string }>;
+} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string; beside?: true }>;
 export type ProvableComponent = keyof typeof PROVABLE;
 
 export interface ProveReport {
@@ -33,6 +39,8 @@ export interface ProveReport {
   debugBinary: { name: string; sha256: string };
   dlv: { version: string; sha256: string };
   argv: string[];
+  /** Flags the run passed with another value than the unit (kube-apiserver beside the unit); their sites are traced with the run's value. */
+  changed?: { flag: string; unit?: string; run: string }[];
   /** What the gate saw of the traced instance (the Lease holder; etcd: its healthy members): proof that it, not the unit, passed. */
   holder: string;
   exited?: number;
@@ -59,22 +67,26 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
   let plans: FlagPlan[] = [];
   let out: HostOutcome | undefined;
+  // The Kubernetes debug builds name some replaced staging modules by their required v0.0.0.
+  const binary = component === 'etcd' ? new Map<string, { cache: string; binary: string }>() : debugBuildBinaryVersions(version);
+  const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate() : etcdProveGate(inv);
   await runPhases([connectPhase, {
     id: 'prove',
     title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
     async run(c) {
       out = await c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
-        component, gate: 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : etcdProveGate(inv), dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs,
-      }, (argv) => { plans = planFlags(map, argv.slice(1)); return plans.flatMap((p) => p.sites); }, log));
+        component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}),
+      }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log));
     },
   }], ctx);
   if (!out) throw new StepError('flags prove', 'the trace did not run');
   const flags = classify(plans, out.traces);
   const sites = flags.flatMap((f) => f.sites);
+  const changed = changedFlags(out.unitArgv, out.argv);
   return {
     component, kubernetesVersion: version, host: host.name, date: new Date().toISOString(),
     debugBinary: { name: debug!.name, sha256: debug!.sha256 }, dlv: { version: dlv!.version, sha256: dlv!.sha256 },
-    argv: out.argv, holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}),
+    argv: out.argv, ...(changed.length ? { changed } : {}), holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}),
     seconds: { total: (Date.now() - started) / 1000, traced: out.seconds },
     counts: {
       flags: flags.length, hit: flags.filter((f) => f.verdict === 'hit').length, notHit: flags.filter((f) => f.verdict === 'not hit').length,
@@ -83,6 +95,15 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     },
     flags,
   };
+}
+
+/** The flags the run passes with another value than the unit's (or that the unit does not pass). */
+export function changedFlags(unitArgv: string[], argv: string[]): { flag: string; unit?: string; run: string }[] {
+  const unit = new Map(passedFlags(unitArgv.slice(1)).map((f) => [f.name, f.value]));
+  return passedFlags(argv.slice(1)).filter((f) => unit.get(f.name) !== f.value).map((f) => {
+    const was = unit.get(f.name);
+    return { flag: f.name, ...(was !== undefined ? { unit: was } : {}), run: f.value };
+  });
 }
 
 /** The report as the record the flag map's "proven live" column reads. */

@@ -9,7 +9,7 @@ export interface TraceSite {
   /** Index in the flag's consumedAt (0 is the citation the rendered unit shows). */
   index: number;
   site: ReadSite;
-  /** `module@version/file`: how -trimpath names the file in the binary's DWARF. */
+  /** `module@version/file`: how -trimpath names the file in the binary's DWARF (the required version of a replaced module, see trace/modules.ts). */
   file: string;
   ref: string;
   /** A Go expression for the value at the line, taken from the cited excerpt; undefined for a lookup by name. */
@@ -41,12 +41,17 @@ export function valueExpr(site: ReadSite): string | undefined {
   return found.at(-1);
 }
 
-export function planFlags(map: FlagMap, argv: string[]): FlagPlan[] {
+/** `binary`: modules the debug build names at another version than the one cited (harness/trace/modules.ts). */
+export function planFlags(map: FlagMap, argv: string[], binary: Map<string, { cache: string; binary: string }> = new Map()): FlagPlan[] {
+  const named = (s: ReadSite) => {
+    const b = binary.get(s.module);
+    return `${s.module}@${b && b.cache === s.version ? b.binary : s.version}/${s.file}`;
+  };
   return passedFlags(argv).map((flag) => {
     const entry = map.flags.find((f) => f.name === normalizeFlagName(flag.name));
     const sites = (entry?.consumedAt ?? []).map((site, index) => {
       const expr = valueExpr(site);
-      return { flag: flag.name, index, site, file: `${site.module}@${site.version}/${site.file}`, ref: siteRef(site), ...(expr ? { expr } : {}) };
+      return { flag: flag.name, index, site, file: named(site), ref: siteRef(site), ...(expr ? { expr } : {}) };
     });
     return { flag, ...(entry ? { entry } : {}), sites };
   });

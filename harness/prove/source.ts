@@ -28,6 +28,8 @@ export function enclosingFunc(lines: string[], line: number): string | undefined
     // As the flag map and delve name them: (*T).M for a pointer receiver, T.M for a value receiver
     // (named or not: `func (strategy) Validate`).
     if (m) return m[2] ? (m[1] ? `(*${m[2]}).${m[3]}` : `${m[2]}.${m[3]}`) : m[3];
+    const v = /^var\s+(\w+)\s*=\s*func\b/.exec(l);
+    if (v) return `var ${v[1]}`; // a package-level function literal, as the flag map names it
   }
   return undefined;
 }
@@ -37,6 +39,16 @@ export function shortFunc(delveName: string): string {
   const afterPkg = delveName.slice(delveName.lastIndexOf('/') + 1);
   const noPkg = afterPkg.slice(afterPkg.indexOf('.') + 1);
   return noPkg.replace(/(\.(?:func|deferwrap|gowrap)?\d+)+$/, '').replace(/\[[^\]]*\]/g, '');
+}
+
+/**
+ * Whether delve's function is the one named from the source: a package-level `var x = func…`
+ * compiles into the package's init closures, which delve names `init.funcN` (init.func1 for
+ * factory's `var newETCD3Client`), so any `var` literal matches `init`.
+ */
+export function sameFunction(sourceName: string | undefined, delveName: string): boolean {
+  const short = shortFunc(delveName);
+  return sourceName !== undefined && (sourceName.replace(/\[[^\]]*\]/g, '') === short || (sourceName.startsWith('var ') && short === 'init'));
 }
 
 /**

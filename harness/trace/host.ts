@@ -1,6 +1,4 @@
-// The debug kube-apiserver under delve on one host, beside the unit's: the unit's own flags but its
-// own port, its own audit log and no endpoint reconciler (the lease reconciler would take the host's
-// address out of the kubernetes Service at start and put its own port in). The unit is never
+// The debug kube-apiserver under delve on one host, beside the unit's (beside.ts). The unit is never
 // stopped. Breakpoints go in once it is healthy, so its own start-up writes are not traced.
 import { readFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,12 +14,9 @@ import { forwardLocal } from './forward.ts';
 import { continueWhile, recordHits, type Kubectl } from './record.ts';
 import { sinksFor, type Sink } from './sinks.ts';
 import type { Hit } from './stages.ts';
+import { besideArgv, DEBUG_PORT } from './beside.ts';
 
-/** The debug instance's port: not the unit's 6443. */
-export const DEBUG_PORT = 16443;
 const DEBUG_UNIT = 'hardwire-trace-kube-apiserver';
-/** Flags the debug instance sets itself; the unit's values would collide with the running unit. */
-const OWN = ['secure-port', 'audit-log-path', 'endpoint-reconciler-type'];
 
 export interface HostTraceRun {
   dlv: string;
@@ -60,8 +55,7 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
   const unitArgv = execStartArgv(unitText);
   if (unitArgv.length === 0) throw new StepError('trace apply', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-trace.XXXXXX'], 'mktemp');
-  const argv = [`${dir}/kube-apiserver`, ...unitArgv.slice(1).filter((a) => !OWN.some((f) => a.startsWith(`--${f}=`))),
-    `--secure-port=${DEBUG_PORT}`, `--audit-log-path=${dir}/audit.log`, '--endpoint-reconciler-type=none'];
+  const argv = besideArgv(unitArgv, dir);
   const { props } = unitProperties(unitText, unit, DEBUG_UNIT);
   let client: DlvClient | undefined;
   const started = Date.now();

@@ -1,7 +1,9 @@
 // Which version of a module the debug build really compiled. kube-apiserver's go.mod requires some
 // staging modules at v0.0.0 (k8s.io/kube-aggregator), and hardwire's wrapper module replaces them
 // with the tag's v0.36.3; -trimpath names their files by the required v0.0.0, which is in no module
-// cache. The replace lines (`M => M vX`) say where the source is.
+// cache. The replace lines (`M => M vX`) say where the source is; the require lines say the name
+// the binary gives it. trace reads a stack (binary name → cache), prove sets a tracepoint (cache →
+// binary name): both from here.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { moduleDirOf } from '../../core/components/binaries/build.ts';
@@ -14,7 +16,32 @@ export function parseReplaces(goMod: string): Map<string, string> {
   return out;
 }
 
+/** The required version of each module (`M vX` in a require block or line; `// indirect` allowed). */
+function parseRequires(goMod: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [, mod, version] of goMod.matchAll(/^\s*(?:require\s+)?([\w.-]+\.[\w.-]+\/\S+)\s+(v[^\s=]+)\s*(?:\/\/.*)?$/gm)) out.set(mod!, version!);
+  return out;
+}
+
+/** Modules the binary names at another version than the cache holds: module → { cache, binary }. */
+export function binaryVersions(goMod: string): Map<string, { cache: string; binary: string }> {
+  const required = parseRequires(goMod);
+  const out = new Map<string, { cache: string; binary: string }>();
+  for (const [mod, cache] of parseReplaces(goMod)) {
+    const binary = required.get(mod);
+    if (binary && binary !== cache) out.set(mod, { cache, binary });
+  }
+  return out;
+}
+
+const debugGoMod = (kubernetesVersion: string) => readFileSync(join(moduleDirOf('kubernetes', kubernetesVersion), 'go.mod'), 'utf8');
+
 /** The replaces of the module the Kubernetes debug builds come from, at this Kubernetes version. */
 export function debugBuildReplaces(kubernetesVersion: string): Map<string, string> {
-  return parseReplaces(readFileSync(join(moduleDirOf('kubernetes', kubernetesVersion), 'go.mod'), 'utf8'));
+  return parseReplaces(debugGoMod(kubernetesVersion));
+}
+
+/** The same module's renames, in the direction a tracepoint needs them. */
+export function debugBuildBinaryVersions(kubernetesVersion: string): Map<string, { cache: string; binary: string }> {
+  return binaryVersions(debugGoMod(kubernetesVersion));
 }
