@@ -248,6 +248,62 @@ describe('hardwire compare on the lab', () => {
     expect(report.certs.some((c) => c.role.startsWith('k0s:') && c.planes.k0s && !c.planes.kubeadm)).toBe(true);
   });
 
+  it('kubelet certs: client and serving cert on each worker as openssl reads them; self-signed or CA-signed as openssl verify says; the apiserver flag from its /proc argv', async () => {
+    /** An openssl DN line ("subject=O = a, CN = b" or RFC2253) as a sorted set of "K=V". */
+    const rdns = (line: string) => line.replace(/^(subject|issuer)=/, '').split(/,\s*/).map((x) => x.replace(/\s*=\s*/, '=').trim()).filter(Boolean).sort();
+    const hw = await lab.ssh('node1');
+    const ka = await on(KUBEADM_LAB, 'node1');
+    try {
+      for (const [p, s, apiPid] of [['hardwire', hw, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kube-apiserver']], ['kubeadm', ka, ['pgrep', '-x', 'kube-apiserver']]] as const) {
+        const kc = report.kubeletCerts[p];
+        if ('none' in kc) throw new Error(`${p}: ${kc.none}`);
+        // The client cert: a file, or the kubeconfig's client-certificate-data, decoded on the host.
+        const clientCmd = kc.client.embedded
+          ? ['sh', '-c', `grep client-certificate-data ${kc.client.file} | awk '{print $2}' | base64 -d | openssl x509 -noout -subject -issuer`]
+          : ['openssl', 'x509', '-in', kc.client.file, '-noout', '-subject', '-issuer'];
+        const client = (await remote(s, clientCmd)).split('\n');
+        expect(client.length, `${p} client: ${client.join(' ')}`).toBe(2);
+        expect(rdns(client[0]!), `${p} client subject`).toEqual(rdns(kc.client.subject));
+        expect(rdns(client[1]!), `${p} client issuer`).toEqual(rdns(kc.client.issuer));
+        expect(rdns(client[0]!), `${p} client subject`).toEqual(['CN=system:node:node1', 'O=system:nodes']);
+        const row = report.certs.find((c) => c.role === 'kubelet-serving')!.planes[p]!;
+        const serving = (await remote(s, ['openssl', 'x509', '-in', kc.serving.file, '-noout', '-subject', '-issuer'])).split('\n');
+        expect(rdns(serving[0]!), `${p} serving subject`).toEqual(rdns(kc.serving.subject));
+        expect(rdns(serving[1]!), `${p} serving issuer`).toEqual(rdns(kc.serving.issuer));
+        expect(rdns(row.issuer)).toEqual(rdns(serving[1]!));
+        expect(report.certs.find((c) => c.role === 'kubelet-client')!.planes[p]?.cn).toBe('system:node:node1');
+        // Self-signed: the file verifies itself (the kubelet writes its own CA after the leaf); CA-signed: the cluster CA verifies it.
+        const self = await s.exec(['openssl', 'verify', '-CAfile', kc.serving.file, kc.serving.file], { allowFail: true });
+        const byCa = await s.exec(['openssl', 'verify', '-CAfile', '/etc/kubernetes/pki/ca.crt', kc.serving.file], { allowFail: true });
+        expect(kc.serving.selfSigned, `${p} self-signed: ${self.stdout}${self.stderr}`).toBe(self.code === 0);
+        expect(kc.serving.signedByClusterCa, `${p} by the cluster CA: ${byCa.stdout}${byCa.stderr}`).toBe(byCa.code === 0);
+        // The apiserver's flag, from its own argv.
+        const pid = await remote(s, [...apiPid]);
+        const argv = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
+        expect(kc.apiserverKubeletCa, p).toBe(flagsOf(['x', ...argv.slice(1)]).get('kubelet-certificate-authority') ?? null);
+      }
+    } finally {
+      await hw.close();
+      await ka.close();
+    }
+    const [h, k] = [report.kubeletCerts.hardwire, report.kubeletCerts.kubeadm];
+    if ('none' in h || 'none' in k) throw new Error('no kubelet certs');
+    // Known facts: hardwire signs the serving cert with the cluster CA and the apiserver checks it;
+    // kubeadm's kubelet signs its own (<host>-ca@<ts>) and the apiserver has no flag to check it; its client cert is rotated.
+    expect(h.serving).toMatchObject({ selfSigned: false, signedByClusterCa: true, file: '/var/lib/kubelet/pki/kubelet.crt' });
+    expect(h.apiserverKubeletCa).toBe('/etc/kubernetes/pki/ca.crt');
+    expect(k.serving).toMatchObject({ selfSigned: true, signedByClusterCa: false, file: '/var/lib/kubelet/pki/kubelet.crt' });
+    expect(k.serving.issuer).toMatch(/CN=node1-ca@\d+/);
+    expect(k.apiserverKubeletCa).toBeNull();
+    expect(k.verdict).toMatch(/only because --kubelet-certificate-authority is absent/);
+    expect(k.client).toMatchObject({ file: '/var/lib/kubelet/pki/kubelet-client-current.pem', embedded: false });
+    expect(k.client.linkTarget).toMatch(/kubelet-client-\d{4}-/);
+    expect(report.kubeletCerts.k0s).toEqual({ none: 'no worker' });
+    const md = readFileSync(join(out, 'r.md'), 'utf8');
+    expect(md).toMatch(/\| kubeadm \| .* self-signed by the kubelet \| absent /);
+    console.log(`kubelet certs: hardwire ${h.verdict}; kubeadm ${k.verdict}`);
+  });
+
   it('process model: k0s\'s children and in-process components, checked against ps and its source', async () => {
     const k0s = report.processes.k0s;
     const sup = k0s.find((p) => p.kind === 'supervisor')!;

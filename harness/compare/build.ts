@@ -3,6 +3,7 @@ import { findFlag } from '../flags/map.ts';
 import { provenCell } from '../flags/proven.ts';
 import { flagsOf, normalizeValue } from './normalize.ts';
 import { buildNodeSection } from './node-section.ts';
+import { kubeletCertsSection } from './kubelet-certs.ts';
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
 
@@ -131,6 +132,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     ...(planes.k0s.k0s ? { k0s: planes.k0s.k0s } : {}),
     ...(planes.kubeadm.kubeadm ? { kubeadm: { ...planes.kubeadm.kubeadm, live: planes.kubeadm.live ?? {} } } : {}),
     node: buildNodeSection(planes, params.kubernetesVersion),
+    kubeletCerts: kubeletCertsSection(planes),
     ...(PLANES.some((p) => planes[p].cis) ? { cis: Object.fromEntries(PLANES.filter((p) => planes[p].cis).map((p) => [p, planes[p].cis!])) } : {}),
     notes,
   };

@@ -5,6 +5,7 @@ import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
 import { nodeHtml } from './node-render.ts';
+import { kubeletCertsHtml } from './kubelet-certs.ts';
 import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
@@ -87,6 +88,7 @@ ${flagTables}
 ${nodeHtml(r.node)}
 <h2>Certificates and kubeconfig identities</h2>
 ${certs}
+${kubeletCertsHtml(r, esc)}
 <h2>Process model</h2>
 ${procs}
 <h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>

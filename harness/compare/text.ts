@@ -3,6 +3,7 @@ import { COMPONENTS, PLANES } from './types.ts';
 import { k0sMarkdown } from './k0s-section.ts';
 import { cisMarkdown, worstHost } from './cis-section.ts';
 import { nodeMarkdown, nodeSummary } from './node-render.ts';
+import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-certs.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -40,7 +41,8 @@ export function markdown(r: CompareReport): string {
   out.push(...nodeMarkdown(r.node));
   out.push('## Certificates and kubeconfig identities', '', '| role | differs in | hardwire | kubeadm | k0s |', '|---|---|---|---|---|');
   for (const row of r.certs) out.push(`| ${row.role} | ${row.differs.join(', ') || (row.matched === 'all' ? 'nothing' : '')}${row.matched === 'some' ? ' (unmatched in some planes)' : ''} | ${mdEsc(certCell(row.planes.hardwire))} | ${mdEsc(certCell(row.planes.kubeadm))} | ${mdEsc(certCell(row.planes.k0s))} |`);
-  out.push('', '## Process model', '');
+  out.push('', ...kubeletCertsMarkdown(r));
+  out.push('## Process model', '');
   for (const p of PLANES) {
     out.push(`### ${p}`, '');
     if (!r.planes[p].collected) { out.push(`Not collected: ${r.planes[p].why}`, ''); continue; }
@@ -75,6 +77,7 @@ export function summary(r: CompareReport, files: string[]): string {
     const only = PLANES.filter((p) => r.planes[p].collected && c.planes[p] === null);
     out.push(`  ${c.role}: ${c.matched === 'some' ? `unmatched in ${only.join(', ')}` : ''}${c.matched === 'some' && c.differs.length ? '; ' : ''}${c.differs.length ? `differs in ${c.differs.join(', ')}` : ''}`);
   }
+  out.push(...kubeletCertsSummary(r));
   if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(r.cis).map(([p, c]) => { const w = worstHost(c); return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`; }).join(', ')}`);
   out.push('', r.k0sCollapse);
   if (files.length) out.push('', ...files.map((f) => `wrote ${f}`));

@@ -90,6 +90,21 @@ export interface PlaneData {
   kubeadm?: KubeadmRun;
   /** The kubelet and kube-proxy on this plane's worker (issue 23); absent when the plane has none. */
   node?: PlaneNode;
+  /** The kubelet's client and serving certificates, and whether the apiserver verifies the latter (kubelet-certs.ts). */
+  kubeletCerts?: KubeletCerts;
+}
+
+/** One worker's kubelet certificates as read on its host (issue 23). */
+export interface KubeletCerts {
+  host: string;
+  /** The client cert the kubelet's --kubeconfig names: a file (kubeadm's rotated kubelet-client-current.pem) or embedded data. */
+  client: { file: string; embedded: boolean; linkTarget?: string; subject: string; cn: string; o: string[]; issuer: string; notBefore: string; notAfter: string; validityDays: number };
+  /** The serving cert: config tlsCertFile, else <cert-dir>/kubelet.crt, the kubelet's self-signed default. */
+  serving: { file: string; subject: string; issuer: string; validityDays: number; selfSigned: boolean; signedByClusterCa: boolean };
+  /** The apiserver's --kubelet-certificate-authority on this plane, from its live argv; null when absent. */
+  apiserverKubeletCa: string | null;
+  apiserverArgvSource: string;
+  verdict: string;
 }
 
 export interface KubeadmRun {
@@ -207,5 +222,7 @@ export interface CompareReport {
   kubeadm?: KubeadmRun & { live: NonNullable<PlaneData['live']> };
   /** The kubelet's and kube-proxy's flags and config fields on each plane's worker (node-section.ts). */
   node: NodeSection;
+  /** Per plane: its kubelet's certificates, or why there are none ("no worker", "not collected"). */
+  kubeletCerts: Record<PlaneName, KubeletCerts | { none: string }>;
   notes: string[];
 }

@@ -11,6 +11,7 @@ import { parseShow, showArgv } from '../../../lib/systemctl.ts';
 import type { Host } from '../../../core/inventory/load.ts';
 import { readLiveNode, renderedNode } from './hardwire-node.ts';
 import { NODE_COMPONENTS } from '../node-types.ts';
+import { readKubeletCerts } from '../kubelet-certs.ts';
 
 export interface HardwireOptions {
   host: Host;
@@ -84,6 +85,11 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
     const hashes = await s.sha256Many(certPaths);
     const drift = tree.files.filter((f) => certPaths.includes(f.path) && hashes.get(f.path) !== f.sha256).map((f) => f.path);
     if (drift.length) plane.notes.push(`on ${tree.host.name}, ${drift.length} PKI file(s) differ from the rendered tree: ${drift.join(', ')}`);
+    if (plane.node?.components.kubelet && plane.commands['kube-apiserver']) {
+      const t3 = performance.now();
+      plane.kubeletCerts = await readKubeletCerts(plane, s, plane.commands['kube-apiserver']);
+      plane.steps.push({ step: 'read the kubelet\'s client and serving certificates', ms: Math.round(performance.now() - t3), ok: true, output: plane.kubeletCerts.verdict });
+    }
     plane.mode = running.length === tree.components.length ? 'live' : running.length ? 'partly live' : 'rendered';
     if (running.length < tree.components.length) {
       plane.notes.push(`not running on ${tree.host.name}: ${tree.components.filter((c) => !running.includes(c)).join(', ')}; their flags come from the rendered units (run "hardwire wire" for live command lines)`);

@@ -8,6 +8,7 @@ import { parse as parseYaml, stringify } from 'yaml';
 import { StepError } from '../../../lib/errors.ts';
 import { goModCache } from '../../../core/components/binaries/go-env.ts';
 import { certFacts } from '../x509.ts';
+import { readKubeletCerts } from '../kubelet-certs.ts';
 import { KUBEADM_TOKENS, kubeconfigCert, roleOf } from '../normalize.ts';
 import { labDir } from '../../lab/plan.ts';
 import type { ClusterParams, Component, PlaneCollector, PlaneData } from '../types.ts';
@@ -200,6 +201,10 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         plane.node = await readKubeadmNode(s, host.name, plane.kubeadm.kubelet.pid, plane.kubeadm.kubelet.flagsEnv, ctx.params.kubernetesVersion);
         plane.steps.push({ step: 'read the kubelet and kube-proxy (argv, config) for the node rows', ms: Math.round(performance.now() - t1), ok: Boolean(plane.node.components['kube-proxy']),
           output: Object.entries(plane.node.components).map(([c, p]) => `${c}: ${p.argvSource}${p.configSource ? `; ${p.configSource}` : ''}`).join('\n') });
+        const api = plane.live?.['kube-apiserver'];
+        const t2 = performance.now();
+        plane.kubeletCerts = await readKubeletCerts(plane, s, { argv: api?.argv ?? [], source: api ? `/proc/${api.pid}/cmdline on ${host.name}` : 'no running kube-apiserver' });
+        plane.steps.push({ step: 'read the kubelet\'s client and serving certificates', ms: Math.round(performance.now() - t2), ok: true, output: plane.kubeletCerts.verdict });
         if (!plane.node.components['kube-proxy']) plane.notes.push(`no running kube-proxy container on ${host.name}: the node rows have no kube-proxy for kubeadm`);
         const pod = plane.kubeadm.firstPod = await firstPod(plane, s, ctx.params.dnsDomain, bare);
         plane.notes.push(`kube-proxy and CoreDNS ready; busybox Pod Running on ${pod.node} ${(pod.runningMs / 1000).toFixed(1)} s after its creation, ${(pod.sinceLabMs / 1000).toFixed(1)} s after the bare lab; ${pod.dns.name} resolved to ${pod.dns.address} inside it`);
