@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 import { UNIT_TESTS } from './vitest.unit.config.ts';
 
-// Two groups, one after the other. First the unit tests (no lab, no root, no Go build), files in
-// parallel as `pnpm test:unit` runs them; then everything else one file at a time: lab tests boot
-// real containers and wire real clusters on a 2-core machine.
+// Two groups that never overlap (sequence.groupOrder): the unit tests (no lab, no root, no Go
+// build), files in parallel as `pnpm test:unit` runs them, and everything else one file at a time:
+// lab tests boot real containers and wire real clusters on a 2-core machine.
 export default defineConfig({
   test: {
     reporters: ['default'],
