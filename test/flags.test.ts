@@ -1,14 +1,17 @@
 // The flag map against the real pinned source (Kubernetes v1.36.3, etcd v3.6.8). No line numbers
 // here: `flags verify` checks every cited line.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type ConfigSection, type FlagEntry, type Site } from '../harness/flags/map.ts';
+import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry } from '../harness/flags/map.ts';
 import { verifyFlagMaps } from '../harness/flags/verify.ts';
 import { regenerate } from '../harness/flags/regenerate.ts';
+import { regenerateEtcd } from '../harness/flags/etcd-regenerate.ts';
+import { etcdDataDir, etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { recheckCitations } from './helpers/citations.ts';
 
 function flag(component: string, name: string): FlagEntry {
   const f = findFlag(component, name);
@@ -228,61 +231,27 @@ describe.each(flagVersions())('flags verify %s (every citation against the modul
     const res = verifyFlagMaps({ version });
     expect(res.failures).toEqual([]);
     // Re-open every cited file:line in the module cache independently of flags/verify.ts, straight from the JSON.
-    const modcache = process.env.GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
-    const files = new Map<string, string[]>();
-    const lineAt = (s: Site): string => {
-      const file = join(modcache, `${s.module.replace(/[A-Z]/g, (ch) => `!${ch.toLowerCase()}`)}@${s.version}`, s.file);
-      if (!files.has(file)) {
-        expect(existsSync(file), `${file} is in the module cache`).toBe(true);
-        files.set(file, readFileSync(file, 'utf8').split('\n'));
-      }
-      const line = files.get(file)![s.line - 1];
-      expect(line, `${s.module}@${s.version}/${s.file}:${s.line} exists`).toBeDefined();
-      return line!;
-    };
-    // The map quotes each cited line (cut at 200 characters with "..."): the line there must be that text.
-    const quoted = (s: Site) => {
-      const line = lineAt(s).trim();
-      const where = `${s.module}@${s.version}/${s.file}:${s.line}`;
-      if (s.excerpt.endsWith('...')) expect(line.startsWith(s.excerpt.slice(0, -3)), `${where} holds "${s.excerpt}", not "${line}"`).toBe(true);
-      else expect(line, where).toBe(s.excerpt.trim());
-      return line;
-    };
-    let citations = 0;
-    let configCitations = 0;
-    for (const c of mappedComponents(version)) {
-      const map = JSON.parse(readFileSync(join(dataDir(version), `${c}.json`), 'utf8')) as { flags: FlagEntry[]; config?: ConfigSection };
-      for (const f of map.flags) {
-        for (const r of [f.registeredAt, ...(f.alsoRegisteredAt ?? [])]) {
-          if (!r) continue;
-          citations++;
-          const line = quoted(r);
-          // The flag's name literal is on the registering line, or on the line that passes it in, or on its constant's declaration.
-          const literal = JSON.stringify(r.calledFrom ? (r.nameArg ?? f.name) : f.name);
-          const names = r.calledFrom || r.nameConst ? [r.calledFrom ? lineAt(r.calledFrom) : line, r.nameConst ? lineAt(r.nameConst) : ''].join('\n') : line;
-          expect(names, `${c} --${f.name} registration names ${literal}`).toContain(literal);
-        }
-        for (const r of f.consumedAt) {
-          citations++;
-          const line = quoted(r);
-          expect(line, `${c} --${f.name} read at ${r.file}:${r.line} holds ${r.selector}`).toContain(r.selector.replace(/^[."]|"$/g, ''));
-        }
-      }
-      // Config fields: the declaring line holds the Go field and its json tag; each read its selector.
-      for (const f of map.config?.fields ?? []) {
-        citations += 1 + (f.convertedAt ? 1 : 0) + f.consumedAt.length;
-        configCitations += 1 + (f.convertedAt ? 1 : 0) + f.consumedAt.length;
-        const tag = f.key.slice(f.key.lastIndexOf('.') + 1);
-        expect(quoted(f.registeredAt), `${c} config field ${f.key} declaration`).toMatch(new RegExp(`^${f.goField}\\s.*json:"${tag}[",]`));
-        if (f.convertedAt) expect(quoted(f.convertedAt), `${c} config field ${f.key} conversion`).toContain(`.${f.path.slice(f.path.lastIndexOf('.') + 1)} = `);
-        for (const r of f.consumedAt) expect(quoted(r), `${c} config field ${f.key} read at ${r.file}:${r.line}`).toContain(r.selector.replace(/^\./, ''));
-      }
-    }
+    const { citations, configCitations } = recheckCitations(mappedComponents(version).map((c) => join(dataDir(version), `${c}.json`)));
     if (version === 'v1.36.3') expect(configCitations).toBeGreaterThan(500);
     expect(res.configCitations).toBe(configCitations);
     expect(citations).toBeGreaterThan(1000);
     expect(res.citations).toBe(citations);
     expect(res.verified).toBe(citations);
+  }, 600_000);
+});
+
+// etcd's maps at an etcd no release pairs with (data/etcd/<v>.json, v3.6.16): the same checks, and the CLI's verdict.
+const ETCD_ONLY = readdirSync(etcdDataDir()).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+describe.each(ETCD_ONLY)('flags verify --etcd %s (every citation against etcd\'s module source)', (version) => {
+  it('verifies all citations with 0 failures, each cited line re-opened here; the CLI says the same', () => {
+    const res = verifyFlagMaps({ maps: [loadEtcdMap(version).map] });
+    expect(res.failures).toEqual([]);
+    const { citations } = recheckCitations([etcdMapFile(version)]);
+    expect(citations).toBeGreaterThan(200);
+    expect([res.citations, res.verified, res.configCitations]).toEqual([citations, citations, 0]);
+    const cli = spawnSync(process.execPath, [join(repoRoot, 'cli/hardwire.ts'), 'flags', 'verify', '--etcd', version], { encoding: 'utf8' });
+    expect(cli.status, cli.stderr).toBe(0);
+    expect(cli.stdout).toBe(`${citations} citations, ${citations} verified, 0 failed (0 of them of config fields)\n`);
   }, 600_000);
 });
 
@@ -299,6 +268,17 @@ describe('regeneration (needs Go)', () => {
         const same = readFileSync(join(out, f)).equals(readFileSync(join(dataDir('v1.36.3'), f)));
         expect(same, `${f} differs from the regenerated copy`).toBe(true);
       }
+    } finally {
+      rmSync(out, { recursive: true, force: true });
+    }
+  }, 1_200_000);
+
+  it.each(ETCD_ONLY)('etcd %s alone (flags --regenerate --etcd) is byte-identical to the committed map', (version) => {
+    const out = mkdtempSync(join(tmpdir(), 'hardwire-etcd-flags-test-'));
+    try {
+      const res = regenerateEtcd({ version, outFile: join(out, `${version}.json`), log: { info: () => {}, warn: () => {}, step: () => {} } });
+      expect(readdirSync(out)).toEqual([`${version}.json`]);
+      expect(readFileSync(res.file).equals(readFileSync(etcdMapFile(version))), `${version}.json differs from the regenerated copy`).toBe(true);
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

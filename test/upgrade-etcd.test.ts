@@ -1,8 +1,8 @@
 // upgrade plan --etcd VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
 // --etcd with exit 2, on the pure check and through the CLI; the default is read from the committed
-// v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it). A version the
-// build table has and no flag map covers (v3.6.16) is planned, its flags reported as unmapped.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it). The hop-only
+// patch v3.6.16 is checked in its etcd-only map (harness/flags/data/etcd/v3.6.16.json).
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
@@ -79,34 +79,28 @@ describe('upgrade plan --etcd through the CLI', () => {
     expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
   });
 
-  it('--etcd v3.6.16, a version no flag map covers: planned, its hop listed with its rule, etcd\'s flags reported unmapped', () => {
-    // No committed data directory maps etcd v3.6.16: read from the JSON files themselves.
-    const dataRoot = join(repoRoot, 'harness/flags/data');
-    const mapped = readdirSync(dataRoot).filter((d) => existsSync(join(dataRoot, d, 'etcd.json')))
-      .map((d) => (JSON.parse(readFileSync(join(dataRoot, d, 'etcd.json'), 'utf8')) as { componentVersion: string }).componentVersion);
-    expect(mapped.length).toBeGreaterThan(0);
-    expect(mapped).not.toContain('v3.6.16');
+  it('--etcd v3.6.16, the hop-only patch: one hop with its rule, etcd\'s flags checked in its etcd-only map', () => {
     const r = plan('v3.6.16');
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Doc;
     expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: 'v3.6.16' });
     expect(doc.etcd.hops.map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.8→v3.6.16']);
     expect(doc.etcd.hops[0]!.rules.map((x) => x.cite).join(' ')).toContain('upgrading-etcd.md:14');
-    expect(doc.etcd.hops[0]!.flags).toMatch(/^no flag map at this version/);
-    const etcd = doc.components.find((c) => c.component === 'etcd')!;
-    expect([etcd.fromVersion, etcd.toVersion]).toEqual(['v3.6.8', 'v3.6.16']);
-    // Every flag the unit passes is listed, none checked: the same flags the default plan checks at v3.7.0.
+    expect(doc.etcd.hops[0]!.flags).toBe('checked in harness/flags/data/v1.36.3/etcd.json and harness/flags/data/etcd/v3.6.16.json (the etcd v3.6.8 → v3.6.16 table)');
+    const tables = doc.components.filter((c) => c.component === 'etcd');
+    expect(tables.map((t) => [t.fromVersion, t.toVersion])).toEqual([['v3.6.8', 'v3.6.16']]);
+    // The same flags the default plan checks, each cited in v3.6.16's module (read from the committed file).
+    const m = JSON.parse(readFileSync(join(repoRoot, 'harness/flags/data/etcd/v3.6.16.json'), 'utf8')) as { flags: { name: string; registeredAt: { file: string; line: number } | null }[] };
     const byDefault = (JSON.parse(plan().stdout) as Doc).components.find((c) => c.component === 'etcd')!.rows.map((x) => x.flag);
-    expect(etcd.rows.map((x) => x.flag)).toEqual(byDefault);
-    for (const row of etcd.rows) {
-      expect(row.status, row.flag).toBe('unmapped');
-      expect(row.to).toBeNull();
+    expect(tables[0]!.rows.map((x) => x.flag)).toEqual(byDefault);
+    for (const row of tables[0]!.rows) {
+      const f = m.flags.find((x) => x.name === row.flag)!;
+      expect(row.to?.registeredAt, row.flag).toBe(`go.etcd.io/etcd/server/v3@v3.6.16/${f.registeredAt!.file}:${f.registeredAt!.line}`);
       expect(row.from?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.8\//);
     }
-    // The Kubernetes components are still checked at v1.37.2; the text form says what was not checked.
     expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
     const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--etcd', 'v3.6.16', '--quiet']);
-    expect(text.stdout).toContain(`flags at v3.6.16: no flag map at this version`);
-    expect(text.stdout).toMatch(new RegExp(`\\(${byDefault.length} flag\\(s\\) not checked: no flag map at this version, v3\\.6\\.16\\)$`, 'm'));
+    expect(text.stdout).toContain('etcd v3.6.8 → v3.6.16 (');
+    expect(text.stdout).not.toContain('etcd v3.6.16 → v3.7.0');
   });
 });

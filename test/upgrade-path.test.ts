@@ -61,13 +61,13 @@ describe('the plan v1.36.3 → v1.37.2: hops and order in the document', () => {
 });
 
 describe('--html', () => {
-  it('one table per component; flag names stay on one line at 1400 px, the page does not scroll sideways', async () => {
+  it('one table per component, etcd one per hop; flag names stay on one line at 1400 px, the page does not scroll sideways', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'hardwire-upgrade-html-'));
     try {
       const out = join(dir, 'plan.html');
       expect(hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--html', out, '--quiet']).code).toBe(0);
       await withPage(out, async (page) => {
-        expect(await page.locator('section[data-component]').evaluateAll((s) => s.map((x) => x.getAttribute('data-component')))).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+        expect(await page.locator('section[data-component]').evaluateAll((s) => s.map((x) => x.getAttribute('data-component')))).toEqual(['etcd', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
         // One line box per name cell: a Range over its text has one client rect per line.
         const lines = await page.locator('td.name').evaluateAll((tds) => tds.map((td) => { const r = document.createRange(); r.selectNodeContents(td); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; }));
         expect(lines.length).toBeGreaterThan(70);

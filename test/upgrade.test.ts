@@ -97,19 +97,21 @@ type Side = { flags: FlagEntry[]; componentVersion: string };
 function committed(version: string, component: string): Side {
   return JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as Side;
 }
+/** etcd's tables are one per hop: each end's map by etcd version (a release's etcd.json, or the etcd-only map). */
+const ETCD_AT: Record<string, [string, string]> = { 'v3.6.8': ['v1.36.3', 'etcd'], 'v3.6.16': ['etcd', 'v3.6.16'], 'v3.7.0': ['v1.37.2', 'etcd'] };
 const cite = (f: FlagEntry) => (f.registeredAt ? `${f.registeredAt.module}@${f.registeredAt.version}/${f.registeredAt.file}:${f.registeredAt.line}` : null);
 
 describe('the plan v1.36.3 → v1.37.2 against the committed maps', () => {
   it('reports every passed flag with the status and citations the two JSON files give', () => {
     const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json']);
-    const doc = JSON.parse(r.stdout) as { from: string; to: string; blocking: number; components: { component: string; rows: { flag: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null }[] }[] };
+    const doc = JSON.parse(r.stdout) as { from: string; to: string; blocking: number; components: { component: string; fromVersion: string; toVersion: string; rows: { flag: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null }[] }[] };
     expect(doc.from).toBe('v1.36.3');
-    expect(doc.components.map((c) => c.component)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(doc.components.map((c) => c.component)).toEqual(['etcd', 'etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
     expect(r.code).toBe(doc.blocking === 0 ? 0 : 1);
     let checked = 0;
     for (const c of doc.components) {
-      const a = committed('v1.36.3', c.component);
-      const b = committed('v1.37.2', c.component);
+      const a = c.component === 'etcd' ? committed(...ETCD_AT[c.fromVersion]!) : committed('v1.36.3', c.component);
+      const b = c.component === 'etcd' ? committed(...ETCD_AT[c.toVersion]!) : committed('v1.37.2', c.component);
       for (const row of c.rows) {
         const fa = a.flags.find((f) => f.name === row.flag);
         const fb = b.flags.find((f) => f.name === row.flag);

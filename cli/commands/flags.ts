@@ -11,8 +11,8 @@ import { declareProve } from './flags-prove.ts';
 const help = `
 usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags explain <component> --<flag-name> [--json] [--version V]
-       hardwire flags verify [--json] [--version V]
-       hardwire flags --regenerate
+       hardwire flags verify [--json] [--version V | --etcd V]
+       hardwire flags --regenerate [--version V | --etcd V]
        hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json|--md]
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager,
@@ -38,10 +38,13 @@ data generated from the real source by harness/flags/analyzer.
                    condition guarding the site), or not provable, and start the unit again
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
+  --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an
+                   upgrade to etcd 3.7 passes through): --regenerate writes
+                   harness/flags/data/etcd/V.json, verify checks its citations
   --json           one JSON document on stdout
 `;
 
-interface Opts { flag?: string; json?: boolean; version: string; regenerate?: boolean; quiet?: boolean }
+interface Opts { flag?: string; json?: boolean; version: string; etcd?: string; regenerate?: boolean; quiet?: boolean }
 
 export function declare(root: Cli): Cli {
   const flags = topCommand(root, 'flags', 'where each component flag is registered and where its value is read (with checked citations)', help)
@@ -50,6 +53,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.json())
     .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
     .option('--regenerate', 'rebuild harness/flags/data/<version>/ with the Go analyzer')
+    .option('--etcd <version>', "etcd's map alone at that etcd version (with --regenerate or verify)")
     .addOption(options.quiet());
 
   // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag, so
@@ -60,6 +64,7 @@ export function declare(root: Cli): Cli {
     .allowUnknownOption()
     .action(act(async ({ opts }: Run<Opts>, component: string, flag: string | undefined) => {
       only(opts, 'explain');
+      noEtcd(opts, 'flags explain');
       const name = flag ?? opts.flag;
       if (!name) throw new InputError('flag', 'missing; name one, e.g. hardwire flags explain kube-apiserver --etcd-servers');
       const ex = explain(component, normalizeFlagName(name), opts.version);
@@ -72,7 +77,7 @@ export function declare(root: Cli): Cli {
     only(opts, 'verify');
     if (opts.flag !== undefined) throw new InputError('--flag', 'does not apply to "flags verify"; it checks every citation');
     const { verifyFlagMaps } = await import('../../harness/flags/verify.ts');
-    const res = verifyFlagMaps({ version: opts.version });
+    const res = verifyFlagMaps(opts.etcd ? { maps: [(await import('../../harness/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] } : { version: opts.version });
     for (const d of res.downloaded) log.info(`downloaded ${d}`);
     if (opts.json) printJson(res);
     else {
@@ -87,6 +92,11 @@ export function declare(root: Cli): Cli {
   return flags.action(act(async ({ opts, log }: Run<Opts>, component: string | undefined) => show(opts, log, component)));
 }
 
+/** --etcd names etcd's own map: --regenerate and verify take it, the views read a Kubernetes release's. */
+function noEtcd(opts: Opts, what: string): void {
+  if (opts.etcd !== undefined) throw new InputError('--etcd', `does not apply to "${what}"; use it with --regenerate or verify (the views read --version's maps)`);
+}
+
 /** --regenerate is an action of its own: not with explain or verify. */
 function only(opts: Opts, sub: string): void {
   if (opts.regenerate) throw new InputError('--regenerate', `does not apply to "flags ${sub}"; run "hardwire flags --regenerate" alone`);
@@ -96,6 +106,12 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
   const version = opts.version;
   if (opts.regenerate) {
     if (component !== undefined) throw new InputError('argv', '--regenerate takes no component');
+    if (opts.etcd !== undefined) {
+      const { regenerateEtcd } = await import('../../harness/flags/etcd-regenerate.ts');
+      const res = regenerateEtcd({ version: opts.etcd, log });
+      log.info(`wrote ${res.file} in ${res.seconds.toFixed(1)}s`);
+      return 0;
+    }
     const { regenerate } = await import('../../harness/flags/regenerate.ts');
     log.info('regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules');
     const res = regenerate({ version, log });
@@ -103,6 +119,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     return 0;
   }
 
+  noEtcd(opts, component ? `flags ${component}` : 'flags');
   if (!component) {
     if (opts.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
     const maps = mappedComponents(version).map((c) => loadFlagMap(c, version));

@@ -45,7 +45,7 @@ interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolea
 function refuseBlocking(doc: PlanDoc): void {
   for (const p of doc.components) {
     const r = p.rows.find((x) => BLOCKING.includes(x.status));
-    if (r) throw new InputError(`cluster.extraArgs.${p.component}.${r.flag}`, `${p.component} ${doc.to} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${doc.from}): remove it from the inventory, then apply`);
+    if (r) throw new InputError(`cluster.extraArgs.${p.component}.${r.flag}`, `${p.component} ${p.toVersion} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${p.fromVersion}): remove it from the inventory, then apply`);
     // Config fields come from hardwire's own model, not the inventory: the model must change first.
     const f = p.fields.find((x) => BLOCKING_FIELD.includes(x.status));
     if (f) throw new InputError(`${p.component}.config.${f.key}`, `${f.note} (declared at ${f.from?.registeredAt ?? 'unknown'} in ${doc.from}): core/components/models/${p.component}.ts must stop setting it before apply`);

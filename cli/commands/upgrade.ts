@@ -15,8 +15,9 @@ import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
 import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../../harness/flags/map.ts';
 import { checkTarget } from '../../core/upgrade/target.ts';
 import { passedFields, passedFlags } from '../../core/upgrade/passed.ts';
-import { NO_MAP, planUpgrade } from '../../core/upgrade/plan.ts';
-import type { Hop } from '../../core/upgrade/etcd.ts';
+import { planUpgrade } from '../../core/upgrade/plan.ts';
+import { etcdHopPlans, hopFlags, type EtcdMapLookup } from '../../core/upgrade/etcd-flags.ts';
+import { loadEtcdMap } from '../../harness/flags/etcd-maps.ts';
 import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
 import { planGates } from '../../core/upgrade/gates.ts';
@@ -53,7 +54,8 @@ is listed at its removed group/version, and a kind with objects blocks. Nothing 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
                  in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
   --etcd VERSION the etcd the members go to (default: VERSION's etcd in the version table,
-                 core/components/binaries/catalog.ts); the hops and the etcd flags and gates are
+                 core/components/binaries/catalog.ts); the hops, one etcd flag table per hop
+                 (each checked in etcd's map at both ends of that hop) and the etcd gates are
                  planned for it
   --offline      plan from the flag maps alone; the output says the live checks were skipped
   --gate-timeout S  how long each of verify's gates may take, in seconds, as verify's
@@ -64,9 +66,10 @@ Exit 0 when no passed flag or config field is removed or renamed, no gate is rem
 to another value at the target and no removed API holds objects, 1 when one does; 2 for a cluster
 that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipped minor version or a target
 without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
-downgrade, or a hop etcd's rule forbids (a skipped minor). An --etcd with no etcd flag map
-(v3.6.16, a hop-only patch) is planned: its hops and rules are listed, and etcd's rows say
-"unmapped" (no flag map at this version) instead of checking its flags and gates there.
+downgrade, a hop etcd's rule forbids (a skipped minor), or a hop whose etcd has no flag map
+(harness/flags/data/<kubernetes>/etcd.json, or data/etcd/<etcd>.json for a hop-only patch such as
+v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are checked from the
+cluster's etcd to --etcd when a release's gate tables hold --etcd, under the last hop's table.
 ${APPLY_HELP}`;
 
 interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string; offline?: boolean; gateTimeout?: number }
@@ -109,23 +112,15 @@ const ETCD_PIN: Record<string, string> = {
 };
 
 /**
- * The data directory (a Kubernetes version) whose etcd flag map and gate tables are etcd `version`'s,
- * or undefined when no directory maps it: the maps are built per Kubernetes release, each with the
- * etcd it pairs with, so a hop-only patch (v3.6.16) has none.
+ * The data directory (a Kubernetes version) whose gate tables hold etcd `version`'s gates, or
+ * undefined: gate tables are built per Kubernetes release, so a hop-only patch (v3.6.16) has none.
  */
-function etcdData(version: string): string | undefined {
+function etcdGateData(version: string): string | undefined {
   return flagVersions().find((v) => (mappedComponents(v) as string[]).includes('etcd') && loadFlagMap('etcd', v).componentVersion === version && loadGateData(v) !== null);
 }
 
-/** What each hop says about etcd's flags: only the last hop's are checked, and only against a map at its version. */
-function hopFlags(hops: Hop[]): (Hop & { flags: string })[] {
-  return hops.map((h, i) => {
-    const dir = etcdData(h.to);
-    const last = i === hops.length - 1;
-    if (!dir) return { ...h, flags: `${NO_MAP}: the units' etcd flags are not checked at ${h.to}` };
-    return { ...h, flags: last ? `checked in harness/flags/data/${dir}/etcd.json (the etcd table above)` : `mapped in harness/flags/data/${dir}/etcd.json, checked only at the last hop` };
-  });
-}
+/** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd). */
+const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd');
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
 function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
@@ -138,23 +133,26 @@ function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
   const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
-  // An --etcd with no flag map (v3.6.16) is planned: etcd's rows say so, and its gates are not checked.
-  const etcdDir = etcdData(etcd.to);
+  const runsEtcd = planned.includes('etcd');
+  // One etcd table per hop, each against etcd's map at both of its ends (refused here if one has none).
+  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : [];
+  const etcdDir = etcdGateData(etcd.to);
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
   const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
   const fromMaps = mapsAt(from, planned);
-  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(planned.includes('etcd') && etcdDir ? { etcd: loadFlagMap('etcd', etcdDir) } : {}) };
+  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}) };
   const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
+  const kube = (c: string) => c !== 'etcd';
   return planDoc({
     from, to,
-    components: planUpgrade({ from: fromMaps, to: toMaps, passed: ordered, fields: passedFields(inv), ...(etcdDir ? {} : { unmapped: { etcd: etcd.to } }) }),
+    components: [...etcdPlans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
     new: newAtTarget(fromMaps, toMaps, ordered),
     // etcd's gate tables are those of the data directory that holds its map at --etcd.
     gates: [
       ...(etcdDir ? planGates({ from: loadGateData(from)!, to: loadGateData(etcdDir)!, passed: only((c) => c === 'etcd'), versions }) : []),
-      ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only((c) => c !== 'etcd'), versions }),
+      ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions }),
     ],
-    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops: hopFlags(hops) },
+    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
     order: upgradeOrder(planned),
   });
 }

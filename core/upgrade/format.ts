@@ -1,5 +1,5 @@
 // The plan as text (one table per component), Markdown and the JSON document.
-import { blocking, NO_MAP, type ComponentPlan, type PlanRow } from './plan.ts';
+import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
 import type { FieldRow } from './fields.ts';
 import type { NewGroup, NewRow } from './new.ts';
@@ -17,7 +17,7 @@ export interface PlanDoc {
   gates: GatePlan[];
   /** Flags and config fields the target's binaries have and the source's do not: never blocking. */
   new: NewGroup[];
-  /** Each hop says whether etcd's flags are checked at its version (only the last hop's can be, against a flag map there). */
+  /** Each hop says which two committed maps its etcd table (in `components`, one per hop) was checked in. */
   etcd: { from: string; to: string; toCite: string; hops: (Hop & { flags: string })[] };
   order: Step[];
   /** The live checks (verify's gates, stored objects in removed APIs), or why they were skipped. */
@@ -30,7 +30,7 @@ export function planDoc(d: Omit<PlanDoc, 'blocking'>): PlanDoc {
 }
 
 function cells(r: PlanRow): string[] {
-  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim() : r.status === 'unmapped' ? `(${NO_MAP})` : '(not registered)');
+  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim() : '(not registered)');
   return [`--${r.flag}`, r.status, r.from?.registeredAt ?? '(not registered)', to, r.note];
 }
 
@@ -62,14 +62,18 @@ export function gateCells(r: GateRow): string[] {
   return [`${r.gate}=${r.values.join('|')}`, `${r.status}${r.blocking ? ' (blocking)' : ''}`, r.from?.at ?? '(not registered)', to, r.note];
 }
 
-/** Rows of the text and Markdown forms: the flag table, then the component's gate rows. */
-export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
-  return doc.components.map((p) => ({
+/**
+ * Rows of the text, Markdown and HTML forms: per table the flags, then the component's gate rows.
+ * etcd has a table per hop; its gates (checked from the cluster's etcd to the last hop's) go under the last.
+ */
+export function componentTables(doc: PlanDoc): { component: string; title: string; counts: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
+  return doc.components.map((p, i) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
+    counts: counts(p),
     flags: p.rows.map(cells),
     fields: p.fields.map(fieldCells),
-    gates: (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
+    gates: doc.components.slice(i + 1).some((q) => q.component === p.component) ? [] : (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
   }));
 }
 
@@ -90,7 +94,7 @@ export function pathLines(doc: PlanDoc): string[] {
   doc.etcd.hops.forEach((h, i) => {
     out.push(`  hop ${i + 1}: ${h.from} → ${h.to}`);
     for (const r of h.rules) out.push(`    rule: ${r.text}`, `      ${r.cite}`);
-    out.push(`    flags at ${h.to}: ${h.flags}`);
+    out.push(`    etcd flags: ${h.flags}`);
   });
   out.push('order:');
   doc.order.forEach((s, i) => out.push(`  ${i + 1}. ${s.components.join(', ')}: ${s.rule}`, `     ${s.cite}`));
@@ -105,17 +109,14 @@ export function liveText(live: Live, to: string): string[] {
 export function formatText(doc: PlanDoc): string {
   const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags, config fields and feature gates each unit passes, checked in each binary's own sets at both versions`];
   for (const t of componentTables(doc)) {
-    const p = doc.components.find((c) => c.component === t.component)!;
-    out.push('', `${t.title} (${counts(p)})`, table(HEAD, t.flags));
+    out.push('', `${t.title} (${t.counts})`, table(HEAD, t.flags));
     if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
   if (doc.live) out.push('', ...liveText(doc.live, doc.to));
   out.push('', ...pathLines(doc));
-  const unmapped = doc.components.flatMap((p) => p.rows.filter((r) => r.status === 'unmapped').map(() => p.toVersion));
-  const unchecked = unmapped.length ? ` (${unmapped.length} flag(s) not checked: ${NO_MAP}, ${[...new Set(unmapped)].join(', ')})` : '';
-  out.push('', `${doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`}${unchecked}`);
+  out.push('', `${doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`}`);
   return `${out.join('\n')}\n`;
 }
 

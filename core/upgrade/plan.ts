@@ -6,8 +6,7 @@ import type { FlagEntry, FlagMap, Registration } from '../../harness/flags/map.t
 import { siteRef } from '../../harness/flags/map.ts';
 import { planFields, type FieldRow, type FieldStatus, type PassedField } from './fields.ts';
 
-/** `unmapped`: the target (an --etcd version such as v3.6.16) has no flag map, so the flag is not checked there. */
-export type FlagStatus = 'unchanged' | 'default-changed' | 'deprecated' | 'renamed' | 'removed' | 'unmapped';
+export type FlagStatus = 'unchanged' | 'default-changed' | 'deprecated' | 'renamed' | 'removed';
 
 /** A status that stops the component at start: its flag set no longer has the name. */
 export const BLOCKING: readonly FlagStatus[] = ['removed', 'renamed'];
@@ -53,11 +52,7 @@ export interface PlanInput {
   passed: Record<string, PassedFlag[]>;
   /** component → the config-file fields its rendered file sets. */
   fields?: Record<string, PassedField[]>;
-  /** component → its target version, for a component with no flag map there: its rows say so, and nothing is checked. */
-  unmapped?: Record<string, string>;
 }
-
-export const NO_MAP = 'no flag map at this version';
 
 function cite(r: Registration | null): string | null {
   return r ? siteRef(r) : null;
@@ -110,14 +105,6 @@ export function planUpgrade(input: PlanInput): ComponentPlan[] {
   for (const [component, flags] of Object.entries(input.passed)) {
     const from = input.from[component];
     const to = input.to[component];
-    const at = input.unmapped?.[component];
-    if (from && !to && at) {
-      plans.push({
-        component, fromVersion: from.componentVersion, toVersion: at, fields: [],
-        rows: flags.map((f) => { const a = from.flags.find((x) => x.name === f.name); return { flag: f.name, value: f.value, status: 'unmapped', from: a ? side(a, from.componentVersion) : null, to: null, note: `${NO_MAP} (${at}): not checked there` }; }),
-      });
-      continue;
-    }
     if (!from || !to) throw new Error(`no flag map for ${component} at ${from ? 'the target' : 'the source'}`);
     plans.push({
       component, fromVersion: from.componentVersion, toVersion: to.componentVersion,

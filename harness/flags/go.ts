@@ -1,7 +1,9 @@
 // Go for the analyzer builds: $GO or /usr/local/go, with hardwire's module cache and a read-only build list.
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cacheDir } from '../../lib/paths.ts';
+import { runSync } from '../../lib/proc.ts';
+import type { Logger } from '../../lib/log.ts';
 
 export function goBinary(): string {
   if (process.env.GO) return process.env.GO;
@@ -11,4 +13,12 @@ export function goBinary(): string {
 
 export function goEnv(): NodeJS.ProcessEnv {
   return { ...process.env, GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'), GOFLAGS: '-mod=readonly' };
+}
+
+/** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
+export function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
+  log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
+  const res = runSync(file, args, { step: name, cwd, env: goEnv(), hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO' });
+  if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
+  if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
 }

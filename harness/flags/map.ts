@@ -131,7 +131,8 @@ export interface ConfigSection {
 
 export interface FlagMap {
   component: FlagComponent;
-  kubernetesVersion: string;
+  /** The Kubernetes release the map was built for; absent from an etcd-only map (data/etcd/<version>.json). */
+  kubernetesVersion?: string;
   /** The component's own version: the Kubernetes version, or etcd's for etcd. */
   componentVersion: string;
   root: string;

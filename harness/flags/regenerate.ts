@@ -11,7 +11,7 @@ import { repoRoot } from '../../lib/paths.ts';
 import { dataDir, defaultFlagVersion } from './map.ts';
 import { flagTargets } from '../../core/components/registry/index.ts';
 import { regenerateGates } from './gates-regenerate.ts';
-import { goBinary, goEnv } from './go.ts';
+import { goBinary, goEnv, step } from './go.ts';
 
 export { goBinary, goEnv };
 
@@ -44,14 +44,6 @@ export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
 export function previousPin(version: string): string | undefined {
   const minor = (v: string) => Number(v.split('.')[1]);
   return Object.keys(analyzerPins).find((v) => minor(v) === minor(version) - 1);
-}
-
-/** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
-function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
-  log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
-  const res = runSync(file, args, { step: name, cwd, env: goEnv(), hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO' });
-  if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
-  if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
 }
 
 export interface RegenerateResult {

@@ -4,8 +4,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { mappedComponents, loadFlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
-import { goBinary, goEnv } from './regenerate.ts';
+import { mappedComponents, loadFlagMap, type FlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
+import { goBinary, goEnv } from './go.ts';
 
 export interface CitationFailure {
   component: string;
@@ -42,7 +42,11 @@ export function lineHasSelector(line: string, selector: string): boolean {
   return new RegExp(`\\b${escapeRe(selector)}\\b`).test(line);
 }
 
-export function verifyFlagMaps(opts: { version?: string; components?: string[]; modcache?: string; download?: boolean } = {}): VerifyResult {
+/**
+ * Every citation of the maps at `version` (a Kubernetes release's directory), or of `maps` when
+ * given (etcd's map at one etcd version, `flags verify --etcd v3.6.16`).
+ */
+export function verifyFlagMaps(opts: { version?: string; components?: string[]; maps?: FlagMap[]; modcache?: string; download?: boolean } = {}): VerifyResult {
   const version = opts.version ?? defaultFlagVersion;
   const env = goEnv();
   const modcache = opts.modcache ?? env.GOMODCACHE ?? '';
@@ -105,8 +109,8 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
     });
   };
 
-  for (const component of opts.components ?? mappedComponents(version)) {
-    const map = loadFlagMap(component, version);
+  for (const map of opts.maps ?? (opts.components ?? mappedComponents(version)).map((c) => loadFlagMap(c, version))) {
+    const component = map.component;
     for (const f of map.flags) {
       if (f.registeredAt) checkRegistration(component, f.name, f.registeredAt);
       for (const r of f.alsoRegisteredAt ?? []) checkRegistration(component, f.name, r);

@@ -90,7 +90,7 @@ func (c Coverage) String() string {
 
 type Doc struct {
 	Component         string    `json:"component"`
-	KubernetesVersion string    `json:"kubernetesVersion"`
+	KubernetesVersion string    `json:"kubernetesVersion,omitempty"` // empty in an etcd-only map (data/etcd/<version>.json)
 	ComponentVersion  string    `json:"componentVersion"`
 	Root              string    `json:"root"`
 	Method            string    `json:"method"`
