@@ -9,7 +9,7 @@ import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions,
 import { verifyFlagMaps } from '../harness/flags/verify.ts';
 import { regenerate } from '../harness/flags/regenerate.ts';
 import { regenerateEtcd } from '../harness/flags/etcd-regenerate.ts';
-import { etcdDataDir, etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
+import { etcdDataDir, etcdGateFile, etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { recheckCitations } from './helpers/citations.ts';
 
@@ -241,7 +241,7 @@ describe.each(flagVersions())('flags verify %s (every citation against the modul
 });
 
 // etcd's maps at an etcd no release pairs with (data/etcd/<v>.json, v3.6.16): the same checks, and the CLI's verdict.
-const ETCD_ONLY = readdirSync(etcdDataDir()).filter((f) => f.endsWith('.json')).map((f) => f.slice(0, -'.json'.length));
+const ETCD_ONLY = readdirSync(etcdDataDir()).filter((f) => /^v[\d.]+\.json$/.test(f)).map((f) => f.slice(0, -'.json'.length));
 describe.each(ETCD_ONLY)('flags verify --etcd %s (every citation against etcd\'s module source)', (version) => {
   it('verifies all citations with 0 failures, each cited line re-opened here; the CLI says the same', () => {
     const res = verifyFlagMaps({ maps: [loadEtcdMap(version).map] });
@@ -273,12 +273,14 @@ describe('regeneration (needs Go)', () => {
     }
   }, 1_200_000);
 
-  it.each(ETCD_ONLY)('etcd %s alone (flags --regenerate --etcd) is byte-identical to the committed map', (version) => {
+  it.each(ETCD_ONLY)('etcd %s alone (flags --regenerate --etcd) is byte-identical to the committed map and gate table', (version) => {
     const out = mkdtempSync(join(tmpdir(), 'hardwire-etcd-flags-test-'));
     try {
-      const res = regenerateEtcd({ version, outFile: join(out, `${version}.json`), log: { info: () => {}, warn: () => {}, step: () => {} } });
-      expect(readdirSync(out)).toEqual([`${version}.json`]);
-      expect(readFileSync(res.file).equals(readFileSync(etcdMapFile(version))), `${version}.json differs from the regenerated copy`).toBe(true);
+      const res = regenerateEtcd({ version, outDir: out, log: { info: () => {}, warn: () => {}, step: () => {} } });
+      expect(readdirSync(out).sort()).toEqual([`${version}.feature-gates.json`, `${version}.json`]);
+      for (const [mine, committed] of [[res.files[0]!, etcdMapFile(version)], [res.files[1]!, etcdGateFile(version)]] as const) {
+        expect(readFileSync(mine).equals(readFileSync(committed)), `${committed} differs from the regenerated copy`).toBe(true);
+      }
     } finally {
       rmSync(out, { recursive: true, force: true });
     }

@@ -131,14 +131,53 @@ describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
   });
 });
 
+describe('etcd feature gates set through extraArgs', () => {
+  const GATE_FILES: Record<string, string> = {
+    'v3.6.8': 'harness/flags/data/v1.36.3/feature-gates.json',
+    'v3.6.16': 'harness/flags/data/etcd/v3.6.16.feature-gates.json',
+    'v3.7.0': 'harness/flags/data/v1.37.2/feature-gates.json',
+  };
+  type Table = { module: string; version: string; file: string; gates: { name: string; specs: { default: boolean; line: number }[] }[] };
+  const etcdTable = (v: string) => (JSON.parse(readFileSync(join(repoRoot, GATE_FILES[v]!), 'utf8')) as { tables: Table[] }).tables.find((t) => t.module === 'go.etcd.io/etcd/server/v3')!;
+  const dir = mkdtempSync(join(tmpdir(), 'hardwire-etcd-gates-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('are checked at each hop, in etcd\'s gate table at both ends of it, each spec cited there', () => {
+    const inv = parse(readFileSync(EXAMPLE, 'utf8')) as { cluster: { extraArgs?: Record<string, Record<string, string>> } };
+    inv.cluster.extraArgs = { ...inv.cluster.extraArgs, etcd: { 'feature-gates': 'InitialCorruptCheck=true,TxnModeWriteWithSharedBuffer=false' } };
+    const file = join(dir, 'inv.yaml');
+    writeFileSync(file, stringify(inv));
+    const r = plan(file, ['--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { gates: { component: string; fromVersion?: string; toVersion?: string; rows: { gate: string; status: string; from: { at: string } | null; to: { at: string } | null }[] }[] };
+    const etcd = doc.gates.filter((g) => g.component === 'etcd');
+    expect(etcd.map((g) => `${g.fromVersion}→${g.toVersion}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
+    for (const g of etcd) {
+      const [a, b] = [etcdTable(g.fromVersion!), etcdTable(g.toVersion!)];
+      expect(g.rows.map((x) => x.gate)).toEqual(['InitialCorruptCheck', 'TxnModeWriteWithSharedBuffer']);
+      for (const row of g.rows) {
+        const at = (t: Table) => `${t.module}@${t.version}/${t.file}:${t.gates.find((x) => x.name === row.gate)!.specs.at(-1)!.line}`;
+        expect(row.from?.at, `${g.fromVersion} ${row.gate}`).toBe(at(a));
+        expect(row.to?.at, `${g.toVersion} ${row.gate}`).toBe(at(b));
+        expect(row.status).toBe('unchanged');
+      }
+    }
+    // In the text form each hop's gate table follows that hop's flag table.
+    const text = plan(file).stdout;
+    const second = text.slice(text.indexOf('etcd v3.6.16 → v3.7.0 ('), text.indexOf('kube-apiserver v1.36.3 → v1.37.2'));
+    expect(second).toMatch(/^InitialCorruptCheck=true\s+unchanged\s+go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/features\/etcd_features\.go:\d+\s+go\.etcd\.io\/etcd\/server\/v3@v3\.7\.0\//m);
+    expect(second).toContain('go.etcd.io/etcd/server/v3@v3.7.0/features/etcd_features.go:');
+  });
+});
+
 describe('etcdHopPlans, pure', () => {
   const at = (v: string): EtcdMapAt => loadEtcdMap(v);
   const passed = [{ name: 'name', value: 'node1' }];
 
   it('compares each hop at its own two ends; no hop: the cluster\'s etcd against itself', () => {
-    const plans = etcdHopPlans('v3.6.8', etcdHops('v3.6.8', 'v3.7.0'), passed, at);
+    const plans = etcdHopPlans('v3.6.8', etcdHops('v3.6.8', 'v3.7.0'), passed, at).plans;
     expect(plans.map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
-    expect(etcdHopPlans('v3.6.8', [], passed, at).map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual(['v3.6.8→v3.6.8']);
+    expect(etcdHopPlans('v3.6.8', [], passed, at).plans.map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual(['v3.6.8→v3.6.8']);
   });
 
   it('a hop whose etcd has no map refuses the plan: one line on --etcd', () => {

@@ -40,7 +40,8 @@ data generated from the real source by harness/flags/analyzer.
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an
                    upgrade to etcd 3.7 passes through): --regenerate writes
-                   harness/flags/data/etcd/V.json, verify checks its citations
+                   harness/flags/data/etcd/V.json and its gate table V.feature-gates.json,
+                   verify checks the map's citations
   --json           one JSON document on stdout
 `;
 
@@ -109,7 +110,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     if (opts.etcd !== undefined) {
       const { regenerateEtcd } = await import('../../harness/flags/etcd-regenerate.ts');
       const res = regenerateEtcd({ version: opts.etcd, log });
-      log.info(`wrote ${res.file} in ${res.seconds.toFixed(1)}s`);
+      log.info(`wrote ${res.files.join(' and ')} in ${res.seconds.toFixed(1)}s`);
       return 0;
     }
     const { regenerate } = await import('../../harness/flags/regenerate.ts');

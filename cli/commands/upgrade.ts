@@ -68,8 +68,8 @@ that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipp
 without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
 downgrade, a hop etcd's rule forbids (a skipped minor), or a hop whose etcd has no flag map
 (harness/flags/data/<kubernetes>/etcd.json, or data/etcd/<etcd>.json for a hop-only patch such as
-v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are checked from the
-cluster's etcd to --etcd when a release's gate tables hold --etcd, under the last hop's table.
+v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are checked at each
+hop too, in etcd's gate table at both ends (a release's feature-gates.json, or data/etcd/<etcd>.feature-gates.json).
 ${APPLY_HELP}`;
 
 interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string; offline?: boolean; gateTimeout?: number }
@@ -111,14 +111,6 @@ const ETCD_PIN: Record<string, string> = {
   'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
-/**
- * The data directory (a Kubernetes version) whose gate tables hold etcd `version`'s gates, or
- * undefined: gate tables are built per Kubernetes release, so a hop-only patch (v3.6.16) has none.
- */
-function etcdGateData(version: string): string | undefined {
-  return flagVersions().find((v) => (mappedComponents(v) as string[]).includes('etcd') && loadFlagMap('etcd', v).componentVersion === version && loadGateData(v) !== null);
-}
-
 /** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd). */
 const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd');
 
@@ -134,9 +126,8 @@ function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
   const runsEtcd = planned.includes('etcd');
-  // One etcd table per hop, each against etcd's map at both of its ends (refused here if one has none).
-  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : [];
-  const etcdDir = etcdGateData(etcd.to);
+  // One etcd table per hop (and gate table, if its unit sets gates), each against etcd's map at both ends (refused here if one has none).
+  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : { plans: [], gates: [] };
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
   const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
   const fromMaps = mapsAt(from, planned);
@@ -145,13 +136,9 @@ function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const kube = (c: string) => c !== 'etcd';
   return planDoc({
     from, to,
-    components: [...etcdPlans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
+    components: [...etcdPlans.plans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
     new: newAtTarget(fromMaps, toMaps, ordered),
-    // etcd's gate tables are those of the data directory that holds its map at --etcd.
-    gates: [
-      ...(etcdDir ? planGates({ from: loadGateData(from)!, to: loadGateData(etcdDir)!, passed: only((c) => c === 'etcd'), versions }) : []),
-      ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions }),
-    ],
+    gates: [...etcdPlans.gates, ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions })],
     etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
     order: upgradeOrder(planned),
   });

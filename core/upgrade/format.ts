@@ -63,17 +63,17 @@ export function gateCells(r: GateRow): string[] {
 }
 
 /**
- * Rows of the text, Markdown and HTML forms: per table the flags, then the component's gate rows.
- * etcd has a table per hop; its gates (checked from the cluster's etcd to the last hop's) go under the last.
+ * Rows of the text, Markdown and HTML forms: per table the flags, then the component's gate rows
+ * (etcd's, one table per hop, each with the gates checked at that hop's ends).
  */
 export function componentTables(doc: PlanDoc): { component: string; title: string; counts: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
-  return doc.components.map((p, i) => ({
+  return doc.components.map((p) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
     counts: counts(p),
     flags: p.rows.map(cells),
     fields: p.fields.map(fieldCells),
-    gates: doc.components.slice(i + 1).some((q) => q.component === p.component) ? [] : (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
+    gates: (doc.gates.find((g) => g.component === p.component && (g.toVersion === undefined || (g.fromVersion === p.fromVersion && g.toVersion === p.toVersion)))?.rows ?? []).map(gateCells),
   }));
 }
 

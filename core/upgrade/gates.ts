@@ -29,7 +29,8 @@ export interface GateRow {
   note: string;
 }
 
-export interface GatePlan { component: string; rows: GateRow[] }
+/** etcd's are one per hop: `fromVersion` and `toVersion` name the hop's etcd versions, as its flag table's do. */
+export interface GatePlan { component: string; rows: GateRow[]; fromVersion?: string; toVersion?: string }
 
 /** "A=true,B=false" per host value (passed.ts joins per-host values with " | "). */
 export function parseGates(value: string): Map<string, boolean[]> {

@@ -1,5 +1,6 @@
 // Rebuilds flags/data/<version>/feature-gates.json: cmd/featuregates (standard library only, so
 // it builds in seconds) parses each gate table of gates.ts's GATE_SOURCES in the module cache.
+// etcd's table alone, for an etcd no release pairs with, goes beside its etcd-only flag map.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { dataDir } from './map.ts';
 import { GATE_FILE, GATE_SOURCES, gateSourceArgs, type GateData, type GateTable } from './gates.ts';
 import { goBinary, goEnv } from './go.ts';
 
-export function regenerateGates(kubernetesVersion: string, etcdVersion: string, log: Logger, outDir = dataDir(kubernetesVersion)): string {
+/** Builds cmd/featuregates and dumps the tables of `args` (module@version/file each). */
+function dumpTables(args: string[], log: Logger): GateTable[] {
   const env = goEnv();
   const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
   const work = mkdtempSync(join(tmpdir(), 'hardwire-gates-'));
@@ -18,15 +20,26 @@ export function regenerateGates(kubernetesVersion: string, etcdVersion: string, 
     const bin = join(work, 'featuregates');
     log.step('build featuregates');
     runSync(goBinary(), ['build', '-trimpath', '-o', bin, './cmd/featuregates'], { step: 'build featuregates', cwd: analyzerDir, env });
-    const args = gateSourceArgs(kubernetesVersion, etcdVersion);
     log.step(`dump feature-gate tables (${args.length} files)`);
     const res = runSync(bin, ['-modcache', env.GOMODCACHE ?? '', ...args], { step: 'featuregates', cwd: analyzerDir, env, hint: `the sources come from the module cache: go mod download them first` });
-    const tables = JSON.parse(res.stdout) as GateTable[];
-    const data: GateData = { kubernetesVersion, etcdVersion, tables, components: Object.fromEntries(Object.entries(GATE_SOURCES).map(([c, s]) => [c, [...s]])) };
-    const file = join(outDir, GATE_FILE);
-    writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
-    return file;
+    return JSON.parse(res.stdout) as GateTable[];
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+function write(file: string, data: GateData): string {
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}
+
+export function regenerateGates(kubernetesVersion: string, etcdVersion: string, log: Logger, outDir = dataDir(kubernetesVersion)): string {
+  const tables = dumpTables(gateSourceArgs(kubernetesVersion, etcdVersion), log);
+  return write(join(outDir, GATE_FILE), { kubernetesVersion, etcdVersion, tables, components: Object.fromEntries(Object.entries(GATE_SOURCES).map(([c, s]) => [c, [...s]])) });
+}
+
+/** etcd's gate table alone at `etcdVersion` (no Kubernetes release: kubernetesVersion ""), into `file`. */
+export function regenerateEtcdGates(etcdVersion: string, log: Logger, file: string): string {
+  const tables = dumpTables(gateSourceArgs('', etcdVersion).filter((a) => a.startsWith('go.etcd.io/')), log);
+  return write(file, { kubernetesVersion: '', etcdVersion, tables, components: { etcd: [...GATE_SOURCES.etcd!] } });
 }
