@@ -196,6 +196,16 @@ describe('upgrade apply refuses before touching a host (exit 2, one line)', () =
     });
   });
 
+  it('a flag etcd v3.7.0 removed, in extraArgs: refused at the second hop, cited at v3.6.16', () => {
+    // --experimental-initial-corrupt-check: in etcd v3.6.8's and v3.6.16's flag sets, not v3.7.0's (test/upgrade-etcd-hops.test.ts picks such flags from the data).
+    withArgs({ etcd: { 'experimental-initial-corrupt-check': 'false' } }, (file) => {
+      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', file, '--dry-run']);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^error: cluster\.extraArgs\.etcd\.experimental-initial-corrupt-check: etcd v3\.7\.0 registers no --experimental-initial-corrupt-check \(removed; registered at go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/embed\/config\.go:\d+ in v3\.6\.16\)/);
+    });
+  });
+
   it('a feature gate v1.37.2 removed, in extraArgs', () => {
     // AuthorizeNodeWithSelectors: removed at 1.37 (test/upgrade-gates.test.ts cites its spec at both tags).
     withArgs({ 'kube-apiserver': { 'feature-gates': 'AuthorizeNodeWithSelectors=true' } }, (file) => {
