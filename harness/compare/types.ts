@@ -158,7 +158,7 @@ export interface K0sModel {
   /** Per component: flags whose value differs between the controllers (in `controllers` order), own address as <own-address>. */
   haDelta: Record<string, { flag: string; values: (string | null)[] }[]>;
   /** A worker joined to a controller of its own with `k0s token create --role=worker` (planes/k0s/worker.ts). */
-  worker?: import('./planes/k0s/worker.ts').K0sWorker;
+  worker?: import('./planes/k0s/worker-types.ts').K0sWorker;
 }
 
 export interface CollectContext {

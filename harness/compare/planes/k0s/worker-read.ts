@@ -7,18 +7,10 @@ import { showUnit } from '../../../../lib/systemctl.ts';
 import { StepError } from '../../../../lib/errors.ts';
 import { cmdlineArgv, readNodeProcess } from '../node-read.ts';
 import type { NodeProcess } from '../../node-types.ts';
+import type { TreeProc, WorkerTree } from './worker-types.ts';
 
 /** The systemd unit `k0s install worker` writes. */
 export const WORKER_UNIT = 'k0sworker';
-
-export interface TreeProc { pid: number; ppid: number; argv: string[] }
-
-export interface WorkerTree {
-  unit: string;
-  mainPid: number;
-  /** The unit's main process and everything below it, then each shim and everything below it, by ppid. */
-  procs: TreeProc[];
-}
 
 const base = (argv: string[]) => (argv[0] ?? '').split('/').pop() ?? '';
 

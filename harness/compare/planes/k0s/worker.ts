@@ -14,31 +14,14 @@ import { K0S_BIN, k0sWorkerClusterConfig, WORKER_CONTROLLER_DISABLED, WORKER_PRO
 import { createToken, stageBinaries, startController, step } from './controller.ts';
 import { COREDNS_NONROOT, K0S_IMAGE_DIR } from './images.ts';
 import { prepareWorkerHost } from './worker-host.ts';
-import { readWorkerProcs, readWorkerTree, WORKER_UNIT, type WorkerProcs, type WorkerTree } from './worker-read.ts';
+import { readWorkerProcs, readWorkerTree, WORKER_UNIT, type WorkerProcs } from './worker-read.ts';
+import type { K0sWorker } from './worker-types.ts';
+export type { K0sWorker } from './worker-types.ts';
 
 export const WORKER_TOKEN = '/etc/k0s/worker.token';
 export const WORKER_POD = 'busybox-k0s-worker';
 /** The worker lab host's ext4 bind mount (lab/worker.ts): the kubelet's root, as on hardwire's workers. */
 const KUBELET_ROOT = '/var/lib/kubelet';
-
-/** What the report keeps of the worker (types.ts K0sModel.worker). */
-export interface K0sWorker {
-  controller: { host: string; address: string; disabled: string[] };
-  node: string;
-  address: string;
-  /** The `k0s install worker` argv, its token file's path instead of the token. */
-  install: string[];
-  /** From `systemctl start k0sworker` to the Node Ready, and to the Pod Running. */
-  readyMs: number;
-  podMs: number;
-  podRange: string;
-  pod: { name: string; node: string; ip: string; image: string };
-  addons: { name: string; phase: string; ready: boolean; image: string }[];
-  tree: WorkerTree;
-  images: string[];
-  /** containerd's log lines (in k0sworker's journal) that mention PullImage: none when nothing was pulled. */
-  pulls: string[];
-}
 
 export interface WorkerPair { controller: Session; worker: Session }
 
