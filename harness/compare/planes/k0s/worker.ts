@@ -76,6 +76,12 @@ export async function runWorkerPair(plane: PlaneData, k0s: EnsuredBinary, parts:
   const t0 = performance.now();
   await step(plane, w, ['systemctl', 'start', WORKER_UNIT], `systemctl start ${WORKER_UNIT}`);
   await waitFor(w, `Node ${node} was not Ready`, async () => {
+    // k0s worker exits on a fatal error (a failed pre-flight check, say) and systemd starts it again: say why at once.
+    const restarts = Number((await orAbort(w.exec(['systemctl', 'show', '-p', 'NRestarts', '--value', WORKER_UNIT]))).stdout.trim());
+    if (restarts > 0) {
+      const journal = await w.exec(['journalctl', '-u', WORKER_UNIT, '--no-pager', '-n', '8', '-o', 'cat'], { allowFail: true });
+      throw abort(new StepError('compare-k0s', `${WORKER_UNIT} exited and was restarted ${restarts} time(s) before Node ${node} was Ready`, { host: w.host.name, detail: journal.stdout.split('\n') }));
+    }
     const n = await get(c, ['get', 'node', node]);
     if (n.spec?.podCIDR && n.spec.podCIDR !== podRange) throw abort(new StepError('compare-k0s', `Node ${node} got Pod range ${n.spec.podCIDR}, not ${podRange} its CNI config has`, { host: w.host.name }));
     const ready = n.status?.conditions?.find((x) => x.type === 'Ready')?.status;
