@@ -43,9 +43,10 @@ version = 3
  * Debian's iptables and what it loads beyond the lab rootfs. k0s's worker always runs its
  * iptables-binaries component (cmd/worker/worker.go), which stages xtables-legacy-multi and
  * xtables-nft-multi (pkg/component/iptables/iptables.go) and links iptables* to one of them in its
- * bin dir; a k0s built without embedded binaries needs them from the host.
+ * bin dir; a k0s built without embedded binaries needs them from the host. The lab rootfs (minbase)
+ * has no netbase, which iptables depends on.
  */
-export const IPTABLES_DEBS = ['iptables', 'libip4tc2', 'libip6tc2', 'libxtables12', 'libnetfilter-conntrack3', 'libnfnetlink0', 'libnftnl11', 'libmnl0'] as const;
+export const IPTABLES_DEBS = ['iptables', 'libip4tc2', 'libip6tc2', 'libxtables12', 'libnetfilter-conntrack3', 'libnfnetlink0', 'libnftnl11', 'libmnl0', 'netbase'] as const;
 const DEB_DIR = '/var/lib/hardwire/debs';
 
 /** The .debs, downloaded once by apt (this machine's own sources, the lab rootfs's release) into ~/.cache/hardwire/debs. */
