@@ -21,6 +21,7 @@ import { cacheDir } from '../lib/paths.ts';
 import { COMPONENTS, type CompareReport } from '../harness/compare/types.ts';
 import { NODE_COMPONENTS, type NodeComponent, type NodeRow } from '../harness/compare/node-types.ts';
 import type { Session } from '../core/transport/index.ts';
+import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
 
 let lab: TestLab;
 let state: string;
@@ -29,6 +30,7 @@ let report: CompareReport;
 let run: { code: number; stdout: string; stderr: string };
 const KUBEADM_LAB = 'cmptest-kubeadm';
 const K0S_LAB = 'cmptest-k0s';
+const K0S_WORKER_LAB = workerLabName(K0S_LAB);
 const on = (labName: string, host: string): Promise<Session> => labConnect(host, { name: labName, stateDir: state });
 
 beforeAll(async () => {
@@ -46,7 +48,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const n of [KUBEADM_LAB, K0S_LAB]) await labDown({ name: n, stateDir: state }).catch(() => undefined);
+  for (const n of [KUBEADM_LAB, K0S_LAB, K0S_WORKER_LAB]) await labDown({ name: n, stateDir: state }).catch(() => undefined);
   await lab?.down();
   if (out) rmSync(out, { recursive: true, force: true });
 });
@@ -152,7 +154,7 @@ describe('hardwire compare on the lab', () => {
     expect(gaps).toEqual([]);
   });
 
-  it('node rows: exactly the kubelet\'s and kube-proxy\'s flags and config fields each worker runs with, read by the test from /proc; k0s says "no worker"', async () => {
+  it('node rows: exactly the kubelet\'s and kube-proxy\'s flags and config fields each worker runs with, read by the test from /proc, k0s\'s worker too', async () => {
     // Each process as the test reads it: pid from systemd (kubelet, hardwire's units) or pgrep (kubeadm's
     // kube-proxy container, seen from the host), argv from /proc, its --config file (kubeadm's
     // kube-proxy: the ConfigMap from the API, which its DaemonSet mounts there).
@@ -167,22 +169,27 @@ describe('hardwire compare on the lab', () => {
     };
     const hw = await lab.ssh('node1');
     const ka = await on(KUBEADM_LAB, 'node1');
-    const read: Record<'hardwire' | 'kubeadm', Partial<Record<NodeComponent, Awaited<ReturnType<typeof onHost>>>>> = { hardwire: {}, kubeadm: {} };
+    const kw = await on(K0S_WORKER_LAB, 'node2');
+    const read: Record<'hardwire' | 'kubeadm' | 'k0s', Partial<Record<NodeComponent, Awaited<ReturnType<typeof onHost>>>>> = { hardwire: {}, kubeadm: {}, k0s: {} };
     try {
       for (const c of NODE_COMPONENTS) read.hardwire[c] = await onHost(hw, ['systemctl', 'show', '-p', 'MainPID', '--value', c]);
       read.kubeadm.kubelet = await onHost(ka, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kubelet']);
       read.kubeadm['kube-proxy'] = await onHost(ka, ['pgrep', '-x', 'kube-proxy'],
         ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', 'get', 'cm', 'kube-proxy', '-n', 'kube-system', '-o', 'jsonpath={.data.config\\.conf}']);
+      // k0s: the kubelet is a child of the k0sworker unit's k0s; kube-proxy's file as its container sees it.
+      read.k0s.kubelet = await onHost(kw, ['sh', '-c', 'pgrep -x -P "$(systemctl show -p MainPID --value k0sworker)" kubelet']);
+      read.k0s['kube-proxy'] = await onHost(kw, ['pgrep', '-x', 'kube-proxy'], ['sh', '-c', 'cat /proc/$(pgrep -x kube-proxy)/root/var/lib/kube-proxy/config.conf']);
     } finally {
       await hw.close();
       await ka.close();
+      await kw.close();
     }
-    expect(report.node.planes).toEqual({ hardwire: { host: 'node1' }, kubeadm: { host: 'node1' }, k0s: { none: 'no worker' } });
+    expect(report.node.planes).toEqual({ hardwire: { host: 'node1' }, kubeadm: { host: 'node1' }, k0s: { host: `${K0S_WORKER_LAB}/node2` } });
     /** A field's value in the file as the test parsed it, by its json path. */
     const at = (doc: Record<string, unknown>, path: string) => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], doc);
     for (const c of NODE_COMPONENTS) {
       const rows = report.node.components[c];
-      for (const p of ['hardwire', 'kubeadm'] as const) {
+      for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) {
         const got = read[p][c]!;
         const passed = (r: NodeRow[]) => r.filter((x) => x.raw[p] !== null);
         // Exactly the flags the process passes, each with its value.
@@ -200,7 +207,6 @@ describe('hardwire compare on the lab', () => {
         }
         expect(fields.length, `${p} ${c} fields`).toBeGreaterThan(2);
       }
-      for (const r of [...rows.flags, ...rows.fields]) expect(r.values.k0s, `${c} ${r.name}`).toBeNull();
     }
     for (const c of NODE_COMPONENTS) {
       const r = report.node.components[c];
@@ -233,7 +239,11 @@ describe('hardwire compare on the lab', () => {
     }
     console.log(`node rows: ${flags} flags, ${fields} config fields (${unread} with no read site in the map, by its own account)`);
     expect(flags).toBeGreaterThan(5);
-    expect(gaps).toEqual([]);
+    // The one known gap, from k0s's kubelet: cAdvisor's --containerd, which k0s still passes
+    // (k0s pkg/component/worker/kubelet.go, "KEP 2371"). The kubelet registers it through
+    // registerDeprecated (cmd/kubelet/app/options/globalflags_linux.go:51); the map takes that call for
+    // its read site and has no registration, and cAdvisor's own read is not mapped.
+    expect(gaps).toEqual(['kubelet --containerd: not registered or not read in the map']);
   });
 
   it('cert matrix: three columns; roles some planes lack are shown as unmatched', () => {
@@ -298,7 +308,20 @@ describe('hardwire compare on the lab', () => {
     expect(k.verdict).toMatch(/only because --kubelet-certificate-authority is absent/);
     expect(k.client).toMatchObject({ file: '/var/lib/kubelet/pki/kubelet-client-current.pem', embedded: false });
     expect(k.client.linkTarget).toMatch(/kubelet-client-\d{4}-/);
-    expect(report.kubeletCerts.k0s).toEqual({ none: 'no worker' });
+    // k0s: serverTLSBootstrap, so the serving cert is the cluster CA's (issued through a CSR k0s approves), checked by openssl against k0s's CA.
+    const k0 = report.kubeletCerts.k0s;
+    if ('none' in k0) throw new Error(`k0s: ${k0.none}`);
+    const kc = await on(K0S_WORKER_LAB, 'node1');
+    const kw = await on(K0S_WORKER_LAB, 'node2');
+    try {
+      await kw.writeFileAtomic('/tmp/k0s-ca.crt', await kc.readFile('/var/lib/k0s/pki/ca.crt'), { mode: 0o644 });
+      expect((await kw.exec(['openssl', 'verify', '-CAfile', '/tmp/k0s-ca.crt', k0.serving.file], { allowFail: true })).code).toBe(0);
+      expect(rdns((await remote(kw, ['openssl', 'x509', '-in', k0.client.file, '-noout', '-subject'])))).toEqual(['CN=system:node:node2', 'O=system:nodes']);
+    } finally {
+      await kc.close();
+      await kw.close();
+    }
+    expect(k0.serving).toMatchObject({ selfSigned: false, signedByClusterCa: true, file: '/var/lib/kubelet/pki/kubelet-server-current.pem' });
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| kubeadm \| .* self-signed by the kubelet \| absent /);
     console.log(`kubelet certs: hardwire ${h.verdict}; kubeadm ${k.verdict}`);

@@ -29,7 +29,9 @@ cert and process by process. Every value comes from running the tool:
             default components on a fresh 4-host lab (--k0s-lab, default "compare-k0s"): a single
             controller on node1, and an HA plane on node2-4 (node3 and node4 join with
             "k0s token create --role=controller"). Columns come from node2's /proc; the report
-            adds what changes from single to HA, the process tree, and what runs inside k0s
+            adds what changes from single to HA, the process tree, and what runs inside k0s.
+            The node column: a worker joined with "k0s token create --role=worker" to a
+            controller of its own, on a second lab (<k0s-lab>-w, 2 hosts)
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
 "registered at" / "read at" come from the flag map (harness/flags/data/<version>/).
 

@@ -2,6 +2,7 @@
 // process, and what changes from one controller to three. Markdown and HTML from the same rows.
 import type { CompareReport, K0sModel } from './types.ts';
 import { esc } from '../../lib/html.ts';
+import { workerHtml, workerMarkdown } from './k0s-worker-section.ts';
 
 const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
@@ -45,7 +46,8 @@ export function k0sMarkdown(r: CompareReport): string[] {
   const heads = topologyHeads(k);
   out.push(`| component | flag | ${heads.join(' | ')} |`, `|---|---|${heads.map(() => '---').join('|')}|`);
   for (const [c, rows] of Object.entries(k.haDelta)) for (const d of rows) out.push(`| ${c} | --${d.flag} | ${d.values.map((v) => md(v ?? '—')).join(' | ')} |`);
-  out.push('', '<details><summary><code>k0s config create</code></summary>', '', '```yaml', k.defaultConfig.trim(), '```', '', '</details>', '');
+  out.push('', ...workerMarkdown(k.worker));
+  out.push('<details><summary><code>k0s config create</code></summary>', '', '```yaml', k.defaultConfig.trim(), '```', '', '</details>', '');
   return out;
 }
 
@@ -61,5 +63,6 @@ ${table(['host', 'topology', 'start to /readyz', 'k0s pid', 'supervised children
 ${table(['component', 'where it runs', 'added when', 'how to turn it off', 'source'], inProcessRows(k).map((c) => [td(c.name), td(c.where), `<td><code>${esc(c.when)}</code></td>`, td(c.disable), `<td><a href="${esc(c.url)}">${esc(c.cite)}</a></td>`]), 'k0s-components')}
 <h3>From one controller to three: flags that change</h3>
 ${table(['component', 'flag', ...topologyHeads(k)], Object.entries(k.haDelta).flatMap(([c, rows]) => rows.map((d) => [td(c), td(`--${d.flag}`), ...d.values.map((v) => td(v ?? '—'))])), 'k0s-ha-delta')}
+${workerHtml(k.worker)}
 <details><summary>k0s config create</summary><pre>${esc(k.defaultConfig)}</pre></details></section>`;
 }

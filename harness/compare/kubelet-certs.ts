@@ -52,8 +52,10 @@ export async function readKubeletCerts(plane: PlaneData, s: Session, apiserver: 
   if (!clientPem) throw new Error(`${kubeconfigPath} names no client certificate`);
   const caPem = cluster['certificate-authority-data'] ? Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8')
     : (await certPems(s, cluster['certificate-authority'] ?? '/etc/kubernetes/pki/ca.crt'))[0]!;
-  const config = (kubelet.config ? parseYaml(kubelet.config) : {}) as { tlsCertFile?: string };
-  const servingFile = config.tlsCertFile ?? flags.get('tls-cert-file') ?? `${flags.get('cert-dir') ?? DEFAULT_CERT_DIR}/kubelet.crt`;
+  const config = (kubelet.config ? parseYaml(kubelet.config) : {}) as { tlsCertFile?: string; serverTLSBootstrap?: boolean };
+  // serverTLSBootstrap (k0s's worker profile): the kubelet asks the cluster CA through a CSR and keeps the issued cert here.
+  const certDir = flags.get('cert-dir') ?? DEFAULT_CERT_DIR;
+  const servingFile = config.tlsCertFile ?? flags.get('tls-cert-file') ?? (config.serverTLSBootstrap ? `${certDir}/kubelet-server-current.pem` : `${certDir}/kubelet.crt`);
   const serving = (await certPems(s, servingFile)).map((p) => new X509Certificate(p));
   if (serving.length === 0) throw new Error(`no certificate in ${servingFile}`);
   const leaf = serving[0]!;

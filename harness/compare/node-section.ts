@@ -14,7 +14,7 @@ export interface NodeInput { collected: boolean; node?: PlaneNode; pathTokens: [
 const perPlane = <T>(f: (p: PlaneName) => T): Record<PlaneName, T> => Object.fromEntries(PLANES.map((p) => [p, f(p)])) as Record<PlaneName, T>;
 
 /** The json paths the flag map has for a component's config file. */
-function configKeys(component: NodeComponent, version: string): Set<string> {
+export function configKeys(component: NodeComponent, version: string): Set<string> {
   try {
     return new Set(loadFlagMap(component, version).config?.fields.map((f) => f.key) ?? []);
   } catch {

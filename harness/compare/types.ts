@@ -157,6 +157,8 @@ export interface K0sModel {
   components: import('./planes/k0s/components.ts').K0sComponent[];
   /** Per component: flags whose value differs between the controllers (in `controllers` order), own address as <own-address>. */
   haDelta: Record<string, { flag: string; values: (string | null)[] }[]>;
+  /** A worker joined to a controller of its own with `k0s token create --role=worker` (planes/k0s/worker.ts). */
+  worker?: import('./planes/k0s/worker-types.ts').K0sWorker;
 }
 
 export interface CollectContext {

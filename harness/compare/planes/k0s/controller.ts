@@ -3,7 +3,7 @@
 // process tree from /proc.
 import { statSync } from 'node:fs';
 import { StepError } from '../../../../lib/errors.ts';
-import { orAbort, retry } from '../../../../lib/retry.ts';
+import { abort, orAbort, retry } from '../../../../lib/retry.ts';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { showUnit } from '../../../../lib/systemctl.ts';
 import type { Session } from '../../../../core/transport/index.ts';
@@ -42,8 +42,8 @@ export async function step(plane: PlaneData, s: Session, argv: string[], name: s
 }
 
 /** `k0s install controller` + `systemctl start k0scontroller`, then /readyz through k0s's own kubectl. */
-export async function startController(plane: PlaneData, s: Session, join: boolean, timeoutMs = 240_000): Promise<number> {
-  await step(plane, s, [K0S_BIN, 'install', 'controller', '--config', K0S_CONFIG, ...(join ? ['--token-file', JOIN_TOKEN] : [])], `k0s install controller${join ? ' (join)' : ''}`);
+export async function startController(plane: PlaneData, s: Session, join: boolean, timeoutMs = 240_000, extra: string[] = []): Promise<number> {
+  await step(plane, s, [K0S_BIN, 'install', 'controller', '--config', K0S_CONFIG, ...(join ? ['--token-file', JOIN_TOKEN] : []), ...extra], `k0s install controller${join ? ' (join)' : ''}`);
   const t0 = performance.now();
   await step(plane, s, ['systemctl', 'start', 'k0scontroller'], 'systemctl start k0scontroller');
   let stderr = '';
@@ -63,12 +63,27 @@ export async function startController(plane: PlaneData, s: Session, join: boolea
   return ms;
 }
 
+/** `k0s token create` asks the controller's status socket, which can appear after /readyz: retry for 60 s. */
+export async function createToken(plane: PlaneData, s: Session, role: 'controller' | 'worker'): Promise<string> {
+  const argv = [K0S_BIN, 'token', 'create', `--role=${role}`, '--expiry=1h'];
+  return retry(async () => {
+    const r = await orAbort(s.exec(argv, { allowFail: true, timeoutMs: 30_000 }));
+    if (r.code === 0 && r.stdout.trim()) {
+      plane.steps.push({ step: `${s.host.name}: k0s token create --role=${role}`, argv, ms: 0, ok: true });
+      return r.stdout.trim();
+    }
+    const err = new StepError('compare-k0s', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
+    // Only a status socket that is not up yet is worth waiting for.
+    throw /status\.sock|connection refused/.test(r.stderr) ? err : abort(err);
+  }, { timeoutMs: 60_000, intervalMs: 1000 });
+}
+
 export interface Proc { pid: number; ppid: number; argv: string[] }
 
-/** The k0scontroller unit's main PID and every process below it, with argv from /proc/<pid>/cmdline. */
-export async function processTree(s: Session): Promise<{ main: Proc; descendants: Proc[] }> {
-  const mainPid = Number((await showUnit(s, 'k0scontroller', ['MainPID'])).MainPID ?? 0);
-  if (!mainPid) throw new StepError('compare-k0s', 'k0scontroller has no main PID (not running)', { host: s.host.name });
+/** A k0s unit's (k0scontroller, k0sworker) main PID and every process below it, with argv from /proc/<pid>/cmdline. */
+export async function processTree(s: Session, unit = 'k0scontroller'): Promise<{ main: Proc; descendants: Proc[] }> {
+  const mainPid = Number((await showUnit(s, unit, ['MainPID'])).MainPID ?? 0);
+  if (!mainPid) throw new StepError('compare-k0s', `${unit} has no main PID (not running)`, { host: s.host.name });
   const ps = (await s.exec(['ps', '-e', '-o', 'pid=,ppid=']) ).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
   const argvOf = async (pid: number) => (await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true })).stdout.split('\0').filter(Boolean);
   const main: Proc = { pid: mainPid, ppid: 1, argv: await argvOf(mainPid) };

@@ -3,21 +3,22 @@
 // components on fresh lab hosts. One lab of four: node1 is a single controller; node2 starts an HA
 // plane that node3 and node4 join with `k0s token create --role=controller`. The flag and cert
 // columns come from node2 (three etcd members, like hardwire's lab); what changes between single
-// and HA is reported separately. Every fact is read from the running hosts: /proc, the PKI, k0s.
+// and HA is reported separately. A worker joins a controller of its own on a second lab
+// (worker-lab.ts): the node column. Every fact is read from the running hosts: /proc, the PKI, k0s.
 import { join } from 'node:path';
 import { ensureAll, ensureBinary, type EnsuredBinary } from '../../../../core/components/binaries/index.ts';
 import { cacheDir } from '../../../../lib/paths.ts';
 import { StepError } from '../../../../lib/errors.ts';
-import { abort, orAbort, retry } from '../../../../lib/retry.ts';
 import type { Session } from '../../../../core/transport/index.ts';
 import type { CollectContext, Component, K0sController, K0sModel, PlaneCollector, PlaneData } from '../../types.ts';
 import { COMPONENTS, emptyPlane } from '../../types.ts';
 import { flagsOf } from '../../normalize.ts';
 import { K0S_BIN, K0S_DATA, k0sConfig } from './config.ts';
-import { JOIN_TOKEN, processName, settledTree, stageBinaries, startController, step } from './controller.ts';
+import { createToken, JOIN_TOKEN, processName, settledTree, stageBinaries, startController, step } from './controller.ts';
 import { disableList, k0sComponents } from './components.ts';
 import { collectPki } from './pki.ts';
 import { scanLabHost } from '../../../cis/plane.ts';
+import { collectWorker, workerLabName } from './worker-lab.ts';
 
 export { k0sConfig } from './config.ts';
 
@@ -40,21 +41,6 @@ async function acquire(opts: K0sOptions, ctx: CollectContext): Promise<EnsuredBi
   const version = ctx.params.kubernetesVersion;
   if (opts.binary) return ensureBinary('k0s', { kubernetesVersion: version, from: join(opts.binary, '..'), log: ctx.log });
   return ensureBinary('k0s', { kubernetesVersion: version, log: ctx.log });
-}
-
-/** `k0s token create` asks the controller's status socket, which can appear after /readyz: retry for 60 s. */
-async function createToken(plane: PlaneData, s: Session): Promise<string> {
-  const argv = [K0S_BIN, 'token', 'create', '--role=controller', '--expiry=1h'];
-  return retry(async () => {
-    const r = await orAbort(s.exec(argv, { allowFail: true, timeoutMs: 30_000 }));
-    if (r.code === 0 && r.stdout.trim()) {
-      plane.steps.push({ step: `${s.host.name}: k0s token create --role=controller`, argv, ms: 0, ok: true });
-      return r.stdout.trim();
-    }
-    const err = new StepError('compare-k0s', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
-    // Only a status socket that is not up yet is worth waiting for.
-    throw /status\.sock|connection refused/.test(r.stderr) ? err : abort(err);
-  }, { timeoutMs: 60_000, intervalMs: 1000 });
 }
 
 async function controllerFacts(plane: PlaneData, s: Session, topology: K0sController['topology'], readyMs: number): Promise<K0sController> {
@@ -106,13 +92,13 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     // The single controller and the first HA controller start side by side; joiners one at a time,
     // as etcd members join one at a time.
     const [singleMs, firstMs] = await Promise.all([startController(plane, single, false), startController(plane, first, false)]);
-    const token = await createToken(plane, first);
+    const token = await createToken(plane, first, 'controller');
     const joinMs: number[] = [];
     for (const s of joiners) {
       await s.writeFileAtomic(JOIN_TOKEN, token, { mode: 0o600 });
       joinMs.push(await startController(plane, s, true));
     }
-    plane.notes.push(`k0s runs with its default components: konnectivity-server, metrics-server, kube-proxy, CoreDNS and the rest are on. This lab has no worker, so their Pods stay Pending; the controller side runs as released`);
+    plane.notes.push(`k0s runs with its default components on these four controllers: konnectivity-server, metrics-server, kube-proxy, CoreDNS and the rest are on. They have no worker, so those Pods stay Pending there; the worker joins a controller of its own (lab "${workerLabName(opts.lab)}")`);
     const facts: K0sController[] = [
       await controllerFacts(plane, single, 'single', singleMs),
       await controllerFacts(plane, first, 'ha', firstMs),
@@ -144,6 +130,7 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     if (ctx.cis) plane.cis = await scanLabHost('k0s', first, ctx.params.kubernetesVersion, ctx.log);
     plane.pathTokens.push([first.host.address, '<host-address>'], [`${K0S_DATA}/pki/`, '<pki>/'], [`${K0S_DATA}/etcd`, '<etcd-data>'], [`${K0S_DATA}/`, '<data>/']);
     plane.host = `${opts.lab}/${first.host.name}`;
+    await collectWorker(plane, k0s, parts, opts, ctx);
     plane.why = `real k0s ${plane.version} with default components on fresh lab hosts: single controller ${single.host.name}, HA controllers ${sessions.slice(1).map((s) => s.host.name).join(', ')} (columns from ${first.host.name})`;
   } finally {
     await Promise.all(sessions.map((s) => s.close()));
