@@ -22,6 +22,7 @@ import { COMPONENTS, type CompareReport } from '../harness/compare/types.ts';
 import { NODE_COMPONENTS, type NodeComponent, type NodeRow } from '../harness/compare/node-types.ts';
 import type { Session } from '../core/transport/index.ts';
 import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
+import { REMOVED, kubeadmPlanOnHost, passRemovedFlag } from './helpers/upgrade-compare.ts';
 
 let lab: TestLab;
 let state: string;
@@ -38,11 +39,13 @@ beforeAll(async () => {
   lab = await testLab('cmptest', 1, { workers: true });
   state = join(lab.stateDir, 'state');
   out = mkdtempSync(join(tmpdir(), 'hardwire-compare-out-'));
+  // The same flag on both planes (compare gives kubeadm the inventory's extraArgs): v1.37.2 removes it.
+  passRemovedFlag(lab.info.inventory);
   const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
   expect(w.code, w.stderr.slice(-3000)).toBe(0);
   // No --allow-partial: all three planes must be collected for exit 0.
   run = hardwire(['compare', '--inventory', lab.info.inventory, '--state-dir', state, '--kubeadm-lab', KUBEADM_LAB, '--k0s-lab', K0S_LAB, '--keep-labs',
-    '--json', join(out, 'r.json'), '--md', join(out, 'r.md'), '--html', join(out, 'r.html')], { timeoutMs: 1_200_000 });
+    '--upgrade', 'v1.37.2', '--json', join(out, 'r.json'), '--md', join(out, 'r.md'), '--html', join(out, 'r.html')], { timeoutMs: 1_200_000 });
   expect(run.code, run.stderr.slice(-3000)).toBe(0);
   report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as CompareReport;
 });
@@ -405,8 +408,51 @@ describe('hardwire compare on the lab', () => {
     }
   });
 
+  it('upgrade to v1.37.2: kubeadm\'s real plan, run again here over SSH, is the one reported; the flag both planes pass is removed, and kubeadm never names it', async () => {
+    const u = report.upgrade!;
+    const s = await on(KUBEADM_LAB, 'node1');
+    let mine: Awaited<ReturnType<typeof kubeadmPlanOnHost>>;
+    let manifest: string;
+    try {
+      mine = await kubeadmPlanOnHost(s, 'v1.37.2');
+      manifest = (await s.readFile('/etc/kubernetes/manifests/kube-controller-manager.yaml')).toString('utf8');
+    } finally {
+      await s.close();
+    }
+    expect(mine.version).toBe('v1.37.2');
+    if ('none' in u.kubeadm) throw new Error(`no kubeadm plan: ${u.kubeadm.none}`);
+    expect([u.kubeadm.text.exitCode, u.kubeadm.json.exitCode]).toEqual([0, 0]);
+    expect(u.kubeadm.json.plan).toEqual(mine.doc);
+    for (const c of mine.doc.availableUpgrades![0]!.components) {
+      expect(u.components.find((r) => r.component === c.name)?.kubeadm.join(' '), c.name).toContain(`${c.currentVersion || '(none)'} → ${c.newVersion}`);
+    }
+    expect(mine.doc.availableUpgrades![0]!.components.find((c) => c.name === 'kube-controller-manager')).toMatchObject({ currentVersion: 'v1.36.3', newVersion: 'v1.37.2' });
+    // The flag is in kubeadm's manifest (its extraArgs, unchecked) and in hardwire's live argv; kubeadm's plan never names it.
+    expect(manifest).toContain(`--${REMOVED.flag}=${REMOVED.value}`);
+    expect(mine.text).not.toContain(REMOVED.flag);
+    const hw = await lab.ssh('node1');
+    try {
+      const pid = await remote(hw, ['systemctl', 'show', '-p', 'MainPID', '--value', REMOVED.component]);
+      expect((await hw.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0')).toContain(`--${REMOVED.flag}=${REMOVED.value}`);
+    } finally {
+      await hw.close();
+    }
+    const found = u.findings.filter((f) => f.name === `--${REMOVED.flag}`);
+    expect(found.map((f) => [f.plane, f.component, f.status, f.blocking, f.kubeadmSays])).toEqual([
+      ['hardwire', REMOVED.component, 'removed', true, null], ['kubeadm', REMOVED.component, 'removed', true, null],
+    ]);
+    expect(u.silent).toBeGreaterThanOrEqual(2);
+    expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^## Upgrade to v1\.37\.2$/m);
+    expect(readFileSync(join(out, 'r.html'), 'utf8')).toContain(`data-name="--${REMOVED.flag}" data-said="no"`);
+    expect(run.stdout).toMatch(/∅ kubeadm kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);
+    console.log(`upgrade: kubeadm plan ${u.kubeadm.text.ms} ms (text), ${u.kubeadm.json.ms} ms (json); ${u.findings.length} findings, kubeadm silent on ${u.silent}`);
+  });
+
   it('bad input is exit 2', () => {
     expect(hardwire(['compare', '--kubeadm-lab', 'Not_A_Label']).code).toBe(2);
+    // The cluster's own version as the target: refused once the inventory is read, before any host is reached.
+    const same = hardwire(['compare', '--inventory', lab.info.inventory, '--state-dir', state, '--upgrade', 'v1.36.3']);
+    expect([same.code, same.stderr.trim()]).toEqual([2, expect.stringMatching(/^error: --upgrade: v1\.36\.3 is the cluster's version already[^\n]*$/)]);
     expect(hardwire(['compare', '--inventory', lab.info.inventory, '--host', 'nope', '--state-dir', state]).code).toBe(2);
   });
 

@@ -9,10 +9,13 @@ import { html } from '../../harness/compare/html.ts';
 import { PLANES } from '../../harness/compare/types.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
+import { DEFAULT_KUBERNETES } from '../../core/components/binaries/catalog.ts';
 
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
+                        [--upgrade VERSION]
 
 Collects three control planes built with the same parameters (advertise address, service CIDR,
 pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag by flag, cert by
@@ -43,6 +46,17 @@ the command exits 1 unless --allow-partial.
   --md FILE     Markdown report
   --html FILE   one self-contained HTML file (sortable matrices, differences highlighted)
   --keep-labs   leave the kubeadm/k0s lab hosts up for inspection
+  --upgrade VERSION
+                the section "Upgrade to VERSION": that version's kubeadm (built from its Go module) is
+                put on the kubeadm host as /usr/bin/kubeadm-VERSION and runs the real "kubeadm upgrade
+                plan VERSION" (as text and -o json) against the live kubeadm cluster; hardwire's own
+                "upgrade plan --to VERSION" runs for the hardwire plane, and its flag checks for the
+                kubeadm manifests' flags. Per component, kubeadm's verdicts beside hardwire's, and
+                each of hardwire's findings with what kubeadm's output says about it (often nothing).
+                VERSION is checked before anything else: one minor above the cluster's, in the version
+                table, with flag maps (exit 2 otherwise)
+The inventory's cluster.extraArgs for etcd and the control plane are kubeadm's extraArgs too
+(ClusterConfiguration apiServer/controllerManager/scheduler/etcd.local), so both planes pass them.
   --no-cis      skip the CIS section: by default the real kube-bench (CIS 1.12) runs on each live
                 plane while it is up (hardwire: every host; kubeadm: stock profile; k0s: the first
                 HA controller with harness/cis/k0s/config.yaml), and the report puts the checks side by side
@@ -61,6 +75,7 @@ interface Opts extends InventoryOpts {
   k0sLab: string;
   k0sBinary?: string;
   cis: boolean;
+  upgrade?: string;
 }
 
 /** A lab name for flag, checked as "hardwire lab" checks its --name. */
@@ -90,12 +105,17 @@ export function declare(root: Cli): Cli {
     .option('--k0s-binary <path>', 'k0s binary to use')
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
+    .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's")
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
+      // Before any lab is brought up or inventory read: with no inventory, against the built-in lab's
+      // version; with one, its own version once it is read (which touches no host).
+      if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, opts.inventory ? undefined : DEFAULT_KUBERNETES);
       // No inventory: the local lab, brought up and wired as `pnpm wire` does (a no-op when it is).
       const inv = await inventoryOrLab(opts, log, !opts.inventory && opts.live);
+      if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
       if (!opts.inventory && opts.live) {
         const { wire } = await import('../../core/apply/wire.ts');
         log.step('wiring the local lab (the hardwire plane)');
@@ -106,6 +126,7 @@ export function declare(root: Cli): Cli {
         ...(opts.host ? { host: opts.host } : {}),
         kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
         ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
+        ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
       });
       const written: string[] = [];
       const write = (file: string | undefined, text: string) => {

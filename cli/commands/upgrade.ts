@@ -115,7 +115,7 @@ const ETCD_PIN: Record<string, string> = {
 const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd');
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
-function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
+export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const from = inv.cluster.kubernetesVersion;
   const passed = passedFlags(inv);
   // The components this inventory runs that have flag maps (containerd has none): a worker's

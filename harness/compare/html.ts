@@ -6,6 +6,7 @@ import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
 import { nodeHtml } from './node-render.ts';
 import { kubeletCertsHtml } from './kubelet-certs.ts';
+import { upgradeHtml } from './upgrade-render.ts';
 import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
@@ -93,5 +94,6 @@ ${kubeletCertsHtml(r, esc)}
 ${procs}
 <h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>
 ${cisHtml(r)}
+${upgradeHtml(r.upgrade)}
 ${k0sHtml(r)}` });
 }

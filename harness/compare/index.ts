@@ -9,6 +9,7 @@ import { buildReport } from './build.ts';
 import { PLANES, emptyPlane } from './types.ts';
 import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
+import { compareExtraArgs, upgradeSection } from './upgrade.ts';
 
 export interface CompareOptions {
   inv: Inventory;
@@ -23,6 +24,8 @@ export interface CompareOptions {
   keepLabs: boolean;
   /** kube-bench on every plane, for the CIS section. */
   cis: boolean;
+  /** The upgrade target: kubeadm's real `upgrade plan` beside hardwire's (checked first, upgrade-target.ts). */
+  upgrade?: string;
 }
 
 export function pickHost(inv: Inventory, name?: string): Host {
@@ -49,6 +52,7 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
     dnsDomain: inv.cluster.dnsDomain,
     ...(endpoint !== `${host.address}:${APISERVER_PORT}` ? { controlPlaneEndpoint: endpoint } : {}),
     extraSANs: inv.cluster.extraSANs,
+    ...compareExtraArgs(inv),
     firstServiceIp: inv.serviceIp,
   };
 }
@@ -56,7 +60,7 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
 export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
   return [
     hardwireCollector({ host, live: opts.live }),
-    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs }),
+    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs, ...(opts.upgrade ? { upgrade: opts.upgrade } : {}) }),
     k0sCollector({ ...(opts.k0sBinary ? { binary: opts.k0sBinary } : {}), lab: opts.k0sLab, keep: opts.keepLabs }),
   ];
 }
@@ -83,5 +87,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
     opts.log.info(`  ${c.plane}: ${p.collected ? 'collected' : 'NOT collected'}: ${p.why}`);
   }
   for (const p of PLANES) planes[p] ??= emptyPlane(p, 'no collector');
-  return buildReport(params, planes);
+  const report = buildReport(params, planes);
+  if (opts.upgrade) report.upgrade = await upgradeSection(opts.inv, opts.stateDir, opts.upgrade, opts.live, planes.kubeadm, opts.log);
+  return report;
 }

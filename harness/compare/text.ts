@@ -4,6 +4,7 @@ import { k0sMarkdown } from './k0s-section.ts';
 import { cisMarkdown, worstHost } from './cis-section.ts';
 import { nodeMarkdown, nodeSummary } from './node-render.ts';
 import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-certs.ts';
+import { upgradeMarkdown, upgradeSummary } from './upgrade-render.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -51,6 +52,7 @@ export function markdown(r: CompareReport): string {
   }
   out.push('## What k0s collapses into one process', '', r.k0sCollapse, '');
   out.push(...cisMarkdown(r));
+  out.push(...upgradeMarkdown(r.upgrade));
   out.push(...k0sMarkdown(r));
   return out.join('\n');
 }
@@ -79,6 +81,7 @@ export function summary(r: CompareReport, files: string[]): string {
   }
   out.push(...kubeletCertsSummary(r));
   if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(r.cis).map(([p, c]) => { const w = worstHost(c); return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`; }).join(', ')}`);
+  out.push(...upgradeSummary(r.upgrade));
   out.push('', r.k0sCollapse);
   if (files.length) out.push('', ...files.map((f) => `wrote ${f}`));
   return `${out.join('\n')}\n`;

@@ -27,6 +27,8 @@ export interface ClusterParams {
   /** host:port of the cluster endpoint, when it is not the advertise address. */
   controlPlaneEndpoint?: string;
   extraSANs: string[];
+  /** The inventory's cluster.extraArgs for the compared components; kubeadm gets them as its extraArgs. */
+  extraArgs?: Partial<Record<Component, Record<string, string>>>;
   firstServiceIp: string;
 }
 
@@ -92,6 +94,8 @@ export interface PlaneData {
   node?: PlaneNode;
   /** The kubelet's client and serving certificates, and whether the apiserver verifies the latter (kubelet-certs.ts). */
   kubeletCerts?: KubeletCerts;
+  /** kubeadm: the target's real `kubeadm upgrade plan` (compare --upgrade, planes/kubeadm-upgrade.ts). */
+  upgradePlan?: import('./upgrade-types.ts').KubeadmUpgradePlan | { none: string };
 }
 
 /** One worker's kubelet certificates as read on its host (issue 23). */
@@ -226,5 +230,7 @@ export interface CompareReport {
   node: NodeSection;
   /** Per plane: its kubelet's certificates, or why there are none ("no worker", "not collected"). */
   kubeletCerts: Record<PlaneName, KubeletCerts | { none: string }>;
+  /** compare --upgrade: kubeadm's real upgrade plan beside hardwire's (upgrade-section.ts). */
+  upgrade?: import('./upgrade-section.ts').UpgradeSection;
   notes: string[];
 }

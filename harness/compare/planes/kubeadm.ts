@@ -21,6 +21,8 @@ import { scanLabHost } from '../../cis/plane.ts';
 import { firstPod, waitAddons } from './kubeadm-pod.ts';
 import { joinWorker } from './kubeadm-join.ts';
 import { readKubeadmNode } from './kubeadm-node-rows.ts';
+import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
+import { kubeadmUpgradePlan } from './kubeadm-upgrade.ts';
 
 
 /**
@@ -41,7 +43,7 @@ export function kubeadmConfig(p: ClusterParams, node = false): string {
     clusterName: p.clusterName,
     ...(p.controlPlaneEndpoint ? { controlPlaneEndpoint: p.controlPlaneEndpoint } : {}),
     networking: { serviceSubnet: p.serviceCIDR, podSubnet: p.podCIDR, dnsDomain: p.dnsDomain },
-    ...(p.extraSANs.length ? { apiServer: { certSANs: p.extraSANs } } : {}),
+    ...kubeadmComponentArgs(p),
   };
   return `${stringify(init)}---\n${stringify(cluster)}${node ? `---\n${kubeletDocument()}---\n${kubeProxyDocument()}` : ''}`;
 }
@@ -114,6 +116,8 @@ export interface KubeadmOptions {
   keep: boolean;
   /** Workers to `kubeadm join` (0 or 1): each a lab host of its own, with a Pod scheduled onto it. */
   workers?: number;
+  /** compare --upgrade: run that version's real `kubeadm upgrade plan` on the host (kubeadm-upgrade.ts). */
+  upgrade?: string;
 }
 
 async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
@@ -216,6 +220,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
               { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, ctx.params.kubernetesVersion, ctx.log);
           } finally { await ws.close(); }
         }
+        if (opts.upgrade) plane.upgradePlan = await kubeadmUpgradePlan(plane, s, opts.upgrade, ctx.log);
         if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.
         const files = (await run(plane, s, ['find', '/etc/kubernetes', '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list PKI and kubeconfigs')).trim().split('\n').filter(Boolean).sort();

@@ -1,0 +1,157 @@
+// compare --upgrade's section without a lab: kubeadm v1.37.2's real `upgrade plan` output, captured
+// on a kubeadm plane whose ClusterConfiguration passed --concurrent-service-syncs to the
+// controller-manager (test/fixtures/kubeadm-upgrade/), beside hardwire's plan of an inventory that
+// passes the same flag. kubeadm's verdicts are re-read here from its JSON and text; the finding is
+// re-derived from the two flag maps; the refusals of --upgrade come before any inventory is read.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { hardwire } from './helpers/cli.ts';
+import { repoRoot } from '../lib/paths.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
+import { loadFlagMap } from '../harness/flags/map.ts';
+import { hardwirePlan, planOfCommands } from '../harness/compare/upgrade-hardwire.ts';
+import { buildUpgradeSection, lineNaming, type UpgradeSection } from '../harness/compare/upgrade-section.ts';
+import { upgradeHtml, upgradeMarkdown, upgradeSummary } from '../harness/compare/upgrade-render.ts';
+import { checkUpgradeTarget } from '../harness/compare/upgrade-target.ts';
+import type { KubeadmPlanDoc, KubeadmUpgradePlan } from '../harness/compare/upgrade-types.ts';
+import type { ComponentCommand } from '../harness/compare/types.ts';
+import { kubeadmConfig } from '../harness/compare/planes/kubeadm.ts';
+
+const FIX = join(repoRoot, 'test/fixtures/kubeadm-upgrade');
+const read = (f: string) => readFileSync(join(FIX, f), 'utf8');
+const captured = JSON.parse(read('captured.json')) as { upgradePlan: KubeadmUpgradePlan; commands: Record<string, ComponentCommand> };
+const kubeadm = captured.upgradePlan;
+const kubeadmDoc = JSON.parse(kubeadm.json.stdout) as KubeadmPlanDoc;
+const quiet = { info: () => {}, warn: () => {}, step: () => {} };
+const tmp = mkdtempSync(join(tmpdir(), 'hardwire-compare-upgrade-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** hosts/example.yaml with the flag v1.37.2 removed from kube-controller-manager passed through extraArgs. */
+function inventoryWithRemovedFlag(): string {
+  const doc = parse(readFileSync(join(repoRoot, 'hosts/example.yaml'), 'utf8')) as { cluster: Record<string, unknown> };
+  doc.cluster.extraArgs = { 'kube-controller-manager': { 'concurrent-service-syncs': '2' } };
+  const file = join(tmp, 'inv.yaml');
+  writeFileSync(file, stringify(doc));
+  return file;
+}
+
+async function section(k: UpgradeSection['kubeadm'] = kubeadm): Promise<UpgradeSection> {
+  const inv = loadValidInventory(inventoryWithRemovedFlag());
+  const hw = await hardwirePlan(inv, tmp, 'v1.37.2', false, quiet);
+  return buildUpgradeSection({ from: 'v1.36.3', to: 'v1.37.2', kubeadm: k, hardwire: hw, kubeadmFlags: planOfCommands(captured.commands, 'v1.36.3', 'v1.37.2') });
+}
+
+describe('the captured kubeadm v1.37.2 upgrade plan', () => {
+  it('is kubeadm\'s own: exit 0, the version it was run as, and the text and JSON agree on every target', () => {
+    expect(kubeadm.version).toBe('v1.37.2');
+    expect(kubeadm.text.argv).toEqual(['/usr/bin/kubeadm-v1.37.2', 'upgrade', 'plan', 'v1.37.2']);
+    expect([kubeadm.text.exitCode, kubeadm.json.exitCode]).toEqual([0, 0]);
+    // Each component row of the JSON appears in the text's tables (tabwriter columns, whitespace-separated);
+    // kubeadm itself is left out of them (k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/cmd/upgrade/plan.go:321).
+    const rows = kubeadm.text.stdout.split('\n').map((l) => l.trim().split(/\s+/).join(' '));
+    for (const c of kubeadmDoc.availableUpgrades![0]!.components.filter((x) => x.name !== 'kubeadm')) {
+      expect(rows, c.name).toContain([c.name, c.nodeName, c.currentVersion, c.newVersion].filter(Boolean).join(' '));
+    }
+  });
+});
+
+describe('compare\'s "Upgrade to v1.37.2" section from it', () => {
+  it('kubeadm\'s verdict per component is what its JSON says: each control-plane component to v1.37.2, the config APIs with no manual upgrade', async () => {
+    const u = await section();
+    for (const c of kubeadmDoc.availableUpgrades![0]!.components) {
+      const row = u.components.find((r) => r.component === c.name);
+      expect(row?.kubeadm.join(' '), c.name).toContain(`${c.currentVersion || '(none)'} → ${c.newVersion}`);
+    }
+    for (const c of ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
+      expect(u.components.find((r) => r.component === c)?.kubeadm[0], c).toMatch(/^node1: v1\.36\.3 → v1\.37\.2 /);
+    }
+    for (const v of kubeadmDoc.configVersions!) {
+      const comp = v.group.startsWith('kubelet') ? 'kubelet' : 'kube-proxy';
+      expect(u.components.find((r) => r.component === comp)?.kubeadm.join(' '), v.group).toContain(`manual upgrade required: ${v.manualUpgradeRequired ? 'yes' : 'no'}`);
+    }
+  });
+
+  it('hardwire finds --concurrent-service-syncs removed at v1.37.2, on both planes, and kubeadm\'s output never names it', async () => {
+    const u = await section();
+    // Re-derived from the maps: registered in kube-controller-manager's flag set at v1.36.3, absent at v1.37.2.
+    expect(loadFlagMap('kube-controller-manager', 'v1.36.3').flags.some((f) => f.name === 'concurrent-service-syncs')).toBe(true);
+    expect(loadFlagMap('kube-controller-manager', 'v1.37.2').flags.some((f) => f.name === 'concurrent-service-syncs')).toBe(false);
+    expect(captured.commands['kube-controller-manager']!.argv).toContain('--concurrent-service-syncs=2');
+    // kubeadm's own output, read here: no line of it mentions the flag.
+    const all = `${kubeadm.text.stdout}${kubeadm.text.stderr}${kubeadm.json.stdout}${kubeadm.json.stderr}`;
+    expect(all).not.toContain('concurrent-service-syncs');
+    const found = u.findings.filter((f) => f.name === '--concurrent-service-syncs');
+    expect(found.map((f) => [f.plane, f.component, f.kind, f.status, f.blocking, f.kubeadmSays])).toEqual([
+      ['hardwire', 'kube-controller-manager', 'flag', 'removed', true, null],
+      ['kubeadm', 'kube-controller-manager', 'flag', 'removed', true, null],
+    ]);
+    expect(found[0]!.from).toMatch(/^k8s\.io\/cloud-provider@v0\.36\.3\/options\/servicecontroller\.go:\d+$/);
+    expect(u.silent).toBe(u.findings.filter((f) => f.kubeadmSays === null).length);
+    expect(u.silent).toBeGreaterThanOrEqual(2);
+    expect(u.unchecked).toMatch(/validation\.go:735.*#100988/);
+  });
+
+  it('a finding kubeadm does name is quoted with its line; names match whole, not as part of a longer one', () => {
+    const lines = ['[upgrade/config] the flag --concurrent-service-syncs-x is new', 'kube-proxy  v1.36.3  v1.37.2'];
+    expect(lineNaming(lines, '--concurrent-service-syncs')).toBeNull();
+    expect(lineNaming([...lines, 'extraArgs: concurrent-service-syncs=2'], '--concurrent-service-syncs')).toBe('extraArgs: concurrent-service-syncs=2');
+    expect(lineNaming(lines, 'kube-proxy')).toBe('kube-proxy  v1.36.3  v1.37.2');
+  });
+
+  it('renders in text, Markdown and HTML: each component, the finding with "nothing" from kubeadm, kubeadm\'s printed plan', async () => {
+    const u = await section();
+    const md = upgradeMarkdown(u).join('\n');
+    expect(md).toMatch(/^## Upgrade to v1\.37\.2$/m);
+    expect(md).toContain('`/usr/bin/kubeadm-v1.37.2 upgrade plan v1.37.2`: exit 0');
+    for (const c of u.components) expect(md).toMatch(new RegExp(`^\\| ${c.component} \\|`, 'm'));
+    expect(md).toMatch(/^\| hardwire's units \| kube-controller-manager \| flag \| --concurrent-service-syncs \| removed \(blocking\) \| .* \| nothing \|$/m);
+    expect(md).toContain(kubeadm.text.stdout.trim().split('\n')[0]!);
+    const html = upgradeHtml(u);
+    expect(html).toMatch(/<section id="upgrade"><h2>Upgrade to v1\.37\.2<\/h2>/);
+    expect(html).toContain('<tr class="differs" data-name="--concurrent-service-syncs" data-said="no">');
+    const text = upgradeSummary(u).join('\n');
+    expect(text).toMatch(/∅ hardwire kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);
+    expect(text).toContain(`kubeadm says nothing about ${u.silent} of them`);
+  });
+
+  it('without kubeadm\'s output the section says why and compares no finding', async () => {
+    const u = await section({ none: 'the kubeadm plane was not collected: lab failed' });
+    expect(u.findings).toEqual([]);
+    expect(u.components.find((c) => c.component === 'kube-apiserver')?.kubeadm).toEqual([]);
+    expect(upgradeSummary(u).join('\n')).toContain('kubeadm: no upgrade plan: the kubeadm plane was not collected: lab failed');
+  });
+});
+
+describe('the same flags on the kubeadm plane', () => {
+  it('the inventory\'s extraArgs become kubeadm\'s ClusterConfiguration extraArgs, certSANs kept beside them', () => {
+    const params = {
+      kubernetesVersion: 'v1.36.3', clusterName: 'c', nodeName: 'node1', advertiseAddress: '10.0.0.1', serviceCIDR: '10.96.0.0/12', podCIDR: '10.244.0.0/16',
+      dnsDomain: 'cluster.local', extraSANs: ['api.example'], firstServiceIp: '10.96.0.1',
+      extraArgs: { 'kube-controller-manager': { 'concurrent-service-syncs': '2' }, 'kube-apiserver': { v: '2' }, etcd: { 'snapshot-count': '5000' } },
+    };
+    const cluster = kubeadmConfig(params).split('---\n').map((d) => parse(d) as Record<string, unknown>).find((d) => d.kind === 'ClusterConfiguration')!;
+    expect(cluster.controllerManager).toEqual({ extraArgs: [{ name: 'concurrent-service-syncs', value: '2' }] });
+    expect(cluster.apiServer).toEqual({ certSANs: ['api.example'], extraArgs: [{ name: 'v', value: '2' }] });
+    expect(cluster.etcd).toEqual({ local: { extraArgs: [{ name: 'snapshot-count', value: '5000' }] } });
+    expect(cluster.scheduler).toBeUndefined();
+  });
+});
+
+describe('--upgrade is checked before anything is touched', () => {
+  it('refuses a bad form, a version outside the table, a skipped minor and a downgrade, each on --upgrade', () => {
+    expect(() => checkUpgradeTarget('1.37.2', 'v1.36.3')).toThrow(/^--upgrade: "1\.37\.2" is not a version like v1\.37\.2$/);
+    expect(() => checkUpgradeTarget('v1.38.0', 'v1.36.3')).toThrow(/^--upgrade: v1\.38\.0 is not in the version table/);
+    expect(() => checkUpgradeTarget('v1.37.2', 'v1.35.0')).toThrow(/^--upgrade: v1\.37\.2 skips a minor version from v1\.35\.0/);
+    expect(() => checkUpgradeTarget('v1.36.3', 'v1.37.2')).toThrow(/^--upgrade: v1\.36\.3 is older than/);
+    expect(() => checkUpgradeTarget('v1.37.2', 'v1.36.3')).not.toThrow();
+  });
+
+  it('the CLI refuses with one line and exit 2 before it reads the inventory (a missing file is never reported)', () => {
+    const r = hardwire(['compare', '--inventory', join(tmp, 'no-such.yaml'), '--state-dir', join(tmp, 'state'), '--upgrade', 'v1.38.0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^error: --upgrade: v1\.38\.0 is not in the version table[^\n]*$/);
+  });
+});
