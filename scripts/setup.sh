@@ -61,13 +61,15 @@ node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not buil
 case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
-# The upgrade test (test/upgrade-apply.test.ts) rolls v1.36.3 to v1.37.2: the target's control
-# plane, etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7 (its lab has no workers, so the
-# v1.37.2 kubelet and kube-proxy are built by `upgrade apply` when a cluster with workers needs them).
+# The upgrade test (test/upgrade-apply.test.ts) rolls a cluster with workers from v1.36.3 to v1.37.2:
+# the target's control plane, its kubelet and kube-proxy (the kubernetes-node module at v1.37.2; the
+# rest of a worker, containerd, runc, CNI, CoreDNS and pause, is the same in both rows of the version
+# table), etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7.
 # One build at a time: 38 min the first time on 2 cores at load average 20, most of it the control plane (README).
 # kubeadm v1.37.2 too: compare --upgrade (test/compare.test.ts) runs its real `upgrade plan` on the kubeadm plane.
 if [ "${1:-}" = test ]; then
   node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler kubeadm etcd etcdctl etcdutl >&2
+  node cli/hardwire.ts components build --kubernetes-version v1.37.2 kubelet kube-proxy >&2
   node cli/hardwire.ts components build --version v3.6.16 etcd etcdctl etcdutl >&2
 fi
 # `flags prove` and `trace apply` (and their test): the debug kube-scheduler, kube-controller-manager

@@ -105,6 +105,9 @@ describe('the workers\' citations', () => {
       ['pkg/kubelet/cm/pod_container_manager_linux.go:97', 'm.podPidsLimit > 0'],
       ['cmd/kubeadm/app/phases/kubelet/config.go:215', 'os.WriteFile(configFile, b, 0644)'],
       ['cmd/kubeadm/app/constants/constants.go:688', 'GetIndexedIP(svcSubnetCIDR, 10)'],
+      ['pkg/proxy/nftables/proxier.go:980', 'nftables.ListElements('],
+      ['pkg/proxy/nftables/proxier.go:1196', 'protocol := strings.ToLower(string(svcInfo.Protocol()))'],
+      ['pkg/proxy/nftables/proxier.go:1039', 'tx.Delete(e)'],
     ];
     for (const [at, want] of holds) {
       const [file, line] = at.split(':');

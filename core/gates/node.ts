@@ -85,19 +85,30 @@ export const nodeReadyGate: Gate = {
   checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `kubelet ${h.name}: Node Ready`, run: () => nodeReady(ctx, h.name) })),
 };
 
-/** kube-proxy's /healthz (healthzBindAddress, default 0.0.0.0:10256) answers 200 once its rules are synced. */
+/**
+ * kube-proxy's /healthz (healthzBindAddress, 0.0.0.0:10256) answers 200, and its rules were written
+ * by this process. /healthz alone proves nothing about the rules: it answers 200 from the start,
+ * before any sync (SyncLoop marks it updated "in case Sync() never succeeds",
+ * K pkg/proxy/nftables/proxier.go:710), and until a queued change is late. What only a successful
+ * sync sets is kubeproxy_sync_proxy_rules_last_timestamp_seconds (K pkg/proxy/nftables/proxier.go:1749)
+ * on its /metrics (metricsBindAddress, 127.0.0.1:10249): a process whose syncs all fail has none.
+ */
 async function proxyHealthy(s: Session): Promise<string> {
-  const r = await localHttp(s, 10256, '/healthz').catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+  const get = (port: number, path: string) => localHttp(s, port, path).catch((err: unknown) => ({ status: 0, body: err instanceof Error ? err.message : String(err) }));
+  const r = await get(10256, '/healthz');
   if (r.status !== 200) throw new Error(`kube-proxy /healthz on 127.0.0.1:10256 answered ${r.status} ${r.body.slice(0, 200)}`);
-  return '/healthz 200';
+  const m = await get(10249, '/metrics');
+  const at = /^kubeproxy_sync_proxy_rules_last_timestamp_seconds\{ip_family="IPv4"\} (\S+)$/m.exec(m.body)?.[1];
+  if (m.status !== 200 || at === undefined) throw new Error(`kube-proxy has not written its rules since it started: 127.0.0.1:10249/metrics (${m.status}) has no kubeproxy_sync_proxy_rules_last_timestamp_seconds{ip_family="IPv4"}`);
+  return `/healthz 200, rules synced at ${new Date(Number(at) * 1000).toISOString()}`;
 }
 
 export const kubeProxyGate: Gate = {
-  proves: 'kube-proxy\'s /healthz on 127.0.0.1:10256 answers 200 (its rules are synced)',
+  proves: 'kube-proxy\'s /healthz on 127.0.0.1:10256 answers 200 and its /metrics shows a successful sync of its rules since it started',
   async wait(ctx, hosts) {
     const t = workers(ctx, hosts);
     await perHost(ctx, t, 'kube-proxy', proxyHealthy);
     ctx.log.info(`  kube-proxy synced: ${t.join(', ')}`);
   },
-  checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `kube-proxy ${h.name}: /healthz 200`, run: () => proxyHealthy(sessionOf(ctx, h.name)) })),
+  checks: (ctx) => ctx.inv.workerHosts.map((h) => ({ name: `kube-proxy ${h.name}: /healthz 200, rules synced`, run: () => proxyHealthy(sessionOf(ctx, h.name)) })),
 };

@@ -29,6 +29,25 @@ export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [
   },
 ];
 
+/**
+ * Each start begins with no kube-proxy table, as a first start does. On a restart over its own
+ * tables kube-proxy reads back the elements of each map and set with `nft --json list`
+ * (nftElementStorage.readOrReset, K pkg/proxy/nftables/proxier.go:980) and keeps the keys it finds;
+ * Debian 12's nft 1.0.6 prints the inet_proto of a concatenated key as a number (6, 17), where
+ * kube-proxy builds its keys with the name (tcp, udp: K pkg/proxy/nftables/proxier.go:1196) and
+ * knftables expects the name too (sigs.k8s.io/knftables@v0.0.21 nftables.go:616-620). So every key
+ * read back looks stale, and the same sync that re-adds "10.96.0.10 . udp . 53" deletes
+ * "10.96.0.10 . 17 . 53", the same element (cleanupLeftoverKeys, K pkg/proxy/nftables/proxier.go:1039):
+ * every second restart leaves service-ips empty, no ClusterIP is DNATed and a Pod's DNS lookup times
+ * out. Measured on a lab host: service-ips had 5, 0, 5 elements after three restarts, v1.36.3 and
+ * v1.37.2 alike; `upgrade apply` is the first restart after wire.
+ */
+const KUBE_PROXY_FRESH_TABLES = (['ip', 'ip6'] as const).map((family) => ({
+  key: 'ExecStartPre',
+  value: `-/usr/sbin/nft delete table ${family} kube-proxy`,
+  why: `start from no ${family} kube-proxy table: on a restart over its own table kube-proxy deletes the keys of its service-ips map it reads back, because nft 1.0.6 prints their protocol as a number and kube-proxy writes its name (K pkg/proxy/nftables/proxier.go:980, 1196, 1039; models/kube-proxy.ts); "-": no table on the first start`,
+}));
+
 /** Every KubeProxyConfiguration field hardwire sets, with its reason (the flag map cites each). */
 export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
   return [
@@ -47,6 +66,7 @@ export function kubeProxyModel(ctx: ModelContext): UnitModel {
     type: 'simple',
     binary: `${BIN}/kube-proxy`,
     files: [{ path: KUBE_PROXY_CONFIG, content: kubeProxyConfig(ctx), fields: kubeProxyFields(ctx), mode: 0o644, why: 'the KubeProxyConfiguration (--config), rendered per node' }],
+    directives: KUBE_PROXY_FRESH_TABLES,
     flags: [
       flag('config', KUBE_PROXY_CONFIG, 'every setting is in the config file, with its reason (K cmd/kube-proxy/app/options.go:102)'),
     ],
