@@ -53,6 +53,12 @@ beforeAll(async () => {
   addons = await readAddons(s);
   w = await labConnect('node2', { name: NAME, stateDir });
   m = await labConnect('node3', { name: NAME, stateDir });
+  // The collector waits for node3 Ready; its mirror Pods may trail that by a few seconds. Up to 2 min,
+  // then the assertions below say what is missing.
+  for (let t = Date.now(); Date.now() - t < 120_000; await new Promise((r) => setTimeout(r, 3000))) {
+    const running = (await kubectl(s, 'get', 'pods', '-n', 'kube-system', '--field-selector', 'spec.nodeName=node3,status.phase=Running', '-o', 'name')).split('\n');
+    if (CONTROL_PLANE.every((c) => running.includes(`pod/${c}-node3`))) break;
+  }
   member = await readKubeadmHost(m);
   // etcdctl as hardwire builds it, not the one in kubeadm's etcd image: the member list is read beside etcd, not through it.
   const [etcdctl] = await ensureAll(['etcdctl'], { kubernetesVersion: 'v1.36.3', source: 'build' });
@@ -143,8 +149,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
 
   it('kube-proxy runs from kubeadm\'s DaemonSet with conntrack.maxPerCore: 0 in nftables mode, and wrote the Services\' rules', () => {
     expect(addons.kubeProxyConfig).toMatchObject({ mode: 'nftables', conntrack: { maxPerCore: 0 } });
-    // One per node: node2 joined before these were read.
-    expect(addons.kubeProxy.map((p) => p.node).sort()).toEqual(['node1', 'node2']);
+    // One per node: node2 and node3 joined before these were read.
+    expect(addons.kubeProxy.map((p) => p.node).sort()).toEqual(['node1', 'node2', 'node3']);
     for (const p of addons.kubeProxy) expect(p, p.node).toMatchObject({ phase: 'Running', ready: true, restarts: 0, image: KUBEADM_IMAGES['kube-proxy'].ref });
     const task = addons.tasks.filter((t) => t.container === 'kube-proxy');
     expect(task).toHaveLength(1);

@@ -69,7 +69,12 @@ export async function joinControlPlane(plane: PlaneData, cp: JoinHost, joiner: J
     const ready = await kubectl(cp.s, ['get', 'node', joiner.name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
     return ready === 'True' ? undefined : `Ready is ${ready || 'absent'}`;
   }, 180_000);
+  // Its kube-proxy (kubeadm's DaemonSet) ready too, as on the other nodes before anything is read.
+  await waitFor(cp.s, `kube-proxy on ${joiner.name} was not ready`, async () => {
+    const ready = await kubectl(cp.s, ['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '--field-selector', `spec.nodeName=${joiner.name}`, '-o', 'jsonpath={.items[*].status.containerStatuses[*].ready}']);
+    return ready === 'true' ? undefined : `ready: ${ready || 'no Pod yet'}`;
+  }, 120_000);
   const readyMs = Math.round(performance.now() - t0);
-  plane.notes.push(`kubeadm join --control-plane took ${(joinMs / 1000).toFixed(1)} s on ${joiner.name} (certificates uploaded with a key kept in 0600 files only); Node Ready with Pod range ${podCIDR} ${(readyMs / 1000).toFixed(1)} s after its preparation began`);
+  plane.notes.push(`kubeadm join --control-plane took ${(joinMs / 1000).toFixed(1)} s on ${joiner.name} (certificates uploaded with a key kept in 0600 files only); Node Ready with Pod range ${podCIDR}, its kube-proxy ready, ${(readyMs / 1000).toFixed(1)} s after its preparation began`);
   return { node: joiner.name, joinMs, readyMs, podCIDR };
 }
