@@ -109,7 +109,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
         const got = facts.containers[c];
         expect(got, `${node} ${c}: crictl ps lists no running container`).toMatchObject({ pod: `${c}-${node}`, namespace: 'kube-system' });
         // A static Pod's UID is the hash of its manifest (pkg/kubelet/config/common.go:72, 91), the one its
-        // mirror Pod carries (pkg/kubelet/pod/mirror_client.go:81); its sandbox says the kubelet read it from a file.
+        // mirror Pod carries (pkg/kubelet/pod/mirror_client.go:81); its sandbox's annotations are the Pod's, where
+        // the kubelet recorded the source it read the Pod from (pkg/kubelet/config/config.go:203): its manifest directory.
         const mirror = facts.mirrorPods.find((p) => p.name === `${c}-${node}`);
         expect(mirror, `${node} ${c}`).toMatchObject({ phase: 'Running', mirror: true, node });
         expect(got!.podUid, `${node} ${c}`).toBe(mirror!.mirrorHash);
