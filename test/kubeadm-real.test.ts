@@ -218,9 +218,11 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     // Whatever /24 it was given, its CNI config has it, and the collector reported it.
     expect(node.spec.podCIDR).toBe(await cniSubnet(m));
     expect(plane.kubeadm!.controlPlane).toMatchObject({ node: 'node3', podCIDR: node.spec.podCIDR });
-    // node3's own apiserver serves, and its kubelet's kubeconfig names the controlPlaneEndpoint init set.
+    // node3's own apiserver serves, and its kubelet talks to it, not to the controlPlaneEndpoint init set:
+    // a control-plane join writes kubelet.conf with the member's LocalAPIEndpoint (kubeadm v1.36.3,
+    // cmd/kubeadm/app/cmd/phases/join/kubelet.go, "forces it to talk to the local kube-apiserver").
     expect(member.readyz).toBe('ok');
-    expect(await remote(m, ['grep', 'server:', '/etc/kubernetes/kubelet.conf'])).toBe(`server: https://${s.host.address}:6443`);
+    expect(await remote(m, ['grep', 'server:', '/etc/kubernetes/kubelet.conf'])).toBe(`server: https://${m.host.address}:6443`);
   });
 
   it('the certificate key is only in node3\'s 0600 JoinConfiguration: not in the report, nor a journal, and the upload config is gone', async () => {
