@@ -80,6 +80,7 @@ case "${1:-}" in
   test) nice -n 10 node cli/hardwire.ts components build kube-scheduler-debug kube-controller-manager-debug kube-apiserver-debug dlv >&2 ;;
 esac
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
-# image builder), from the Go module proxy and pause.c. About 8 minutes the first time on 2 cores.
+# image builder; crictl, which the kubeadm plane's hosts get), from the Go module proxy and pause.c.
+# About 8 minutes the first time on 2 cores.
 # The built-in lab's hosts are workers, so wire needs them too.
 node cli/hardwire.ts components build workers >&2

@@ -1,6 +1,8 @@
-// compare's kubeadm plane alone, on one fresh worker lab host: the real `kubeadm init` with every
-// phase, the kubelet running its static Pods from images built here. Everything asserted is read
-// on the host itself (test/helpers/kubeadm-host.ts), then held against what the collector reported.
+// compare's kubeadm plane alone, on three fresh worker lab hosts: the real `kubeadm init` with every
+// phase on node1, the kubelet running its static Pods from images built here; `kubeadm join` of a
+// worker (node2) and of a second control-plane member (node3, `--control-plane` with uploaded
+// certificates). Everything asserted is read on the hosts themselves (crictl, /proc, etcdctl,
+// kubectl, journalctl: test/helpers/kubeadm-host.ts), then held against what the collector reported.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,8 @@ import type { PlaneData } from '../harness/compare/types.ts';
 import type { Session } from '../core/transport/index.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
 import { remote } from './helpers/lab.ts';
+import { ensureAll } from '../core/components/binaries/index.ts';
+import { statSync } from 'node:fs';
 import { kubectl, readAddons, readTasks, type AddonFacts } from './helpers/kubeadm-addons.ts';
 
 const NAME = 'kadmreal';
@@ -24,6 +28,15 @@ let host: KubeadmHostFacts;
 let addons: AddonFacts;
 let s: Session;
 let w: Session;
+/** node3, joined with --control-plane, and what it runs. */
+let m: Session;
+let member: KubeadmHostFacts;
+
+/** The subnet the host-local IPAM of the host's CNI config hands out. */
+async function cniSubnet(h: Session): Promise<string> {
+  const conf = JSON.parse((await h.readFile('/etc/cni/net.d/10-bridge.conflist')).toString('utf8')) as { plugins: { ipam?: { ranges: { subnet: string }[][] } }[] };
+  return conf.plugins[0]!.ipam!.ranges[0]![0]!.subnet;
+}
 
 beforeAll(async () => {
   await labDown({ name: NAME, stateDir }).catch(() => undefined);
@@ -34,16 +47,28 @@ beforeAll(async () => {
     podCIDR: '10.244.0.0/16', dnsDomain: 'cluster.local', extraSANs: [], firstServiceIp: '10.96.0.1',
   };
   // The kubeadm collector reads only the cluster parameters; the inventory is compare's hardwire plane's.
-  plane = await kubeadmCollector({ lab: NAME, keep: true, workers: 1 }).collect({ inv: {} as Inventory, params, stateDir, log: quiet, cis: false });
+  plane = await kubeadmCollector({ lab: NAME, keep: true, workers: 1, controlPlanes: 1 }).collect({ inv: {} as Inventory, params, stateDir, log: quiet, cis: false });
   s = await labConnect('node1', { name: NAME, stateDir });
   host = await readKubeadmHost(s);
   addons = await readAddons(s);
   w = await labConnect('node2', { name: NAME, stateDir });
+  m = await labConnect('node3', { name: NAME, stateDir });
+  // The collector waits for node3 Ready; its mirror Pods may trail that by a few seconds. Up to 2 min,
+  // then the assertions below say what is missing.
+  for (let t = Date.now(); Date.now() - t < 120_000; await new Promise((r) => setTimeout(r, 3000))) {
+    const running = (await kubectl(s, 'get', 'pods', '-n', 'kube-system', '--field-selector', 'spec.nodeName=node3,status.phase=Running', '-o', 'name')).split('\n');
+    if (CONTROL_PLANE.every((c) => running.includes(`pod/${c}-node3`))) break;
+  }
+  member = await readKubeadmHost(m);
+  // etcdctl as hardwire builds it, not the one in kubeadm's etcd image: the member list is read beside etcd, not through it.
+  const [etcdctl] = await ensureAll(['etcdctl'], { kubernetesVersion: 'v1.36.3', source: 'build' });
+  await s.writeFilesAtomic([{ path: '/root/etcdctl', mode: 0o755, data: { file: etcdctl!.path, size: statSync(etcdctl!.path).size } }]);
 });
 
 afterAll(async () => {
   await s?.close();
   await w?.close();
+  await m?.close();
   await labDown({ name: NAME, stateDir }).catch(() => undefined);
 });
 
@@ -65,20 +90,47 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     expect(host.images).toEqual([...host.kubeadmImages, IMAGES.busybox.ref].sort());
     expect(host.pullLines).toEqual([]);
     expect(plane.kubeadm!.pulls).toEqual([]);
+    // The joined control-plane member has the same images, and pulled none either.
+    expect(member.images).toEqual([...member.kubeadmImages, IMAGES.busybox.ref].sort());
+    expect(member.pullLines).toEqual([]);
   });
 
   it('the four mirror Pods are Running on node1', () => {
     for (const c of CONTROL_PLANE) expect(host.mirrorPods.find((p) => p.name === `${c}-node1`), c).toMatchObject({ phase: 'Running', mirror: true, node: 'node1' });
+    // As the collector read them, before node3 joined.
     expect(plane.kubeadm!.mirrorPods.filter((p) => p.mirror).map((p) => p.name).sort()).toEqual(CONTROL_PLANE.map((c) => `${c}-node1`));
   });
 
+  it('crictl ps on each control-plane host lists the four static Pods\' containers, made by the kubelet for its manifests', async () => {
+    for (const [node, session, facts] of [['node1', s, host], ['node3', m, member]] as const) {
+      // crictl talks to containerd's socket, named in its config file, not found by trying defaults.
+      expect(await remote(session, ['grep', '^runtime-endpoint:', '/etc/crictl.yaml']), node).toBe('runtime-endpoint: unix:///run/containerd/containerd.sock');
+      for (const c of CONTROL_PLANE) {
+        const got = facts.containers[c];
+        expect(got, `${node} ${c}: crictl ps lists no running container`).toMatchObject({ pod: `${c}-${node}`, namespace: 'kube-system' });
+        // A static Pod's UID is the hash of its manifest (pkg/kubelet/config/common.go:72, 91), the one its
+        // mirror Pod carries (pkg/kubelet/pod/mirror_client.go:81); its sandbox's annotations are the Pod's, where
+        // the kubelet recorded the source it read the Pod from (pkg/kubelet/config/config.go:203): its manifest directory.
+        const mirror = facts.mirrorPods.find((p) => p.name === `${c}-${node}`);
+        expect(mirror, `${node} ${c}`).toMatchObject({ phase: 'Running', mirror: true, node });
+        expect(got!.podUid, `${node} ${c}`).toBe(mirror!.mirrorHash);
+        expect(facts.sandboxes[got!.sandbox]?.['kubernetes.io/config.source'], `${node} ${c}`).toBe('file');
+      }
+    }
+  });
+
   it('each static Pod runs in a kubelet-made container whose /proc argv is its manifest\'s command, as reported', () => {
+    for (const [node, facts] of [['node1', host], ['node3', member]] as const) {
+      for (const c of CONTROL_PLANE) {
+        const got = facts.containers[c];
+        expect(got, `${node} ${c}: no running container`).toBeDefined();
+        expect(got!.argv, `${node} ${c}`).toEqual(facts.manifests[c]);
+        expect(got!.cgroup, `${node} ${c}`).toMatch(/:memory:\/kubepods\/(burstable|besteffort)\/pod/);
+      }
+    }
     for (const c of CONTROL_PLANE) {
-      const got = host.containers[c];
-      expect(got, `${c}: no running container`).toBeDefined();
-      expect(got!.argv, c).toEqual(host.manifests[c]);
-      expect(got!.cgroup, c).toMatch(/:memory:\/kubepods\/(burstable|besteffort)\/pod/);
-      expect(plane.live![c], c).toEqual({ pid: got!.pid, argv: got!.argv, sameAsManifest: true });
+      const got = host.containers[c]!;
+      expect(plane.live![c], c).toEqual({ pid: got.pid, argv: got.argv, sameAsManifest: true });
       expect(plane.commands[c]!.argv, c).toEqual(host.manifests[c]);
     }
   });
@@ -98,8 +150,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
 
   it('kube-proxy runs from kubeadm\'s DaemonSet with conntrack.maxPerCore: 0 in nftables mode, and wrote the Services\' rules', () => {
     expect(addons.kubeProxyConfig).toMatchObject({ mode: 'nftables', conntrack: { maxPerCore: 0 } });
-    // One per node: node2 joined before these were read.
-    expect(addons.kubeProxy.map((p) => p.node).sort()).toEqual(['node1', 'node2']);
+    // One per node: node2 and node3 joined before these were read.
+    expect(addons.kubeProxy.map((p) => p.node).sort()).toEqual(['node1', 'node2', 'node3']);
     for (const p of addons.kubeProxy) expect(p, p.node).toMatchObject({ phase: 'Running', ready: true, restarts: 0, image: KUBEADM_IMAGES['kube-proxy'].ref });
     const task = addons.tasks.filter((t) => t.container === 'kube-proxy');
     expect(task).toHaveLength(1);
@@ -132,7 +184,8 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     const node = JSON.parse(await kubectl(s, 'get', 'node', 'node2', '-o', 'json')) as { metadata: { labels: Record<string, string> }; spec: { podCIDR: string }; status: { conditions: { type: string; status: string }[] } };
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
     expect(Object.keys(node.metadata.labels)).not.toContain('node-role.kubernetes.io/control-plane');
-    expect(node.spec.podCIDR).toBe('10.244.1.0/24');
+    // The range kube-controller-manager gave it is the one its CNI config hands out.
+    expect(node.spec.podCIDR).toBe(await cniSubnet(w));
     // On node2 itself: the kubelet under kubeadm's drop-in, with the kubeconfig the TLS bootstrap wrote, toward node1's apiserver.
     const pid = await remote(w, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kubelet']);
     const argv = (await w.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
@@ -148,5 +201,38 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     expect(onNode2.filter((t) => t.container === 'kube-proxy').map((t) => t.argv.at(-1))).toEqual(['--hostname-override=node2']);
     expect((await remote(w, ['journalctl', '-u', 'containerd', '--no-pager', '-o', 'cat'])).split('\n').filter((l) => l.includes('PullImage'))).toEqual([]);
     expect(plane.kubeadm!.worker).toMatchObject({ node: 'node2', pod: { name: 'busybox-worker', node: 'node2' } });
+  });
+  it('kubeadm join --control-plane left node3 a second control-plane member: etcd has two voting members, and node3 is a Ready control-plane Node', async () => {
+    // etcdctl on node1, with the etcd certificates kubeadm wrote there.
+    const etcd = ['/root/etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt', '--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt', '--key=/etc/kubernetes/pki/etcd/healthcheck-client.key'];
+    const list = JSON.parse((await s.exec([...etcd, 'member', 'list', '-w', 'json'])).stdout) as { members: { name: string; peerURLs: string[]; clientURLs: string[]; isLearner?: boolean }[] };
+    expect(list.members.map((x) => x.name).sort()).toEqual(['node1', 'node3']);
+    for (const [x, addr] of [['node1', s.host.address], ['node3', m.host.address]] as const) {
+      expect(list.members.find((y) => y.name === x), x).toMatchObject({ peerURLs: [`https://${addr}:2380`], clientURLs: [`https://${addr}:2379`] });
+    }
+    expect(list.members.filter((x) => x.isLearner)).toEqual([]);
+    const node = JSON.parse(await kubectl(s, 'get', 'node', 'node3', '-o', 'json')) as { metadata: { labels: Record<string, string> }; spec: { podCIDR: string; taints?: { key: string }[] }; status: { conditions: { type: string; status: string }[] } };
+    expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
+    expect(Object.keys(node.metadata.labels)).toContain('node-role.kubernetes.io/control-plane');
+    expect(node.spec.taints?.map((t) => t.key)).toContain('node-role.kubernetes.io/control-plane');
+    // Whatever /24 it was given, its CNI config has it, and the collector reported it.
+    expect(node.spec.podCIDR).toBe(await cniSubnet(m));
+    expect(plane.kubeadm!.controlPlane).toMatchObject({ node: 'node3', podCIDR: node.spec.podCIDR });
+    // node3's own apiserver serves, and its kubelet talks to it, not to the controlPlaneEndpoint init set:
+    // a control-plane join writes kubelet.conf with the member's LocalAPIEndpoint (kubeadm v1.36.3,
+    // cmd/kubeadm/app/cmd/phases/join/kubelet.go, "forces it to talk to the local kube-apiserver").
+    expect(member.readyz).toBe('ok');
+    expect(await remote(m, ['grep', 'server:', '/etc/kubernetes/kubelet.conf'])).toBe(`server: https://${m.host.address}:6443`);
+  });
+
+  it('the certificate key is only in node3\'s 0600 JoinConfiguration: not in the report, nor a journal, and the upload config is gone', async () => {
+    const path = '/root/hardwire-compare/kubeadm-join.yaml';
+    expect(await remote(m, ['stat', '-c', '%a', path])).toBe('600');
+    const key = (parseYaml((await m.readFile(path)).toString('utf8')) as { controlPlane?: { certificateKey?: string } }).controlPlane?.certificateKey ?? '';
+    expect(key).toMatch(/^[0-9a-f]{64}$/);
+    // Searched here, so the key is in no command line on the hosts, and a failure does not print it.
+    expect(JSON.stringify(plane).includes(key), 'the report holds the key').toBe(false);
+    for (const h of [s, m]) expect((await h.exec(['journalctl', '--no-pager', '-o', 'cat'])).stdout.includes(key), `${h.host.name}'s journal holds the key`).toBe(false);
+    expect((await s.exec(['test', '-e', '/root/hardwire-compare/kubeadm-upload-certs.yaml'], { allowFail: true })).code).toBe(1);
   });
 });

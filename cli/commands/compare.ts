@@ -27,7 +27,7 @@ cert and process by process. Every value comes from running the tool:
             runs the real "kubeadm init" with every phase; its images are built here under the
             names kubeadm lists, so nothing is pulled. Then /etc/kubernetes/manifests, pki and *.conf,
             the mirror Pods from the API, the kubelet's argv and config, and each static Pod
-            container's /proc cmdline (found through ctr tasks), which must equal its manifest
+            container's /proc cmdline (found with crictl ps/inspect), which must equal its manifest
   k0s       the real k0s (built from its source archive, see "components build k0s") with its
             default components on a fresh 4-host lab (--k0s-lab, default "compare-k0s"): a single
             controller on node1, and an HA plane on node2-4 (node3 and node4 join with

@@ -132,6 +132,8 @@ export interface KubeadmRun {
   firstPod?: { name: string; node: string; ip: string; runningMs: number; sinceLabMs?: number; dns: { name: string; address: string } };
   /** A worker `kubeadm join` added: the join's wall time, ms from its preparation to Ready, and the Pod the scheduler put on it. */
   worker?: { node: string; joinMs: number; readyMs: number; pod: { name: string; node: string; ip: string } };
+  /** A second control-plane member `kubeadm join --control-plane` added (kubeadm-join-cp.ts), with the Pod range it was given. */
+  controlPlane?: { node: string; joinMs: number; readyMs: number; podCIDR: string };
 }
 
 /** One k0s controller as read on its host. */

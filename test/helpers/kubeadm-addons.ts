@@ -1,10 +1,11 @@
 // kubeadm's addons and the first Pod on a kubeadm plane's host, read on the host itself and not
 // through the collector: the Pods from the API (kubectl with admin.conf), their containers from
-// containerd (ctr, by CRI labels, with /proc argv), kube-proxy's config as kubeadm stored it, the
+// crictl (by CRI labels, with /proc argv), kube-proxy's config as kubeadm stored it, the
 // nftables ruleset kube-proxy wrote (the host's own nft), and a name looked up inside the Pod.
 import { parse as parseYaml } from 'yaml';
 import type { Session } from '../../core/transport/index.ts';
 import { remote } from './lab.ts';
+import { crictlPs } from './kubeadm-host.ts';
 
 interface PodJson { metadata: { name: string; labels?: Record<string, string> }; spec: { nodeName?: string; containers: { image: string }[] }; status: { phase: string; podIP?: string; containerStatuses?: { ready: boolean; restartCount: number }[] } }
 export interface PodFacts { name: string; node: string; phase: string; ready: boolean; restarts: number; image: string; ip: string }
@@ -29,17 +30,9 @@ const facts = (p: PodJson): PodFacts => ({
 
 export const kubectl = (s: Session, ...a: string[]) => remote(s, ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', ...a]);
 
-/** Every running container on the host but the sandboxes, by its CRI labels, with its task's /proc argv. */
+/** Every running container `crictl ps` lists on the host (sandboxes are not containers there), with its task's /proc argv. */
 export async function readTasks(s: Session): Promise<AddonFacts['tasks']> {
-  const tasks: AddonFacts['tasks'] = [];
-  const running = (await remote(s, ['ctr', '-n', 'k8s.io', 'tasks', 'ls'])).split('\n').slice(1).map((l) => l.trim().split(/\s+/)).filter((f) => f[2] === 'RUNNING');
-  for (const [id, pid] of running) {
-    const labels = (JSON.parse(await remote(s, ['ctr', '-n', 'k8s.io', 'containers', 'info', id!])) as { Labels: Record<string, string> }).Labels;
-    const container = labels['io.kubernetes.container.name'];
-    if (!container || container === 'POD') continue;
-    tasks.push({ container, pod: labels['io.kubernetes.pod.name'] ?? '', argv: (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean) });
-  }
-  return tasks;
+  return (await crictlPs(s)).map((c) => ({ container: c.name, pod: c.pod, argv: c.argv }));
 }
 
 export async function readAddons(s: Session): Promise<AddonFacts> {

@@ -123,6 +123,8 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
   // from the empty base; the catalog's version goes in for its -version probe.
   webhook: { modules: [], inputs: ['go.mod', 'main.go'], ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`] },
   delve: { modules: ['github.com/go-delve/delve'], ldflags: () => [] },
+  // cri-tools' Makefile stamps pkg/version.Version without the "v" (VERSION from git describe | sed 's/^v//').
+  'cri-tools': { modules: ['sigs.k8s.io/cri-tools'], ldflags: (v) => ['-s', '-w', '-X', `sigs.k8s.io/cri-tools/pkg/version.Version=${v['cri-tools'].replace(/^v/, '')}`] },
 };
 
 /**

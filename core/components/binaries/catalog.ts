@@ -10,7 +10,7 @@ export const KUBERNETES_NAMES = inGroup('kubernetes');
 export const ETCD_NAMES = inGroup('etcd');
 export const K0S_NAMES = inGroup('k0s');
 /** What a worker runs (issue 22); `components build workers` builds them all. */
-export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild', 'webhook'];
+export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild', 'webhook', 'cri-tools'];
 export const WORKER_NAMES = BINARY_NAMES.filter((n) => WORKER_GROUPS.includes(BINARIES[n].group));
 export type SourceKind = 'local' | 'fetch' | 'build';
 
@@ -44,6 +44,8 @@ export interface VersionSet {
   imagebuild: string;
   /** hardwire's own webhook (components/go/webhook): no dependencies, so the version is hardwire's, stamped into it. */
   webhook: string;
+  /** crictl (components/go/cri-tools): the proxy serves v1.34.0 and v1.37.0 of sigs.k8s.io/cri-tools, none for v1.36. */
+  'cri-tools': string;
   /** Debug builds (`flags prove`, issue 25): the same Kubernetes and etcd modules, -gcflags=all=-N -l, symbols kept. */
   'kubernetes-debug': string;
   'etcd-debug': string;
@@ -57,14 +59,14 @@ export interface VersionSet {
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
   { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
-    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0',
+    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0', 'cri-tools': 'v1.37.0',
     'kubernetes-debug': 'v1.36.3', 'etcd-debug': 'v3.6.8', delve: 'v1.27.2' },
   // The upgrade target (issue 24): etcd is kubeadm v1.37.2's DefaultEtcdVersion
   // (cmd/kubeadm/app/constants/constants.go). `upgrade apply` replaces only the Kubernetes binaries
   // and etcd; the rest is the v1.36.3 row's (no k0s ships v1.37.2; containerd, runc, CNI, CoreDNS and
   // pause stay as wired).
   { kubernetes: 'v1.37.2', etcd: 'v3.7.0', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
-    'kubernetes-node': 'v1.37.2', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0',
+    'kubernetes-node': 'v1.37.2', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0', 'cri-tools': 'v1.37.0',
     'kubernetes-debug': 'v1.37.2', 'etcd-debug': 'v3.7.0', delve: 'v1.27.2' },
 ];
 

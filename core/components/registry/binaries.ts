@@ -46,4 +46,6 @@ export const TOOLS = {
   pause: WORKER_BINARIES.pause,
   imagebuild: WORKER_BINARIES.imagebuild,
   webhook: WORKER_BINARIES.webhook,
+  // On kubeadm plane hosts only (compare), beside containerd.
+  crictl: WORKER_BINARIES.crictl,
 } as const satisfies Record<string, BinarySpec>;

@@ -8,9 +8,9 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** Binaries that share one upstream release and one Go module (or source tree). */
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
-/** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go). */
+/** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go); cri-tools is crictl, on kubeadm plane hosts. */
 export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity'
-  | 'kubernetes-node' | 'containerd' | 'runc' | 'cni-plugins' | 'coredns' | 'pause' | 'imagebuild' | 'webhook'
+  | 'kubernetes-node' | 'containerd' | 'runc' | 'cni-plugins' | 'coredns' | 'pause' | 'imagebuild' | 'webhook' | 'cri-tools'
   | 'kubernetes-debug' | 'etcd-debug' | 'delve';
 
 export type Role = 'etcd' | 'control-plane' | 'worker';

@@ -45,4 +45,9 @@ export const WORKER_BINARIES = {
     group: 'webhook', goPackage: 'hardwire.local/components/webhook',
     probe: { args: ['-version'], expect: (v) => `hardwire-webhook ${v}` }, why: 'the stage-2 admission webhook served by a Pod (image hardwire.local/webhook)',
   },
+  // The CRI client kubeadm's docs list a node's containers with; urfave/cli prints "crictl version 1.37.0".
+  crictl: {
+    group: 'cri-tools', goPackage: 'sigs.k8s.io/cri-tools/cmd/crictl',
+    probe: { args: ['--version'], expect: (v) => `crictl version ${v.replace(/^v/, '')}` }, why: 'lists a kubeadm plane host\'s containers over CRI (/etc/crictl.yaml names containerd\'s socket)',
+  },
 } as const satisfies Record<string, BinarySpec>;

@@ -1,5 +1,5 @@
 // The real `kubeadm init`, every phase, on the host kubeadm-node.ts prepared; then what it left
-// running is read back: each static Pod's container (ctr tasks, run by the kubelet) and its
+// running is read back: each static Pod's container (`crictl ps`, run by the kubelet) and its
 // /proc argv against the manifest, the mirror Pods from the API, the kubelet's flags and config,
 // and containerd's journal and image list (nothing pulled).
 import { stringify } from 'yaml';
@@ -12,7 +12,7 @@ import type { Component, KubeadmRun, PlaneData } from '../types.ts';
 import { KUBE_PROXY_IN_A_LAB_HOST } from '../../../core/components/models/kube-proxy.ts';
 import { configYaml } from '../../../core/components/models/config-file.ts';
 import { COMPONENTS } from '../types.ts';
-import { runningContainers } from './node-read.ts';
+import { criContainers, CRI_ENDPOINT } from './crictl.ts';
 
 export const INIT_CONFIG = '/root/hardwire-compare/kubeadm.yaml';
 const ADMIN = '/etc/kubernetes/admin.conf';
@@ -63,7 +63,7 @@ export function kubeProxyDocument(): string {
 export function nodeRegistration(name: string, address: string): Record<string, unknown> {
   return {
     name,
-    criSocket: 'unix:///run/containerd/containerd.sock',
+    criSocket: CRI_ENDPOINT,
     // Lab hosts have no default route: the kubelet would find no address of its own.
     kubeletExtraArgs: [{ name: 'node-ip', value: address }],
     ...(IGNORED_PREFLIGHT.length ? { ignorePreflightErrors: IGNORED_PREFLIGHT.map((c) => c.name) } : {}),
@@ -126,7 +126,7 @@ async function mirrorPods(s: Session, node: string): Promise<KubeadmRun['mirrorP
 /** Each running container of a kube-system static Pod, by its CRI labels, with its task's PID and /proc argv. */
 async function staticContainers(s: Session): Promise<Partial<Record<Component, { id: string; pid: number; argv: string[] }>>> {
   const out: Partial<Record<Component, { id: string; pid: number; argv: string[] }>> = {};
-  for (const { id, pid, labels } of await runningContainers(s)) {
+  for (const { id, pid, labels } of await criContainers(s)) {
     const name = labels['io.kubernetes.container.name'] as Component | undefined;
     if (!name || !(COMPONENTS as readonly string[]).includes(name) || labels['io.kubernetes.pod.namespace'] !== 'kube-system') continue;
     const argv = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);

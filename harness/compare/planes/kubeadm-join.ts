@@ -10,6 +10,7 @@ import { abort, orAbort, retry } from '../../../lib/retry.ts';
 import type { Logger } from '../../../lib/log.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { IMAGES } from '../../../core/components/images.ts';
+import { APISERVER_PORT } from '../../../lib/constants.ts';
 import type { KubeadmRun, PlaneData } from '../types.ts';
 import { nodeRegistration } from './kubeadm-init.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
@@ -25,27 +26,34 @@ export function parseJoinCommand(line: string): { endpoint: string; token: strin
   return { endpoint: m[1]!, token: m[2]!, caCertHash: m[3]! };
 }
 
-/** The JoinConfiguration for a worker: discovery by bootstrap token, and the same nodeRegistration as init's. */
-export function joinConfig(join: ReturnType<typeof parseJoinCommand>, name: string, address: string): string {
+/**
+ * The JoinConfiguration: discovery by bootstrap token, and the same nodeRegistration as init's. With
+ * `certificateKey`, a control-plane member's: its own API endpoint, and the key that decrypts the
+ * certificates `kubeadm init phase upload-certs` put in the kubeadm-certs Secret.
+ */
+export function joinConfig(join: ReturnType<typeof parseJoinCommand>, name: string, address: string, certificateKey?: string): string {
   return stringify({
     apiVersion: 'kubeadm.k8s.io/v1beta4', kind: 'JoinConfiguration',
     discovery: { bootstrapToken: { apiServerEndpoint: join.endpoint, token: join.token, caCertHashes: [join.caCertHash] } },
     nodeRegistration: nodeRegistration(name, address),
+    ...(certificateKey ? { controlPlane: { localAPIEndpoint: { advertiseAddress: address, bindPort: APISERVER_PORT }, certificateKey } } : {}),
   });
 }
 
-async function step(plane: PlaneData, s: Session, argv: string[], what: string, timeoutMs = 300_000): Promise<string> {
+/** Runs one step of a join on a host; `secret` (a certificate key) is cut from what the report keeps, as the token is. */
+export async function step(plane: PlaneData, s: Session, argv: string[], what: string, timeoutMs = 300_000, secret?: string): Promise<string> {
   const t0 = performance.now();
   const r = await s.exec(argv, { allowFail: true, timeoutMs });
   const out = `${r.stdout}${r.stderr}`.trim();
   // The join token is a credential: it never reaches the report.
-  const shown = out.replace(/--token \S+/g, '--token <token>').replace(/token: \S+/g, 'token: <token>');
+  const redacted = out.replace(/--token \S+/g, '--token <token>').replace(/token: \S+/g, 'token: <token>');
+  const shown = secret ? redacted.replaceAll(secret, '<certificate-key>') : redacted;
   plane.steps.push({ step: what, argv, ms: Math.round(performance.now() - t0), ok: r.code === 0, output: shown.split('\n').slice(-6).join('\n') });
   if (r.code !== 0) throw new StepError('compare-kubeadm', `${what}: exited ${r.code}`, { host: s.host.name, detail: shown.split('\n').slice(-20) });
   return r.stdout;
 }
 
-async function waitFor(s: Session, what: string, check: () => Promise<string | undefined>, timeoutMs: number): Promise<void> {
+export async function waitFor(s: Session, what: string, check: () => Promise<string | undefined>, timeoutMs: number): Promise<void> {
   let last = '';
   await retry(async () => {
     const bad = await check();
@@ -53,7 +61,7 @@ async function waitFor(s: Session, what: string, check: () => Promise<string | u
   }, { timeoutMs, intervalMs: 2000, onTimeout: () => { throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}`, { host: s.host.name }); } });
 }
 
-const kubectl = async (s: Session, args: string[], stdin?: string) => {
+export const kubectl = async (s: Session, args: string[], stdin?: string) => {
   const r = await orAbort(s.exec(['kubectl', '--kubeconfig', ADMIN, '--request-timeout=10s', ...args], { allowFail: true, timeoutMs: 30_000, ...(stdin ? { stdin } : {}) }));
   return r.code === 0 ? r.stdout.trim() : '';
 };

@@ -12,7 +12,8 @@ import { flagsOf } from '../normalize.ts';
 import type { PlaneNode } from '../node-types.ts';
 import { KUBELET_NEEDS } from './kubeadm-init.ts';
 import { KUBEADM_DROPIN } from './kubeadm-node.ts';
-import { readNodeProcess, runningContainers } from './node-read.ts';
+import { readNodeProcess } from './node-read.ts';
+import { criContainers } from './crictl.ts';
 
 type Reason = { text: string; url?: string };
 
@@ -50,7 +51,7 @@ function fieldReasons(fields: { key: string; value: unknown; why: string }[], do
 /** The kubelet (`kubeletPid`, from systemd) and the kube-proxy container on `host`, with their config files and reasons. */
 export async function readKubeadmNode(s: Session, host: string, kubeletPid: number, flagsEnv: string, version: string): Promise<PlaneNode> {
   const kubelet = await readNodeProcess(s, kubeletPid, host);
-  const proxy = (await runningContainers(s)).find((c) => c.labels['io.kubernetes.container.name'] === 'kube-proxy' && c.labels['io.kubernetes.pod.namespace'] === 'kube-system');
+  const proxy = (await criContainers(s)).find((c) => c.labels['io.kubernetes.container.name'] === 'kube-proxy' && c.labels['io.kubernetes.pod.namespace'] === 'kube-system');
   const node: PlaneNode = {
     host,
     components: { kubelet },

@@ -1,6 +1,6 @@
 // The kubeadm plane's host, made ready for a full `kubeadm init`: a worker lab host (lab/worker.ts:
 // its own cgroups, /dev/kmsg, shared /) with containerd, runc, the CNI plugins and the kubelet
-// installed the way kubeadm's install guide has them, and kubeadm's images, built here under the
+// installed the way kubeadm's install guide has them, crictl with /etc/crictl.yaml, and kubeadm's images, built here under the
 // names kubeadm expects (components/images.ts KUBEADM_IMAGES), imported into containerd. Nothing is
 // pulled: the lab has no route to a registry, and every image kubeadm lists is already present.
 import { statSync } from 'node:fs';
@@ -8,7 +8,8 @@ import { ensureAll } from '../../../core/components/binaries/index.ts';
 import { ensureImages } from '../../../core/components/image-build.ts';
 import { IMAGES, KUBEADM_IMAGES, type ImageSpec } from '../../../core/components/images.ts';
 import { nftClosure, withNft } from './kube-proxy-image.ts';
-import { bridgeConflist, containerdConfig, CNI_CONFLIST, CONTAINERD_CONFIG } from '../../../core/components/models/containerd.ts';
+import { crictlConfig, CRICTL_CONFIG_PATH } from './crictl.ts';
+import { bridgeConflist, containerdConfig, CNI_CONF_DIR, CNI_CONFLIST, CONTAINERD_CONFIG } from '../../../core/components/models/containerd.ts';
 import { NODE_PREPARE_UNIT } from '../../lab/worker.ts';
 import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
@@ -22,6 +23,8 @@ const PLACES = {
   // containerd's getting-started guide: the release tarball into /usr/local; runc beside it, where
   // containerdConfig's BinaryName points (the guide has /usr/local/sbin).
   containerd: '/usr/local/bin/containerd', 'containerd-shim-runc-v2': '/usr/local/bin/containerd-shim-runc-v2', ctr: '/usr/local/bin/ctr', runc: '/usr/local/bin/runc',
+  // crictl where its release tarball goes in kubeadm's install guide ("tar zxvf crictl-… -C /usr/local/bin").
+  crictl: '/usr/local/bin/crictl',
   // The CNI plugins where containerd's guide and kubeadm's docs put them (containerd's default bin_dirs).
   bridge: '/opt/cni/bin/bridge', 'host-local': '/opt/cni/bin/host-local', loopback: '/opt/cni/bin/loopback', portmap: '/opt/cni/bin/portmap',
 } as const;
@@ -102,10 +105,11 @@ async function sh(plane: PlaneData, s: Session, argv: string[], step: string, ti
 
 /**
  * Installs and starts containerd and the kubelet (enabled, waiting for kubeadm), imports kubeadm's
- * images. `podRange` is this node's Pod range. Returns the image refs imported. A worker gets only the
+ * images. `podRange` is this node's Pod range; undefined leaves the CNI config to be written once
+ * the Node has its spec.podCIDR (kubeadm-join-cp.ts). Returns the image refs imported. A worker gets only the
  * images it runs (kube-proxy, pause; CoreDNS should a replica move there): the control plane's four stay off it.
  */
-export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: string, podRange: string, log: Logger, role: 'control-plane' | 'worker' = 'control-plane'): Promise<string[]> {
+export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: string, podRange: string | undefined, log: Logger, role: 'control-plane' | 'worker' = 'control-plane'): Promise<string[]> {
   let t0 = performance.now();
   const bins = await ensureAll(Object.keys(PLACES) as (keyof typeof PLACES)[], { kubernetesVersion: version, log });
   const all = { ...KUBEADM_IMAGES, 'kube-proxy': withNft(KUBEADM_IMAGES['kube-proxy'], await nftClosure(log)) };
@@ -122,7 +126,8 @@ export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: 
     ...bins.map((b) => ({ path: PLACES[b.name as keyof typeof PLACES], mode: 0o755, data: { file: b.path, size: statSync(b.path).size } })),
     ...images.map((i) => ({ path: `${IMAGE_DIR}/${i.name}.tar`, mode: 0o644, data: { file: i.path, size: statSync(i.path).size } })),
     file(CONTAINERD_CONFIG, containerdConfig({ sandbox: SANDBOX, cniBinDir: '/opt/cni/bin' })),
-    file(CNI_CONFLIST, bridgeConflist('kubeadm-pods', podRange)),
+    ...(podRange ? [file(CNI_CONFLIST, bridgeConflist('kubeadm-pods', podRange))] : []),
+    file(CRICTL_CONFIG_PATH, crictlConfig()),
     file('/etc/systemd/system/containerd.service', CONTAINERD_UNIT),
     file(KUBELET_UNIT_PATH, KUBELET_UNIT),
     file(KUBEADM_DROPIN_PATH, KUBEADM_DROPIN),
@@ -131,6 +136,8 @@ export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: 
   // kubeadm's install guide ("Enable IPv4 packet forwarding"); preflight fails without it. The node has its own
   // network namespace, so this changes nothing on the machine or the other lab hosts.
   await sh(plane, s, ['sh', '-c', 'echo net.ipv4.ip_forward = 1 > /etc/sysctl.d/k8s.conf && echo 1 > /proc/sys/net/ipv4/ip_forward'], 'net.ipv4.ip_forward = 1');
+  // containerd watches the CNI directory for the config a Node's range goes into later: it must exist first.
+  if (!podRange) await sh(plane, s, ['mkdir', '-p', CNI_CONF_DIR], `mkdir ${CNI_CONF_DIR} (its config comes with the Node's Pod range)`);
   await sh(plane, s, ['systemctl', 'daemon-reload'], 'systemctl daemon-reload');
   await sh(plane, s, ['systemctl', 'enable', '--now', 'containerd'], 'start containerd');
   for (const i of images) await sh(plane, s, ['ctr', '-n', 'k8s.io', 'images', 'import', `${IMAGE_DIR}/${i.name}.tar`], `import ${i.ref}`);

@@ -20,6 +20,7 @@ import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegis
 import { scanLabHost } from '../../cis/plane.ts';
 import { firstPod, waitAddons } from './kubeadm-pod.ts';
 import { joinWorker } from './kubeadm-join.ts';
+import { joinControlPlane } from './kubeadm-join-cp.ts';
 import { readKubeadmNode } from './kubeadm-node-rows.ts';
 import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
 import { kubeadmUpgradePlan } from './kubeadm-upgrade.ts';
@@ -118,6 +119,12 @@ export interface KubeadmOptions {
   workers?: number;
   /** compare --upgrade: run that version's real `kubeadm upgrade plan` on the host (kubeadm-upgrade.ts). */
   upgrade?: string;
+  /**
+   * Control-plane members to `kubeadm join --control-plane` after the workers (0 or 1), on a lab host
+   * of their own. init then sets controlPlaneEndpoint to the first node's address and port (kubeadm
+   * refuses a control-plane join without one); that is the address every kubeconfig names anyway.
+   */
+  controlPlanes?: number;
 }
 
 async function run(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 180_000): Promise<string> {
@@ -137,7 +144,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       const plane = emptyPlane('kubeadm', '', true);
       const lab = await import('../../lab/index.ts');
       const labOpts = { name: opts.lab, stateDir: ctx.stateDir, log: ctx.log };
-      const hosts = 1 + (opts.workers ?? 0);
+      const hosts = 1 + (opts.workers ?? 0) + (opts.controlPlanes ?? 0);
       ctx.log.step(`kubeadm plane: fresh lab "${opts.lab}" (${hosts} host${hosts > 1 ? 's' : ''})`);
       let t0 = performance.now();
       const bare = t0;
@@ -164,7 +171,8 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         t0 = performance.now();
         await s.exec(['mkdir', '-p', '/root/hardwire-compare']);
         // Its own address: etcd and the apiserver bind the advertise address; the node name is the host's.
-        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address }, true);
+        const endpoint = opts.controlPlanes ? { controlPlaneEndpoint: `${host.address}:${APISERVER_PORT}` } : {};
+        const config = kubeadmConfig({ ...ctx.params, advertiseAddress: host.address, ...endpoint }, true);
         plane.pathTokens = [...KUBEADM_TOKENS, [host.address, '<host-address>']];
         await s.writeFileAtomic(INIT_CONFIG, config, { mode: 0o600 });
         plane.steps.push({ step: `write ${INIT_CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
@@ -212,14 +220,25 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         if (!plane.node.components['kube-proxy']) plane.notes.push(`no running kube-proxy container on ${host.name}: the node rows have no kube-proxy for kubeadm`);
         const pod = plane.kubeadm.firstPod = await firstPod(plane, s, ctx.params.dnsDomain, bare);
         plane.notes.push(`kube-proxy and CoreDNS ready; busybox Pod Running on ${pod.node} ${(pod.runningMs / 1000).toFixed(1)} s after its creation, ${(pod.sinceLabMs / 1000).toFixed(1)} s after the bare lab; ${pod.dns.name} resolved to ${pod.dns.address} inside it`);
-        const w = info.hosts[1];
-        if (w) {
-          const ws = await lab.labConnect(w.name, labOpts);
-          try {
-            plane.kubeadm.worker = await joinWorker(plane, { s, name: host.name, address: host.address }, { s: ws, name: w.name, address: w.address },
+        const cp = { s, name: host.name, address: host.address };
+        const joined = [cp];
+        try {
+          const w = opts.workers ? info.hosts[1] : undefined;
+          if (w) {
+            const ws = await lab.labConnect(w.name, labOpts);
+            joined.push({ s: ws, name: w.name, address: w.address });
+            plane.kubeadm.worker = await joinWorker(plane, cp, joined[1]!,
               { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, ctx.params.kubernetesVersion, ctx.log);
-          } finally { await ws.close(); }
-        }
+          }
+          const m = opts.controlPlanes ? info.hosts[1 + (opts.workers ?? 0)] : undefined;
+          if (m) {
+            const ms = await lab.labConnect(m.name, labOpts);
+            const member = { s: ms, name: m.name, address: m.address };
+            const peers = [...joined];
+            joined.push(member);
+            plane.kubeadm.controlPlane = await joinControlPlane(plane, cp, member, peers, ctx.params.kubernetesVersion, ctx.log);
+          }
+        } finally { for (const j of joined.slice(1)) await j.s.close(); }
         if (opts.upgrade) plane.upgradePlan = await kubeadmUpgradePlan(plane, s, opts.upgrade, ctx.log);
         if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.

@@ -23,17 +23,3 @@ export async function readNodeProcess(s: Session, pid: number, where: string): P
   }
   return p;
 }
-
-export interface RunningContainer { id: string; pid: number; labels: Record<string, string> }
-
-/** Every RUNNING task in containerd's k8s.io namespace, with its container's CRI labels (ctr stands in for crictl). */
-export async function runningContainers(s: Session): Promise<RunningContainer[]> {
-  const tasks = (await s.exec(['ctr', '-n', 'k8s.io', 'tasks', 'ls'])).stdout.trim().split('\n').slice(1)
-    .map((l) => l.trim().split(/\s+/)).filter((f) => f[2] === 'RUNNING');
-  const out: RunningContainer[] = [];
-  for (const [id, pid] of tasks) {
-    const info = JSON.parse((await s.exec(['ctr', '-n', 'k8s.io', 'containers', 'info', id!])).stdout) as { Labels?: Record<string, string> };
-    out.push({ id: id!, pid: Number(pid), labels: info.Labels ?? {} });
-  }
-  return out;
-}
