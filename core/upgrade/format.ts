@@ -2,6 +2,7 @@
 import { blocking, NO_MAP, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
 import type { FieldRow } from './fields.ts';
+import { unsetDefaultsLine } from './field-defaults.ts';
 import type { NewGroup, NewRow } from './new.ts';
 import type { Hop } from './etcd.ts';
 import type { Step } from './order.ts';
@@ -63,13 +64,14 @@ export function gateCells(r: GateRow): string[] {
 }
 
 /** Rows of the text and Markdown forms: the flag table, then the component's gate rows. */
-export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
+export function componentTables(doc: PlanDoc): { component: string; title: string; flags: string[][]; fields: string[][]; gates: string[][]; unsetDefaults?: string }[] {
   return doc.components.map((p) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
     flags: p.rows.map(cells),
     fields: p.fields.map(fieldCells),
     gates: (doc.gates.find((g) => g.component === p.component)?.rows ?? []).map(gateCells),
+    ...(p.unsetDefaults ? { unsetDefaults: unsetDefaultsLine(p.unsetDefaults, p.toVersion) } : {}),
   }));
 }
 
@@ -108,6 +110,7 @@ export function formatText(doc: PlanDoc): string {
     const p = doc.components.find((c) => c.component === t.component)!;
     out.push('', `${t.title} (${counts(p)})`, table(HEAD, t.flags));
     if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
+    if (t.unsetDefaults) out.push('', t.unsetDefaults);
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
@@ -132,6 +135,7 @@ export function formatMarkdown(doc: PlanDoc): string {
   for (const t of componentTables(doc)) {
     out.push('', `## ${t.title}`, '', ...mdRows(HEAD, t.flags));
     if (t.fields.length) out.push('', ...mdRows(FIELD_HEAD, t.fields));
+    if (t.unsetDefaults) out.push('', md(t.unsetDefaults));
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', `## ${t.title}`, '', ...mdRows(NEW_HEAD, t.rows));
