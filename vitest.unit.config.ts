@@ -10,7 +10,7 @@ export const UNIT_TESTS = [
   'test/plan.test.ts', 'test/render.test.ts', 'test/workers-render.test.ts', 'test/pki.test.ts', 'test/inventory.test.ts', 'test/log.test.ts',
   'test/transport.test.ts', 'test/proc.test.ts', 'test/registry.test.ts', 'test/sources.test.ts',
   'test/k0s-fates.test.ts', 'test/lab-ssh.test.ts', 'test/drill-help.test.ts', 'test/proc-modes.test.ts', 'test/systemctl.test.ts', 'test/lock.test.ts', 'test/retry.test.ts', 'test/lab-worker-plan.test.ts',
-  'test/upgrade.test.ts', 'test/upgrade-fields.test.ts', 'test/upgrade-new.test.ts', 'test/upgrade-etcd.test.ts', 'test/upgrade-gates.test.ts', 'test/upgrade-path.test.ts', 'test/prove-html.test.ts', 'test/upgrade-steps.test.ts', 'test/upgrade-stored-apis.test.ts', 'test/upgrade-refuse.test.ts', 'test/coredns-addon.test.ts', 'test/kubeadm-config.test.ts', 'test/trace-stages.test.ts', 'test/compare-html.test.ts', 'test/compare-node.test.ts', 'test/cis-redact.test.ts', 'test/prove-sites.test.ts', 'test/kubelet-certs.test.ts',
+  'test/upgrade.test.ts', 'test/upgrade-fields.test.ts', 'test/flags-config-defaults.test.ts', 'test/upgrade-new.test.ts', 'test/upgrade-etcd.test.ts', 'test/upgrade-gates.test.ts', 'test/upgrade-path.test.ts', 'test/prove-html.test.ts', 'test/upgrade-steps.test.ts', 'test/upgrade-stored-apis.test.ts', 'test/upgrade-refuse.test.ts', 'test/coredns-addon.test.ts', 'test/kubeadm-config.test.ts', 'test/trace-stages.test.ts', 'test/compare-html.test.ts', 'test/compare-node.test.ts', 'test/cis-redact.test.ts', 'test/prove-sites.test.ts', 'test/kubelet-certs.test.ts',
 ];
 
 export default defineConfig({

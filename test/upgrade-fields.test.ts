@@ -41,10 +41,11 @@ function committedConfig(version: string, component: string): ConfigFieldEntry[]
 }
 
 type Row = { key: string; status: string; note: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null };
+type Unset = { key: string; from: { value: string; at: string } | null; to: { value: string; at: string } | null };
 
 describe('the config fields of the rendered files, v1.36.3 → v1.37.2, against the committed maps', () => {
   const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', WORKERS, '--json']);
-  const doc = JSON.parse(r.stdout) as { blocking: number; components: { component: string; fields: Row[] }[] };
+  const doc = JSON.parse(r.stdout) as { blocking: number; components: { component: string; fields: Row[]; unsetDefaults?: Unset[] }[] };
 
   for (const [component, render] of [['kubelet', kubeletConfig], ['kube-proxy', kubeProxyConfig]] as const) {
     it(`${component}: every key its file sets, with the status and declarations the two JSON files give`, () => {
@@ -68,6 +69,18 @@ describe('the config fields of the rendered files, v1.36.3 → v1.37.2, against 
       }
     });
   }
+
+  it('the kubelet\'s file leaves memoryThrottlingFactor unset: its default 0.9 → nil is listed, both lines re-read in the module cache', () => {
+    const kubelet = doc.components.find((c) => c.component === 'kubelet')!;
+    const c = kubelet.unsetDefaults!.find((x) => x.key === 'memoryThrottlingFactor')!;
+    expect(c).toMatchObject({ from: { value: '0.9' }, to: { value: 'nil' } });
+    const [fromFile, fromLine] = c.from!.at.replace('k8s.io/kubernetes@v1.36.3/', '').split(':');
+    expect(reopen(moduleDir('k8s.io/kubernetes', 'v1.36.3'), fromFile!, Number(fromLine))).toContain('obj.MemoryThrottlingFactor = ptr.To(DefaultMemoryThrottlingFactor)');
+    const [toFile, toLine] = c.to!.at.replace('k8s.io/kubelet@v0.37.2/', '').split(':');
+    expect(reopen(moduleDir('k8s.io/kubelet', 'v0.37.2'), toFile!, Number(toLine)).trim()).toBe('// Default: nil');
+    const set = new Set(kubelet.fields.map((f) => f.key));
+    expect(kubelet.unsetDefaults!.filter((x) => set.has(x.key))).toEqual([]);
+  });
 
   it('one field spelled out: the kubelet\'s readOnlyPort, declared in k8s.io/kubelet at both tags', () => {
     const row = doc.components.find((c) => c.component === 'kubelet')!.fields.find((x) => x.key === 'readOnlyPort')!;
