@@ -43,6 +43,18 @@ function docAbove(lines: string[], decl: number): { line: number; text: string }
   return out;
 }
 
+/** A `// Default:` line's value: its own text, or when it has none, the indented lines below it (`//   memory.available: "100Mi"`) joined with ", ". */
+function docDefault(doc: { line: number; text: string }[], at: number): string {
+  const own = doc[at]!.text.replace(/^\/\/\s*Default:\s*/, '');
+  if (own !== '') return own;
+  const block: string[] = [];
+  for (const c of doc.slice(at + 1)) {
+    if (!/^\/\/\s{2,}\S/.test(c.text)) break;
+    block.push(c.text.replace(/^\/\/\s*/, '').trim());
+  }
+  return block.join(', ');
+}
+
 /** The Go field path of each key (Authentication.Anonymous.Enabled), from the keys' own goFields. */
 function goPaths(fs: ConfigFieldEntry[]): Map<string, ConfigFieldEntry> {
   const byKey = new Map(fs.map((f) => [f.key, f]));
@@ -123,11 +135,12 @@ describe('doc comments: Default: (where SetDefaults has no assignment) and Depre
             expect(reopenSite(f.deprecated!.at)).toContain(`Deprecated: ${f.deprecated!.message.split(' ').slice(0, 3).join(' ')}`);
           }
           if (f.default?.from === 'defaults') continue;
-          const def = doc.find((c) => /^\/\/\s*Default:/.test(c.text));
+          const defAt = doc.findIndex((c) => /^\/\/\s*Default:/.test(c.text));
+          const def = defAt < 0 ? undefined : doc[defAt];
           expect(f.default?.at.line, `${component} ${version} ${f.key} doc default`).toBe(def?.line);
           if (def) {
             docDefaults++;
-            expect(f.default).toMatchObject({ from: 'doc', value: def.text.replace(/^\/\/\s*Default:\s*/, ''), at: { file: r.file, module: r.module, version: r.version } });
+            expect(f.default).toMatchObject({ from: 'doc', value: docDefault(doc, defAt), at: { file: r.file, module: r.module, version: r.version } });
           }
         }
         if (component === 'kubelet') expect(docDefaults).toBeGreaterThan(0);

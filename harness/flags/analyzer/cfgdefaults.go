@@ -106,25 +106,43 @@ func structFields(ix *index, pkgPath string) map[token.Pos]*ast.Field {
 
 // docParagraph finds the first `// <Marker>: text` line of a doc comment: its text (with the lines
 // that continue its paragraph when whole is set, up to a blank line or the next marker) and its
-// position. A marker with nothing after it takes the next line's text.
+// position. A marker with nothing after it takes what is below it: the indented block (evictionHard's
+// four thresholds, joined with ", "), else the one next line that is not another marker.
 func docParagraph(doc *ast.CommentGroup, re *regexp.Regexp, whole bool) (string, token.Pos) {
 	for i, c := range doc.List {
 		m := re.FindStringSubmatch(c.Text)
 		if m == nil {
 			continue
 		}
-		parts := []string{strings.TrimSpace(m[1])}
+		first := strings.TrimSpace(m[1])
+		if whole {
+			parts := []string{first}
+			for _, next := range doc.List[i+1:] {
+				t := strings.TrimSpace(strings.TrimPrefix(next.Text, "//"))
+				if t == "" || strings.HasPrefix(next.Text, "/*") || reDocMarker.MatchString(t) {
+					break
+				}
+				parts = append(parts, t)
+			}
+			return strings.TrimSpace(strings.Join(parts, " ")), c.Slash
+		}
+		if first != "" {
+			return first, c.Slash
+		}
+		var block []string
 		for _, next := range doc.List[i+1:] {
-			t := strings.TrimSpace(strings.TrimPrefix(next.Text, "//"))
-			if t == "" || (!whole && parts[0] != "") || strings.HasPrefix(next.Text, "/*") || reDocMarker.MatchString(t) {
+			raw := strings.TrimPrefix(next.Text, "//")
+			t := strings.TrimSpace(raw)
+			indented := strings.HasPrefix(raw, "  ") || strings.HasPrefix(raw, "\t")
+			if t == "" || strings.HasPrefix(next.Text, "/*") || (len(block) > 0 && !indented) || (!indented && reDocMarker.MatchString(t)) {
 				break
 			}
-			parts = append(parts, t)
-			if !whole {
+			block = append(block, t)
+			if !indented {
 				break
 			}
 		}
-		return strings.TrimSpace(strings.Join(parts, " ")), c.Slash
+		return strings.Join(block, ", "), c.Slash
 	}
 	return "", token.NoPos
 }
