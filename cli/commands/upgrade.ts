@@ -37,8 +37,10 @@ own flag set in the flag map at the cluster's version and at VERSION, and report
 default-changed, deprecated, renamed (a new flag binds the same Go field) or removed, with the
 registration cited at both tags (module@version/file:line). Each field the rendered kubelet and
 kube-proxy config files set (the models' fields, by json path) is looked up in that binary's config
-type in the map's config section at both versions, and reported as unchanged, renamed or removed
-(the map records no default or deprecation for a field), its json-tagged line cited at both tags.
+type in the map's config section at both versions, and reported as unchanged, default-changed
+(SetDefaults_<Type>'s assignment, else the doc's "Default:" line, cited at both tags), deprecated
+(its "Deprecated:" doc line), renamed or removed, its json-tagged line cited at both tags; then one
+line lists the fields the file leaves unset whose default changes (neither is blocking).
 Each gate in a unit's --feature-gates
 is looked up in the gate tables that binary registers (flags/data/<v>/feature-gates.json) and
 reported as unchanged, default-changed, locked or removed, the spec cited at both tags. Then, not

@@ -1,20 +1,24 @@
 // The config-file fields the rendered kubelet and kube-proxy files set, checked in that
 // component's own config section (the flag map's `config`: the versioned type's json-tagged
-// fields, analyzer/config.go) at both versions. The map records no default and no deprecation for
-// a config field (config.go emits neither), so a field is unchanged, renamed or removed; the flag
-// statuses default-changed and deprecated are left to flags, where the map knows them.
+// fields, analyzer/config.go) at both versions: unchanged, default-changed, deprecated, renamed or
+// removed. Defaults and `Deprecated:` doc text come from analyzer/cfgdefaults.go, cited at both tags.
 import type { ConfigFieldEntry, FlagMap } from '../../harness/flags/map.ts';
 import { siteRef } from '../../harness/flags/map.ts';
+import { defaultChanged, defaultSide, defaultText, type DefaultSide } from './field-defaults.ts';
 
 /** A config-file field by its json path (`authentication.x509.clientCAFile`), the value as JSON. */
 export interface PassedField { key: string; value: string }
 
-export type FieldStatus = 'unchanged' | 'renamed' | 'removed';
+export type FieldStatus = 'unchanged' | 'default-changed' | 'deprecated' | 'renamed' | 'removed';
 
 export interface FieldSide {
   version: string;
   /** module@version/file:line of the json-tagged field: the file's registration. */
   registeredAt: string;
+  /** Its value when the file leaves it out, cited (null: none recorded). */
+  default: DefaultSide | null;
+  /** Its doc comment's `Deprecated:` text, cited at that line. */
+  deprecated?: { message: string; at: string };
 }
 
 export interface FieldRow {
@@ -44,7 +48,22 @@ function fieldsOf(m: FlagMap): ConfigFieldEntry[] {
   return m.config?.fields ?? [];
 }
 
-const side = (f: ConfigFieldEntry, m: FlagMap): FieldSide => ({ version: m.componentVersion, registeredAt: siteRef(f.registeredAt) });
+const side = (f: ConfigFieldEntry, m: FlagMap): FieldSide => ({
+  version: m.componentVersion, registeredAt: siteRef(f.registeredAt), default: defaultSide(f),
+  ...(f.deprecated ? { deprecated: { message: f.deprecated.message, at: siteRef(f.deprecated.at) } } : {}),
+});
+
+/** A key both types have: deprecated at the target, else its default changed, else unchanged; cited at both tags. */
+function kept(a: FieldSide | null, b: FieldSide, from: string): { status: FieldStatus; note: string } {
+  const changed = a !== null && defaultChanged(a.default, b.default);
+  const defaults = changed ? `default ${defaultText(a.default)} → ${defaultText(b.default)}` : '';
+  if (b.deprecated) {
+    const before = a?.deprecated ? `deprecated at ${a.version} too (${a.deprecated.at}); ` : `newly deprecated (not at ${a?.version ?? from}); `;
+    return { status: 'deprecated', note: `${before}at ${b.version}: "${b.deprecated.message}" (${b.deprecated.at})${defaults ? `; ${defaults}` : ''}` };
+  }
+  if (changed) return { status: 'default-changed', note: defaults };
+  return { status: 'unchanged', note: a ? '' : `not in the file's type at ${from}` };
+}
 
 /** The file of the target's config type (its package's json-tagged lines), named when a key is missing from it. */
 function typeFile(m: FlagMap): string {
@@ -65,7 +84,7 @@ function row(p: PassedField, from: FlagMap, to: FlagMap): FieldRow {
   const a = fieldsOf(from).find((f) => f.key === p.key);
   const b = fieldsOf(to).find((f) => f.key === p.key);
   const base = { key: p.key, value: p.value, from: a ? side(a, from) : null, to: b ? side(b, to) : null };
-  if (b) return { ...base, status: 'unchanged', note: a ? '' : `not in the file's type at ${from.kubernetesVersion}` };
+  if (base.to) return { ...base, ...kept(base.from, base.to, from.componentVersion) };
   const lenient = LENIENT[`${to.component}@${to.kubernetesVersion}`];
   const drops = lenient ? `; ${to.component} ${to.kubernetesVersion} decodes the file leniently and runs without it (${lenient})` : '';
   const renamed = renameOf(a, from, to);

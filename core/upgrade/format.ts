@@ -2,6 +2,7 @@
 import { blocking, type ComponentPlan, type PlanRow } from './plan.ts';
 import type { GatePlan, GateRow } from './gates.ts';
 import type { FieldRow } from './fields.ts';
+import { unsetDefaultsLine } from './field-defaults.ts';
 import type { NewGroup, NewRow } from './new.ts';
 import type { Hop } from './etcd.ts';
 import type { Step } from './order.ts';
@@ -66,7 +67,7 @@ export function gateCells(r: GateRow): string[] {
  * Rows of the text, Markdown and HTML forms: per table the flags, then the component's gate rows
  * (etcd's, one table per hop, each with the gates checked at that hop's ends).
  */
-export function componentTables(doc: PlanDoc): { component: string; title: string; counts: string; flags: string[][]; fields: string[][]; gates: string[][] }[] {
+export function componentTables(doc: PlanDoc): { component: string; title: string; counts: string; flags: string[][]; fields: string[][]; gates: string[][]; unsetDefaults?: string }[] {
   return doc.components.map((p) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
@@ -74,6 +75,7 @@ export function componentTables(doc: PlanDoc): { component: string; title: strin
     flags: p.rows.map(cells),
     fields: p.fields.map(fieldCells),
     gates: (doc.gates.find((g) => g.component === p.component && (g.toVersion === undefined || (g.fromVersion === p.fromVersion && g.toVersion === p.toVersion)))?.rows ?? []).map(gateCells),
+    ...(p.unsetDefaults ? { unsetDefaults: unsetDefaultsLine(p.unsetDefaults, p.toVersion) } : {}),
   }));
 }
 
@@ -111,6 +113,7 @@ export function formatText(doc: PlanDoc): string {
   for (const t of componentTables(doc)) {
     out.push('', `${t.title} (${t.counts})`, table(HEAD, t.flags));
     if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
+    if (t.unsetDefaults) out.push('', t.unsetDefaults);
     if (t.gates.length) out.push('', table(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
@@ -133,6 +136,7 @@ export function formatMarkdown(doc: PlanDoc): string {
   for (const t of componentTables(doc)) {
     out.push('', `## ${t.title}`, '', ...mdRows(HEAD, t.flags));
     if (t.fields.length) out.push('', ...mdRows(FIELD_HEAD, t.fields));
+    if (t.unsetDefaults) out.push('', md(t.unsetDefaults));
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', `## ${t.title}`, '', ...mdRows(NEW_HEAD, t.rows));

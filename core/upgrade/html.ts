@@ -23,6 +23,7 @@ export function formatHtml(doc: PlanDoc): string {
   for (const t of componentTables(doc)) {
     parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
     if (t.fields.length) parts.push(table(FIELD_HEAD, t.fields, 'fields'));
+    if (t.unsetDefaults) parts.push(`<p class="unset-defaults">${esc(t.unsetDefaults)}</p>`);
     if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
     parts.push('</section>');
   }

@@ -5,6 +5,7 @@
 import type { FlagEntry, FlagMap, Registration } from '../../harness/flags/map.ts';
 import { siteRef } from '../../harness/flags/map.ts';
 import { planFields, type FieldRow, type FieldStatus, type PassedField } from './fields.ts';
+import { unsetDefaultChanges, type DefaultChange } from './field-defaults.ts';
 
 export type FlagStatus = 'unchanged' | 'default-changed' | 'deprecated' | 'renamed' | 'removed';
 
@@ -43,6 +44,8 @@ export interface ComponentPlan {
   rows: PlanRow[];
   /** The config file's fields (kubelet, kube-proxy), checked in the map's config section. */
   fields: FieldRow[];
+  /** Config fields the file leaves unset whose default changes (field-defaults.ts); never blocking. */
+  unsetDefaults?: DefaultChange[];
 }
 
 export interface PlanInput {
@@ -109,6 +112,7 @@ export function planUpgrade(input: PlanInput): ComponentPlan[] {
     plans.push({
       component, fromVersion: from.componentVersion, toVersion: to.componentVersion,
       rows: flags.map((f) => row(f, from, to)), fields: planFields(input.fields?.[component] ?? [], from, to),
+      ...(from.config && to.config ? { unsetDefaults: unsetDefaultChanges((input.fields?.[component] ?? []).map((f) => f.key), from, to) } : {}),
     });
   }
   return plans;

@@ -110,6 +110,10 @@ export interface ConfigFieldEntry {
   sharedReadsTotal?: number;
   /** Why no read is cited first, when it is not read outside validation and generated code. */
   reason?: string;
+  /** Its value when the file leaves it out: SetDefaults_<Type>'s assignment, else the doc's `Default:` line. */
+  default?: { value: string; from: 'defaults' | 'doc'; expr?: string; assignments?: number; at: Site };
+  /** Its doc comment's `Deprecated:` text, cited at that line. */
+  deprecated?: { message: string; at: Site };
 }
 
 export interface ConfigCoverage {

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { mappedComponents, loadFlagMap, type FlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
+import { mappedComponents, loadFlagMap, type ConfigFieldEntry, type FlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
 import { goBinary, goEnv } from './go.ts';
 
 export interface CitationFailure {
@@ -12,7 +12,7 @@ export interface CitationFailure {
   /** The flag's name, or the config field's key when `config` is set. */
   flag: string;
   config?: true;
-  role: 'registration' | 'read' | 'conversion';
+  role: 'registration' | 'read' | 'conversion' | 'default' | 'deprecation';
   site: string;
   reason: string;
 }
@@ -40,6 +40,13 @@ export function lineHasSelector(line: string, selector: string): boolean {
   if (selector.startsWith('"')) return line.includes(selector);
   if (selector.startsWith('.')) return new RegExp(`\\.\\s*${escapeRe(selector.slice(1))}\\b`).test(line) || new RegExp(`^\\s*${escapeRe(selector.slice(1))}\\b`).test(line);
   return new RegExp(`\\b${escapeRe(selector)}\\b`).test(line);
+}
+
+/** A default's line: SetDefaults' `obj.….Field =` assignment, or the doc's `// Default: value` line. */
+function defaultLineReason(line: string, goField: string, d: NonNullable<ConfigFieldEntry['default']>): string | undefined {
+  // A `Default:` with nothing after it takes its value from the next comment line.
+  if (d.from === 'doc') return /^\s*\/\/\s*Default:/.test(line) && (line.includes(d.value) || /Default:\s*$/.test(line)) ? undefined : `line is not "// Default: ${d.value}"`;
+  return new RegExp(`\\.${escapeRe(goField)}\\b[\\w.]*\\s*=[^=]`).test(line) ? undefined : `line does not assign .${goField}`;
 }
 
 /**
@@ -131,6 +138,8 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
       for (const r of f.consumedAt) {
         check(component, f.key, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`), true);
       }
+      if (f.default) check(component, f.key, 'default', f.default.at, (line) => defaultLineReason(line, f.goField, f.default!), true);
+      if (f.deprecated) check(component, f.key, 'deprecation', f.deprecated.at, (line) => (/^\s*\/\/\s*Deprecated:/.test(line) ? undefined : 'line is not a "// Deprecated:" comment'), true);
     }
   }
   return { citations, configCitations, verified: citations - failures.length, failed: failures.length, failures, downloaded };

@@ -1,21 +1,12 @@
 // Comparing the value delve read at a hit with the flag's value in the unit. Only kinds whose
 // text form is unambiguous are compared; anything else is shown as seen, not judged.
 import type { DlvVariable } from './dlv-rpc.ts';
+import { goDurationNs as durationNs } from '../../lib/go-duration.ts';
 
 // reflect.Kind numbers, as delve sends them.
 const BOOL = 1, INT_FIRST = 2, UINT_LAST = 12, FLOAT_FIRST = 13, FLOAT_LAST = 14, PTR = 22, SLICE = 23, STRING = 24;
 
 export interface Seen { value: string; match?: boolean; note?: string }
-
-const DUR: Record<string, number> = { ns: 1, us: 1e3, µs: 1e3, ms: 1e6, s: 1e9, m: 60e9, h: 3600e9 };
-
-/** Go's time.ParseDuration for the forms units use (10s, 1m30s, 500ms). */
-function durationNs(s: string): number | undefined {
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return undefined;
-  let total = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * DUR[m[2]!]!;
-  return total;
-}
 
 function text(v: DlvVariable): string {
   if (v.kind === SLICE) return `[${v.children.map(text).join(',')}]`;

@@ -57,6 +57,13 @@ export function recheckCitations(mapFiles: string[]): { citations: number; confi
       expect(quoted(f.registeredAt), `${c} config field ${f.key} declaration`).toMatch(new RegExp(`^${f.goField}\\s.*json:"${tag}[",]`));
       if (f.convertedAt) expect(quoted(f.convertedAt), `${c} config field ${f.key} conversion`).toContain(`.${f.path.slice(f.path.lastIndexOf('.') + 1)} = `);
       for (const r of f.consumedAt) expect(quoted(r), `${c} config field ${f.key} read at ${r.file}:${r.line}`).toContain(r.selector.replace(/^\./, ''));
+      // Its default: SetDefaults' assignment to the field, or the doc's Default: line; its Deprecated: line.
+      const extra = (f.default ? 1 : 0) + (f.deprecated ? 1 : 0);
+      citations += extra;
+      configCitations += extra;
+      if (f.default?.from === 'defaults') expect(quoted(f.default.at), `${c} config field ${f.key} default`).toMatch(new RegExp(`\\.${f.goField}[\\w.]* = `));
+      if (f.default?.from === 'doc') expect(quoted(f.default.at), `${c} config field ${f.key} default`).toMatch(/^\/\/ Default:/);
+      if (f.deprecated) expect(quoted(f.deprecated.at), `${c} config field ${f.key} deprecation`).toMatch(/^\/\/ Deprecated:/);
     }
   }
   return { citations, configCitations };

@@ -35,6 +35,9 @@ type ConfigFieldOut struct {
 	SharedReadsTotal int    `json:"sharedReadsTotal,omitempty"`
 	// Why no read is cited, when the field is not read outside validation and generated code.
 	Reason string `json:"reason,omitempty"`
+	// Its value when the file leaves it out, and its "Deprecated:" doc text (cfgdefaults.go).
+	Default    *FieldDefault     `json:"default,omitempty"`
+	Deprecated *FieldDeprecation `json:"deprecated,omitempty"`
 }
 
 type ConfigCoverage struct {
@@ -186,6 +189,10 @@ func configFields(ix *index, c component, flags *analysis) (*ConfigDoc, error) {
 		return nil, fmt.Errorf("%s is not a struct", c.ConfigType)
 	}
 	list := configFieldList(ix.conversionCopies(vt.Obj().Pkg().Path(), it.Obj().Pkg().Path()), "", vst, it, nil, 0)
+	defaults, deprecated, err := ix.configDefaults(vt, list)
+	if err != nil {
+		return nil, err
+	}
 
 	a, err := newAnalysis(ix, c)
 	if err != nil {
@@ -235,7 +242,8 @@ func configFields(ix *index, c component, flags *analysis) (*ConfigDoc, error) {
 			return nil, fmt.Errorf("%s: %w", cf.key, err)
 		}
 		out := ConfigFieldOut{Key: cf.key, GoField: cf.goField, Type: cf.goType, Field: f.Field, Path: f.Path, RegisteredAt: &site,
-			Flag: flags.twin(cf.steps), ReadBy: f.ReadBy, ConsumedTotal: f.ConsumedTotal, ConsumedAt: f.ConsumedAt, SharedReadsTotal: f.SharedReadsTotal}
+			Flag: flags.twin(cf.steps), ReadBy: f.ReadBy, ConsumedTotal: f.ConsumedTotal, ConsumedAt: f.ConsumedAt, SharedReadsTotal: f.SharedReadsTotal,
+			Default: defaults[cf.key], Deprecated: deprecated[cf.key]}
 		if out.ConsumedAt == nil {
 			out.ConsumedAt = []Read{}
 		}
