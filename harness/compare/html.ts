@@ -57,6 +57,7 @@ tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
 .planes td{font-family:system-ui,sans-serif} .no{color:#b00;font-weight:600}
+#k0s-worker-tree pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 body.only-diff tr.same{display:none}
 `;
 
