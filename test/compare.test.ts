@@ -18,12 +18,15 @@ import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers
 import { labConnect, labDown } from '../harness/lab/index.ts';
 import { execStartArgv, flagsOf, normalizeValue, KUBEADM_TOKENS, roleOf } from '../harness/compare/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
+import { execFileSync } from 'node:child_process';
+import { kubectlPath } from '../core/components/binaries/cache.ts';
 import { COMPONENTS, type CompareReport } from '../harness/compare/types.ts';
 import { NODE_COMPONENTS, type NodeComponent, type NodeRow } from '../harness/compare/node-types.ts';
 import type { Session } from '../core/transport/index.ts';
 import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
 import { REMOVED, kubeadmPlanOnHost, passRemovedFlag } from './helpers/upgrade-compare.ts';
 
+type PodJson = { spec: { nodeName?: string }; status: { phase?: string } };
 let lab: TestLab;
 let state: string;
 let out: string;
@@ -41,10 +44,9 @@ beforeAll(async () => {
   out = mkdtempSync(join(tmpdir(), 'hardwire-compare-out-'));
   // The same flag on both planes (compare gives kubeadm the inventory's extraArgs): v1.37.2 removes it.
   passRemovedFlag(lab.info.inventory);
-  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
-  expect(w.code, w.stderr.slice(-3000)).toBe(0);
-  // No --allow-partial: all three planes must be collected for exit 0.
-  run = hardwire(['compare', '--inventory', lab.info.inventory, '--state-dir', state, '--kubeadm-lab', KUBEADM_LAB, '--k0s-lab', K0S_LAB, '--keep-labs',
+  // No --allow-partial: all three planes must be collected and whole for exit 0. --wire: compare wires
+  // the bare lab itself, so the hardwire plane's time to first Pod is measured in the same run.
+  run = hardwire(['compare', '--inventory', lab.info.inventory, '--state-dir', state, '--wire', '--kubeadm-lab', KUBEADM_LAB, '--k0s-lab', K0S_LAB, '--keep-labs',
     '--upgrade', 'v1.37.2', '--json', join(out, 'r.json'), '--md', join(out, 'r.md'), '--html', join(out, 'r.html')], { timeoutMs: 1_200_000 });
   expect(run.code, run.stderr.slice(-3000)).toBe(0);
   report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as CompareReport;
@@ -448,6 +450,60 @@ describe('hardwire compare on the lab', () => {
     expect(readFileSync(join(out, 'r.html'), 'utf8')).toContain(`data-name="--${REMOVED.flag}" data-said="no"`);
     expect(run.stdout).toMatch(/∅ kubeadm kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);
     console.log(`upgrade: kubeadm plan ${u.kubeadm.text.ms} ms (text), ${u.kubeadm.json.ms} ms (json); ${u.findings.length} findings, kubeadm silent on ${u.silent}`);
+  });
+
+  it('whole planes: each plane\'s Pod is Running on the worker the report names, read on the hosts (kubectl, crictl, ps)', async () => {
+    const t = report.ttfp;
+    for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) expect(t[p], p).toMatchObject({ whole: true });
+    // hardwire: its probe Pod through the API with wire's admin kubeconfig, and its httpd on the worker host.
+    const adminConf = join(state, 'cmptest', 'kubeconfigs', 'admin.conf');
+    const hw = JSON.parse(execFileSync(kubectlPath(), ['--kubeconfig', adminConf, 'get', 'pod', '-n', t.hardwire.pod!.split('/')[0]!, t.hardwire.pod!.split('/')[1]!, '-o', 'json'], { encoding: 'utf8' })) as PodJson;
+    expect(hw.status.phase).toBe('Running');
+    expect(hw.spec.nodeName).toBe(t.hardwire.worker);
+    const hs = await lab.ssh(t.hardwire.worker!);
+    try { expect(await remote(hs, ['pgrep', '-f', 'httpd -f -p 8080'])).toMatch(/^\d+/); } finally { await hs.close(); }
+    // kubeadm: the API on node1 says Running on the worker, and crictl on that worker lists the Pod's sandbox ready.
+    expect(t.kubeadm.worker).not.toBe('node1');
+    const kc = await on(KUBEADM_LAB, 'node1');
+    try {
+      const pod = JSON.parse(await remote(kc, ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', 'get', 'pod', t.kubeadm.pod!.split('/')[1]!, '-o', 'json'])) as PodJson;
+      expect(pod.status.phase).toBe('Running');
+      expect(pod.spec.nodeName).toBe(t.kubeadm.worker);
+    } finally { await kc.close(); }
+    const kw = await on(KUBEADM_LAB, t.kubeadm.worker!);
+    try { expect(await remote(kw, ['crictl', 'pods', '--name', t.kubeadm.pod!.split('/')[1]!, '--state', 'ready', '-q'])).toMatch(/^[0-9a-f]{12,}/); } finally { await kw.close(); }
+    // k0s: the API on its worker lab's controller, and busybox's sleep on the worker host.
+    const c0 = await on(K0S_WORKER_LAB, 'node1');
+    try {
+      const pod = JSON.parse(await remote(c0, ['/usr/local/bin/k0s', 'kubectl', 'get', 'pod', t.k0s.pod!.split('/')[1]!, '-o', 'json'])) as PodJson;
+      expect(pod.status.phase).toBe('Running');
+      expect(pod.spec.nodeName).toBe(t.k0s.worker);
+    } finally { await c0.close(); }
+    const w0 = await on(K0S_WORKER_LAB, 'node2');
+    try {
+      expect(await remote(w0, ['hostname'])).toBe(t.k0s.worker);
+      expect(await remote(w0, ['pgrep', '-fx', 'sleep 3600'])).toMatch(/^\d+/);
+    } finally { await w0.close(); }
+  });
+
+  it('time to first Pod: every plane measured from its bare lab; phases positive, in order, summing to the total, within the plane\'s own wall time', () => {
+    for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) {
+      const x = report.ttfp[p];
+      expect(x.phases?.map((ph) => ph.phase), p).toEqual(['certs', 'controlPlaneReady', 'nodeReady', 'podRunning']);
+      let prev = 0;
+      for (const ph of x.phases!) {
+        expect(ph.atMs, `${p} ${ph.phase}`).toBeGreaterThan(0);
+        expect(ph.atMs, `${p} ${ph.phase}`).toBeGreaterThanOrEqual(prev);
+        expect(ph.ms, `${p} ${ph.phase}`).toBe(ph.atMs - prev);
+        prev = ph.atMs;
+      }
+      expect(x.phases!.reduce((a, ph) => a + ph.ms, 0), p).toBe(x.totalMs);
+      // The same clock as the collector's own wall time, which brackets the watcher.
+      expect(x.totalMs!, p).toBeLessThan(report.planes[p].collectMs!);
+      console.log(`time to first Pod, ${p}: ${x.phases!.map((ph) => `${ph.phase} ${(ph.ms / 1000).toFixed(1)} s`).join(', ')}; total ${(x.totalMs! / 1000).toFixed(1)} s`);
+    }
+    expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/## Time to first Pod/);
+    expect(run.stdout).toMatch(/time to first Pod/);
   });
 
   it('bad input is exit 2', () => {

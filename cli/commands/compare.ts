@@ -7,6 +7,7 @@ import { runCompare } from '../../harness/compare/index.ts';
 import { markdown, summary } from '../../harness/compare/text.ts';
 import { html } from '../../harness/compare/html.ts';
 import { PLANES } from '../../harness/compare/types.ts';
+import { wholeVerdict } from '../../harness/compare/ttfp-section.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
@@ -15,7 +16,7 @@ import { DEFAULT_KUBERNETES } from '../../core/components/binaries/catalog.ts';
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
-                        [--upgrade VERSION]
+                        [--upgrade VERSION] [--wire]
 
 Collects three control planes built with the same parameters (advertise address, service CIDR,
 pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag by flag, cert by
@@ -38,9 +39,15 @@ cert and process by process. Every value comes from running the tool:
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
 "registered at" / "read at" come from the flag map (harness/flags/data/<version>/).
 
-Without --inventory, uses the local lab: it is brought up and wired first, as "pnpm wire" does
-(a no-op when it already is). A plane that cannot be collected is reported with the reason, and
-the command exits 1 unless --allow-partial.
+Without --inventory, uses the local lab: it is brought up, then wired inside the run, as "pnpm wire"
+does (a no-op when it already is); --wire does the same for an --inventory cluster. A plane that
+cannot be collected is reported with the reason, and the command exits 1 unless --allow-partial.
+Whole planes: each plane must have a worker Node Ready with the busybox Pod Running on it (hardwire:
+its first worker's probe Pod; kubeadm: a worker joined with "kubeadm join"; k0s: its worker);
+otherwise one line names the plane and what is missing, exit 1 unless --allow-partial.
+Time to first Pod: per plane, from its bare lab (hosts up, nothing installed) to that Pod, with the
+phases certs, control plane ready (/readyz ok), node Ready and Pod Running, polled the same way on
+every plane (harness/compare/ttfp-watch.ts). hardwire's is measured only when compare wires it.
 
   --json FILE   the full report as one JSON document ("-" for stdout)
   --md FILE     Markdown report
@@ -76,6 +83,7 @@ interface Opts extends InventoryOpts {
   k0sBinary?: string;
   cis: boolean;
   upgrade?: string;
+  wire?: boolean;
 }
 
 /** A lab name for flag, checked as "hardwire lab" checks its --name. */
@@ -104,6 +112,7 @@ export function declare(root: Cli): Cli {
     .option('--k0s-lab <name>', 'lab for the k0s plane', 'compare-k0s')
     .option('--k0s-binary <path>', 'k0s binary to use')
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
+    .option('--wire', 'wire the --inventory cluster inside the run (the hardwire plane\'s time to first Pod)')
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
     .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's")
     .addOption(options.quiet())
@@ -116,17 +125,18 @@ export function declare(root: Cli): Cli {
       // No inventory: the local lab, brought up and wired as `pnpm wire` does (a no-op when it is).
       const inv = await inventoryOrLab(opts, log, !opts.inventory && opts.live);
       if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
-      if (!opts.inventory && opts.live) {
+      // The local lab (or --wire): wired inside the run, so the hardwire plane's time to first Pod is measured.
+      const wireIt = (!opts.inventory || opts.wire === true) && opts.live ? async () => {
         const { wire } = await import('../../core/apply/wire.ts');
-        log.step('wiring the local lab (the hardwire plane)');
         await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-      }
+      } : undefined;
       const report = await runCompare({
         inv, stateDir: stateDirFrom(opts), log, live: opts.live,
         ...(opts.host ? { host: opts.host } : {}),
         kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
         ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
         ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
+        ...(wireIt ? { wire: wireIt } : {}),
       });
       const written: string[] = [];
       const write = (file: string | undefined, text: string) => {
@@ -145,6 +155,9 @@ export function declare(root: Cli): Cli {
           { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
       }
       for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
+      const notWhole = wholeVerdict(report.ttfp);
+      if (notWhole && opts.allowPartial !== true) throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
+      if (notWhole) log.warn(`partial report: ${notWhole}`);
       return 0;
     }));
 }

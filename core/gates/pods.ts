@@ -15,7 +15,7 @@ import type { Check, GateContext } from '../components/registry/types.ts';
 export const PROBE_NS = 'hardwire-probes';
 export const PROBE_SERVICE = 'probe';
 const PORT = 8080;
-const probeName = (host: string) => `probe-${host}`;
+export const probeName = (host: string) => `probe-${host}`;
 
 /** What wire creates: the namespace, a probe Pod pinned to each worker, and the Service over them. */
 export function probeObjects(inv: Inventory): object[] {

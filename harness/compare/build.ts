@@ -4,6 +4,7 @@ import { provenCell } from '../flags/proven.ts';
 import { flagsOf, normalizeValue } from './normalize.ts';
 import { buildNodeSection } from './node-section.ts';
 import { kubeletCertsSection } from './kubelet-certs.ts';
+import { ttfpSection } from './ttfp-section.ts';
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
 
@@ -133,6 +134,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     ...(planes.kubeadm.kubeadm ? { kubeadm: { ...planes.kubeadm.kubeadm, live: planes.kubeadm.live ?? {} } } : {}),
     node: buildNodeSection(planes, params.kubernetesVersion),
     kubeletCerts: kubeletCertsSection(planes),
+    ttfp: ttfpSection(planes),
     ...(PLANES.some((p) => planes[p].cis) ? { cis: Object.fromEntries(PLANES.filter((p) => planes[p].cis).map((p) => [p, planes[p].cis!])) } : {}),
     notes,
   };

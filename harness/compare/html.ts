@@ -6,6 +6,7 @@ import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
 import { nodeHtml } from './node-render.ts';
 import { kubeletCertsHtml } from './kubelet-certs.ts';
+import { ttfpHtml } from './ttfp-section.ts';
 import { upgradeHtml } from './upgrade-render.ts';
 import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
 
@@ -84,6 +85,7 @@ ${r.certs.map((row) => `<tr class="${row.differs.length || row.matched === 'some
 <p>Every plane: cluster <code>${esc(r.params.clusterName)}</code>, node <code>${esc(r.params.nodeName)}</code>, advertise address ${esc(r.params.advertiseAddress)}, service CIDR ${esc(r.params.serviceCIDR)} (first IP ${esc(r.params.firstServiceIp)}), pod CIDR ${esc(r.params.podCIDR)}, DNS domain ${esc(r.params.dnsDomain)}. Generated ${esc(r.generatedAt)}.</p>
 <h2>Planes</h2><table class="planes" id="planes"><tbody>${planes}</tbody></table>
 ${r.notes.map((n) => `<p class="def">${esc(n)}</p>`).join('')}
+${ttfpHtml(r.ttfp, esc)}
 <p>Paths are normalised: <code>&lt;pki&gt;/</code> is the plane's PKI directory, <code>&lt;conf&gt;/</code> its kubeconfig directory (hover a cell for the raw value). Click a header to sort. <label><input type="checkbox" id="only-diff"> show only differences</label></p>
 <h2>Flags</h2>
 ${flagTables}

@@ -26,6 +26,8 @@ export interface CompareOptions {
   cis: boolean;
   /** The upgrade target: kubeadm's real `upgrade plan` beside hardwire's (checked first, upgrade-target.ts). */
   upgrade?: string;
+  /** Wire the hardwire plane inside the run (its time to first Pod from the bare lab). */
+  wire?: () => Promise<void>;
 }
 
 export function pickHost(inv: Inventory, name?: string): Host {
@@ -59,8 +61,8 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
 
 export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
   return [
-    hardwireCollector({ host, live: opts.live }),
-    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs, ...(opts.upgrade ? { upgrade: opts.upgrade } : {}) }),
+    hardwireCollector({ host, live: opts.live, ...(opts.wire ? { wire: opts.wire } : {}) }),
+    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs, workers: 1, ...(opts.upgrade ? { upgrade: opts.upgrade } : {}) }),
     k0sCollector({ ...(opts.k0sBinary ? { binary: opts.k0sBinary } : {}), lab: opts.k0sLab, keep: opts.keepLabs }),
   ];
 }

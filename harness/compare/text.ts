@@ -5,6 +5,7 @@ import { cisMarkdown, worstHost } from './cis-section.ts';
 import { nodeMarkdown, nodeSummary } from './node-render.ts';
 import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-certs.ts';
 import { upgradeMarkdown, upgradeSummary } from './upgrade-render.ts';
+import { ttfpMarkdown, ttfpSummary } from './ttfp-section.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -29,7 +30,8 @@ export function markdown(r: CompareReport): string {
   out.push('');
   for (const p of PLANES) for (const n of r.planes[p].notes) out.push(`- ${p}: ${mdEsc(n)}`);
   for (const n of r.notes) out.push(`- ${mdEsc(n)}`);
-  out.push('', 'Path prefixes are normalised (`<pki>/` = the plane\'s PKI dir, `<conf>/` = its kubeconfig dir, `<etcd-data>`); raw values are in the JSON.', '');
+  out.push('', ...ttfpMarkdown(r.ttfp));
+  out.push('Path prefixes are normalised (`<pki>/` = the plane\'s PKI dir, `<conf>/` = its kubeconfig dir, `<etcd-data>`); raw values are in the JSON.', '');
   for (const c of COMPONENTS) {
     const comp = r.components[c];
     out.push(`## ${c}`, '', `same ${comp.counts.same}, differs ${comp.counts.differs}, only in some planes ${comp.counts.partial}. Sources: ${Object.entries(comp.sources).map(([p, s]) => `${p}: ${s}`).join('; ')}`, '');
@@ -65,6 +67,7 @@ export function summary(r: CompareReport, files: string[]): string {
   const out: string[] = [];
   out.push(`hardwire compare, Kubernetes ${r.kubernetesVersion}`);
   for (const p of PLANES) out.push(`  ${p.padEnd(9)} ${r.planes[p].collected ? 'collected' : 'NOT collected'}: ${r.planes[p].why}`);
+  out.push(...ttfpSummary(r.ttfp));
   for (const c of COMPONENTS) {
     const comp = r.components[c];
     out.push('', `${c}: ${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes`);

@@ -96,6 +96,8 @@ export interface PlaneData {
   kubeletCerts?: KubeletCerts;
   /** kubeadm: the target's real `kubeadm upgrade plan` (compare --upgrade, planes/kubeadm-upgrade.ts). */
   upgradePlan?: import('./upgrade-types.ts').KubeadmUpgradePlan | { none: string };
+  /** What the time-to-first-Pod watcher saw from the bare lab to the Pod on the worker (ttfp-watch.ts). */
+  ttfp?: import('./ttfp-watch.ts').TtfpWatch;
 }
 
 /** One worker's kubelet certificates as read on its host (issue 23). */
@@ -234,5 +236,7 @@ export interface CompareReport {
   kubeletCerts: Record<PlaneName, KubeletCerts | { none: string }>;
   /** compare --upgrade: kubeadm's real upgrade plan beside hardwire's (upgrade-section.ts). */
   upgrade?: import('./upgrade-section.ts').UpgradeSection;
+  /** Per plane: whole (a Pod Running on a worker) and its time to first Pod (ttfp-section.ts). */
+  ttfp: Record<PlaneName, import('./ttfp-section.ts').TtfpPlane>;
   notes: string[];
 }

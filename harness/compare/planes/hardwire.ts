@@ -12,11 +12,38 @@ import type { Host } from '../../../core/inventory/load.ts';
 import { readLiveNode, renderedNode } from './hardwire-node.ts';
 import { NODE_COMPONENTS } from '../node-types.ts';
 import { readKubeletCerts } from '../kubelet-certs.ts';
+import { clusterStateDir } from '../../../core/pki/store.ts';
+import { adminCreds } from '../../../core/apply/creds.ts';
+import { PROBE_NS, probeName } from '../../../core/gates/pods.ts';
+import { watchTtfp } from '../ttfp-watch.ts';
+import { hardwireChecks } from '../ttfp-checks.ts';
 
 export interface HardwireOptions {
   host: Host;
   /** Read the running units over SSH (default true); false uses the rendered tree only. */
   live: boolean;
+  /** Wire the cluster first (the lab given bare), so its time to first Pod is measured in this run. */
+  wire?: () => Promise<void>;
+}
+
+/**
+ * The first worker's probe Pod (wire's workload gate) Running on it, watched from t0 (now) through
+ * `wire` when given; without it the watcher only finds the plane already installed (not bare).
+ */
+async function watchWire(plane: PlaneData, ctx: CollectContext, wire: (() => Promise<void>) | undefined): Promise<void> {
+  const worker = ctx.inv.workerHosts[0];
+  if (!worker) { plane.notes.push('no worker host in the inventory: no Pod to watch, so the plane is not whole'); return; }
+  const { connect } = await import('../../../core/transport/index.ts');
+  const s = await connect(ctx.inv.hosts.find((h) => h.isControlPlane)!, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+  const dir = clusterStateDir(ctx.stateDir, ctx.inv);
+  const watch = watchTtfp(hardwireChecks(s, '/etc/kubernetes/pki/apiserver.crt', () => adminCreds(dir), worker.name, { ns: PROBE_NS, name: probeName(worker.name) }),
+    { worker: worker.name, pod: `${PROBE_NS}/${probeName(worker.name)}` });
+  try {
+    if (wire) await wire();
+  } finally {
+    plane.ttfp = await watch.finish(wire ? 30_000 : 15_000);
+    await s.close();
+  }
 }
 
 function fromTree(plane: PlaneData, tree: HostTree): void {
@@ -108,6 +135,11 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       plane.version = ctx.params.kubernetesVersion;
       plane.pathTokens = [...KUBEADM_TOKENS, [opts.host.address, '<host-address>']];
       plane.mode = 'rendered';
+      if (opts.live) {
+        // Before the PKI is loaded or made: time to first Pod starts at the bare lab.
+        if (opts.wire) ctx.log.step('wiring the hardwire plane from the bare lab (time to first Pod)');
+        await watchWire(plane, ctx, opts.wire);
+      }
       const t0 = performance.now();
       const pki = await ensurePki(ctx.stateDir, ctx.inv);
       const tree = renderHostTree(ctx.inv, opts.host, pki.dir);

@@ -18,12 +18,14 @@ import { APISERVER_PORT } from '../../../lib/constants.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
 import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegistration, readKubeadmLive } from './kubeadm-init.ts';
 import { scanLabHost } from '../../cis/plane.ts';
-import { firstPod, waitAddons } from './kubeadm-pod.ts';
-import { joinWorker } from './kubeadm-join.ts';
+import { FIRST_POD, firstPod, waitAddons } from './kubeadm-pod.ts';
+import { WORKER_POD, joinWorker } from './kubeadm-join.ts';
 import { joinControlPlane } from './kubeadm-join-cp.ts';
 import { readKubeadmNode } from './kubeadm-node-rows.ts';
 import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
 import { kubeadmUpgradePlan } from './kubeadm-upgrade.ts';
+import { watchTtfp } from '../ttfp-watch.ts';
+import { hostChecks } from '../ttfp-checks.ts';
 
 
 /**
@@ -165,6 +167,11 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       plane.steps.push({ step: `fresh lab "${opts.lab}" up`, ms: Math.round(performance.now() - t0), ok: true, output: `${host.name} ${host.address}` });
       plane.host = `${opts.lab}/${host.name}`;
       const s = await lab.labConnect(host.name, labOpts);
+      // Time to first Pod: t0 is now (hosts up, nothing installed); a session of its own polls node1.
+      const ws = await lab.labConnect(host.name, labOpts);
+      const workerName = opts.workers ? info.hosts[1]!.name : host.name;
+      const watch = watchTtfp(hostChecks(ws, '/etc/kubernetes/pki/apiserver.crt', ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf'], workerName,
+        { ns: 'default', name: opts.workers ? WORKER_POD : FIRST_POD }), { worker: workerName, pod: `default/${opts.workers ? WORKER_POD : FIRST_POD}` });
       try {
         const present = await s.exec(['test', '-e', '/etc/kubernetes'], { allowFail: true });
         if (present.code === 0) throw new StepError('compare-kubeadm', `/etc/kubernetes already exists on a host that should be fresh`, { host: host.name });
@@ -239,6 +246,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
             plane.kubeadm.controlPlane = await joinControlPlane(plane, cp, member, peers, ctx.params.kubernetesVersion, ctx.log);
           }
         } finally { for (const j of joined.slice(1)) await j.s.close(); }
+        plane.ttfp = await watch.finish();
         if (opts.upgrade) plane.upgradePlan = await kubeadmUpgradePlan(plane, s, opts.upgrade, ctx.log);
         if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
         // PKI and kubeconfigs. Certificates only: private keys are never read.
@@ -258,6 +266,8 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           }
         }
       } finally {
+        await watch.finish(0);
+        await ws.close();
         await s.close();
         if (!opts.keep) await lab.labDown(labOpts);
       }

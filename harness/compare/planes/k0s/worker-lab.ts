@@ -10,6 +10,10 @@ import type { CollectContext, PlaneData } from '../../types.ts';
 import { processName, processTree } from './controller.ts';
 import { runWorkerPair } from './worker.ts';
 import { workerReasons } from './worker-reasons.ts';
+import { K0S_BIN } from './config.ts';
+import { WORKER_POD } from './worker.ts';
+import { watchTtfp, type Watcher } from '../../ttfp-watch.ts';
+import { hostChecks } from '../../ttfp-checks.ts';
 
 /** The worker pair's lab: the plane's lab name and "-w", within a lab name's 40 characters. */
 export const workerLabName = (lab: string): string => `${lab.slice(0, 38)}-w`;
@@ -30,10 +34,15 @@ export async function collectWorker(plane: PlaneData, k0s: EnsuredBinary, parts:
   const info = await lab.labUp({ ...labOpts, hosts: 2, workers: true });
   plane.steps.push({ step: `fresh worker lab "${labOpts.name}" up (2 hosts)`, ms: Math.round(performance.now() - t0), ok: true, output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', ') });
   const sessions: Session[] = [];
+  let watch: Watcher | undefined;
   try {
-    for (const h of info.hosts) sessions.push(await lab.labConnect(h.name, labOpts));
-    const [c, w] = sessions as [Session, Session];
+    for (const h of [...info.hosts, info.hosts[0]!]) sessions.push(await lab.labConnect(h.name, labOpts));
+    const [c, w, ws] = sessions as [Session, Session, Session];
+    // Time to first Pod: t0 is now (hosts up, nothing installed); the third session polls the controller.
+    const node = (await w.exec(['hostname'])).stdout.trim();
+    watch = watchTtfp(hostChecks(ws, '/var/lib/k0s/pki/server.crt', [K0S_BIN, 'kubectl'], node, { ns: 'default', name: WORKER_POD }), { worker: node, pod: `default/${WORKER_POD}` });
     const { worker, procs } = await runWorkerPair(plane, k0s, parts, { controller: c, worker: w }, ctx.params, ctx.log);
+    plane.ttfp = await watch.finish();
     if (plane.k0s) plane.k0s.worker = worker;
     const components = { kubelet: procs.kubelet, ...(procs.kubeProxy ? { 'kube-proxy': procs.kubeProxy } : {}) };
     plane.node = { host: `${labOpts.name}/${w.host.name}`, components, reasons: workerReasons(components, join(cacheDir(), 'gosrc', `k0s-${k0s.version}`), k0s.version, ctx.params.kubernetesVersion) };
@@ -43,6 +52,7 @@ export async function collectWorker(plane: PlaneData, k0s: EnsuredBinary, parts:
       plane.notes.push(`k0s worker: kubelet certificates not read: ${(err as Error).message}`);
     }
   } finally {
+    await watch?.finish(0);
     await Promise.all(sessions.map((s) => s.close()));
     if (!opts.keep) await lab.labDown(labOpts);
   }
