@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   'pki-vs-kubeadm': 'bench-pki-vs-kubeadm.ts',
   rolling: 'bench-rolling.ts',
   compare: 'bench-compare.ts',
+  ttfp: 'bench-ttfp.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);
