@@ -17,7 +17,7 @@ function print(r: CompareReport, from: string): void {
   const s = (ms?: number) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
   const ratio = (ms?: number, base?: number) => (ms === undefined || !base ? '' : ` (${(ms / base).toFixed(2)}×)`);
   const hw = r.ttfp.hardwire;
-  const cell = (p: (typeof PLANES)[number], ms?: number, base?: number) => `${s(ms)}${p === 'hardwire' ? '' : ratio(ms, base)}`.padEnd(22);
+  const cell = (p: (typeof PLANES)[number], ms?: number, base?: number) => `${`${s(ms)}${p === 'hardwire' ? '' : ratio(ms, base)}`.padEnd(21)} `;
   console.log(`time to first Pod (${from}), Kubernetes ${r.kubernetesVersion}; ratios to hardwire's`);
   console.log(`${'phase'.padEnd(36)}${PLANES.map((p) => p.padEnd(22)).join('')}`);
   for (const ph of TTFP_PHASES) {

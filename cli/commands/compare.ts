@@ -23,12 +23,13 @@ pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag b
 cert and process by process. Every value comes from running the tool:
   hardwire  the rendered host tree of --host (default: first etcd+control-plane host) and, when
             its units run, their live command lines from /proc/<pid>/cmdline (--no-live: skip SSH)
-  kubeadm   a fresh 1-host lab (--kubeadm-lab, default "compare-kubeadm", recreated each run)
+  kubeadm   a fresh 2-host lab (--kubeadm-lab, default "compare-kubeadm", recreated each run)
             with containerd, runc, CNI and the kubelet (kubeadm's unit and 10-kubeadm.conf drop-in)
             runs the real "kubeadm init" with every phase; its images are built here under the
             names kubeadm lists, so nothing is pulled. Then /etc/kubernetes/manifests, pki and *.conf,
             the mirror Pods from the API, the kubelet's argv and config, and each static Pod
-            container's /proc cmdline (found with crictl ps/inspect), which must equal its manifest
+            container's /proc cmdline (found with crictl ps/inspect), which must equal its manifest;
+            node2 joins as a worker ("kubeadm join"), and a busybox Pod the scheduler puts there runs
   k0s       the real k0s (built from its source archive, see "components build k0s") with its
             default components on a fresh 4-host lab (--k0s-lab, default "compare-k0s"): a single
             controller on node1, and an HA plane on node2-4 (node3 and node4 join with
