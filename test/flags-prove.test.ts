@@ -16,6 +16,7 @@ import type { ProveReport } from '../harness/prove/index.ts';
 import type { SiteResult } from '../harness/prove/classify.ts';
 import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
 import { traceSuite } from './helpers/trace-suite.ts';
+import { traceWebhookSuite } from './helpers/trace-webhook-suite.ts';
 
 const PROVE_MS = 1_500_000; // includes a cold debug build (see README figures)
 /**
@@ -257,6 +258,8 @@ describe.each([['kube-apiserver', 'client-ca-file']] as const)('hardwire flags p
 
 // trace apply (the capstone) on the same lab, before etcd stops the apiservers' store.
 traceSuite(() => w);
+// trace apply --webhook-reject: a create hardwire's webhook, on the host, rejects.
+traceWebhookSuite(() => w);
 
 // etcd last: while it runs under delve the apiservers have no store, and the Lease gates above need one.
 // Its gate: the member healthy over mTLS, as prove reads it with the unit stopped. The map cites
