@@ -40,6 +40,7 @@ export const UNIT_TESTS = [
   'test/coredns-addon.test.ts',
   'test/kubeadm-config.test.ts',
   'test/trace-stages.test.ts',
+  'test/trace-webhook.test.ts',
   'test/compare-html.test.ts',
   'test/compare-node.test.ts',
   'test/cis-redact.test.ts',

@@ -16,6 +16,7 @@ import type { ProveReport } from '../harness/prove/index.ts';
 import type { SiteResult } from '../harness/prove/classify.ts';
 import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
 import { traceSuite } from './helpers/trace-suite.ts';
+import { traceWebhookSuite } from './helpers/trace-webhook-suite.ts';
 
 const PROVE_MS = 1_500_000; // includes a cold debug build (see README figures)
 /**
@@ -247,16 +248,19 @@ describe('hardwire flags prove: mutations of the map are caught', () => {
 // (as trace apply runs it); its gate is that instance's /readyz.
 // Measured 2026-12-02: 39 of 39 flags hit, 166 of 202 cited sites (82.2%); the 35 misses are
 // conditional paths (Validate's error branches, self-signed certs, the etcd client's EmptyCN) or
-// functions not run by the gate (shutdown, config reload), each named by prove; one is a wrong
-// citation: TLSInfo.String (etcd client listener.go:213), linked away.
+// functions not run by the gate (shutdown, config reload), each named by prove. The one wrong
+// citation it found, TLSInfo.String (etcd client listener.go:213, linked away), the analyzer no
+// longer makes (rta.go: TLSInfo is built but never converted to an interface), so every cited line
+// takes a tracepoint.
 describe.each([['kube-apiserver', 'client-ca-file']] as const)('hardwire flags prove --component %s', (component, signature) => proveSuite(component, signature, /^readyz ok on 127\.0\.0\.1:16443$/, {
   sitesHit: 0.8,
-  linkedAway: ['--etcd-cafile go.etcd.io/etcd/client/pkg/v3@v3.6.8/transport/listener.go:213'],
   beside: ['secure-port', 'audit-log-path', 'endpoint-reconciler-type'],
 }));
 
 // trace apply (the capstone) on the same lab, before etcd stops the apiservers' store.
 traceSuite(() => w);
+// trace apply --webhook-reject: a create hardwire's webhook, on the host, rejects.
+traceWebhookSuite(() => w);
 
 // etcd last: while it runs under delve the apiservers have no store, and the Lease gates above need one.
 // Its gate: the member healthy over mTLS, as prove reads it with the unit stopped. The map cites

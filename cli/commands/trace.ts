@@ -8,7 +8,7 @@ import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 
 const HELP = `
-usage: hardwire trace apply [-f FILE] [--authz-user NAME] [--md FILE] [--html FILE] [--json] [--inventory FILE] [--state-dir DIR]
+usage: hardwire trace apply [-f FILE] [--authz-user NAME | --webhook-reject] [--md FILE] [--html FILE] [--json] [--inventory FILE] [--state-dir DIR]
 
 Runs a debug kube-apiserver (-N -l, symbols kept) under delve on the first control-plane host,
 beside the unit (same flags; port 16443, its own audit log, no endpoint reconciler; the unit keeps
@@ -23,19 +23,26 @@ outermost first; the curriculum's nine are marked. The debug instance is removed
                    rejects it, and the trace names where (the caller of responsewriters.Forbidden,
                    from the live stack); then bind NAME to a Role allowing get and create of the kind
                    in the object's namespace (removed afterwards) and trace "kubectl --as NAME apply"
+  --webhook-reject  trace a create that a validating webhook rejects: hardwire's webhook (built from
+                   core/components/go/webhook) on the host's 127.0.0.1:16444, TLS from a CA made for
+                   the run, and a ValidatingWebhookConfiguration sending it this object's create
+                   alone (both removed afterwards). The object must be a ConfigMap with a data key
+                   "forbidden" (the default object gets one). The trace names where admission calls
+                   out, where the answer comes back and where it becomes the rejection
   --md FILE        also write the trace as Markdown
   --html FILE      also write it as one self-contained HTML page
   --json           the report, with delve's replies verbatim, on stdout
   --ready-timeout  seconds to wait for the debug apiserver to be healthy (default 600)
 `;
 
-interface Opts extends InventoryOpts { authzUser?: string; filename?: string; md?: string; html?: string; json?: boolean; readyTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { authzUser?: string; webhookReject?: boolean; filename?: string; md?: string; html?: string; json?: boolean; readyTimeout?: number; acceptNewHostKeys?: boolean }
 
 export function declare(root: Cli): Cli {
   const trace = topCommand(root, 'trace', 'trace one kubectl apply through a debug kube-apiserver under delve, stage by stage', HELP);
   trace.command('apply')
     .option('-f, --filename <file>', 'the object to create')
     .option('--authz-user <name>', 'first a create authorization rejects (no binding), then admits (bound)')
+    .option('--webhook-reject', 'trace a create that a validating webhook rejects')
     .option('--md <file>', 'write the trace as Markdown')
     .option('--html <file>', 'write the trace as HTML')
     .option('--ready-timeout <seconds>', 'how long the debug apiserver may take to start', seconds('--ready-timeout', 1))
@@ -48,11 +55,14 @@ export function declare(root: Cli): Cli {
       if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser)) throw new InputError('--authz-user', `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`);
       const { readObject, defaultObject } = await import('../../harness/trace/object.ts');
       const stateDir = stateDirFrom(opts);
-      const obj = opts.filename === undefined ? defaultObject(join(stateDir, 'trace')) : readObject(resolve(opts.filename));
+      if (opts.webhookReject && opts.authzUser !== undefined) throw new InputError('--webhook-reject', 'traces one rejected create; drop --authz-user, or run the two traces one after the other');
+      const { DENIED_KEY, requireDenied } = await import('../../harness/trace/webhook.ts');
+      const obj = opts.filename === undefined ? defaultObject(join(stateDir, 'trace'), new Date(), opts.webhookReject ? DENIED_KEY : undefined) : readObject(resolve(opts.filename));
+      if (opts.webhookReject) requireDenied(obj);
       if (opts.authzUser !== undefined && !obj.namespace) throw new InputError('--authz-user', `binds a Role in the object's namespace; give ${obj.file} a metadata.namespace`);
       const inv = await inventoryOrLab(opts, log, false);
       const { traceApply } = await import('../../harness/trace/index.ts');
-      const report = await traceApply(inv, stateDir, obj, { readyTimeoutMs: (opts.readyTimeout ?? 600) * 1000, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(opts.authzUser ? { authzUser: opts.authzUser } : {}) }, log);
+      const report = await traceApply(inv, stateDir, obj, { readyTimeoutMs: (opts.readyTimeout ?? 600) * 1000, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(opts.authzUser ? { authzUser: opts.authzUser } : {}), ...(opts.webhookReject ? { webhookReject: true } : {}) }, log);
       const { formatMarkdown, formatText } = await import('../../harness/trace/format.ts');
       if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
       if (opts.html) writeFileSync(opts.html, (await import('../../harness/trace/html.ts')).formatHtml(report));

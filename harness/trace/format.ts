@@ -28,11 +28,27 @@ export function rejectionLine(r: TraceReport): string | undefined {
     `(stage ${a.point.n} of ${a.stages.length} on the live stack); bound by ${a.bound.join('; ')}, the apply above was admitted` : undefined;
 }
 
+/** The webhook's rejection, in one line: where admission called out, where the answer came back, where it became the rejection. */
+export function webhookLine(r: TraceReport): string | undefined {
+  const w = r.webhook;
+  return w ? `validating webhook ${w.webhook} (${w.url}) rejected it: ${r.kubectl.command} exited ${r.kubectl.code}; admission called out at ${w.callOut.ref} (stage ${w.callOut.n}), ` +
+    `the answer came back at ${w.answer.ref} (stage ${w.answer.n}), and became the rejection at ${w.rejection.ref} in ${shortName(w.rejection.function)} (stage ${w.rejection.n})` : undefined;
+}
+
+/** The webhook's three points as Markdown links, with the server's journal and kubectl's answer. */
+function webhookMarkdown(r: TraceReport): string[] {
+  const w = r.webhook!;
+  const at = (s: Stage) => `${s.url ? `[${s.ref}](${s.url})` : s.ref} in \`${shortName(s.function)}\` (stage ${s.n})`;
+  return ['', `## Rejected by the validating webhook ${w.webhook}`, '', `\`${r.kubectl.command}\` exited ${r.kubectl.code}: ${r.kubectl.output.replace(/\|/g, '\\|')}`, '',
+    `- admission calls out: ${at(w.callOut)}`, `- the answer comes back: ${at(w.answer)}`, `- it becomes the rejection: ${at(w.rejection)}`, '',
+    `The webhook's own log (journal of its unit on ${r.host}):`, '', '```', ...w.serverLog, '```'];
+}
+
 export function formatText(r: TraceReport): string {
   const w = Math.max(...r.stages.map((s) => s.ref.length));
   const line = (s: Stage) => `${String(s.n).padStart(3)} ${(s.curriculum ?? '').padEnd(20)} ${s.ref.padEnd(w)}  ${shortName(s.function)}  [g${s.goroutine}]`;
-  const rej = rejectionLine(r);
-  return `${r.stages.map(line).join('\n')}\n\n${curriculumLine(r)}\n${rej ? `${rej}\n` : ''}${summary(r)}\n`;
+  const rej = [rejectionLine(r), webhookLine(r)].filter((x) => x !== undefined).map((x) => `${x}\n`).join('');
+  return `${r.stages.map(line).join('\n')}\n\n${curriculumLine(r)}\n${rej}${summary(r)}\n`;
 }
 
 export function formatMarkdown(r: TraceReport): string {
@@ -52,5 +68,6 @@ export function formatMarkdown(r: TraceReport): string {
       `Bound by: ${a.bound.map((b) => `\`${b}\``).join(', ')}; then the apply traced above was admitted.`, '', '| # | function | file:line at the tag | goroutine |', '|---|---|---|---|');
     for (const s of a.stages) out.push(`| ${s.n} | \`${cell(shortName(s.function))}\` | ${s.url ? `[${s.ref}](${s.url})` : s.ref} | ${s.goroutine} |`);
   }
+  if (r.webhook) out.push(...webhookMarkdown(r));
   return `${out.join('\n')}\n`;
 }

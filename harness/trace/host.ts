@@ -22,6 +22,8 @@ export interface HostTraceRun {
   dlv: string;
   debugBinary: string;
   kind: string;
+  /** Sinks besides sinksFor's (--webhook-reject's). */
+  extraSinks?: Sink[];
   /** Runs kubectl apply against https://127.0.0.1:<port> (the forwarded debug instance). */
   apply: (port: number) => Promise<Kubectl>;
   readyTimeoutMs: number;
@@ -76,7 +78,7 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
       throw new StepError('trace apply', err instanceof Error ? err.message : String(err), { host: s.host.name, detail: j.stdout.trimEnd().split('\n') });
     });
     const startup = (Date.now() - started) / 1000;
-    const sinks = await sinksFor(client, run.kind);
+    const sinks = [...await sinksFor(client, run.kind), ...(run.extraSinks ?? [])];
     const byId = new Map<number, Sink>();
     for (const sink of sinks) {
       const bp = await client.breakAtFunction(sink.function).catch((err: unknown) => {

@@ -1,7 +1,7 @@
 // The trace as one self-contained HTML page: the stages in the order hit, each linked to its line at
 // the tag, the curriculum's nine marked, and each goroutine's stages in one colour band.
 import type { TraceReport } from './index.ts';
-import { curriculumLine, objectName, rejectionLine, shortName, summary } from './format.ts';
+import { curriculumLine, objectName, rejectionLine, shortName, summary, webhookLine } from './format.ts';
 import { esc, htmlPage, link } from '../../lib/html.ts';
 
 const STYLE = `
@@ -29,6 +29,7 @@ export function formatHtml(r: TraceReport): string {
 <p id="summary">${esc(summary(r))}</p>
 <p id="curriculum">${esc(curriculumLine(r))}</p>
 ${r.authz ? `<p id="authz">${esc(rejectionLine(r)!)}; the rejection point: ${link(r.authz.point.ref, r.authz.point.url)}</p>` : ''}
+${r.webhook ? `<p id="webhook">${esc(webhookLine(r)!)}</p><ul id="webhook-points">${(['callOut', 'answer', 'rejection'] as const).map((k) => `<li data-point="${k}">${link(r.webhook![k].ref, r.webhook![k].url)} <code>${esc(shortName(r.webhook![k].function))}</code></li>`).join('')}</ul>` : ''}
 <dl id="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <table id="stages"><thead><tr><th>#</th><th>curriculum</th><th>function</th><th>file:line at the tag</th><th>goroutine</th></tr></thead>
 <tbody>

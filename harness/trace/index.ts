@@ -9,8 +9,10 @@ import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { adminKubeconfigPath } from '../../core/apply/creds.ts';
 import { ensureAll } from '../../core/components/binaries/index.ts';
 import { clusterStateDir } from '../../core/pki/store.ts';
+import { join } from 'node:path';
 import { run } from '../../lib/proc.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
+import type { Session } from '../../core/transport/index.ts';
 import { traceOnHost, type HostTrace } from './host.ts';
 import type { Kubectl } from './record.ts';
 import { FORBIDDEN, type Sink } from './sinks.ts';
@@ -18,6 +20,7 @@ import { rejectThenAdmit, rejection, unbind, type AuthzTrace } from './authz.ts'
 import { CURRICULUM, deriveStages, requestHits, type Hit, type Stage } from './stages.ts';
 import type { TraceObject } from './object.ts';
 import { debugBuildReplaces } from './modules.ts';
+import { armWebhook, CONFIGURATION, WEBHOOK_NAME, WEBHOOK_SINKS, webhookPoints, webhookRequestHits, type ArmedWebhook, type WebhookTrace } from './webhook.ts';
 
 export interface TraceReport {
   kubernetesVersion: string;
@@ -37,13 +40,15 @@ export interface TraceReport {
   curriculum: { name: string; stage?: number }[];
   /** With --authz-user: the same create rejected by authorization first, then admitted once bound. */
   authz?: AuthzTrace;
+  /** With --webhook-reject: the create a validating webhook rejected (kubectl above got its message); where admission called out, where the answer came back, where it became the rejection. */
+  webhook?: WebhookTrace;
   seconds: { total: number; startup: number; traced: number };
 }
 
-export async function traceApply(inv: Inventory, stateDir: string, obj: TraceObject, opts: { readyTimeoutMs: number; acceptNewHostKeys: boolean; authzUser?: string }, log: Logger): Promise<TraceReport> {
+export async function traceApply(inv: Inventory, stateDir: string, obj: TraceObject, opts: { readyTimeoutMs: number; acceptNewHostKeys: boolean; authzUser?: string; webhookReject?: boolean }, log: Logger): Promise<TraceReport> {
   const started = Date.now();
   const version = inv.cluster.kubernetesVersion;
-  const [debug, dlv, kubectl] = await ensureAll(['kube-apiserver-debug', 'dlv', 'kubectl'], { kubernetesVersion: version, log });
+  const [debug, dlv, kubectl, webhookBin] = await ensureAll(['kube-apiserver-debug', 'dlv', 'kubectl', ...(opts.webhookReject ? ['webhook' as const] : [])], { kubernetesVersion: version, log });
   const host = inv.controlPlaneHosts[0];
   if (!host) throw new InputError('inventory', 'has no control-plane host to trace on');
   const clusterDir = clusterStateDir(stateDir, inv);
@@ -56,30 +61,48 @@ export async function traceApply(inv: Inventory, stateDir: string, obj: TraceObj
   const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.readyTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
   let out: HostTrace | undefined;
   let authz: Awaited<ReturnType<typeof rejectThenAdmit>> | undefined;
+  let armed: ArmedWebhook | undefined;
+  let serverLog: string[] = [];
+  const apply = async (port: number): Promise<Kubectl> => {
+    if (opts.authzUser) {
+      authz = await rejectThenAdmit(k, `https://127.0.0.1:${port}`, obj, opts.authzUser);
+      return authz.admitted;
+    }
+    const args = ['--server', `https://127.0.0.1:${port}`, 'apply', '-f', obj.file];
+    const r = await k(args);
+    return { command: `kubectl ${args.join(' ')}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim() };
+  };
+  const onHost = async (s: Session): Promise<HostTrace> => {
+    // The webhook and its configuration before the debug apiserver starts, which lists the configuration then.
+    if (webhookBin) armed = await armWebhook(s, webhookBin.path, k, obj, join(stateDir, 'trace'));
+    try {
+      return await traceOnHost(s, { dlv: dlv!.path, debugBinary: debug!.path, kind: obj.kind, readyTimeoutMs: opts.readyTimeoutMs, ...(armed ? { extraSinks: WEBHOOK_SINKS } : {}), apply }, log);
+    } finally {
+      if (armed) { serverLog = await armed.serverLog(); await armed.disarm(); }
+    }
+  };
   await runPhases([connectPhase, {
     id: 'trace',
     title: `Run a debug kube-apiserver under delve on ${host.name} beside its unit, and trace one kubectl apply through it`,
-    async run(c) {
-      out = await c.wet.run(host.name, 'trace kubectl apply', (s) => traceOnHost(s, {
-        dlv: dlv!.path, debugBinary: debug!.path, kind: obj.kind, readyTimeoutMs: opts.readyTimeoutMs,
-        apply: async (port) => {
-          if (opts.authzUser) {
-            authz = await rejectThenAdmit(k, `https://127.0.0.1:${port}`, obj, opts.authzUser);
-            return authz.admitted;
-          }
-          const args = ['--server', `https://127.0.0.1:${port}`, 'apply', '-f', obj.file];
-          const r = await k(args);
-          return { command: `kubectl ${args.join(' ')}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim() };
-        },
-      }, log));
-    },
+    async run(c) { out = await c.wet.run(host.name, 'trace kubectl apply', onHost); },
   }], ctx).finally(async () => { if (opts.authzUser) await unbind(k, obj, opts.authzUser); });
   if (!out) throw new StepError('trace apply', 'the trace did not run');
-  if (out.kubectl.code !== 0) throw new StepError('trace apply', `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`);
-  const hits = requestHits(out.hits, obj.name, obj.namespace);
-  if (!hits.length) throw new StepError('trace apply', `no stop at etcd3 store.Create wrote a key ending in ${obj.name} (${out.hits.length} stops in all)`);
   const replaced = debugBuildReplaces(version);
-  const stages = deriveStages(hits, replaced);
+  let hits: Hit[];
+  let stages: Stage[];
+  let webhook: WebhookTrace | undefined;
+  if (armed) {
+    if (out.kubectl.code === 0 || !out.kubectl.output.includes(`admission webhook "${WEBHOOK_NAME}" denied the request`)) throw new StepError('trace apply', `${out.kubectl.command} was not rejected by the webhook (exit ${out.kubectl.code}): ${out.kubectl.output}`);
+    hits = webhookRequestHits(out.hits);
+    if (!hits.length) throw new StepError('trace apply', `no stop at webhook errors.ToStatusErr (${out.hits.length} stops in all)`);
+    stages = deriveStages(hits, replaced);
+    webhook = { configuration: CONFIGURATION, webhook: WEBHOOK_NAME, url: armed.url, ...webhookPoints(hits, stages), serverLog };
+  } else {
+    if (out.kubectl.code !== 0) throw new StepError('trace apply', `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`);
+    hits = requestHits(out.hits, obj.name, obj.namespace);
+    if (!hits.length) throw new StepError('trace apply', `no stop at etcd3 store.Create wrote a key ending in ${obj.name} (${out.hits.length} stops in all)`);
+    stages = deriveStages(hits, replaced);
+  }
   const rejected = opts.authzUser ? rejection(out.hits, replaced) : undefined;
   if (authz && !rejected) throw new StepError('trace apply', `${authz.rejected.command} was rejected, but delve never stopped at ${FORBIDDEN}`);
   return {
@@ -91,6 +114,7 @@ export async function traceApply(inv: Inventory, stateDir: string, obj: TraceObj
       return n === undefined ? { name } : { name, stage: n };
     }),
     ...(authz && rejected ? { authz: { user: opts.authzUser!, rejected: authz.rejected, bound: authz.bound, ...rejected } } : {}),
+    ...(webhook ? { webhook } : {}),
     seconds: { total: (Date.now() - started) / 1000, ...out.seconds },
   };
 }

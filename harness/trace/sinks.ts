@@ -18,7 +18,8 @@
 // on the stacks of the goroutines that started the finisher's (GODEBUG=tracebackancestors).
 import type { DlvClient } from '../prove/dlv-rpc.ts';
 
-export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn' | 'forbidden';
+export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn' | 'forbidden'
+  | 'webhook-call' | 'webhook-answer' | 'webhook-rejection'; // --webhook-reject (webhook.ts)
 
 /** `key`: an expression delve reads at the stop, to tell this request's hits from others. */
 export interface Sink { id: SinkId; function: string; key?: string }

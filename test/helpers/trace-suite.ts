@@ -23,7 +23,7 @@ const USER = 'hardwire-trace-user';
 interface Frame { function: string; ref: string; goroutine: number }
 
 /** A hit's frames in Go modules, outermost first, read from delve's replies as it sent them. */
-function rawFrames(hit: TraceReport['hits'][number]): Frame[] {
+export function rawFrames(hit: TraceReport['hits'][number]): Frame[] {
   const anc = (JSON.parse(hit.raw.ancestors) as { result: { Ancestors: { ID: number }[] | null } }).result.Ancestors ?? [];
   // The stacks are this goroutine's, then its ancestors' nearest first: the same ids, in that order.
   expect(hit.raw.stacks.map((s) => s.goroutine)).toEqual([hit.goroutine, ...anc.slice(0, hit.raw.stacks.length - 1).map((a) => a.ID)]);
@@ -33,16 +33,66 @@ function rawFrames(hit: TraceReport['hits'][number]): Frame[] {
   });
 }
 
+/** Each stage's file:line, at v1.36.3 in the module cache, lies in the function delve reported. */
+export function stagesInDelveFunctions(r: TraceReport): void {
+  expect(r.stages.length).toBeGreaterThan(20);
+  for (const st of r.stages) {
+    const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(st.ref)!;
+    if (module!.startsWith('k8s.io/') && module !== 'k8s.io/utils' && module !== 'k8s.io/kube-openapi' && module !== 'k8s.io/klog/v2') {
+      expect(version, st.ref).toBe(module === 'k8s.io/kubernetes' ? 'v1.36.3' : 'v0.36.3');
+    }
+    const lines = sourceLines(module!, version!, file!);
+    expect(lines, `${st.ref} in the module cache`).toBeDefined();
+    expect(enclosingFunc(lines!, Number(line)), st.ref).toBe(shortFunc(st.function));
+  }
+}
+
+/** The stages are the module frames of delve's stacks at the stops (its verbatim replies), none dropped, in the stacks' order. */
+export function stagesAreDelveFrames(r: TraceReport): void {
+  const key = (f: { function: string; ref: string; goroutine: number }) => `${f.goroutine} ${f.function} ${f.ref}`;
+  // A stage names delve's file by the version the build compiled when go.mod replaced it
+  // (k8s.io/kube-aggregator v0.0.0 => v0.36.3): the replace line is read here from go.mod.
+  const goMod = readFileSync(join(repoRoot, 'core', 'components', 'go', 'kubernetes', 'go.mod'), 'utf8');
+  for (const st of r.stages.filter((x) => x.delveRef)) {
+    const [, module, version] = /^(.+?)@(v[^/]+)\//.exec(st.ref)!;
+    expect(goMod, st.ref).toMatch(new RegExp(`^\\s*${module!.replace(/\./g, '\\.')} => ${module!.replace(/\./g, '\\.')} ${version!.replace(/\./g, '\\.')}$`, 'm'));
+    expect(st.delveRef!.replace(/@v[^/]+\//, `@${version}/`), st.ref).toBe(st.ref);
+  }
+  const staged = new Set(r.stages.map((s) => key({ ...s, ref: s.delveRef ?? s.ref })));
+  let last = 0;
+  r.hits.forEach((hit, i) => {
+    // The stop delve reported: this goroutine, stopped in the sink's function, which is its innermost frame.
+    const stop = (JSON.parse(hit.raw.stop) as { result: { State: { Threads: { goroutineID: number; function?: { name: string }; breakPoint?: { id: number } }[] } } }).result.State;
+    const th = stop.Threads.find((t) => t.goroutineID === hit.goroutine && t.breakPoint);
+    expect(th?.function?.name, `stop ${i}`).toBe(hit.function);
+    const frames = rawFrames(hit);
+    expect(frames.at(-1)?.function).toBe(hit.function);
+    for (const f of frames) expect(staged.has(key(f)), `stop ${i}: frame ${key(f)} is no stage`).toBe(true);
+    // This stop's stages, in stage order, are the innermost frames of its stack in the stack's
+    // order (outermost first): those below what it shares with the stop before; all at the first.
+    const mine = r.stages.filter((s) => s.hit === i).map((s) => key({ ...s, ref: s.delveRef ?? s.ref }));
+    expect(mine, `stop ${i}`).toEqual(frames.slice(frames.length - mine.length).map(key));
+    if (i === 0) expect(mine.length).toBe(frames.length);
+    const ns = r.stages.filter((s) => s.hit === i).map((s) => s.n);
+    if (ns.length) { expect(ns[0]).toBeGreaterThan(last); last = ns.at(-1)!; }
+  });
+}
+
+/** The pinned kubectl as the lab's admin, through the unit's apiserver (the kubeconfig's server). */
+export function labKubectl(lab: () => WiredLab): (args: string[]) => string {
+  return (args) => {
+    const w = lab();
+    const admin = join(w.state, loadInventory(w.inv).cluster.name, 'kubeconfigs', 'admin.conf');
+    return execFileSync(kubectlPath(), ['--kubeconfig', admin, ...args], { encoding: 'utf8', timeout: 60_000 }).trim();
+  };
+}
+
 export function traceSuite(lab: () => WiredLab): void {
   describe('hardwire trace apply: one kubectl apply, stage by stage, from the live stacks', () => {
     let r: TraceReport;
     let md: string;
     let html: string;
-    const kubectl = (args: string[]) => {
-      const w = lab();
-      const admin = join(w.state, loadInventory(w.inv).cluster.name, 'kubeconfigs', 'admin.conf');
-      return execFileSync(kubectlPath(), ['--kubeconfig', admin, ...args], { encoding: 'utf8', timeout: 60_000 }).trim();
-    };
+    const kubectl = labKubectl(lab);
 
     it('traces a create through a debug apiserver beside the unit; the object exists, the unit still serves', async () => {
       const w = lab();
@@ -70,46 +120,11 @@ export function traceSuite(lab: () => WiredLab): void {
     }, TRACE_MS);
 
     it('each stage\'s file:line, at v1.36.3 in the module cache, lies in the function delve reported', () => {
-      expect(r.stages.length).toBeGreaterThan(20);
-      for (const st of r.stages) {
-        const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(st.ref)!;
-        if (module!.startsWith('k8s.io/') && module !== 'k8s.io/utils' && module !== 'k8s.io/kube-openapi' && module !== 'k8s.io/klog/v2') {
-          expect(version, st.ref).toBe(module === 'k8s.io/kubernetes' ? 'v1.36.3' : 'v0.36.3');
-        }
-        const lines = sourceLines(module!, version!, file!);
-        expect(lines, `${st.ref} in the module cache`).toBeDefined();
-        expect(enclosingFunc(lines!, Number(line)), st.ref).toBe(shortFunc(st.function));
-      }
+      stagesInDelveFunctions(r);
     });
 
     it('the stages are the module frames of delve\'s stacks at the stops, none dropped, in the stacks\' order', () => {
-      const key = (f: { function: string; ref: string; goroutine: number }) => `${f.goroutine} ${f.function} ${f.ref}`;
-      // A stage names delve's file by the version the build compiled when go.mod replaced it
-      // (k8s.io/kube-aggregator v0.0.0 => v0.36.3): the replace line is read here from go.mod.
-      const goMod = readFileSync(join(repoRoot, 'core', 'components', 'go', 'kubernetes', 'go.mod'), 'utf8');
-      for (const st of r.stages.filter((x) => x.delveRef)) {
-        const [, module, version] = /^(.+?)@(v[^/]+)\//.exec(st.ref)!;
-        expect(goMod, st.ref).toMatch(new RegExp(`^\\s*${module!.replace(/\./g, '\\.')} => ${module!.replace(/\./g, '\\.')} ${version!.replace(/\./g, '\\.')}$`, 'm'));
-        expect(st.delveRef!.replace(/@v[^/]+\//, `@${version}/`), st.ref).toBe(st.ref);
-      }
-      const staged = new Set(r.stages.map((s) => key({ ...s, ref: s.delveRef ?? s.ref })));
-      let last = 0;
-      r.hits.forEach((hit, i) => {
-        // The stop delve reported: this goroutine, stopped in the sink's function, which is its innermost frame.
-        const stop = (JSON.parse(hit.raw.stop) as { result: { State: { Threads: { goroutineID: number; function?: { name: string }; breakPoint?: { id: number } }[] } } }).result.State;
-        const th = stop.Threads.find((t) => t.goroutineID === hit.goroutine && t.breakPoint);
-        expect(th?.function?.name, `stop ${i}`).toBe(hit.function);
-        const frames = rawFrames(hit);
-        expect(frames.at(-1)?.function).toBe(hit.function);
-        for (const f of frames) expect(staged.has(key(f)), `stop ${i}: frame ${key(f)} is no stage`).toBe(true);
-        // This stop's stages, in stage order, are the innermost frames of its stack in the stack's
-        // order (outermost first): those below what it shares with the stop before; all at the first.
-        const mine = r.stages.filter((s) => s.hit === i).map((s) => key({ ...s, ref: s.delveRef ?? s.ref }));
-        expect(mine, `stop ${i}`).toEqual(frames.slice(frames.length - mine.length).map(key));
-        if (i === 0) expect(mine.length).toBe(frames.length);
-        const ns = r.stages.filter((s) => s.hit === i).map((s) => s.n);
-        if (ns.length) { expect(ns[0]).toBeGreaterThan(last); last = ns.at(-1)!; }
-      });
+      stagesAreDelveFrames(r);
     });
 
     it('names where authorization rejected the unbound create, from the live stack; bound, the apply got through', () => {

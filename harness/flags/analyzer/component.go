@@ -58,11 +58,11 @@ func analyze(ix *index, c component, rt []runtimeflags.Flag) (*Doc, error) {
 	if err := a.registerFlags(cands, rt); err != nil {
 		return nil, err
 	}
-	lookups, err := a.lookupReads()
-	if err != nil {
+	if err := a.entryReach(); err != nil {
 		return nil, err
 	}
-	if err := a.entryReach(); err != nil {
+	lookups, err := a.lookupReads()
+	if err != nil {
 		return nil, err
 	}
 	lookups = append(lookups, ix.nameTableReads(c, a.closure, a.runs, a.nameIdx, a.names)...)

@@ -20,7 +20,7 @@ type funcNode struct {
 	decl *ast.FuncDecl
 	name string
 	refs []*types.Func
-	// makes: the named types whose values the body makes (rta.go), for interface dispatch.
+	// makes: the named types whose values the body converts to an interface (rta.go), for interface dispatch.
 	makes []*types.TypeName
 }
 
@@ -209,7 +209,7 @@ func (ix *index) walk(p *packages.Package, fn *funcNode, root ast.Node) {
 			parent = stack[len(stack)-1]
 		}
 		stack = append(stack, n)
-		noteMade(info, fn, n)
+		noteConverted(info, fn, n, stack[:len(stack)-1])
 		switch n := n.(type) {
 		case *ast.Ident:
 			switch obj := info.Uses[n].(type) {

@@ -128,12 +128,20 @@ func (ix *index) handsToOtherModule(a attributed) bool {
 }
 
 // lookupReads finds reads of flags by name: fs.Lookup("x"), fs.Changed("x"), etcd's
-// flags.UniqueURLsFromFlag(fs, "x"). These read the flag without its bound object.
+// flags.UniqueURLsFromFlag(fs, "x"). These read the flag without its bound object. It needs
+// a.runs (entryReach).
 func (a *analysis) lookupReads() ([]attributed, error) {
 	ix := a.ix
 	var lookups []attributed
 	for _, cl := range ix.calls {
 		if !a.closure[cl.pkg.PkgPath] || ix.inRegistration(cl.expr.Pos()) {
+			continue
+		}
+		// A lookup in a function the process never calls is no read of this component's flag: the
+		// linker drops it. kube-apiserver's (*BuiltInAuthorizationOptions).AddFlags looks up
+		// --authorization-webhook-cache-authorized-ttl by name, a flag kube-controller-manager has
+		// too, in a package kube-controller-manager imports but does not call.
+		if cl.fn.obj != nil && !a.runs[cl.fn] {
 			continue
 		}
 		callee := calleeOf(cl.pkg.TypesInfo, cl.expr)

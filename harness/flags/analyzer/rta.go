@@ -1,18 +1,18 @@
 // Reachability with rapid type analysis: an interface method call reaches the implementations of
-// the types the reached code can make, not every implementation in the load (class hierarchy
-// analysis). CHA made kube-scheduler reach (*clientcmd.PathOptions).IsExplicitFile and
+// the types the reached code converts to an interface, not every implementation in the load (class
+// hierarchy analysis), nor every type it constructs (issue 25: that cited etcd's TLSInfo.String for
+// kube-apiserver). CHA made kube-scheduler reach (*clientcmd.PathOptions).IsExplicitFile and
 // (*SecureServingOptions).DefaultExternalAddress through kube-apiserver's code in the same load;
 // the linker drops both from kube-scheduler, so the lines cited there are never run (issue 25).
 
 package main
 
 import (
-	"go/ast"
 	"go/types"
 )
 
-// madeType is the named type whose values an expression makes: T{}, &T{}, new(T), T(x), var x T.
-// Interfaces and unnamed types make nothing a method call can dispatch to.
+// madeType is the named type of a value of type t (through one pointer): the type whose methods an
+// interface holding that value dispatches to. Interfaces and unnamed types have none.
 func madeType(t types.Type) *types.TypeName {
 	t = types.Unalias(t)
 	if p, ok := t.(*types.Pointer); ok {
@@ -25,38 +25,9 @@ func madeType(t types.Type) *types.TypeName {
 	return n.Origin().Obj()
 }
 
-// noteMade records in fn the types node n makes values of.
-func noteMade(info *types.Info, fn *funcNode, n ast.Node) {
-	add := func(t types.Type) {
-		if tn := madeType(t); tn != nil {
-			fn.makes = append(fn.makes, tn)
-		}
-	}
-	switch n := n.(type) {
-	case *ast.CompositeLit:
-		if tv, ok := info.Types[n]; ok {
-			add(tv.Type)
-		}
-	case *ast.CallExpr:
-		if tv, ok := info.Types[n.Fun]; ok && tv.IsType() {
-			add(tv.Type) // a conversion: HandlerFunc(f)
-		} else if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok && len(n.Args) == 1 {
-			if b, ok := info.Uses[id].(*types.Builtin); ok && b.Name() == "new" {
-				add(info.Types[n].Type)
-			}
-		}
-	case *ast.ValueSpec:
-		for _, name := range n.Names {
-			if v, ok := info.Defs[name].(*types.Var); ok {
-				add(v.Type())
-			}
-		}
-	}
-}
-
 // reachable returns the functions reachable from root through static references and interface
-// dispatch to the types reached code makes. A type made counts with the types of its value fields
-// (embedded or not): &o.SecureServing can be handed to an interface without a literal of its own.
+// dispatch to the types reached code converts to an interface. A type converted counts with the
+// types of its value fields (embedded or not): their methods are promoted into its method set.
 // The initialization of every package the command imports (closure) runs too, with what it
 // reaches: init() registers function values (localSchemeBuilder.Register(RegisterConversions))
 // that reached code calls later, and var initializers make types (DefaultComponentGlobalsRegistry,
