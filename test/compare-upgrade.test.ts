@@ -19,6 +19,8 @@ import { checkUpgradeTarget } from '../harness/compare/upgrade-target.ts';
 import type { KubeadmPlanDoc, KubeadmUpgradePlan } from '../harness/compare/upgrade-types.ts';
 import type { ComponentCommand } from '../harness/compare/types.ts';
 import { kubeadmConfig } from '../harness/compare/planes/kubeadm.ts';
+import type { PlaneNode } from '../harness/compare/node-types.ts';
+import { blocking } from '../core/upgrade/plan.ts';
 
 const FIX = join(repoRoot, 'test/fixtures/kubeadm-upgrade');
 const read = (f: string) => readFileSync(join(FIX, f), 'utf8');
@@ -122,6 +124,52 @@ describe('compare\'s "Upgrade to v1.37.2" section from it', () => {
     expect(u.findings).toEqual([]);
     expect(u.components.find((c) => c.component === 'kube-apiserver')?.kubeadm).toEqual([]);
     expect(upgradeSummary(u).join('\n')).toContain('kubeadm: no upgrade plan: the kubeadm plane was not collected: lab failed');
+  });
+});
+
+describe('kubeadm\'s kubelet and kube-proxy in the same plan', () => {
+  // kubeadm v1.36.3's own component configs (fixture header says how they were printed), the argv
+  // its kubelet runs with (kubeadm-flags.env and 10-kubeadm.conf) and its kube-proxy DaemonSet's.
+  const docs = read('node-configs.yaml').split(/^---\n/m).filter((d) => /^kind:/m.test(d));
+  const config = (kind: string) => docs.find((d) => new RegExp(`^kind: ${kind}$`, 'm').test(d))!;
+  const kubeletArgv = ['/usr/bin/kubelet', '--bootstrap-kubeconfig=/etc/kubernetes/bootstrap-kubelet.conf', '--kubeconfig=/etc/kubernetes/kubelet.conf',
+    '--config=/var/lib/kubelet/config.yaml', '--node-ip=10.0.0.11'];
+  const node = (extra: string[] = []): PlaneNode => ({
+    host: 'node1', reasons: {},
+    components: {
+      kubelet: { argv: [...kubeletArgv, ...extra], argvSource: 'fixture', config: config('KubeletConfiguration') },
+      'kube-proxy': { argv: ['/usr/local/bin/kube-proxy', '--config=/var/lib/kube-proxy/config.conf', '--hostname-override=node1'], argvSource: 'fixture', config: config('KubeProxyConfiguration') },
+    },
+  });
+  /** A YAML document's leaf paths, found here without the code under test. */
+  const leaves = (v: unknown, at = ''): string[] => (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length
+    ? Object.entries(v).flatMap(([k, x]) => leaves(x, at ? `${at}.${k}` : k)) : [at]);
+
+  it('plans every flag the kubelet and kube-proxy pass and every field of their config files, at both tags', () => {
+    const p = planOfCommands(captured.commands, 'v1.36.3', 'v1.37.2', node());
+    for (const [c, kind, argv] of [['kubelet', 'KubeletConfiguration', 4], ['kube-proxy', 'KubeProxyConfiguration', 2]] as const) {
+      const plan = p.components.find((x) => x.component === c)!;
+      expect(plan, c).toBeDefined();
+      expect(plan.rows.map((r) => r.status), c).toEqual(Array(argv).fill('unchanged'));
+      const { apiVersion: _a, kind: _k, ...doc } = parse(config(kind)) as Record<string, unknown>;
+      // Every leaf of the file lies under exactly one planned field (the map may stop above a leaf:
+      // logging.options.json inlines OutputRoutingOptions), and no field is one the map lacks.
+      for (const leaf of leaves(doc)) expect(plan.fields.filter((f) => leaf === f.key || leaf.startsWith(`${f.key}.`)).length, `${c} ${leaf}`).toBe(1);
+      expect(plan.fields.filter((f) => !(f.from?.registeredAt && f.to?.registeredAt)).map((f) => f.key), `${c}: every field cited at both tags`).toEqual([]);
+      expect(plan.fields.filter((f) => f.status === 'removed' || f.status === 'renamed').map((f) => f.key), c).toEqual([]);
+    }
+    // kubeadm's KubeletConfiguration leaves memoryThrottlingFactor unset, so its default change is reported for kubeadm's node too.
+    expect(p.components.find((x) => x.component === 'kubelet')!.unsetDefaults?.map((d) => d.key)).toContain('memoryThrottlingFactor');
+  });
+
+  it('a kubelet flag v1.37.2 removed, passed through kubeadm\'s kubeletExtraArgs, is blocking with both citations', () => {
+    const p = planOfCommands(captured.commands, 'v1.36.3', 'v1.37.2', node(['--containerd=/run/containerd/containerd.sock']));
+    const kubelet = p.components.find((x) => x.component === 'kubelet')!;
+    const row = kubelet.rows.find((r) => r.flag === 'containerd')!;
+    expect([row.status, row.to]).toEqual(['removed', null]);
+    // cadvisor registers it on Go's flag.CommandLine; the kubelet adopts it by name (globalflags_linux.go).
+    expect(row.from?.registeredAt).toMatch(/^github\.com\/google\/cadvisor@v[\d.]+\/container\/containerd\/\w+\.go:\d+$/);
+    expect(blocking(p.components)).toContainEqual({ component: 'kubelet', name: '--containerd' });
   });
 });
 

@@ -244,11 +244,10 @@ describe('hardwire compare on the lab', () => {
     }
     console.log(`node rows: ${flags} flags, ${fields} config fields (${unread} with no read site in the map, by its own account)`);
     expect(flags).toBeGreaterThan(5);
-    // The one known gap, from k0s's kubelet: cAdvisor's --containerd, which k0s still passes
-    // (k0s pkg/component/worker/kubelet.go, "KEP 2371"). The kubelet registers it through
-    // registerDeprecated (cmd/kubelet/app/options/globalflags_linux.go:51); the map takes that call for
-    // its read site and has no registration, and cAdvisor's own read is not mapped.
-    expect(gaps).toEqual(['kubelet --containerd: not registered or not read in the map']);
+    // No gap: k0s's kubelet passes cAdvisor's --containerd (k0s pkg/component/worker/kubelet.go,
+    // "KEP 2371"), which the map now cites where cAdvisor registers it on Go's flag.CommandLine
+    // (container/containerd/factory.go) and where cAdvisor reads it.
+    expect(gaps).toEqual([]);
   });
 
   it('cert matrix: three columns; roles some planes lack are shown as unmatched', () => {
@@ -446,6 +445,17 @@ describe('hardwire compare on the lab', () => {
       ['hardwire', REMOVED.component, 'removed', true, null], ['kubeadm', REMOVED.component, 'removed', true, null],
     ]);
     expect(u.silent).toBeGreaterThanOrEqual(2);
+    // kubeadm's kubelet and kube-proxy are planned too: as many flags as their /proc argv has, read here, and their config files' fields.
+    const k = await on(KUBEADM_LAB, 'node1');
+    try {
+      for (const c of ['kubelet', 'kube-proxy']) {
+        const pid = (await remote(k, ['pgrep', '-o', '-x', c])).trim();
+        const n = new Set((await k.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter((a) => a.startsWith('--')).map((a) => a.split('=')[0])).size;
+        expect(u.components.find((r) => r.component === c)?.kubeadmFlags, c).toMatch(new RegExp(`^${n} flags \\(${n} unchanged\\) v1\\.36\\.3 → v1\\.37\\.2; \\d+ config fields \\(`));
+      }
+    } finally {
+      await k.close();
+    }
     expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^## Upgrade to v1\.37\.2$/m);
     expect(readFileSync(join(out, 'r.html'), 'utf8')).toContain(`data-name="--${REMOVED.flag}" data-said="no"`);
     expect(run.stdout).toMatch(/∅ kubeadm kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);

@@ -26,7 +26,7 @@ export async function upgradeSection(inv: Inventory, stateDir: string, to: strin
   let kubeadmFlags: UpgradeSection['kubeadmFlags'] = { none: `the kubeadm plane was not collected: ${kubeadm.why}` };
   if (kubeadm.collected) {
     try {
-      kubeadmFlags = planOfCommands(kubeadm.commands, from, to);
+      kubeadmFlags = planOfCommands(kubeadm.commands, from, to, kubeadm.node);
     } catch (err) {
       kubeadmFlags = { none: `no plan of kubeadm's manifests: ${why(err)}` };
     }

@@ -1,7 +1,7 @@
 // `hardwire flags --regenerate`: rebuild flags/data/<version>/*.json with the Go analyzer.
 // Needs Go (1.26); modules come from the Go module proxy into ~/.cache/hardwire/gomod.
 import { writeApiLifecycle } from './api-lifecycle.ts';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
@@ -79,8 +79,13 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
     // kubelet and kube-proxy load from flags/analyzer/node, with a build list of their own per version.
     const node = pin.node === true;
     if (node) {
-      step('build nodeflags', go, ['build', ...nodeMod, '-trimpath', '-tags', 'providerless', '-o', join(work, 'nodeflags'), './cmd/nodeflags'], join(analyzerDir, 'node'), opts.log);
-      step('dump kubelet and kube-proxy flag sets', join(work, 'nodeflags'), [], analyzerDir, opts.log, join(work, 'nodeflags.json'));
+      // Two binaries: kube-proxy adopts Go's whole flag.CommandLine, which the kubelet's imports fill.
+      for (const [cmd, what] of [['nodeflags', 'the kubelet'], ['proxyflags', 'kube-proxy']] as const) {
+        step(`build ${cmd}`, go, ['build', ...nodeMod, '-trimpath', '-tags', 'providerless', '-o', join(work, cmd), `./cmd/${cmd}`], join(analyzerDir, 'node'), opts.log);
+        step(`dump ${what}'s flag set`, join(work, cmd), [], analyzerDir, opts.log, join(work, `${cmd}.json`));
+      }
+      const merged = { ...JSON.parse(readFileSync(join(work, 'nodeflags.json'), 'utf8')), ...JSON.parse(readFileSync(join(work, 'proxyflags.json'), 'utf8')) };
+      writeFileSync(join(work, 'nodeflags.json'), JSON.stringify(merged));
     }
     // What to analyze is the registry's: each spec's flagTarget.
     writeFileSync(join(work, 'targets.json'), JSON.stringify(flagTargets().filter((t) => node || t.dir !== 'node')));

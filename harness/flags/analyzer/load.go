@@ -20,7 +20,8 @@ type fileSet = *token.FileSet
 // needs their declarations. This keeps a full-syntax load of kube-apiserver within memory.
 func interesting(filename string) bool {
 	f := filepath.ToSlash(filename)
-	return strings.Contains(f, "/k8s.io/") || strings.Contains(f, "/go.etcd.io/etcd/")
+	// cadvisor: it registers flags on Go's flag.CommandLine that the kubelet and kube-proxy adopt by name.
+	return strings.Contains(f, "/k8s.io/") || strings.Contains(f, "/go.etcd.io/etcd/") || strings.Contains(f, "/github.com/google/cadvisor@") || strings.Contains(f, "/github.com/google/cadvisor/lib@")
 }
 
 func load(dir string, patterns []string) (*program, error) {

@@ -8,6 +8,7 @@ import (
 	"go/types"
 	"regexp"
 	"sort"
+	"strings"
 	"unicode"
 
 	"hardwire.local/flags/analyzer/runtimeflags"
@@ -28,11 +29,30 @@ func (a *analysis) candidates() map[string][]*reg {
 		}
 		std := r.callee.Pkg().Path() == "flag"
 		if std != a.c.StdFlag {
+			// A Kubernetes binary adopts some of Go's flag.CommandLine by name (cadvisor's, in the
+			// kubelet's globalflags_linux.go register and kube-proxy's AddGoFlagSet): kept apart, used
+			// only for a name no pflag registration has (goflagCands).
+			if std {
+				cands[goflagKey+r.name] = append(cands[goflagKey+r.name], r)
+			}
 			continue
 		}
 		cands[r.name] = append(cands[r.name], r)
 	}
 	return cands
+}
+
+// goflagKey prefixes, in candidates' map, a registration on Go's standard flag package.
+const goflagKey = "goflag:"
+
+// goflagCands are the standard-flag registrations a pflag binary's flag can come from: the same
+// name, or with '_' for '-' (pflag's name normalizer turns cadvisor's storage_driver_user into
+// --storage-driver-user). Only used when no pflag registration has the name.
+func goflagCands(cands map[string][]*reg, name string) []*reg {
+	if rs := cands[goflagKey+name]; len(rs) > 0 {
+		return rs
+	}
+	return cands[goflagKey+strings.ReplaceAll(name, "-", "_")]
 }
 
 // flagNames is the component's flag set, sorted. For Kubernetes it is the flags the real cobra
@@ -93,7 +113,15 @@ func (a *analysis) registerFlags(cands map[string][]*reg, rt []runtimeflags.Flag
 	}
 	for i, name := range a.names {
 		rf, hasRT := rtByName[name]
-		if err := a.registerFlag(i, cands[name], rf, hasRT, deprecated); err != nil {
+		rs := cands[name]
+		if len(rs) == 0 && !a.c.StdFlag {
+			// Registered with '_' (concurrent_rc_syncs); the binary's normalizer prints and accepts it with '-'.
+			rs = cands[strings.ReplaceAll(name, "-", "_")]
+		}
+		if len(rs) == 0 && !a.c.StdFlag {
+			rs = goflagCands(cands, name)
+		}
+		if err := a.registerFlag(i, rs, rf, hasRT, deprecated); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,11 @@ go 1.26.0
 
 require k8s.io/kubernetes v1.36.3
 
+require hardwire.local/flags/analyzer/runtimeflags v0.0.0
+
+// The flag dumpers' JSON contract, shared with the analyzer (../runtimeflags).
+replace hardwire.local/flags/analyzer/runtimeflags => ../runtimeflags
+
 require (
 	cel.dev/expr v0.25.1 // indirect
 	cyphar.com/go-pathrs v0.2.2 // indirect

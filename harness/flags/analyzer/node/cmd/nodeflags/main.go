@@ -1,7 +1,8 @@
-// nodeflags prints, as JSON, the flag set the kubelet and kube-proxy really have, as k8sflags does
-// for the control plane. The kubelet parses its own flag set (NewKubeletCommand sets
-// DisableFlagParsing and fills a clean pflag.FlagSet), so that set is built here the same way
-// (cmd/kubelet/app/server.go:144-145, 313-316); kube-proxy's is its cobra command's.
+// nodeflags prints, as JSON, the flag set the kubelet really has, as k8sflags does for the control
+// plane. The kubelet parses its own flag set (NewKubeletCommand sets DisableFlagParsing and fills a
+// clean pflag.FlagSet), so that set is built here the same way (cmd/kubelet/app/server.go:144-145,
+// 313-316). kube-proxy's is dumped by proxyflags, a binary of its own: the kubelet's imports put
+// cadvisor's flags on Go's flag.CommandLine, which kube-proxy's command adopts whole.
 package main
 
 import (
@@ -10,26 +11,16 @@ import (
 	"sort"
 
 	"github.com/spf13/pflag"
+	"hardwire.local/flags/analyzer/runtimeflags"
 	cliflag "k8s.io/component-base/cli/flag"
-	proxy "k8s.io/kubernetes/cmd/kube-proxy/app"
+	_ "k8s.io/component-base/logs/json/register" // as cmd/kubelet/kubelet.go:29 does: the --log-json-* flags
 	"k8s.io/kubernetes/cmd/kubelet/app/options"
 )
 
-type flagInfo struct {
-	Name                string `json:"name"`
-	Shorthand           string `json:"shorthand,omitempty"`
-	Type                string `json:"type"`
-	Default             string `json:"default"`
-	Help                string `json:"help"`
-	Deprecated          string `json:"deprecated,omitempty"`
-	ShorthandDeprecated string `json:"shorthandDeprecated,omitempty"`
-	Hidden              bool   `json:"hidden,omitempty"`
-}
-
-func dump(fs *pflag.FlagSet) []flagInfo {
-	var out []flagInfo
+func dump(fs *pflag.FlagSet) []runtimeflags.Flag {
+	var out []runtimeflags.Flag
 	fs.VisitAll(func(f *pflag.Flag) {
-		out = append(out, flagInfo{f.Name, f.Shorthand, f.Value.Type(), f.DefValue, f.Usage, f.Deprecated, f.ShorthandDeprecated, f.Hidden})
+		out = append(out, runtimeflags.Flag{Name: f.Name, Shorthand: f.Shorthand, Type: f.Value.Type(), Default: f.DefValue, Help: f.Usage, Deprecated: f.Deprecated, ShorthandDeprecated: f.ShorthandDeprecated, Hidden: f.Hidden})
 	})
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
@@ -50,9 +41,8 @@ func kubeletFlags() *pflag.FlagSet {
 }
 
 func main() {
-	doc := map[string][]flagInfo{
-		"kubelet":    dump(kubeletFlags()),
-		"kube-proxy": dump(proxy.NewProxyCommand().Flags()),
+	doc := map[string][]runtimeflags.Flag{
+		"kubelet": dump(kubeletFlags()),
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", " ")
