@@ -25,6 +25,8 @@ export interface CheckResult {
   /** What the audit found, when kube-bench says (e.g. "permissions=644"). */
   actual: string;
   reason: string;
+  /** The files kube-bench's audit command names (the command only, never its output). */
+  paths?: string[];
 }
 
 export interface HostReport {
@@ -68,6 +70,11 @@ export function redactKeys(text: string): string {
     .replace(/^(\s*)(client-key-data|token|password):.*$/gm, '$1<a client key or token: redacted by hardwire>');
 }
 
+/** Absolute paths in an audit command (`stat -c %a /var/lib/kubelet/config.yaml`), each once. */
+export function auditPaths(audit: string): string[] {
+  return [...new Set(audit.match(/\/(?:etc|var|run|lib|usr|opt|root)\/[^\s'";|)&]+/g) ?? [])];
+}
+
 export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>): HostReport {
   const checks: CheckResult[] = [];
   const byTarget: Record<string, Counts> = {};
@@ -79,6 +86,7 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
         checks.push({
           id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
           remediation: (r.remediation ?? '').trim(), actual: redactKeys((r.actual_value ?? '').trim()), reason: redactKeys((r.reason ?? '').trim()),
+          paths: auditPaths(r.audit ?? ''),
         });
       }
     }

@@ -4,6 +4,8 @@ import { provenCell } from '../flags/proven.ts';
 import { flagsOf, normalizeValue } from './normalize.ts';
 import { buildNodeSection } from './node-section.ts';
 import { kubeletCertsSection } from './kubelet-certs.ts';
+import { buildProcSection } from './proc-section.ts';
+import { buildNodeCis } from './node-cis.ts';
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
 
@@ -106,6 +108,11 @@ export function k0sSentence(k0s: PlaneData): string {
     + 'For failure that means: on k0s, one unit restart (or one crash of the k0s process) takes every child and every in-process controller down and up together, and k0s, not systemd, restarts a child that dies; on hardwire and kubeadm, systemd or the kubelet restarts each component on its own.';
 }
 
+function nodeCisOf(planes: PerPlane<PlaneData>): { nodeCis?: NonNullable<CompareReport['nodeCis']> } {
+  const s = buildNodeCis(planes);
+  return s ? { nodeCis: s } : {};
+}
+
 export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>): CompareReport {
   const notes: string[] = [];
   const components = Object.fromEntries(COMPONENTS.map((c) => {
@@ -133,6 +140,8 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     ...(planes.kubeadm.kubeadm ? { kubeadm: { ...planes.kubeadm.kubeadm, live: planes.kubeadm.live ?? {} } } : {}),
     node: buildNodeSection(planes, params.kubernetesVersion),
     kubeletCerts: kubeletCertsSection(planes),
+    nodeProcs: buildProcSection(planes),
+    ...nodeCisOf(planes),
     ...(PLANES.some((p) => planes[p].cis) ? { cis: Object.fromEntries(PLANES.filter((p) => planes[p].cis).map((p) => [p, planes[p].cis!])) } : {}),
     notes,
   };

@@ -18,6 +18,7 @@ import { APISERVER_PORT } from '../../../lib/constants.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
 import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegistration, readKubeadmLive } from './kubeadm-init.ts';
 import { scanLabHost } from '../../cis/plane.ts';
+import { readKubeadmNodes } from './kubeadm-nodes.ts';
 import { firstPod, waitAddons } from './kubeadm-pod.ts';
 import { joinWorker } from './kubeadm-join.ts';
 import { joinControlPlane } from './kubeadm-join-cp.ts';
@@ -257,6 +258,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
             else plane.notes.push(`${path} has no embedded client certificate`);
           }
         }
+        await readKubeadmNodes(plane, s, info.hosts.slice(1).map((h) => h.name), labOpts, ctx);
       } finally {
         await s.close();
         if (!opts.keep) await lab.labDown(labOpts);
