@@ -7,7 +7,7 @@ export type Status = 'PASS' | 'FAIL' | 'WARN' | 'INFO';
 export const STATUSES: readonly Status[] = ['PASS', 'FAIL', 'WARN', 'INFO'];
 
 /** The fields of kube-bench's JSON that hardwire reads (names as kube-bench writes them). */
-interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string }
+interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string; audit_config?: string }
 interface RawGroup { section: string; desc: string; results: RawCheck[] | null }
 interface RawControls { id: string; version: string; text: string; node_type: string; tests: RawGroup[] | null; total_pass: number; total_fail: number; total_warn: number; total_info: number }
 export interface RawReport { Controls: RawControls[]; Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number } }
@@ -25,7 +25,7 @@ export interface CheckResult {
   /** What the audit found, when kube-bench says (e.g. "permissions=644"). */
   actual: string;
   reason: string;
-  /** The files kube-bench's audit command names (the command only, never its output). */
+  /** The files kube-bench's audit commands name (audit and audit_config; the commands only, never their output). */
   paths?: string[];
 }
 
@@ -86,7 +86,7 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
         checks.push({
           id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
           remediation: (r.remediation ?? '').trim(), actual: redactKeys((r.actual_value ?? '').trim()), reason: redactKeys((r.reason ?? '').trim()),
-          paths: auditPaths(r.audit ?? ''),
+          paths: auditPaths(`${r.audit ?? ''} ${r.audit_config ?? ''}`),
         });
       }
     }

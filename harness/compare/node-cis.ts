@@ -26,7 +26,16 @@ export interface NodeCisSection {
 
 /** What compare learned on the hosts about a FAIL, by check id and plane (the fallback is kube-bench's audit). */
 export const NODE_FAIL_WHY: Record<string, Partial<Record<PlaneName, string>>> = {
+  '4.1.1': {
+    k0s: 'the kubelet has no unit of its own on k0s: kube-bench checks k0s\'s, /etc/systemd/system/k0sworker.service, which `k0s install worker` writes 0644',
+  },
   '4.1.9': { kubeadm: 'kubeadm writes /var/lib/kubelet/config.yaml 0644 (kubelet-start phase); hardwire renders it 0600' },
+  '4.2.1': {
+    k0s: 'k0s\'s kubelet config (/run/k0s/kubelet/config.yaml) does not set authentication.anonymous.enabled and kube-bench fails a field it cannot find; the kubelet\'s default for it is false (pkg/kubelet/apis/config/v1beta1/defaults.go:93)',
+  },
+  '4.2.2': {
+    k0s: 'k0s\'s kubelet config does not set authorization.mode and kube-bench fails a field it cannot find; the kubelet\'s default for it is Webhook (pkg/kubelet/apis/config/v1beta1/defaults.go:102)',
+  },
 };
 
 const rank: Record<Status, number> = { FAIL: 0, WARN: 1, INFO: 2, PASS: 3 };

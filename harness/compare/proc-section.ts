@@ -38,7 +38,7 @@ const argvText = (p: ProcNode) => (p.argv.length ? p.argv.join(' ') : `[${p.comm
 const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 export function procMarkdown(s: NodeProcsSection): string[] {
-  const out = ['## Process model per node', '', 'Each node\'s processes as its /proc has them (ppid, comm, argv, cgroup; SSH sessions left out), with what runs each.', ''];
+  const out = ['## Process model per node', '', 'Each node\'s processes as its /proc has them (ppid, comm, argv, cgroup; sshd and its sessions left out), with what runs each.', ''];
   for (const p of PLANES) {
     const x = s[p];
     if ('none' in x) { out.push(`### ${p}`, '', x.none, ''); continue; }
@@ -59,5 +59,5 @@ export function procHtml(s: NodeProcsSection): string {
 <table class="proc-tree"><thead><tr><th>pid</th><th>ppid</th><th>under</th><th>argv</th></tr></thead><tbody>${h.procs.map((n) =>
       `<tr data-pid="${n.pid}" data-kind="${n.kind}"><td>${n.pid}</td><td>${n.ppid}</td><td class="why">${esc(n.under)}</td><td><pre style="padding-left:${n.depth}em">${esc(argvText(n))}</pre></td></tr>`).join('')}</tbody></table></section>`).join('\n');
   }).join('\n');
-  return `<h2 id="node-procs">Process model per node</h2><p>Each node's processes as its /proc has them (ppid, comm, argv, cgroup; SSH sessions left out), with what runs each.</p>\n${parts}`;
+  return `<h2 id="node-procs">Process model per node</h2><p>Each node's processes as its /proc has them (ppid, comm, argv, cgroup; sshd and its sessions left out), with what runs each.</p>\n${parts}`;
 }

@@ -58,15 +58,18 @@ export function unitOf(cgroup: string): string {
   return cgroup.split('/').reverse().find((c) => /\.(service|scope)$/.test(c)) ?? '';
 }
 
-/** The Pod UID in a kubepods cgroup path (pod<uid>, dashes as underscores under the systemd driver). */
+/**
+ * The Pod UID in a kubepods cgroup path: pod<uid>, dashes as underscores under the systemd driver. An
+ * API Pod's UID is a UUID; a static Pod's is 32 hex digits (the kubelet's hash of its manifest).
+ */
 export function podOf(cgroup: string): string | undefined {
-  const m = /kubepods.*?pod([0-9a-f]{8}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{4}[-_][0-9a-f]{12})/.exec(cgroup);
+  const m = /kubepods.*?pod([0-9a-f]{8}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{12})(?![0-9a-f])/.exec(cgroup);
   return m ? m[1]!.replaceAll('_', '-') : undefined;
 }
 
 /**
- * Processes that are not the node's: SSH sessions (below sshd's listener, or a per-connection sshd
- * unit), the reader's own among them, which come and go. Zombies and kernel threads have no argv.
+ * Processes that are not the node's: sshd and its sessions (the reader's own among them, which come
+ * and go). Zombies and kernel threads have no argv.
  */
 export function sessionPids(procs: ProcInfo[]): Set<number> {
   const out = new Set<number>();
@@ -75,7 +78,7 @@ export function sessionPids(procs: ProcInfo[]): Set<number> {
     for (const c of procs) if (c.ppid === pid && !out.has(c.pid)) { out.add(c.pid); below(c.pid); }
   };
   for (const d of sshd) {
-    if (/sshd@|ssh@/.test(d.cgroup)) out.add(d.pid);
+    out.add(d.pid); // the listener too: its argv counts connections in progress ("0 of 10-100 startups")
     below(d.pid);
   }
   for (const p of procs) if (p.argv.length === 0) out.add(p.pid);

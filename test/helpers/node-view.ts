@@ -14,7 +14,7 @@ async function ps(s: Session): Promise<Ps> {
 }
 
 /**
- * "pid ppid args" for every process `ps` lists twice a second apart, but sshd's sessions (this
+ * "pid ppid args" for every process `ps` lists twice a second apart, but sshd and its sessions (this
  * test's own among them: everything below the listener) and zombies or kernel threads ("[name]").
  */
 export async function psLines(s: Session): Promise<string[]> {
@@ -24,7 +24,7 @@ export async function psLines(s: Session): Promise<string[]> {
   const listener = [...b].filter(([, p]) => p.ppid === 1 && /^(sshd:|\/usr\/sbin\/sshd)/.test(p.args)).map(([pid]) => pid);
   const drop = new Set<number>();
   const below = (pid: number) => { for (const [c, p] of b) if (p.ppid === pid && !drop.has(c)) { drop.add(c); below(c); } };
-  listener.forEach(below);
+  for (const l of listener) { drop.add(l); below(l); }
   return [...b].filter(([pid, p]) => !drop.has(pid) && !/^\[.*\]( <defunct>)?$/.test(p.args) && a.get(pid)?.args === p.args && a.get(pid)?.ppid === p.ppid)
     .map(([pid, p]) => `${pid} ${p.ppid} ${p.args}`).sort();
 }

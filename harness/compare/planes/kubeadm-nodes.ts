@@ -19,8 +19,8 @@ export async function readKubeadmNodes(plane: PlaneData, first: Session, others:
   try {
     for (const name of others) sessions.push(await lab.labConnect(name, labOpts));
     const nodes = [first, ...sessions];
-    if (ctx.cis) plane.nodeCis = await scanLabNodes('kubeadm', nodes, ctx.params.kubernetesVersion, ctx.log);
-    plane.nodeProcs = await readPlaneProcs(nodes.map((s, i) => ({ s, host: `${labOpts.name}/${s.host.name}`, role: roleOf(plane, s.host.name, i === 0) })), plane.notes);
+    if (ctx.cis) plane.nodeCis = await scanLabNodes('kubeadm', nodes, ctx.params.kubernetesVersion, ctx.log, plane.steps);
+    plane.nodeProcs = await readPlaneProcs(nodes.map((s, i) => ({ s, host: `${labOpts.name}/${s.host.name}`, role: roleOf(plane, s.host.name, i === 0) })), plane);
   } finally {
     for (const s of sessions) await s.close();
   }

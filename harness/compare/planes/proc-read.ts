@@ -3,6 +3,7 @@
 // one, else its systemd one) and its cmdline; read twice a second apart, only what is in both
 // stays (proc-tree.ts settled), so a probe or an nft run that lives milliseconds is not reported.
 import type { Session } from '../../../core/transport/index.ts';
+import type { PlaneData } from '../types.ts';
 import { buildTree, countsOf, parseProcDump, settled, type HostProcs, type ProcInfo } from '../proc-tree.ts';
 
 /** Builtins only inside the loop but `tr`: a host with a few hundred processes is read in about a second. */
@@ -30,14 +31,17 @@ export async function readHostProcs(s: Session, host: string, role: string): Pro
   return { host, role, source: `/proc/*/{stat,cgroup,cmdline} on ${s.host.name}, read twice 1 s apart`, procs, counts: countsOf(procs) };
 }
 
-/** Each session's tree; a host that cannot be read becomes a note, not a failed plane. */
-export async function readPlaneProcs(hosts: { s: Session; host: string; role: string }[], notes: string[]): Promise<HostProcs[]> {
+/** Each session's tree, each read a step of the plane; a host that cannot be read becomes a note, not a failed plane. */
+export async function readPlaneProcs(hosts: { s: Session; host: string; role: string }[], plane: Pick<PlaneData, 'notes' | 'steps'>): Promise<HostProcs[]> {
   const out: HostProcs[] = [];
   for (const h of hosts) {
+    const t0 = performance.now();
     try {
-      out.push(await readHostProcs(h.s, h.host, h.role));
+      const read = await readHostProcs(h.s, h.host, h.role);
+      out.push(read);
+      plane.steps.push({ step: `read the process tree of ${h.host} from /proc`, ms: Math.round(performance.now() - t0), ok: true, output: `${read.procs.length} processes` });
     } catch (err) {
-      notes.push(`process tree of ${h.host} not read: ${(err as Error).message}`);
+      plane.notes.push(`process tree of ${h.host} not read: ${(err as Error).message}`);
     }
   }
   return out;

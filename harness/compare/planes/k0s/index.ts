@@ -133,7 +133,7 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     plane.host = `${opts.lab}/${first.host.name}`;
     await collectWorker(plane, k0s, parts, opts, ctx);
     const roles = ['k0s controller (single)', 'k0s controller (HA, first)', 'k0s controller (HA, joined)', 'k0s controller (HA, joined)'];
-    plane.nodeProcs = [...await readPlaneProcs(sessions.map((s, i) => ({ s, host: `${opts.lab}/${s.host.name}`, role: roles[i] ?? 'k0s controller' })), plane.notes), ...(plane.nodeProcs ?? [])];
+    plane.nodeProcs = [...await readPlaneProcs(sessions.map((s, i) => ({ s, host: `${opts.lab}/${s.host.name}`, role: roles[i] ?? 'k0s controller' })), plane), ...(plane.nodeProcs ?? [])];
     plane.why = `real k0s ${plane.version} with default components on fresh lab hosts: single controller ${single.host.name}, HA controllers ${sessions.slice(1).map((s) => s.host.name).join(', ')} (columns from ${first.host.name})`;
   } finally {
     await Promise.all(sessions.map((s) => s.close()));

@@ -44,8 +44,8 @@ export async function collectWorker(plane: PlaneData, k0s: EnsuredBinary, parts:
     } catch (err) {
       plane.notes.push(`k0s worker: kubelet certificates not read: ${(err as Error).message}`);
     }
-    if (ctx.cis) plane.nodeCis = await scanLabNodes('k0s', [w], ctx.params.kubernetesVersion, ctx.log);
-    plane.nodeProcs = await readPlaneProcs([{ s: c, host: `${labOpts.name}/${c.host.name}`, role: 'k0s controller of the worker' }, { s: w, host: `${labOpts.name}/${w.host.name}`, role: 'k0s worker' }], plane.notes);
+    if (ctx.cis) plane.nodeCis = await scanLabNodes('k0s', [w], ctx.params.kubernetesVersion, ctx.log, plane.steps);
+    plane.nodeProcs = await readPlaneProcs([{ s: c, host: `${labOpts.name}/${c.host.name}`, role: 'k0s controller of the worker' }, { s: w, host: `${labOpts.name}/${w.host.name}`, role: 'k0s worker' }], plane);
   } finally {
     await Promise.all(sessions.map((s) => s.close()));
     if (!opts.keep) await lab.labDown(labOpts);
