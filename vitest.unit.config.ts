@@ -9,6 +9,7 @@ import { defineConfig } from 'vitest/config';
 export const UNIT_TESTS = [
   'test/plan.test.ts',
   'test/compare-ttfp.test.ts',
+  'test/compare-proc-tree.test.ts',
   'test/render.test.ts',
   'test/workers-render.test.ts',
   'test/pki.test.ts',

@@ -16,6 +16,7 @@ import { html } from '../harness/compare/html.ts';
 import { KUBEADM_TOKENS } from '../harness/compare/normalize.ts';
 import { COMPONENTS, emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/compare/types.ts';
 import type { NodeComponent, PlaneNode } from '../harness/compare/node-types.ts';
+import { buildTree, countsOf, parseProcDump } from '../harness/compare/proc-tree.ts';
 
 const VERSION = 'v1.36.3';
 /** A citation shorter than this is cramped: "validation_linux.go:35" at 11 px monospace is about 150 px. */
@@ -56,6 +57,14 @@ function plane(p: PlaneName, withNode: boolean): PlaneData {
   // A long list value, as k0s's cipher suites are.
   d.commands['kube-apiserver']!.argv.push(`--tls-cipher-suites=${Array(12).fill('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256').join(',')}`);
   if (withNode) d.node = node(`${p}-node1`, 'everything that has a config field is set there, with its reason, as hardwire\'s model says for this flag of the kubelet');
+  // A node's process tree whose deepest process passes every kube-apiserver flag on one argv.
+  const line = (pid: number, comm: string, ppid: number, cgroup: string, argv: string[]) => `${pid} (${comm}) S ${ppid} ${pid} 0\t${cgroup}\t${argv.join('\u0001')}\u0001`;
+  const procs = buildTree(parseProcDump([
+    line(1, 'systemd', 0, '/init.scope', ['/sbin/init']),
+    line(200, 'containerd-shim', 1, '/system.slice/containerd.service', ['/usr/local/bin/containerd-shim-runc-v2', '-id', 'ab'.repeat(32)]),
+    line(220, 'kube-apiserver', 200, '/kubepods/burstable/pod3f2a9c1e-0b7d-4e55-9a1c-77d0e2b4c6f1/cd', everyFlag('kube-apiserver', 'kube-apiserver')),
+  ].join('\n')));
+  d.nodeProcs = [{ host: `${p}-node1`, role: 'fixture', source: 'fixture', procs, counts: countsOf(procs) }];
   return d;
 }
 
@@ -100,6 +109,24 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
       expect(layout.noWorker.length).toBeGreaterThan(0);
       expect(new Set(layout.noWorker)).toEqual(new Set(['no worker']));
       expect(requests).toEqual([]);
+    });
+  }, 120_000);
+
+  it('each node\'s process tree fits 1400 px: a process with every kube-apiserver flag on its argv wraps in its cell', async () => {
+    const dir = tempDir('hardwire-compare-html-');
+    const file = join(dir, 'r.html');
+    writeFileSync(file, html(report));
+    await withPage(file, async (page) => {
+      const boxes = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('table.proc-tree')).map((t) => {
+        const pre = Array.from(t.querySelectorAll('pre')).map((p) => p.getBoundingClientRect());
+        return { right: t.getBoundingClientRect().right, widest: Math.max(...pre.map((r) => r.right)), lines: Math.max(...pre.map((r) => r.height)) };
+      }));
+      expect(boxes).toHaveLength(3);
+      for (const b of boxes) {
+        expect(b.right).toBeLessThanOrEqual(1400);
+        expect(b.widest).toBeLessThanOrEqual(b.right);
+        expect(b.lines).toBeGreaterThan(100); // the long argv wrapped onto many lines
+      }
     });
   }, 120_000);
 

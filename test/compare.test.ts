@@ -6,6 +6,7 @@
 // The HTML report is opened in headless Chromium.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
@@ -25,6 +26,10 @@ import { NODE_COMPONENTS, type NodeComponent, type NodeRow } from '../harness/co
 import type { Session } from '../core/transport/index.ts';
 import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
 import { REMOVED, kubeadmPlanOnHost, passRemovedFlag } from './helpers/upgrade-compare.ts';
+import { kubeBenchNode, psMatches } from './helpers/node-view.ts';
+import type { HostProcs } from '../harness/compare/proc-tree.ts';
+import { kubeBench } from '../harness/cis/plane.ts';
+import { stderrLogger } from '../lib/log.ts';
 
 type PodJson = { spec: { nodeName?: string }; status: { phase?: string } };
 let lab: TestLab;
@@ -371,6 +376,91 @@ describe('hardwire compare on the lab', () => {
     expect(state?.values[2]).toBe('existing');
   });
 
+  it('process model per node: ps on a host of each plane equals the reported tree; the kubelet, k0s and the shims run what the host says', async () => {
+    const hostsOf = (p: 'hardwire' | 'kubeadm' | 'k0s') => { const x = report.nodeProcs[p]; if ('none' in x) throw new Error(`${p}: ${x.none}`); return x; };
+    expect(hostsOf('hardwire').map((h) => h.host)).toEqual(['node1']);
+    expect(hostsOf('kubeadm').map((h) => h.host)).toEqual([`${KUBEADM_LAB}/node1`]);
+    expect(hostsOf('k0s').map((h) => h.host)).toEqual([...['node1', 'node2', 'node3', 'node4'].map((n) => `${K0S_LAB}/${n}`), `${K0S_WORKER_LAB}/node1`, `${K0S_WORKER_LAB}/node2`]);
+    const cases: [string, () => Promise<Session>, HostProcs][] = [
+      ['hardwire node1', () => lab.ssh('node1'), hostsOf('hardwire')[0]!],
+      ['kubeadm node1', () => on(KUBEADM_LAB, 'node1'), hostsOf('kubeadm')[0]!],
+      ['k0s worker', () => on(K0S_WORKER_LAB, 'node2'), hostsOf('k0s').find((h) => h.host === `${K0S_WORKER_LAB}/node2`)!],
+    ];
+    const matched: { what: string; seen: string[]; reported: string[] }[] = [];
+    for (const [what, open, h] of cases) {
+      const s = await open();
+      try {
+        matched.push({ what, ...await psMatches(s, h) });
+        if (what === 'kubeadm node1') {
+          // The static Pod's container: its Pod UID from the host's own /proc/<pid>/cgroup.
+          const api = h.procs.find((p) => p.comm === 'kube-apiserver')!;
+          expect(api).toMatchObject({ kind: 'container' });
+          expect(await remote(s, ['cat', `/proc/${api.pid}/cgroup`]), what).toContain(`pod${api.pod}`);
+          expect(h.procs.find((p) => p.comm === 'kubelet')?.under).toBe('systemd unit kubelet.service');
+        }
+      } finally {
+        await s.close();
+      }
+    }
+    const worker = cases[2]![2];
+    expect(worker.procs.filter((p) => p.kind === 'k0s-child').map((p) => p.comm).sort()).toEqual(['containerd', 'kubelet']);
+    for (const [, , h] of cases) expect(h.counts.shims, h.host).toBeGreaterThan(0);
+    for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) for (const h of hostsOf(p)) console.log(`process model, ${p} ${h.host}: ${h.procs.length} processes, ${h.counts.units} units, ${h.counts.k0sChildren} under k0s, ${h.counts.shims} shims, ${h.counts.containers} container processes in ${h.counts.pods} Pods`);
+    const added = (['hardwire', 'kubeadm', 'k0s'] as const).map((p) => { const st = report.planes[p].steps.filter((x) => /^(read the process tree|kube-bench --targets node)/.test(x.step)); return `${p} ${st.length} steps ${(st.reduce((n, x) => n + x.ms, 0) / 1000).toFixed(1)} s`; });
+    console.log(`time the node view adds to compare: ${added.join(', ')}`);
+    // What the kubelet says about its node and its Pods since: a Pod evicted under disk pressure (the lab hosts share this machine's disk) changes the tree.
+    const kubeconfig = hardwire(['kubeconfig', '--inventory', lab.info.inventory, '--state-dir', state]).stdout.trim();
+    const kubectl = join(cacheDir(), 'bin', 'kubectl', 'v1.36.3', 'kubectl');
+    const k = spawnSync(kubectl, ['--kubeconfig', kubeconfig, 'get', 'events', '-A', '-o', 'custom-columns=REASON:.reason,OBJ:.involvedObject.name,MSG:.message', '--field-selector', 'type=Warning'], { encoding: 'utf8' });
+    console.log(`hardwire's Warning events:\n${k.stdout}${k.stderr}`);
+    const differ = matched.filter((m) => JSON.stringify(m.reported) !== JSON.stringify(m.seen));
+    for (const m of differ) console.log(`${m.what}: reported, not seen: ${m.reported.filter((x) => !m.seen.includes(x)).join(' | ')}; seen, not reported: ${m.seen.filter((x) => !m.reported.includes(x)).join(' | ')}`);
+    expect(differ.map((m) => m.what)).toEqual([]);
+  });
+
+  it('CIS 4.x side by side: kube-bench run here on kubeadm\'s node gives the statuses in its column; k0s\'s 4.1.9 is the mode of the file its kubelet reads', async () => {
+    const n = report.nodeCis!;
+    console.log(`CIS 4.x: ${(['hardwire', 'kubeadm', 'k0s'] as const).map((p) => { const x = n.planes[p]; return 'none' in x ? `${p} ${x.none}` : `${p} ${x.totals.PASS} PASS / ${x.totals.FAIL} FAIL / ${x.totals.WARN} WARN`; }).join(', ')}`);
+    for (const r of n.rows.filter((x) => x.why.length)) console.log(`  ${r.id} ${r.why.join(' | ')}`);
+    expect(n.planes).toMatchObject({ hardwire: { hosts: ['node1'] }, kubeadm: { hosts: ['node1'] }, k0s: { hosts: ['node2'] } });
+    // k0s's worker: the kubelet's --config as its /proc says, and that file's mode on the host.
+    const kw = await on(K0S_WORKER_LAB, 'node2');
+    let mode: string;
+    let kubeletConfig: Record<string, Record<string, unknown> | undefined>;
+    try {
+      const pid = await remote(kw, ['sh', '-c', 'pgrep -x -P "$(systemctl show -p MainPID --value k0sworker)" kubelet']);
+      const config = flagsOf((await kw.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean)).get('config')!;
+      expect(config).toBe('/run/k0s/kubelet/config.yaml');
+      mode = await remote(kw, ['stat', '-c', '%a', config]);
+      kubeletConfig = parseYaml(await remote(kw, ['cat', config])) as typeof kubeletConfig;
+    } finally {
+      await kw.close();
+    }
+    const r419 = n.rows.find((r) => r.id === '4.1.9')!;
+    expect(r419.found.k0s?.paths).toContain('/run/k0s/kubelet/config.yaml');
+    expect(r419.status.k0s, `mode ${mode}`).toBe(Number.parseInt(mode, 8) & 0o177 ? 'FAIL' : 'PASS');
+    // k0s's 4.2.1 and 4.2.2 FAIL on fields its kubelet's file leaves to the kubelet's defaults (NODE_FAIL_WHY says so): the file, read here, has neither.
+    const k0sFails = n.rows.filter((r) => r.status.k0s === 'FAIL').map((r) => r.id);
+    if (k0sFails.includes('4.2.1')) expect((kubeletConfig.authentication as { anonymous?: { enabled?: boolean } } | undefined)?.anonymous?.enabled).toBeUndefined();
+    if (k0sFails.includes('4.2.2')) expect((kubeletConfig.authorization as { mode?: string } | undefined)?.mode).toBeUndefined();
+    // Every FAIL that another plane does not have has its one line.
+    for (const r of n.rows) {
+      const fails = (['hardwire', 'kubeadm', 'k0s'] as const).filter((p) => r.status[p] === 'FAIL');
+      expect(r.why.length, r.id).toBe(fails.length > 0 && fails.length < 3 ? fails.length : 0);
+    }
+    const { bin, bench } = await kubeBench('v1.36.3', stderrLogger(true));
+    const ka = await on(KUBEADM_LAB, 'node1');
+    let mine: Map<string, string>;
+    try {
+      mine = await kubeBenchNode(ka, bin.path, bench.cfgDir);
+    } finally {
+      await ka.close();
+    }
+    console.log(`kube-bench run by the test on kubeadm's node1: ${['PASS', 'FAIL', 'WARN'].map((st) => `${[...mine.values()].filter((x) => x === st).length} ${st}`).join(' / ')}; FAIL ${[...mine].filter(([, x]) => x === 'FAIL').map(([id]) => id).join(', ')}`);
+    expect(mine.size).toBeGreaterThan(20);
+    expect(Object.fromEntries(n.rows.map((r) => [r.id, r.status.kubeadm]))).toEqual(Object.fromEntries(mine));
+  });
+
   it('CIS: kube-bench on every plane; its totals agree with its per-check lines; hardwire has 0 FAIL', () => {
     for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) {
       const c = report.cis?.[p];
@@ -395,6 +485,8 @@ describe('hardwire compare on the lab', () => {
 
   it('stdout has a summary; Markdown is written; private keys appear nowhere', () => {
     expect(run.stdout).toMatch(/kube-apiserver: \d+ same, \d+ differ/);
+    expect(run.stdout).toMatch(/^CIS 4\.x \(node\), per plane over its nodes: hardwire \(node1\): \d+ PASS \/ 0 FAIL/m);
+    expect(run.stdout).toMatch(/^ {2}kubeadm cmptest-kubeadm\/node1 \(kubeadm init: control plane and node\): \d+ processes; systemd units .*kubelet\.service/m);
     expect(run.stdout).toMatch(/CIS cis-1\.12 \(kube-bench\), worst host of each plane: hardwire [1-9]\d* PASS \/ 0 FAIL/);
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| --enable-bootstrap-token-auth \| — \| true \| true \| partial \|/);
@@ -541,6 +633,10 @@ describe('hardwire compare on the lab', () => {
       expect(await page.locator('#k0s-components tbody tr').count()).toBe(report.k0s!.components.length);
       expect(await page.locator('#k0s-controllers tbody tr').count()).toBe(4);
       expect(await page.locator('#cis-totals tbody tr').count()).toBe(3);
+      expect(await page.locator('#cis-node-checks tbody tr').count()).toBe(report.nodeCis!.rows.length);
+      const trees = Object.values(report.nodeProcs).flatMap((x) => ('none' in x ? [] : x));
+      expect(await page.locator('section.node-procs').count()).toBe(trees.length);
+      expect(await page.locator('table.proc-tree tbody tr').count()).toBe(trees.reduce((n, h) => n + h.procs.length, 0));
       const table = page.locator('table[data-component="kube-apiserver"]');
       await table.locator('th', { hasText: 'class' }).click();
       expect(await table.locator('tbody tr').first().locator('td').nth(4).innerText()).toBe('differs');

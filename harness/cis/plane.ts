@@ -69,3 +69,20 @@ export async function scanLabHost(plane: 'kubeadm' | 'k0s', s: Session, version:
   }, bench);
   return planeReport(plane, bin, [report]);
 }
+
+/**
+ * The node section (4.x) alone on each node of a lab plane (issue 23): every host that runs a
+ * kubelet, control-plane hosts included. kubeadm with the stock profile, k0s with its paths.
+ */
+export async function scanLabNodes(plane: 'kubeadm' | 'k0s', nodes: Session[], version: string, log: Logger, steps: { step: string; ms: number; ok: boolean }[]): Promise<PlaneReport> {
+  const { bin, bench } = await kubeBench(version, log);
+  const hosts: HostReport[] = [];
+  for (const s of nodes) {
+    const t0 = performance.now();
+    hosts.push(await scanWith((_msg, fn) => fn(s), {
+      host: s.host.name, roles: ['worker'], targets: ['node'], skipped: undefined, ...(plane === 'k0s' ? { config: K0S_CONFIG } : {}),
+    }, bench));
+    steps.push({ step: `kube-bench --targets node on ${s.host.name}`, ms: Math.round(performance.now() - t0), ok: true });
+  }
+  return planeReport(plane, bin, hosts);
+}

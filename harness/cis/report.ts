@@ -7,7 +7,7 @@ export type Status = 'PASS' | 'FAIL' | 'WARN' | 'INFO';
 export const STATUSES: readonly Status[] = ['PASS', 'FAIL', 'WARN', 'INFO'];
 
 /** The fields of kube-bench's JSON that hardwire reads (names as kube-bench writes them). */
-interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string }
+interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string; audit_config?: string }
 interface RawGroup { section: string; desc: string; results: RawCheck[] | null }
 interface RawControls { id: string; version: string; text: string; node_type: string; tests: RawGroup[] | null; total_pass: number; total_fail: number; total_warn: number; total_info: number }
 export interface RawReport { Controls: RawControls[]; Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number } }
@@ -25,6 +25,8 @@ export interface CheckResult {
   /** What the audit found, when kube-bench says (e.g. "permissions=644"). */
   actual: string;
   reason: string;
+  /** The files kube-bench's audit commands name (audit and audit_config; the commands only, never their output). */
+  paths?: string[];
 }
 
 export interface HostReport {
@@ -68,6 +70,11 @@ export function redactKeys(text: string): string {
     .replace(/^(\s*)(client-key-data|token|password):.*$/gm, '$1<a client key or token: redacted by hardwire>');
 }
 
+/** Absolute paths in an audit command (`stat -c %a /var/lib/kubelet/config.yaml`), each once. */
+export function auditPaths(audit: string): string[] {
+  return [...new Set(audit.match(/\/(?:etc|var|run|lib|usr|opt|root)\/[^\s'";|)&]+/g) ?? [])];
+}
+
 export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>): HostReport {
   const checks: CheckResult[] = [];
   const byTarget: Record<string, Counts> = {};
@@ -79,6 +86,7 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
         checks.push({
           id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
           remediation: (r.remediation ?? '').trim(), actual: redactKeys((r.actual_value ?? '').trim()), reason: redactKeys((r.reason ?? '').trim()),
+          paths: auditPaths(`${r.audit ?? ''} ${r.audit_config ?? ''}`),
         });
       }
     }

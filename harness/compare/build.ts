@@ -5,6 +5,8 @@ import { flagsOf, normalizeValue } from './normalize.ts';
 import { buildNodeSection } from './node-section.ts';
 import { kubeletCertsSection } from './kubelet-certs.ts';
 import { ttfpSection } from './ttfp-section.ts';
+import { buildProcSection } from './proc-section.ts';
+import { buildNodeCis } from './node-cis.ts';
 import { COMPONENTS, PLANES } from './types.ts';
 import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
 
@@ -107,6 +109,11 @@ export function k0sSentence(k0s: PlaneData): string {
     + 'For failure that means: on k0s, one unit restart (or one crash of the k0s process) takes every child and every in-process controller down and up together, and k0s, not systemd, restarts a child that dies; on hardwire and kubeadm, systemd or the kubelet restarts each component on its own.';
 }
 
+function nodeCisOf(planes: PerPlane<PlaneData>): { nodeCis?: NonNullable<CompareReport['nodeCis']> } {
+  const s = buildNodeCis(planes);
+  return s ? { nodeCis: s } : {};
+}
+
 export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>): CompareReport {
   const notes: string[] = [];
   const components = Object.fromEntries(COMPONENTS.map((c) => {
@@ -135,6 +142,8 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
     node: buildNodeSection(planes, params.kubernetesVersion),
     kubeletCerts: kubeletCertsSection(planes),
     ttfp: ttfpSection(planes),
+    nodeProcs: buildProcSection(planes),
+    ...nodeCisOf(planes),
     ...(PLANES.some((p) => planes[p].cis) ? { cis: Object.fromEntries(PLANES.filter((p) => planes[p].cis).map((p) => [p, planes[p].cis!])) } : {}),
     notes,
   };

@@ -14,7 +14,7 @@ export function cisRows(r: CompareReport): CisRow[] {
   const rank: Record<Status, number> = { FAIL: 0, WARN: 1, INFO: 2, PASS: 3 };
   for (const p of PLANES) {
     for (const h of r.cis?.[p]?.hosts ?? []) {
-      for (const c of h.checks) {
+      for (const c of h.checks.filter((x) => x.target !== 'node')) { // 4.x: node-cis.ts
         const row = rows.get(c.id) ?? { id: c.id, text: c.text, scored: c.scored, status: {} };
         const had = row.status[p];
         if (!had || rank[c.status] < rank[had]) row.status[p] = c.status;

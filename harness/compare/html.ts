@@ -8,6 +8,8 @@ import { nodeHtml } from './node-render.ts';
 import { kubeletCertsHtml } from './kubelet-certs.ts';
 import { ttfpHtml } from './ttfp-section.ts';
 import { upgradeHtml } from './upgrade-render.ts';
+import { procHtml } from './proc-section.ts';
+import { nodeCisHtml } from './node-cis.ts';
 import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
@@ -58,7 +60,7 @@ tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
 .planes td{font-family:system-ui,sans-serif} .no{color:#b00;font-weight:600}
-#k0s-worker-tree pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
+#k0s-worker-tree pre,table.proc-tree pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 body.only-diff tr.same{display:none}
 `;
 
@@ -95,8 +97,10 @@ ${certs}
 ${kubeletCertsHtml(r, esc)}
 <h2>Process model</h2>
 ${procs}
+${procHtml(r.nodeProcs)}
 <h2>What k0s collapses into one process</h2><p id="k0s-collapse">${esc(r.k0sCollapse)}</p>
 ${cisHtml(r)}
+${nodeCisHtml(r.nodeCis)}
 ${upgradeHtml(r.upgrade)}
 ${k0sHtml(r)}` });
 }

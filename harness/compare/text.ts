@@ -6,6 +6,8 @@ import { nodeMarkdown, nodeSummary } from './node-render.ts';
 import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-certs.ts';
 import { upgradeMarkdown, upgradeSummary } from './upgrade-render.ts';
 import { ttfpMarkdown, ttfpSummary } from './ttfp-section.ts';
+import { procMarkdown, procSummary } from './proc-section.ts';
+import { nodeCisMarkdown, nodeCisSummary } from './node-cis.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
@@ -52,8 +54,10 @@ export function markdown(r: CompareReport): string {
     for (const pr of r.processes[p]) out.push(`- **${pr.name}** (${pr.kind}, parent ${pr.parent}${pr.pid ? `, pid ${pr.pid}` : ''}${pr.state ? `, ${pr.state}` : ''}): ${Object.entries(pr.details).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join('; ')} — from ${pr.source}`);
     out.push('');
   }
+  out.push(...procMarkdown(r.nodeProcs));
   out.push('## What k0s collapses into one process', '', r.k0sCollapse, '');
   out.push(...cisMarkdown(r));
+  out.push(...nodeCisMarkdown(r.nodeCis));
   out.push(...upgradeMarkdown(r.upgrade));
   out.push(...k0sMarkdown(r));
   return out.join('\n');
@@ -84,6 +88,8 @@ export function summary(r: CompareReport, files: string[]): string {
   }
   out.push(...kubeletCertsSummary(r));
   if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(r.cis).map(([p, c]) => { const w = worstHost(c); return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`; }).join(', ')}`);
+  out.push(...nodeCisSummary(r.nodeCis));
+  out.push(...procSummary(r.nodeProcs));
   out.push(...upgradeSummary(r.upgrade));
   out.push('', r.k0sCollapse);
   if (files.length) out.push('', ...files.map((f) => `wrote ${f}`));

@@ -94,6 +94,10 @@ export interface PlaneData {
   node?: PlaneNode;
   /** The kubelet's client and serving certificates, and whether the apiserver verifies the latter (kubelet-certs.ts). */
   kubeletCerts?: KubeletCerts;
+  /** Each node's process tree from its /proc (planes/proc-read.ts), issue 23's process model per node. */
+  nodeProcs?: import('./proc-tree.ts').HostProcs[];
+  /** kube-bench's node section (4.x) on the plane's nodes, when its scan above did not run it (cis/plane.ts scanLabNodes). */
+  nodeCis?: import('../cis/format.ts').PlaneReport;
   /** kubeadm: the target's real `kubeadm upgrade plan` (compare --upgrade, planes/kubeadm-upgrade.ts). */
   upgradePlan?: import('./upgrade-types.ts').KubeadmUpgradePlan | { none: string };
   /** What the time-to-first-Pod watcher saw from the bare lab to the Pod on the worker (ttfp-watch.ts). */
@@ -234,6 +238,10 @@ export interface CompareReport {
   node: NodeSection;
   /** Per plane: its kubelet's certificates, or why there are none ("no worker", "not collected"). */
   kubeletCerts: Record<PlaneName, KubeletCerts | { none: string }>;
+  /** Per plane, each node's process tree (proc-section.ts). */
+  nodeProcs: import('./proc-section.ts').NodeProcsSection;
+  /** CIS 4.x on each plane's nodes, side by side (node-cis.ts). */
+  nodeCis?: import('./node-cis.ts').NodeCisSection;
   /** compare --upgrade: kubeadm's real upgrade plan beside hardwire's (upgrade-section.ts). */
   upgrade?: import('./upgrade-section.ts').UpgradeSection;
   /** Per plane: whole (a Pod Running on a worker) and its time to first Pod (ttfp-section.ts). */

@@ -9,6 +9,7 @@ import type { CollectContext, Component, PlaneCollector, PlaneData } from '../ty
 import { emptyPlane } from '../types.ts';
 import { parseShow, showArgv } from '../../../lib/systemctl.ts';
 import type { Host } from '../../../core/inventory/load.ts';
+import type { Session } from '../../../core/transport/index.ts';
 import { readLiveNode, renderedNode } from './hardwire-node.ts';
 import { NODE_COMPONENTS } from '../node-types.ts';
 import { readKubeletCerts } from '../kubelet-certs.ts';
@@ -17,6 +18,7 @@ import { adminCreds } from '../../../core/apply/creds.ts';
 import { PROBE_NS, probeName } from '../../../core/gates/pods.ts';
 import { watchTtfp } from '../ttfp-watch.ts';
 import { hardwireChecks } from '../ttfp-checks.ts';
+import { readPlaneProcs } from './proc-read.ts';
 
 export interface HardwireOptions {
   host: Host;
@@ -117,6 +119,7 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
       plane.kubeletCerts = await readKubeletCerts(plane, s, plane.commands['kube-apiserver']);
       plane.steps.push({ step: 'read the kubelet\'s client and serving certificates', ms: Math.round(performance.now() - t3), ok: true, output: plane.kubeletCerts.verdict });
     }
+    plane.nodeProcs = await hostsProcs(s, tree.host, ctx, plane);
     plane.mode = running.length === tree.components.length ? 'live' : running.length ? 'partly live' : 'rendered';
     if (running.length < tree.components.length) {
       plane.notes.push(`not running on ${tree.host.name}: ${tree.components.filter((c) => !running.includes(c)).join(', ')}; their flags come from the rendered units (run "hardwire wire" for live command lines)`);
@@ -124,6 +127,23 @@ async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Prom
   } finally {
     await s.close();
   }
+}
+
+const rolesOf = (h: Host) => [h.isEtcd ? 'etcd' : '', h.isControlPlane ? 'control plane' : '', h.isWorker ? 'worker' : ''].filter(Boolean).join(', ');
+
+/** Every host of the inventory's process tree: the compared one through its open session, the others each through one of their own. */
+async function hostsProcs(s: Session, host: Host, ctx: CollectContext, plane: PlaneData): Promise<NonNullable<PlaneData['nodeProcs']>> {
+  const { connect } = await import('../../../core/transport/index.ts');
+  const out = await readPlaneProcs([{ s, host: host.name, role: rolesOf(host) }], plane);
+  for (const h of ctx.inv.hosts.filter((x) => x.name !== host.name)) {
+    try {
+      const o = await connect(h, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+      try { out.push(...await readPlaneProcs([{ s: o, host: h.name, role: rolesOf(h) }], plane)); } finally { await o.close(); }
+    } catch (err) {
+      plane.notes.push(`process tree of ${h.name} not read: ${(err as Error).message}`);
+    }
+  }
+  return out;
 }
 
 export function hardwireCollector(opts: HardwireOptions): PlaneCollector {

@@ -20,6 +20,7 @@ import { INIT_CONFIG, kubeadmInit, kubeletDocument, kubeProxyDocument, nodeRegis
 import { scanLabHost } from '../../cis/plane.ts';
 import { FIRST_POD, firstPod, waitAddons } from './kubeadm-pod.ts';
 import { WORKER_POD, joinWorker } from './kubeadm-join.ts';
+import { readKubeadmNodes } from './kubeadm-nodes.ts';
 import { joinControlPlane } from './kubeadm-join-cp.ts';
 import { readKubeadmNode } from './kubeadm-node-rows.ts';
 import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
@@ -265,6 +266,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
             else plane.notes.push(`${path} has no embedded client certificate`);
           }
         }
+        await readKubeadmNodes(plane, s, info.hosts.slice(1).map((h) => h.name), labOpts, ctx);
       } finally {
         await watch.finish(0);
         await ws.close();

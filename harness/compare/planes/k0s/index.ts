@@ -19,6 +19,7 @@ import { disableList, k0sComponents } from './components.ts';
 import { collectPki } from './pki.ts';
 import { scanLabHost } from '../../../cis/plane.ts';
 import { collectWorker, workerLabName } from './worker-lab.ts';
+import { readPlaneProcs } from '../proc-read.ts';
 
 export { k0sConfig } from './config.ts';
 
@@ -131,6 +132,8 @@ async function runPlane(plane: PlaneData, k0s: EnsuredBinary, opts: K0sOptions, 
     plane.pathTokens.push([first.host.address, '<host-address>'], [`${K0S_DATA}/pki/`, '<pki>/'], [`${K0S_DATA}/etcd`, '<etcd-data>'], [`${K0S_DATA}/`, '<data>/']);
     plane.host = `${opts.lab}/${first.host.name}`;
     await collectWorker(plane, k0s, parts, opts, ctx);
+    const roles = ['k0s controller (single)', 'k0s controller (HA, first)', 'k0s controller (HA, joined)', 'k0s controller (HA, joined)'];
+    plane.nodeProcs = [...await readPlaneProcs(sessions.map((s, i) => ({ s, host: `${opts.lab}/${s.host.name}`, role: roles[i] ?? 'k0s controller' })), plane), ...(plane.nodeProcs ?? [])];
     plane.why = `real k0s ${plane.version} with default components on fresh lab hosts: single controller ${single.host.name}, HA controllers ${sessions.slice(1).map((s) => s.host.name).join(', ')} (columns from ${first.host.name})`;
   } finally {
     await Promise.all(sessions.map((s) => s.close()));

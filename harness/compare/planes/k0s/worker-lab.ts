@@ -14,6 +14,8 @@ import { K0S_BIN } from './config.ts';
 import { WORKER_POD } from './worker.ts';
 import { watchTtfp, type Watcher } from '../../ttfp-watch.ts';
 import { hostChecks } from '../../ttfp-checks.ts';
+import { scanLabNodes } from '../../../cis/plane.ts';
+import { readPlaneProcs } from '../proc-read.ts';
 
 /** The worker pair's lab: the plane's lab name and "-w", within a lab name's 40 characters. */
 export const workerLabName = (lab: string): string => `${lab.slice(0, 38)}-w`;
@@ -51,6 +53,8 @@ export async function collectWorker(plane: PlaneData, k0s: EnsuredBinary, parts:
     } catch (err) {
       plane.notes.push(`k0s worker: kubelet certificates not read: ${(err as Error).message}`);
     }
+    if (ctx.cis) plane.nodeCis = await scanLabNodes('k0s', [w], ctx.params.kubernetesVersion, ctx.log, plane.steps);
+    plane.nodeProcs = await readPlaneProcs([{ s: c, host: `${labOpts.name}/${c.host.name}`, role: 'k0s controller of the worker' }, { s: w, host: `${labOpts.name}/${w.host.name}`, role: 'k0s worker' }], plane);
   } finally {
     await watch?.finish(0);
     await Promise.all(sessions.map((s) => s.close()));

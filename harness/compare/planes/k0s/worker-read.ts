@@ -5,7 +5,8 @@
 import type { Session } from '../../../../core/transport/index.ts';
 import { showUnit } from '../../../../lib/systemctl.ts';
 import { StepError } from '../../../../lib/errors.ts';
-import { cmdlineArgv, readNodeProcess } from '../node-read.ts';
+import { readNodeProcess } from '../node-read.ts';
+import { dump } from '../proc-read.ts';
 import type { NodeProcess } from '../../node-types.ts';
 import type { TreeProc, WorkerTree } from './worker-types.ts';
 
@@ -36,14 +37,10 @@ export function treeFrom(table: [number, number][], roots: number[], argv: Map<n
 export async function readWorkerTree(s: Session, unit = WORKER_UNIT): Promise<WorkerTree> {
   const mainPid = Number((await showUnit(s, unit, ['MainPID'])).MainPID ?? 0);
   if (!mainPid) throw new StepError('compare-k0s', `${unit} has no main PID (not running)`, { host: s.host.name });
-  const table = (await s.exec(['ps', '-e', '-o', 'pid=,ppid='])).stdout.trim().split('\n').map((l) => l.trim().split(/\s+/).map(Number) as [number, number]);
-  // One read of every process's cmdline: NUL-separated argv, one process per line after its pid.
-  const dump = await s.exec(['sh', '-c', 'for d in /proc/[0-9]*; do p=${d#/proc/}; printf "%s " "$p"; tr "\\0\\n" "\\1 " < $d/cmdline 2>/dev/null; echo; done']);
-  const argv = new Map<number, string[]>();
-  for (const line of dump.stdout.split('\n')) {
-    const m = /^(\d+) (.*)$/.exec(line);
-    if (m) argv.set(Number(m[1]), cmdlineArgv(m[2]!.replaceAll('\u0001', '\0')));
-  }
+  // The reader every plane's process model uses (proc-read.ts): pid, ppid and argv in one pass over /proc.
+  const procs = await dump(s);
+  const table = procs.map((p) => [p.pid, p.ppid] as [number, number]);
+  const argv = new Map(procs.map((p) => [p.pid, p.argv]));
   const shims = table.filter(([pid]) => base(argv.get(pid) ?? []) === 'containerd-shim-runc-v2').map(([pid]) => pid);
   return { unit, mainPid, procs: treeFrom(table, [mainPid, ...shims], argv) };
 }
