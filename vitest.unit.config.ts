@@ -10,6 +10,7 @@ export const UNIT_TESTS = [
   'test/plan.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',
+  'test/lab-disk.test.ts',
   'test/render.test.ts',
   'test/workers-render.test.ts',
   'test/pki.test.ts',

@@ -1,6 +1,6 @@
 // The lab's programmatic API: `hardwire lab ...` and other capabilities' tests call these.
-import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { delimiter, join, resolve } from 'node:path';
+import { accessSync, constants, existsSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { delimiter, dirname, join, resolve } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { stderrLogger, type Logger } from '../../lib/log.ts';
 import type { Session } from '../../core/transport/session.ts';
@@ -80,6 +80,29 @@ export function checkLabPrereqs(needDebootstrap: boolean): void {
   }
 }
 
+/** Free space below which a lab's kubelets start evicting Pods and collecting images mid-test. */
+export const MIN_FREE_DISK = 0.2;
+
+/**
+ * A lab host's kubelet sees the machine's filesystem (containerd's root is bound from the lab dir)
+ * and keeps its defaults: Pods are evicted below 15% free (k8s.io/kubernetes@v1.36.3/pkg/kubelet/
+ * eviction/defaults_linux.go:26) and images collected above 85% use (apis/config/v1beta1/defaults.go:159).
+ * Refuse before anything is made, rather than fail later as a missing Pod or image.
+ */
+export function checkLabDisk(dir: string, free = freeFraction(dir)): void {
+  if (free < MIN_FREE_DISK) {
+    throw new StepError('lab-disk', `the filesystem of ${dir} has ${(free * 100).toFixed(0)}% free; lab kubelets evict Pods below 15% and collect images above 85% use: free disk until at least ${MIN_FREE_DISK * 100}% is free`);
+  }
+}
+
+/** Of the nearest existing directory at or above `dir`, which the lab's files will land on. */
+export function freeFraction(dir: string): number {
+  let d = dir;
+  while (!existsSync(d) && dirname(d) !== d) d = dirname(d);
+  const s = statfsSync(d);
+  return s.bavail / s.blocks;
+}
+
 function info(files: LabFiles, state: LabState, hosts: LabHostInfo[]): LabInfo {
   return { name: state.name, dir: files.dir, inventory: files.inventory, knownHosts: files.knownHosts, identityFile: files.key, hosts };
 }
@@ -134,6 +157,7 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   if (opts.hosts !== undefined) validateHostCount(opts.hosts);
   if (opts.inner !== undefined && opts.hosts !== undefined) validateInnerCount(opts.inner, opts.hosts);
   checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
+  checkLabDisk(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () => up(name, files, log, opts));
