@@ -98,9 +98,17 @@ describe('wire on a 3-host lab', () => {
     expect(Math.max(...started['kube-apiserver']!)).toBeLessThan(Math.min(...started['kube-controller-manager']!, ...started['kube-scheduler']!));
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
-    const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean }[] };
+    const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean; detail: string }[] };
     expect(report.ok).toBe(true);
     expect(report.smoke.map((c) => c.name)).toEqual(expect.arrayContaining(['server-side apply conflict', 'watch', 'Secret encrypted at rest', 'CRD with a CEL validation rule']));
+    // Right again, at once: the first run's CRD may still be terminating, so each run has a CRD of its
+    // own (a shared one failed CI on 2026-12-03: "from an earlier run is still terminating").
+    const again = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
+    expect(again.code, again.stderr.slice(-2000)).toBe(0);
+    const crdOf = (r: typeof report) => /CRD (\S+)$/.exec(r.smoke.find((c) => c.name === 'cleanup')!.detail)?.[1];
+    const crds = [crdOf(report), crdOf(JSON.parse(again.stdout) as typeof report)];
+    expect(crds[0]).toMatch(/^widgets\.s[0-9a-f]{6}\.smoke\.hardwire\.dev$/);
+    expect(crds[1]).not.toBe(crds[0]);
   }, 600_000);
 
   it('kubectl works with admin.conf (kubeadm:cluster-admins is bound)', () => {
