@@ -45,7 +45,8 @@ export async function hardwirePlan(inv: Inventory, stateDir: string, to: string,
 export function fieldsOfConfig(yaml: string, map: FlagMap): PassedField[] {
   const doc = (parseYaml(yaml) ?? {}) as Record<string, unknown>;
   const known = new Set((map.config?.fields ?? []).map((f) => f.key));
-  const inner = new Set([...known].flatMap((k) => k.split('.').slice(1).map((_, i, a) => k.split('.').slice(0, a.length - i).join('.'))));
+  // Every proper prefix of a known key (`logging`, `logging.options` of `logging.options.json`): walked into.
+  const inner = new Set([...known].flatMap((k) => k.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
   const walk = (key: string, v: unknown): PassedField[] => (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && (inner.has(key) || !known.has(key))
     ? Object.entries(v).flatMap(([k, x]) => walk(`${key}.${k}`, x))
     : [{ key, value: JSON.stringify(v) }]);
@@ -60,15 +61,13 @@ export function fieldsOfConfig(yaml: string, map: FlagMap): PassedField[] {
 export function planOfCommands(commands: Partial<Record<Component, ComponentCommand>>, from: string, to: string, node?: PlaneNode): { components: ComponentPlan[]; gates: GatePlan[] } {
   const present = (Object.keys(commands) as Component[]).filter((c) => commands[c]);
   const argvs: Record<string, string[]> = Object.fromEntries(present.map((c) => [c, commands[c]!.argv]));
-  const fields: Record<string, PassedField[]> = {};
-  for (const [c, p] of Object.entries(node?.components ?? {})) {
-    argvs[c] = p.argv;
-    if (p.config) fields[c] = fieldsOfConfig(p.config, loadFlagMap(c, from));
-  }
+  for (const [c, p] of Object.entries(node?.components ?? {})) argvs[c] = p.argv;
   const names = Object.keys(argvs);
   const passed: Record<string, PassedFlag[]> = Object.fromEntries(names.map((c) => [c, [...flagsOf(argvs[c]!)].map(([name, value]) => ({ name, value }))]));
   const fromMaps = Object.fromEntries(names.map((c) => [c, loadFlagMap(c, from)]));
   const toMaps = Object.fromEntries(names.map((c) => [c, loadFlagMap(c, to)]));
+  const fields: Record<string, PassedField[]> = Object.fromEntries(Object.entries(node?.components ?? {})
+    .filter(([, p]) => p.config).map(([c, p]) => [c, fieldsOfConfig(p.config!, fromMaps[c]!)]));
   const versions = Object.fromEntries(names.map((c): [string, [string, string]] => [c, [fromMaps[c]!.componentVersion, toMaps[c]!.componentVersion]]));
   const gates = loadGateData(from) && loadGateData(to) ? planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed, versions }) : [];
   return { components: planUpgrade({ from: fromMaps, to: toMaps, passed, fields }), gates };

@@ -31,7 +31,7 @@ func (a *analysis) candidates() map[string][]*reg {
 		if std != a.c.StdFlag {
 			// A Kubernetes binary adopts some of Go's flag.CommandLine by name (cadvisor's, in the
 			// kubelet's globalflags_linux.go register and kube-proxy's AddGoFlagSet): kept apart, used
-			// only for a name no pflag registration has (goflagCands).
+			// only for a name no pflag registration has (registerFlags).
 			if std {
 				cands[goflagKey+r.name] = append(cands[goflagKey+r.name], r)
 			}
@@ -45,14 +45,14 @@ func (a *analysis) candidates() map[string][]*reg {
 // goflagKey prefixes, in candidates' map, a registration on Go's standard flag package.
 const goflagKey = "goflag:"
 
-// goflagCands are the standard-flag registrations a pflag binary's flag can come from: the same
-// name, or with '_' for '-' (pflag's name normalizer turns cadvisor's storage_driver_user into
-// --storage-driver-user). Only used when no pflag registration has the name.
-func goflagCands(cands map[string][]*reg, name string) []*reg {
-	if rs := cands[goflagKey+name]; len(rs) > 0 {
+// normalizedCands are the registrations under key+name, else under key+name with '_' for '-':
+// registered so (concurrent_rc_syncs, cadvisor's storage_driver_user), a Kubernetes binary's name
+// normalizer prints and accepts the flag with '-'.
+func normalizedCands(cands map[string][]*reg, key, name string) []*reg {
+	if rs := cands[key+name]; len(rs) > 0 {
 		return rs
 	}
-	return cands[goflagKey+strings.ReplaceAll(name, "-", "_")]
+	return cands[key+strings.ReplaceAll(name, "-", "_")]
 }
 
 // flagNames is the component's flag set, sorted. For Kubernetes it is the flags the real cobra
@@ -115,11 +115,10 @@ func (a *analysis) registerFlags(cands map[string][]*reg, rt []runtimeflags.Flag
 		rf, hasRT := rtByName[name]
 		rs := cands[name]
 		if len(rs) == 0 && !a.c.StdFlag {
-			// Registered with '_' (concurrent_rc_syncs); the binary's normalizer prints and accepts it with '-'.
-			rs = cands[strings.ReplaceAll(name, "-", "_")]
-		}
-		if len(rs) == 0 && !a.c.StdFlag {
-			rs = goflagCands(cands, name)
+			// A pflag registration with '_', else one on Go's flag.CommandLine (candidates).
+			if rs = normalizedCands(cands, "", name); len(rs) == 0 {
+				rs = normalizedCands(cands, goflagKey, name)
+			}
 		}
 		if err := a.registerFlag(i, rs, rf, hasRT, deprecated); err != nil {
 			return err
