@@ -2,7 +2,7 @@
 // one df reports, and the refusal is one line naming the fix.
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { MIN_FREE_DISK, checkLabDisk, freeFraction } from '../harness/lab/lab.ts';
+import { MIN_FREE_DISK, checkLabDisk, freeFraction } from '../harness/lab/disk.ts';
 
 describe('lab disk check', () => {
   it('reads the free fraction df reports, from the nearest existing directory', () => {
