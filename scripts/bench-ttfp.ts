@@ -1,6 +1,7 @@
 // pnpm bench ttfp [--from FILE] [--no-cis]: time to first Pod per plane, from one compare run. Without
-// --from it brings up a fresh 1-host worker lab and runs `hardwire compare --wire`, which wires it
-// inside the run; with --from it reads that run's JSON (compare --json). Prints each plane's phases
+// --from it runs `hardwire compare` without an inventory, which brings up its own fresh 2-host lab for
+// hardwire (node1 etcd + control plane, node2 worker) and wires it inside the run; with --from it reads
+// that run's JSON (compare --json). Prints each plane's phases
 // (certs, control plane ready, node Ready, Pod Running: each its own length) and the ratios to hardwire's.
 // Figures, not a test: the machine is shared.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -44,10 +45,10 @@ if (from >= 0) {
   const lab = 'bench-ttfp';
   const sh = $({ env, stdio: ['ignore', 'pipe', 'inherit'] });
   try {
-    const inv = (await sh`${process.execPath} ${cli} lab up --name ${lab} --hosts 1 --workers --quiet`).stdout.trim().split('\n').pop()!;
     const out = join(state, 'r.json');
-    await sh`${process.execPath} ${cli} compare --inventory ${inv} --wire --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json ${out} --quiet ${args.includes('--no-cis') ? ['--no-cis'] : []}`;
-    print(JSON.parse(readFileSync(out, 'utf8')) as CompareReport, 'one compare run on a fresh 1-host lab');
+    // No --inventory: compare's own hardwire lab, as `pnpm compare` has it (node1 control plane, node2 worker), fresh and wired in the run.
+    await sh`${process.execPath} ${cli} compare --hardwire-lab ${lab} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json ${out} --quiet ${args.includes('--no-cis') ? ['--no-cis'] : []}`;
+    print(JSON.parse(readFileSync(out, 'utf8')) as CompareReport, 'one compare run; hardwire on a fresh 2-host lab, node1 control plane, node2 worker');
   } finally {
     for (const n of [lab, `${lab}-kubeadm`, `${lab}-k0s`, `${lab}-k0s-w`]) await $({ env, nothrow: true, quiet: true })`${process.execPath} ${cli} lab down --name ${n} --quiet`;
     rmSync(state, { recursive: true, force: true });

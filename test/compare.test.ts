@@ -1,4 +1,5 @@
-// End to end on the lab: hardwire wires a 1-host lab cluster, then "hardwire compare" collects all
+// End to end on the lab: hardwire wires a 2-host lab cluster (node1 etcd + control plane with no
+// kubelet, node2 its worker, as kubeadm's and k0s's workers are hosts of their own), then "hardwire compare" collects all
 // three planes for real: kubeadm v1.36.3 (`kubeadm init` with every phase, its static Pods run by
 // the kubelet from images built here) on a fresh worker host, and k0s v1.36.3+k0s.2 (built from its source archive) as a single controller and a
 // 3-controller HA plane on a fresh 4-host lab, with kube-bench on each. The k0s and kubeadm labs are
@@ -43,8 +44,8 @@ const K0S_WORKER_LAB = workerLabName(K0S_LAB);
 const on = (labName: string, host: string): Promise<Session> => labConnect(host, { name: labName, stateDir: state });
 
 beforeAll(async () => {
-  // A worker too: the hardwire plane's kubelet and kube-proxy are its node rows.
-  lab = await testLab('cmptest', 1, { workers: true });
+  // node1 etcd + control plane (no kubelet), node2 the worker: its kubelet and kube-proxy are the hardwire plane's node rows.
+  lab = await testLab('cmptest', 2, { workers: true, dedicatedWorkers: 1 });
   state = join(lab.stateDir, 'state');
   out = mkdtempSync(join(tmpdir(), 'hardwire-compare-out-'));
   // The same flag on both planes (compare gives kubeadm the inventory's extraArgs): v1.37.2 removes it.
@@ -177,7 +178,7 @@ describe('hardwire compare on the lab', () => {
       const config = await remote(s, configFrom ?? ['cat', flags.get('config')!]);
       return { argv, flags, config: parseYaml(config) as Record<string, unknown> };
     };
-    const hw = await lab.ssh('node1');
+    const hw = await lab.ssh('node2');
     const ka = await on(KUBEADM_LAB, 'node1');
     const kw = await on(K0S_WORKER_LAB, 'node2');
     const read: Record<'hardwire' | 'kubeadm' | 'k0s', Partial<Record<NodeComponent, Awaited<ReturnType<typeof onHost>>>>> = { hardwire: {}, kubeadm: {}, k0s: {} };
@@ -194,7 +195,7 @@ describe('hardwire compare on the lab', () => {
       await ka.close();
       await kw.close();
     }
-    expect(report.node.planes).toEqual({ hardwire: { host: 'node1' }, kubeadm: { host: 'node1' }, k0s: { host: `${K0S_WORKER_LAB}/node2` } });
+    expect(report.node.planes).toEqual({ hardwire: { host: 'node2' }, kubeadm: { host: 'node1' }, k0s: { host: `${K0S_WORKER_LAB}/node2` } });
     /** A field's value in the file as the test parsed it, by its json path. */
     const at = (doc: Record<string, unknown>, path: string) => path.split('.').reduce<unknown>((o, k) => (o as Record<string, unknown> | undefined)?.[k], doc);
     for (const c of NODE_COMPONENTS) {
@@ -270,10 +271,12 @@ describe('hardwire compare on the lab', () => {
   it('kubelet certs: client and serving cert on each worker as openssl reads them; self-signed or CA-signed as openssl verify says; the apiserver flag from its /proc argv', async () => {
     /** An openssl DN line ("subject=O = a, CN = b" or RFC2253) as a sorted set of "K=V". */
     const rdns = (line: string) => line.replace(/^(subject|issuer)=/, '').split(/,\s*/).map((x) => x.replace(/\s*=\s*/, '=').trim()).filter(Boolean).sort();
-    const hw = await lab.ssh('node1');
+    // hardwire: the kubelet on its worker node2, the apiserver on node1; kubeadm: both on its node1.
+    const hw = await lab.ssh('node2');
+    const hwApi = await lab.ssh('node1');
     const ka = await on(KUBEADM_LAB, 'node1');
     try {
-      for (const [p, s, apiPid] of [['hardwire', hw, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kube-apiserver']], ['kubeadm', ka, ['pgrep', '-x', 'kube-apiserver']]] as const) {
+      for (const [p, s, api, apiPid, node] of [['hardwire', hw, hwApi, ['systemctl', 'show', '-p', 'MainPID', '--value', 'kube-apiserver'], 'node2'], ['kubeadm', ka, ka, ['pgrep', '-x', 'kube-apiserver'], 'node1']] as const) {
         const kc = report.kubeletCerts[p];
         if ('none' in kc) throw new Error(`${p}: ${kc.none}`);
         // The client cert: a file, or the kubeconfig's client-certificate-data, decoded on the host.
@@ -284,25 +287,26 @@ describe('hardwire compare on the lab', () => {
         expect(client.length, `${p} client: ${client.join(' ')}`).toBe(2);
         expect(rdns(client[0]!), `${p} client subject`).toEqual(rdns(kc.client.subject));
         expect(rdns(client[1]!), `${p} client issuer`).toEqual(rdns(kc.client.issuer));
-        expect(rdns(client[0]!), `${p} client subject`).toEqual(['CN=system:node:node1', 'O=system:nodes']);
+        expect(rdns(client[0]!), `${p} client subject`).toEqual([`CN=system:node:${node}`, 'O=system:nodes']);
         const row = report.certs.find((c) => c.role === 'kubelet-serving')!.planes[p]!;
         const serving = (await remote(s, ['openssl', 'x509', '-in', kc.serving.file, '-noout', '-subject', '-issuer'])).split('\n');
         expect(rdns(serving[0]!), `${p} serving subject`).toEqual(rdns(kc.serving.subject));
         expect(rdns(serving[1]!), `${p} serving issuer`).toEqual(rdns(kc.serving.issuer));
         expect(rdns(row.issuer)).toEqual(rdns(serving[1]!));
-        expect(report.certs.find((c) => c.role === 'kubelet-client')!.planes[p]?.cn).toBe('system:node:node1');
+        expect(report.certs.find((c) => c.role === 'kubelet-client')!.planes[p]?.cn).toBe(`system:node:${node}`);
         // Self-signed: the file verifies itself (the kubelet writes its own CA after the leaf); CA-signed: the cluster CA verifies it.
         const self = await s.exec(['openssl', 'verify', '-CAfile', kc.serving.file, kc.serving.file], { allowFail: true });
         const byCa = await s.exec(['openssl', 'verify', '-CAfile', '/etc/kubernetes/pki/ca.crt', kc.serving.file], { allowFail: true });
         expect(kc.serving.selfSigned, `${p} self-signed: ${self.stdout}${self.stderr}`).toBe(self.code === 0);
         expect(kc.serving.signedByClusterCa, `${p} by the cluster CA: ${byCa.stdout}${byCa.stderr}`).toBe(byCa.code === 0);
         // The apiserver's flag, from its own argv.
-        const pid = await remote(s, [...apiPid]);
-        const argv = (await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
+        const pid = await remote(api, [...apiPid]);
+        const argv = (await api.exec(['cat', `/proc/${pid}/cmdline`])).stdout.split('\0').filter(Boolean);
         expect(kc.apiserverKubeletCa, p).toBe(flagsOf(['x', ...argv.slice(1)]).get('kubelet-certificate-authority') ?? null);
       }
     } finally {
       await hw.close();
+      await hwApi.close();
       await ka.close();
     }
     const [h, k] = [report.kubeletCerts.hardwire, report.kubeletCerts.kubeadm];
@@ -378,11 +382,12 @@ describe('hardwire compare on the lab', () => {
 
   it('process model per node: ps on a host of each plane equals the reported tree; the kubelet, k0s and the shims run what the host says', async () => {
     const hostsOf = (p: 'hardwire' | 'kubeadm' | 'k0s') => { const x = report.nodeProcs[p]; if ('none' in x) throw new Error(`${p}: ${x.none}`); return x; };
-    expect(hostsOf('hardwire').map((h) => h.host)).toEqual(['node1']);
+    expect(hostsOf('hardwire').map((h) => h.host)).toEqual(['node1', 'node2']);
     expect(hostsOf('kubeadm').map((h) => h.host)).toEqual([`${KUBEADM_LAB}/node1`, `${KUBEADM_LAB}/node2`]);
     expect(hostsOf('k0s').map((h) => h.host)).toEqual([...['node1', 'node2', 'node3', 'node4'].map((n) => `${K0S_LAB}/${n}`), `${K0S_WORKER_LAB}/node1`, `${K0S_WORKER_LAB}/node2`]);
     const cases: [string, () => Promise<Session>, HostProcs][] = [
-      ['hardwire node1', () => lab.ssh('node1'), hostsOf('hardwire')[0]!],
+      ['hardwire node1 (control plane)', () => lab.ssh('node1'), hostsOf('hardwire')[0]!],
+      ['hardwire node2 (worker)', () => lab.ssh('node2'), hostsOf('hardwire')[1]!],
       ['kubeadm node1', () => on(KUBEADM_LAB, 'node1'), hostsOf('kubeadm')[0]!],
       ['kubeadm node2 (joined worker)', () => on(KUBEADM_LAB, 'node2'), hostsOf('kubeadm')[1]!],
       ['k0s worker', () => on(K0S_WORKER_LAB, 'node2'), hostsOf('k0s').find((h) => h.host === `${K0S_WORKER_LAB}/node2`)!],
@@ -403,9 +408,11 @@ describe('hardwire compare on the lab', () => {
         await s.close();
       }
     }
-    const worker = cases[3]![2];
+    const worker = cases[4]![2];
     expect(worker.procs.filter((p) => p.kind === 'k0s-child').map((p) => p.comm).sort()).toEqual(['containerd', 'kubelet']);
-    for (const [, , h] of cases) expect(h.counts.shims, h.host).toBeGreaterThan(0);
+    // Every host that runs Pods has shims; hardwire's node1 runs no containerd, so none.
+    expect(cases[0]![2].counts.shims, 'hardwire node1').toBe(0);
+    for (const [what, , h] of cases.filter(([w]) => !w.startsWith('hardwire node1'))) expect(h.counts.shims, what).toBeGreaterThan(0);
     for (const p of ['hardwire', 'kubeadm', 'k0s'] as const) for (const h of hostsOf(p)) console.log(`process model, ${p} ${h.host}: ${h.procs.length} processes, ${h.counts.units} units, ${h.counts.k0sChildren} under k0s, ${h.counts.shims} shims, ${h.counts.containers} container processes in ${h.counts.pods} Pods`);
     const added = (['hardwire', 'kubeadm', 'k0s'] as const).map((p) => { const st = report.planes[p].steps.filter((x) => /^(read the process tree|kube-bench --targets node)/.test(x.step)); return `${p} ${st.length} steps ${(st.reduce((n, x) => n + x.ms, 0) / 1000).toFixed(1)} s`; });
     console.log(`time the node view adds to compare: ${added.join(', ')}`);
@@ -423,7 +430,8 @@ describe('hardwire compare on the lab', () => {
     const n = report.nodeCis!;
     console.log(`CIS 4.x: ${(['hardwire', 'kubeadm', 'k0s'] as const).map((p) => { const x = n.planes[p]; return 'none' in x ? `${p} ${x.none}` : `${p} ${x.totals.PASS} PASS / ${x.totals.FAIL} FAIL / ${x.totals.WARN} WARN`; }).join(', ')}`);
     for (const r of n.rows.filter((x) => x.why.length)) console.log(`  ${r.id} ${r.why.join(' | ')}`);
-    expect(n.planes).toMatchObject({ hardwire: { hosts: ['node1'] }, kubeadm: { hosts: ['node1', 'node2'] }, k0s: { hosts: ['node2'] } });
+    // hardwire's node section is read on its worker node2 only: node1 runs no kubelet.
+    expect(n.planes).toMatchObject({ hardwire: { hosts: ['node2'] }, kubeadm: { hosts: ['node1', 'node2'] }, k0s: { hosts: ['node2'] } });
     // k0s's worker: the kubelet's --config as its /proc says, and that file's mode on the host.
     const kw = await on(K0S_WORKER_LAB, 'node2');
     let mode: string;
@@ -493,14 +501,14 @@ describe('hardwire compare on the lab', () => {
 
   it('stdout has a summary; Markdown is written; private keys appear nowhere', () => {
     expect(run.stdout).toMatch(/kube-apiserver: \d+ same, \d+ differ/);
-    expect(run.stdout).toMatch(/^CIS 4\.x \(node\), per plane over its nodes: hardwire \(node1\): \d+ PASS \/ 0 FAIL/m);
+    expect(run.stdout).toMatch(/^CIS 4\.x \(node\), per plane over its nodes: hardwire \(node2\): \d+ PASS \/ 0 FAIL/m);
     expect(run.stdout).toMatch(/^ {2}kubeadm cmptest-kubeadm\/node1 \(kubeadm init: control plane and node\): \d+ processes; systemd units .*kubelet\.service/m);
     expect(run.stdout).toMatch(/CIS cis-1\.12 \(kube-bench\), worst host of each plane: hardwire [1-9]\d* PASS \/ 0 FAIL/);
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| --enable-bootstrap-token-auth \| — \| true \| true \| partial \|/);
     expect(md).toMatch(/## k0s: controllers, topology and what runs inside k0s/);
     // k0s's worker is node2 of its own lab (node1 there is its controller).
-    expect(run.stdout).toContain(`node (kubelet, kube-proxy), worker per plane: hardwire: node1; kubeadm: node1; k0s: ${workerLabName(K0S_LAB)}/node2`);
+    expect(run.stdout).toContain(`node (kubelet, kube-proxy), worker per plane: hardwire: node2; kubeadm: node1; k0s: ${workerLabName(K0S_LAB)}/node2`);
     // k0s bootstraps its kubelet itself: no --bootstrap-kubeconfig, so its cell is "—", not "no worker".
     expect(md).toMatch(/\| --bootstrap-kubeconfig \| — \| <conf>\/bootstrap-kubelet\.conf \| — \| partial \|/);
     // On failure, the text around the first hit (kube-bench's 4.3.1 audit once carried kube-proxy's key).
@@ -594,6 +602,43 @@ describe('hardwire compare on the lab', () => {
       expect(await remote(w0, ['hostname'])).toBe(t.k0s.worker);
       expect(await remote(w0, ['pgrep', '-fx', 'sleep 3600'])).toMatch(/^\d+/);
     } finally { await w0.close(); }
+  });
+
+  it('hardwire\'s worker is a host of its own, read on each host (/proc, systemctl): node2 runs the kubelet, kube-proxy and the Pod, not kube-apiserver or etcd; node1 no kubelet', async () => {
+    const worker = report.ttfp.hardwire.worker!;
+    // The names of every process on a host, from /proc/<pid>/comm (15 characters: kube-apiserver fits).
+    const comms = async (s: Session) => new Set((await remote(s, ['sh', '-c', 'cat /proc/[0-9]*/comm 2>/dev/null'])).split('\n'));
+    const cp = await lab.ssh('node1');
+    const w = await lab.ssh(worker);
+    try {
+      expect.soft(worker, 'the worker the report names').toBe('node2');
+      expect.soft(report.node.planes.hardwire.host, 'the node rows\' host').toBe(worker);
+      const [onCp, onW] = [await comms(cp), await comms(w)];
+      for (const c of ['kubelet', 'kube-proxy', 'containerd']) {
+        expect.soft(onW.has(c), `${worker} runs ${c}`).toBe(true);
+        expect.soft(onCp.has(c), `node1 runs ${c}`).toBe(false);
+      }
+      for (const c of ['kube-apiserver', 'etcd']) {
+        expect.soft(onW.has(c), `${worker} runs ${c}`).toBe(false);
+        expect.soft(onCp.has(c), `node1 runs ${c}`).toBe(true);
+      }
+      expect.soft(await remote(w, ['systemctl', 'is-active', 'kubelet', 'kube-proxy']), `${worker}: systemctl is-active kubelet kube-proxy`).toBe('active\nactive');
+      expect.soft(await remote(cp, ['systemctl', 'is-active', 'kubelet']), 'node1: systemctl is-active kubelet').not.toBe('active');
+      // The probe Pod, Running per the API on the worker: its httpd is a process on the worker in that Pod's cgroup, and node1 has none.
+      const adminConf = join(state, 'cmptest', 'kubeconfigs', 'admin.conf');
+      const [ns, name] = report.ttfp.hardwire.pod!.split('/') as [string, string];
+      const pod = JSON.parse(execFileSync(kubectlPath(), ['--kubeconfig', adminConf, 'get', 'pod', '-n', ns, name, '-o', 'json'], { encoding: 'utf8' })) as PodJson & { metadata: { uid: string } };
+      expect.soft(pod.status.phase).toBe('Running');
+      expect.soft(pod.spec.nodeName, 'the Pod\'s nodeName').toBe('node2');
+      const pid = await remote(w, ['pgrep', '-x', 'httpd']);
+      expect(pid, `httpd on ${worker}`).toMatch(/^\d+$/);
+      const cgroup = await remote(w, ['cat', `/proc/${pid}/cgroup`]);
+      expect.soft([pod.metadata.uid, pod.metadata.uid.replaceAll('-', '_')].some((u) => cgroup.includes(`pod${u}`)), `httpd's cgroup on ${worker} names Pod ${pod.metadata.uid}: ${cgroup.split('\n')[0]}`).toBe(true);
+      expect.soft(await remote(cp, ['pgrep', '-x', 'httpd']), 'httpd on node1').toBe('');
+    } finally {
+      await cp.close();
+      await w.close();
+    }
   });
 
   it('time to first Pod: every plane measured from its bare lab; phases positive, in order, summing to the total, within the plane\'s own wall time', () => {

@@ -1,6 +1,8 @@
 // lab/worker.ts without a lab: which cgroups a worker gets, and how nspawn is started in them.
 import { describe, expect, it } from 'vitest';
 import { hierarchyDirs, joinCgroupsThenExec, nodeCgroups, workerNspawnArgs } from '../harness/lab/worker.ts';
+import { hostRoles } from '../harness/lab/prepare.ts';
+import { validateDedicatedWorkers } from '../harness/lab/plan.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,5 +41,24 @@ describe('worker lab hosts (pure)', () => {
     const out = execFileSync(file, [args[0]!, script, ...args.slice(2)]).toString().split('\n');
     for (const p of procs) expect(readFileSync(p, 'utf8').trim()).toBe(out[0]);
     expect(out[1]).toBe('--quiet|arg with space|');
+  });
+});
+
+describe('dedicated workers (pure): compare\'s hardwire lab is node1 etcd + control plane, node2 worker only', () => {
+  const hosts = (n: number, jump = 0) => Array.from({ length: n }, (_, i) => (i >= n - jump ? { jump: '10.0.0.1' } : {}));
+  it('gives the last N hosts the worker role only and the others etcd + control plane with no kubelet', () => {
+    const state = { hosts: hosts(2), workers: true, dedicatedWorkers: 1 } as Parameters<typeof hostRoles>[0];
+    expect([0, 1].map((i) => hostRoles(state, i))).toEqual([['etcd', 'control-plane'], ['worker']]);
+    // Without dedicated workers every host of a --workers lab is all three; without --workers none is a worker.
+    expect([0, 1, 2].map((i) => hostRoles({ hosts: hosts(3), workers: true } as Parameters<typeof hostRoles>[0], i))).toEqual(Array(3).fill(['etcd', 'control-plane', 'worker']));
+    expect(hostRoles({ hosts: hosts(3, 1) } as Parameters<typeof hostRoles>[0], 2)).toEqual(['etcd']);
+  });
+
+  it('refuses a count that leaves no control plane, one without --workers and one with --inner, each on one line naming --dedicated-workers', () => {
+    expect(() => validateDedicatedWorkers(1, 2, true, 0)).not.toThrow();
+    for (const [d, h, w, inner, msg] of [[2, 2, true, 0, /from 0 to 1/], [1, 2, false, 0, /needs --workers/], [1, 3, true, 1, /--inner/], [0.5, 2, true, 0, /whole number/]] as const) {
+      expect(() => validateDedicatedWorkers(d, h, w, inner)).toThrow(msg);
+      try { validateDedicatedWorkers(d, h, w, inner); } catch (err) { expect((err as Error).message).toMatch(/^--dedicated-workers: [^\n]+$/); }
+    }
   });
 });

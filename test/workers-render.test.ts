@@ -162,7 +162,7 @@ describe('a worker\'s rendered tree', () => {
 });
 
 describe('workers and the rest of the PKI', () => {
-  it('adding workers changes no byte on a control-plane host, and a control-plane-only inventory issues no worker identity', () => {
+  it('adding workers changes on a control-plane host only the apiserver unit\'s routes to their Pods, and a control-plane-only inventory issues no worker identity', () => {
     // The same operator PKI (CAs and leaves are kept), rendered without the workers.
     const cpOnly = join(dir, 'cp-only');
     cpSync(state, cpOnly, { recursive: true });
@@ -172,7 +172,14 @@ describe('workers and the rest of the PKI', () => {
     const a = join(state, 'wk', 'hosts', 'cp-0');
     const b = join(cpOnly, 'wk', 'hosts', 'cp-0');
     expect(files(b)).toEqual(files(a));
-    for (const f of files(a)) expect(readFileSync(join(b, f)).equals(readFileSync(join(a, f))), f).toBe(true);
+    const UNIT = '/etc/systemd/system/kube-apiserver.service';
+    for (const f of files(a).filter((x) => x !== UNIT)) expect(readFileSync(join(b, f)).equals(readFileSync(join(a, f))), f).toBe(true);
+    // cp-0 runs no kubelet: its apiserver unit adds a route to each worker's Pod range (KTHW's routes on its server), and nothing else changes.
+    const [withW, without] = [readFileSync(join(a, UNIT), 'utf8').split('\n'), readFileSync(join(b, UNIT), 'utf8').split('\n')];
+    const added = withW.filter((l) => !without.includes(l));
+    expect(added.filter((l) => !l.startsWith('#'))).toEqual(Object.values(WORKER).map((w) => `ExecStartPre=/usr/bin/ip route replace ${w.pod} via ${w.address}`));
+    expect(added.filter((l) => l.startsWith('#')).length).toBe(2);
+    expect(without.filter((l) => !withW.includes(l))).toEqual([]);
     const inv = parseInventory(inventory(CP));
     const ids = allLeaves(inv).map((l) => l.id);
     expect(ids.filter((id) => ['kubelet-server', 'kubeconfig-kubelet', 'kubeconfig-kube-proxy'].includes(id))).toEqual([]);

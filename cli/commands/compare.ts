@@ -12,6 +12,7 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
 import { DEFAULT_KUBERNETES } from '../../core/components/binaries/catalog.ts';
+import { HARDWIRE_LAB, hardwireLab, hardwireLabDown } from '../../harness/compare/hardwire-lab.ts';
 
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
@@ -40,8 +41,11 @@ cert and process by process. Every value comes from running the tool:
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
 "registered at" / "read at" come from the flag map (harness/flags/data/<version>/).
 
-Without --inventory, uses the local lab: it is brought up, then wired inside the run, as "pnpm wire"
-does (a no-op when it already is); --wire does the same for an --inventory cluster. A plane that
+Without --inventory, the hardwire plane gets a fresh lab of its own (--hardwire-lab, default
+"compare-hardwire", recreated each run): node1 etcd and control plane (no kubelet: hardwire runs the
+kubelet and kube-proxy on workers only), node2 its worker; it is wired inside the run, so its time to
+first Pod starts at the bare lab, and removed afterwards unless --keep-labs. --wire wires an
+--inventory cluster inside the run the same way. A plane that
 cannot be collected is reported with the reason, and the command exits 1 unless --allow-partial.
 Whole planes: each plane must have a worker Node Ready with the busybox Pod Running on it (hardwire:
 its first worker's probe Pod; kubeadm: a worker joined with "kubeadm join"; k0s: its worker);
@@ -53,7 +57,7 @@ every plane (harness/compare/ttfp-watch.ts). hardwire's is measured only when co
   --json FILE   the full report as one JSON document ("-" for stdout)
   --md FILE     Markdown report
   --html FILE   one self-contained HTML file (sortable matrices, differences highlighted)
-  --keep-labs   leave the kubeadm/k0s lab hosts up for inspection
+  --keep-labs   leave the hardwire (without --inventory), kubeadm and k0s lab hosts up for inspection
   --upgrade VERSION
                 the section "Upgrade to VERSION": that version's kubeadm (built from its Go module) is
                 put on the kubeadm host as /usr/bin/kubeadm-VERSION and runs the real "kubeadm upgrade
@@ -79,6 +83,7 @@ interface Opts extends InventoryOpts {
   allowPartial?: boolean;
   live: boolean;
   keepLabs?: boolean;
+  hardwireLab: string;
   kubeadmLab: string;
   k0sLab: string;
   k0sBinary?: string;
@@ -109,6 +114,7 @@ export function declare(root: Cli): Cli {
     .option('--html <file>', 'self-contained HTML report')
     .option('--allow-partial', 'exit 0 even if a plane could not be collected')
     .option('--no-live', 'skip SSH: compare the rendered tree only')
+    .option('--hardwire-lab <name>', 'lab for the hardwire plane when there is no --inventory', HARDWIRE_LAB)
     .option('--kubeadm-lab <name>', 'lab for the kubeadm plane', 'compare-kubeadm')
     .option('--k0s-lab <name>', 'lab for the k0s plane', 'compare-k0s')
     .option('--k0s-binary <path>', 'k0s binary to use')
@@ -118,47 +124,57 @@ export function declare(root: Cli): Cli {
     .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's")
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
+      const ownLab = opts.inventory ? undefined : await labName('--hardwire-lab', opts.hardwireLab);
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
       // Before any lab is brought up or inventory read: with no inventory, against the built-in lab's
       // version; with one, its own version once it is read (which touches no host).
       if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, opts.inventory ? undefined : DEFAULT_KUBERNETES);
-      // No inventory: the local lab, brought up and wired as `pnpm wire` does (a no-op when it is).
-      const inv = await inventoryOrLab(opts, log, !opts.inventory && opts.live);
-      if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
-      // The local lab (or --wire): wired inside the run, so the hardwire plane's time to first Pod is measured.
-      const wireIt = (!opts.inventory || opts.wire === true) && opts.live ? async () => {
-        const { wire } = await import('../../core/apply/wire.ts');
-        await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-      } : undefined;
-      const report = await runCompare({
-        inv, stateDir: stateDirFrom(opts), log, live: opts.live,
-        ...(opts.host ? { host: opts.host } : {}),
-        kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
-        ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
-        ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
-        ...(wireIt ? { wire: wireIt } : {}),
-      });
-      const written: string[] = [];
-      const write = (file: string | undefined, text: string) => {
-        if (!file || file === '-') return;
-        writeFileSync(file, text);
-        written.push(resolve(file));
-      };
-      write(opts.json, `${JSON.stringify(report, null, 2)}\n`);
-      write(opts.md, markdown(report));
-      write(opts.html, html(report));
-      if (opts.json === '-') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-      else process.stdout.write(summary(report, written));
-      const missing = PLANES.filter((p) => !report.planes[p].collected);
-      if (missing.length && opts.allowPartial !== true) {
-        throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
-          { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
+      // No inventory: compare's own hardwire lab (hardwire-lab.ts), fresh, and wired inside the run.
+      const inventory = ownLab ? await hardwireLab(ownLab, opts.stateDir, log, opts.live) : opts.inventory;
+      try {
+        return await compareOn({ ...opts, inventory, ...(ownLab ? { wire: true } : {}) }, log, kubeadmLab, k0sLab);
+      } finally {
+        if (ownLab && opts.live && opts.keepLabs !== true) await hardwireLabDown(ownLab, opts.stateDir, log);
       }
-      for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
-      const notWhole = wholeVerdict(report.ttfp);
-      if (notWhole && opts.allowPartial !== true) throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
-      if (notWhole) log.warn(`partial report: ${notWhole}`);
-      return 0;
     }));
+}
+
+async function compareOn(opts: Opts, log: Run<Opts>['log'], kubeadmLab: string, k0sLab: string): Promise<number> {
+  const inv = await inventoryOrLab(opts, log, false);
+  if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
+  // compare's own lab, or --wire: wired inside the run, so the hardwire plane's time to first Pod is measured.
+  const wireIt = opts.wire === true && opts.live ? async () => {
+    const { wire } = await import('../../core/apply/wire.ts');
+    await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+  } : undefined;
+  const report = await runCompare({
+    inv, stateDir: stateDirFrom(opts), log, live: opts.live,
+    ...(opts.host ? { host: opts.host } : {}),
+    kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
+    ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
+    ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
+    ...(wireIt ? { wire: wireIt } : {}),
+  });
+  const written: string[] = [];
+  const write = (file: string | undefined, text: string) => {
+    if (!file || file === '-') return;
+    writeFileSync(file, text);
+    written.push(resolve(file));
+  };
+  write(opts.json, `${JSON.stringify(report, null, 2)}\n`);
+  write(opts.md, markdown(report));
+  write(opts.html, html(report));
+  if (opts.json === '-') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(summary(report, written));
+  const missing = PLANES.filter((p) => !report.planes[p].collected);
+  if (missing.length && opts.allowPartial !== true) {
+    throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
+      { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
+  }
+  for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
+  const notWhole = wholeVerdict(report.ttfp);
+  if (notWhole && opts.allowPartial !== true) throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
+  if (notWhole) log.warn(`partial report: ${notWhole}`);
+  return 0;
 }

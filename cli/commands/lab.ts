@@ -35,6 +35,10 @@ options:
                  state on this machine's disk, and hardwire-node-prepare.service inside
                  (docs/workers-spike.md); down removes the cgroups. Its inventory makes each
                  host a worker too. The default for the built-in lab "lab"; --no-workers: not
+  --dedicated-workers N
+                 for up, with --workers: the last N hosts are workers only (no etcd, no control
+                 plane), the others etcd + control plane with no kubelet, as compare's hardwire
+                 plane runs (node1 its control plane, node2 its worker); default 0
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -62,10 +66,12 @@ export function declare(root: Cli): Cli {
     .option('--inner <n>', 'how many of the last hosts sit on the inner network, behind node1', wholeNumber('--inner'))
     .option('--workers', 'hosts that can run containerd, runc and a kubelet (the default for the built-in lab "lab")')
     .option('--no-workers', 'control-plane hosts only')
-    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number; workers?: boolean }>) => {
+    .option('--dedicated-workers <n>', 'with --workers: the last N hosts are workers only, the others etcd + control plane', wholeNumber('--dedicated-workers'))
+    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number; workers?: boolean; dedicatedWorkers?: number }>) => {
       const counts = {
         ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}),
         ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+        ...(opts.dedicatedWorkers !== undefined ? { dedicatedWorkers: opts.dedicatedWorkers } : {}),
       };
       const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
       if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, jump }) => ({ name, address, ssh, ...(jump ? { proxyJump: `root@${jump}` } : {}) })) });

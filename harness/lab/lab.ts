@@ -7,7 +7,7 @@ import { stderrLogger, type Logger } from '../../lib/log.ts';
 import type { Session } from '../../core/transport/session.ts';
 import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
 import { withLock } from '../../lib/lock.ts';
-import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
+import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateDedicatedWorkers, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
 import { removeInner } from './inner.ts';
 import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
@@ -33,6 +33,8 @@ export interface LabUpOptions extends LabOptions {
   inner?: number;
   /** Hosts that can run containerd, runc and a kubelet (lab/worker.ts); defaults to the existing lab's, else false. */
   workers?: boolean;
+  /** How many of the last hosts are workers only (plan.ts validateDedicatedWorkers); defaults to the existing lab's, else 0. */
+  dedicatedWorkers?: number;
 }
 
 export interface LabHostInfo {
@@ -170,6 +172,12 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
   // The built-in lab is a whole cluster: its hosts run Pods unless it was made without --workers.
   if (!existing && (opts.workers ?? name === DEFAULT_LAB_NAME)) state.workers = true;
+  const dedicated = opts.dedicatedWorkers ?? existing?.dedicatedWorkers ?? 0;
+  validateDedicatedWorkers(dedicated, count, state.workers === true, inner);
+  if (existing && (existing.dedicatedWorkers ?? 0) !== dedicated) {
+    throw new InputError('--dedicated-workers', `lab "${name}" has ${existing.dedicatedWorkers ?? 0} dedicated worker(s); run "hardwire lab down --name ${name}" first to change that`);
+  }
+  if (dedicated > 0) state.dedicatedWorkers = dedicated;
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);

@@ -77,6 +77,19 @@ export function labDir(name: string, stateDir = defaultStateDir()): string {
   return join(stateDir, 'lab', name);
 }
 
+/**
+ * `dedicated` of the last hosts are workers only, the others etcd + control plane with no kubelet, as
+ * hardwire runs a control plane (kubelet and kube-proxy go on workers only, components/registry):
+ * compare's hardwire plane (node1 its control plane, node2 its worker). Needs worker hosts and no inner ones.
+ */
+export function validateDedicatedWorkers(dedicated: number, hosts: number, workers: boolean, inner: number): void {
+  if (!Number.isInteger(dedicated) || dedicated < 0 || dedicated >= hosts) {
+    throw new InputError('--dedicated-workers', `must be a whole number from 0 to ${hosts - 1}: node1 stays etcd and control plane, so at most --hosts minus 1 hosts are workers only`);
+  }
+  if (dedicated > 0 && !workers) throw new InputError('--dedicated-workers', 'needs --workers: a worker-only host runs containerd, runc and a kubelet');
+  if (dedicated > 0 && inner > 0) throw new InputError('--dedicated-workers', 'cannot be combined with --inner (inner hosts are etcd only); drop one of them');
+}
+
 /** The last `inner` hosts sit on the inner network, behind node1. */
 export function labPlan(name: string, hostCount: number, stateDir?: string, inner = 0): LabPlan {
   validateLabName(name);

@@ -88,18 +88,28 @@ export function writeKnownHosts(files: LabFiles, state: LabState): void {
   write(files.knownHosts, `${lines.join('\n')}\n`, 0o644);
 }
 
+/**
+ * The i-th host's inventory roles. An inner host is etcd only: the apiserver gate asks each control-plane
+ * host's address:6443 from this machine (gates/apiserver.ts), which has no route to the inner network. On
+ * a lab made with --workers every other host is a worker too, as kubeadm's control-plane nodes can be,
+ * unless the lab has dedicated workers: then those are workers only, and the others etcd + control plane.
+ */
+export function hostRoles(state: Pick<LabState, 'hosts' | 'workers' | 'dedicatedWorkers'>, i: number): ('etcd' | 'control-plane' | 'worker')[] {
+  const dedicated = state.dedicatedWorkers ?? 0;
+  if (state.hosts[i]!.jump) return ['etcd'];
+  if (i >= state.hosts.length - dedicated) return ['worker'];
+  return state.workers && dedicated === 0 ? ['etcd', 'control-plane', 'worker'] : ['etcd', 'control-plane'];
+}
+
 export function writeLabInventory(files: LabFiles, state: LabState): void {
   const doc: InventoryInput = {
     apiVersion: 'hardwire/v1',
     kind: 'Inventory',
     cluster: { name: state.name },
-    hosts: state.hosts.map((h) => ({
+    hosts: state.hosts.map((h, i) => ({
       name: h.name,
       address: h.address,
-      // An inner host is etcd only: the apiserver gate asks each control-plane host's address:6443 from this
-      // machine (gates/apiserver.ts), which has no route to the inner network. On a lab made with
-      // --workers every other host is a worker too, as kubeadm's control-plane nodes can be.
-      roles: h.jump ? ['etcd'] : state.workers ? ['etcd', 'control-plane', 'worker'] : ['etcd', 'control-plane'],
+      roles: hostRoles(state, i),
       ssh: { user: 'root', port: 22, identityFile: files.key, ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}) },
     })),
     knownHosts: files.knownHosts,

@@ -37,6 +37,8 @@ export interface LabState {
   inner?: { subnet: string; bridge: string; prefix: number; bastion: string };
   /** `lab up --workers`: every host can run containerd, runc and a kubelet (lab/worker.ts). */
   workers?: boolean;
+  /** `lab up --dedicated-workers N`: the last N hosts are workers only, the others etcd + control plane (no kubelet). */
+  dedicatedWorkers?: number;
 }
 
 export interface LabFiles {

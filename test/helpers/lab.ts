@@ -10,7 +10,7 @@ import { hardwire } from './cli.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
 
-export async function testLab(name: string, hosts: number, opts: { workers?: boolean } = {}): Promise<TestLab> {
+export async function testLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number } = {}): Promise<TestLab> {
   const stateDir = join(tmpdir(), 'hardwire-test-labs', name);
   await labDown({ name, stateDir }).catch(() => undefined);
   // Labs a test made inside its cluster state dir (compare's kubeadm host) go down too.
@@ -20,7 +20,7 @@ export async function testLab(name: string, hosts: number, opts: { workers?: boo
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
   // A lab that failed to come up is taken down here: the test's afterAll never sees it.
-  const info = await labUp({ name, stateDir, hosts, ...(opts.workers ? { workers: true } : {}) }).catch(async (err: unknown) => {
+  const info = await labUp({ name, stateDir, hosts, ...(opts.workers ? { workers: true } : {}), ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}) }).catch(async (err: unknown) => {
     await labDown({ name, stateDir }).catch(() => undefined);
     throw err;
   });

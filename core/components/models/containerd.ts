@@ -82,10 +82,10 @@ export function bridgeConflist(name: string, subnet: string): string {
  * adds them by hand: Pod traffic keeps its Pod address between nodes (no overlay, no masquerade).
  * Replaced at each start, so they come back after a reboot and follow the inventory.
  */
-function podRoutes({ inv, host }: ModelContext): Directive[] {
+export function podRoutes({ inv, host }: Pick<ModelContext, 'inv' | 'host'>, because = ''): Directive[] {
   return inv.workerHosts.filter((w) => w.name !== host.name).map((w) => ({
     key: 'ExecStartPre', value: `/usr/bin/ip route replace ${w.podCidr!.text} via ${w.address}`,
-    why: `Pods on ${w.name} (${w.podCidr!.text}) are reached through ${w.name}`,
+    why: `Pods on ${w.name} (${w.podCidr!.text}) are reached through ${w.name}${because}`,
   }));
 }
 

@@ -1,6 +1,16 @@
 import { flag, PKI, K, BIN, type ModelContext, type UnitModel } from './types.ts';
 import { APISERVER_PORT, ETCD_CLIENT_PORT } from '../../../lib/constants.ts';
 import { AUDIT_LOG_PATH, AUDIT_POLICY, AUDIT_POLICY_PATH } from './audit-policy.ts';
+import { podRoutes } from './containerd.ts';
+
+/**
+ * On a control-plane host with no kubelet: a Pod that calls the kubernetes Service reaches this host
+ * with its own Pod address (kube-proxy DNATs, no masquerade), and the apiserver calls webhooks at Pod
+ * addresses (--enable-aggregator-routing); both replies need a route to the Pod's node, since lab
+ * hosts have no default route. Kelsey Hightower's guide adds the same routes on its server. Seen on
+ * a 2-host lab (node1 control plane, node2 worker): without them CoreDNS never reached the apiserver.
+ */
+const WHY_ROUTES = ': this host runs no kubelet, but Pods reach it through the kubernetes Service with their own address, and it calls webhooks at Pod addresses';
 
 export function apiserverModel({ inv, host }: ModelContext): UnitModel {
   const etcdServers = inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`).join(',');
@@ -12,6 +22,8 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
     type: 'simple',
     binary: `${BIN}/kube-apiserver`,
     files: [{ path: AUDIT_POLICY_PATH, content: AUDIT_POLICY, mode: 0o600, why: 'what the apiserver writes to its audit log (--audit-policy-file)' }],
+    // A control-plane host that is no worker runs no containerd, whose unit adds these routes on workers.
+    ...(host.isWorker ? {} : { directives: podRoutes({ inv, host }, WHY_ROUTES) }),
     flags: [
       flag('advertise-address', host.address, 'the address published in the kubernetes Endpoints; must be reachable by the cluster'),
       flag('allow-privileged', true, 'control-plane add-ons such as CNI agents need privileged pods'),

@@ -48,24 +48,30 @@ async function watchWire(plane: PlaneData, ctx: CollectContext, wire: (() => Pro
   }
 }
 
-function fromTree(plane: PlaneData, tree: HostTree): void {
+/**
+ * The rendered tree's certificates, commands and units. `worker`: the worker host's tree beside the
+ * compared control-plane host's, which adds only the certificates of roles that host lacks (the
+ * kubelet's and kube-proxy's kubeconfigs) and its units, named with their host.
+ */
+function fromTree(plane: PlaneData, tree: HostTree, worker = false): void {
+  const add = (c: PlaneData['certs'][number]) => { if (!worker || !plane.certs.some((x) => x.role === c.role)) plane.certs.push(c); };
   for (const f of tree.files) {
     if (f.path.startsWith('/etc/kubernetes/') && f.path.endsWith('.crt')) {
       const rel = f.path.slice('/etc/kubernetes/'.length);
-      plane.certs.push({ role: roleOf(rel), path: f.path, kind: 'cert', facts: certFacts(f.content.toString('utf8')) });
+      add({ role: roleOf(rel), path: f.path, kind: 'cert', facts: certFacts(f.content.toString('utf8')) });
     } else if (/^\/etc\/kubernetes\/[^/]+\.conf$/.test(f.path)) {
       const rel = f.path.slice('/etc/kubernetes/'.length);
       const c = kubeconfigCert(f.content.toString('utf8'), f.path, roleOf(rel));
-      if (c) plane.certs.push(c);
+      if (c) add(c);
     }
   }
   for (const m of tree.models) {
     const unit = tree.files.find((f) => f.path === unitPath(m.component))!;
-    plane.commands[m.component] = { argv: execStartArgv(unit.content.toString('utf8')), source: `rendered ${unitPath(m.component)} (ExecStart)` };
+    plane.commands[m.component] = { argv: execStartArgv(unit.content.toString('utf8')), source: `rendered ${unitPath(m.component)} (ExecStart)${worker ? ` on ${tree.host.name}` : ''}` };
     plane.flagReasons[m.component] = Object.fromEntries(m.flags.map((f) => [f.name, { text: f.why, url: `components/models/${m.component}.ts` }]));
     plane.processes.push({
-      name: `${m.component}.service`, kind: 'systemd-unit', parent: 'systemd (PID 1)', source: `rendered ${unitPath(m.component)}`,
-      details: { binary: m.binary, 'Type=': m.type, 'Restart=': 'on-failure', runs: 'directly on the host, as root, no container' },
+      name: `${m.component}.service`, kind: 'systemd-unit', parent: `systemd (PID 1)${worker ? ` on ${tree.host.name}` : ''}`, source: `rendered ${unitPath(m.component)}`,
+      details: { binary: m.binary, 'Type=': m.type, 'Restart=': 'on-failure', runs: `directly on ${tree.host.name}, as root, no container` },
     });
   }
 }
@@ -73,57 +79,79 @@ function fromTree(plane: PlaneData, tree: HostTree): void {
 /** What compare shows of each live unit. */
 const SHOWN = ['MainPID', 'ActiveState', 'SubState', 'User', 'NRestarts', 'ControlGroup'];
 
-async function live(plane: PlaneData, tree: HostTree, ctx: CollectContext): Promise<void> {
+/** Each unit of `tree` on its host: systemctl's state and, when it runs, its live argv from /proc. Returns the running ones. */
+async function showUnits(plane: PlaneData, s: Session, tree: HostTree): Promise<string[]> {
+  const running: string[] = [];
+  for (const c of tree.components) {
+    const unit = `${c}.service`;
+    const t1 = performance.now();
+    const show = await s.exec(showArgv([unit], SHOWN), { allowFail: true });
+    const props = parseShow(show.stdout)[0] ?? {};
+    const pid = Number(props.MainPID ?? 0);
+    const p = plane.processes.find((x) => x.name === unit)!;
+    p.state = `${props.ActiveState ?? '?'}/${props.SubState ?? '?'}`;
+    p.source = `systemctl show ${unit} on ${tree.host.name}`;
+    p.details = { ...p.details, User: props.User || 'root', NRestarts: props.NRestarts ?? '', ControlGroup: props.ControlGroup ?? '' };
+    if (pid > 0 && props.ActiveState === 'active') {
+      const cl = await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true });
+      const argv = cl.stdout.split('\0').filter((w, i, a) => !(i === a.length - 1 && w === ''));
+      if (cl.code === 0 && argv.length > 0) {
+        const rendered = plane.commands[c as Component]!.argv;
+        if (rendered.join('\0') !== argv.join('\0')) plane.notes.push(`${unit}: the live command line differs from the rendered unit (re-run "hardwire wire")`);
+        plane.commands[c as Component] = { argv, source: `/proc/${pid}/cmdline on ${tree.host.name}` };
+        p.pid = pid;
+        running.push(c);
+      }
+    }
+    plane.steps.push({ step: `systemctl show ${unit}${tree.host.name === plane.host ? '' : ` on ${tree.host.name}`}`, argv: showArgv([unit], SHOWN), ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
+  }
+  if (running.length < tree.components.length) {
+    plane.notes.push(`not running on ${tree.host.name}: ${tree.components.filter((c) => !running.includes(c)).join(', ')}; their flags come from the rendered units (run "hardwire wire" for live command lines)`);
+  }
+  return running;
+}
+
+/** The node rows and the kubelet's certificates, read on the worker host `s` is connected to (plane.node.host). */
+async function readNode(plane: PlaneData, s: Session): Promise<void> {
+  if (!plane.node) return;
+  const pids = Object.fromEntries(NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === `${c}.service`)?.pid]));
+  const t2 = performance.now();
+  const read = await readLiveNode(plane.node, s, pids);
+  plane.steps.push({ step: `read the kubelet and kube-proxy (argv, config) on ${s.host.name} for the node rows`, ms: Math.round(performance.now() - t2), ok: read.length === NODE_COMPONENTS.length, output: read.join(', ') });
+  if (plane.node.components.kubelet && plane.commands['kube-apiserver']) {
+    const t3 = performance.now();
+    plane.kubeletCerts = await readKubeletCerts(plane, s, plane.commands['kube-apiserver']);
+    plane.steps.push({ step: `read the kubelet's client and serving certificates on ${s.host.name}`, ms: Math.round(performance.now() - t3), ok: true, output: plane.kubeletCerts.verdict });
+  }
+}
+
+async function live(plane: PlaneData, tree: HostTree, workerTree: HostTree | undefined, ctx: CollectContext): Promise<void> {
   const { connect } = await import('../../../core/transport/index.ts');
+  const opts = { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 };
   const t0 = performance.now();
-  const s = await connect(tree.host, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+  const s = await connect(tree.host, opts);
   try {
     plane.steps.push({ step: `ssh ${tree.host.name}`, ms: Math.round(performance.now() - t0), ok: true });
-    const running: string[] = [];
-    for (const c of tree.components) {
-      const unit = `${c}.service`;
-      const t1 = performance.now();
-      const show = await s.exec(showArgv([unit], SHOWN), { allowFail: true });
-      const props = parseShow(show.stdout)[0] ?? {};
-      const pid = Number(props.MainPID ?? 0);
-      const p = plane.processes.find((x) => x.name === unit)!;
-      p.state = `${props.ActiveState ?? '?'}/${props.SubState ?? '?'}`;
-      p.source = `systemctl show ${unit} on ${tree.host.name}`;
-      p.details = { ...p.details, User: props.User || 'root', NRestarts: props.NRestarts ?? '', ControlGroup: props.ControlGroup ?? '' };
-      if (pid > 0 && props.ActiveState === 'active') {
-        const cl = await s.exec(['cat', `/proc/${pid}/cmdline`], { allowFail: true });
-        const argv = cl.stdout.split('\0').filter((w, i, a) => !(i === a.length - 1 && w === ''));
-        if (cl.code === 0 && argv.length > 0) {
-          const rendered = plane.commands[c as Component]!.argv;
-          if (rendered.join('\0') !== argv.join('\0')) plane.notes.push(`${unit}: the live command line differs from the rendered unit (re-run "hardwire wire")`);
-          plane.commands[c as Component] = { argv, source: `/proc/${pid}/cmdline on ${tree.host.name}` };
-          p.pid = pid;
-          running.push(c);
-        }
-      }
-      plane.steps.push({ step: `systemctl show ${unit}`, argv: showArgv([unit], SHOWN), ms: Math.round(performance.now() - t1), ok: show.code === 0, output: p.state });
-    }
-    if (plane.node) {
-      const pids = Object.fromEntries(NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === `${c}.service`)?.pid]));
-      const t2 = performance.now();
-      const read = await readLiveNode(plane.node, s, pids);
-      plane.steps.push({ step: 'read the kubelet and kube-proxy (argv, config) for the node rows', ms: Math.round(performance.now() - t2), ok: read.length === NODE_COMPONENTS.length, output: read.join(', ') });
-    }
+    const running = await showUnits(plane, s, tree);
     // The host's files should be the rendered ones, byte for byte.
-    const certPaths = plane.certs.map((c) => c.path);
+    const certPaths = plane.certs.map((c) => c.path).filter((path) => tree.files.some((f) => f.path === path));
     const hashes = await s.sha256Many(certPaths);
     const drift = tree.files.filter((f) => certPaths.includes(f.path) && hashes.get(f.path) !== f.sha256).map((f) => f.path);
     if (drift.length) plane.notes.push(`on ${tree.host.name}, ${drift.length} PKI file(s) differ from the rendered tree: ${drift.join(', ')}`);
-    if (plane.node?.components.kubelet && plane.commands['kube-apiserver']) {
-      const t3 = performance.now();
-      plane.kubeletCerts = await readKubeletCerts(plane, s, plane.commands['kube-apiserver']);
-      plane.steps.push({ step: 'read the kubelet\'s client and serving certificates', ms: Math.round(performance.now() - t3), ok: true, output: plane.kubeletCerts.verdict });
+    if (workerTree && workerTree !== tree) {
+      // The worker is a host of its own (node2 in compare's lab): its units, node rows and kubelet certs are read there.
+      const ws = await connect(workerTree.host, opts);
+      try {
+        await showUnits(plane, ws, workerTree);
+        await readNode(plane, ws);
+      } finally {
+        await ws.close();
+      }
+    } else {
+      await readNode(plane, s);
     }
     plane.nodeProcs = await hostsProcs(s, tree.host, ctx, plane);
     plane.mode = running.length === tree.components.length ? 'live' : running.length ? 'partly live' : 'rendered';
-    if (running.length < tree.components.length) {
-      plane.notes.push(`not running on ${tree.host.name}: ${tree.components.filter((c) => !running.includes(c)).join(', ')}; their flags come from the rendered units (run "hardwire wire" for live command lines)`);
-    }
   } finally {
     await s.close();
   }
@@ -163,13 +191,18 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       const t0 = performance.now();
       const pki = await ensurePki(ctx.stateDir, ctx.inv);
       const tree = renderHostTree(ctx.inv, opts.host, pki.dir);
-      plane.steps.push({ step: 'load PKI and render host tree', ms: Math.round(performance.now() - t0), ok: true, output: `${tree.files.length} files for ${opts.host.name}` });
+      // The node rows' host: the inventory's first worker, node2 in compare's lab, where node1 (the
+      // compared control-plane host) runs no kubelet; the same tree when the compared host is a worker too.
+      const worker = ctx.inv.workerHosts[0];
+      const workerTree = !worker ? undefined : worker.name === opts.host.name ? tree : renderHostTree(ctx.inv, worker, pki.dir);
+      plane.steps.push({ step: 'load PKI and render host tree', ms: Math.round(performance.now() - t0), ok: true, output: `${tree.files.length} files for ${opts.host.name}${workerTree && workerTree !== tree ? `, ${workerTree.files.length} for worker ${workerTree.host.name}` : ''}` });
       fromTree(plane, tree);
-      const node = renderedNode(tree);
+      if (workerTree && workerTree !== tree) fromTree(plane, workerTree, true);
+      const node = workerTree ? renderedNode(workerTree) : undefined;
       if (node) plane.node = node;
       if (opts.live) {
         try {
-          await live(plane, tree, ctx);
+          await live(plane, tree, workerTree, ctx);
         } catch (err) {
           plane.notes.push(`live read of ${opts.host.name} failed (${err instanceof Error ? err.message : String(err)}); flags come from the rendered units`);
         }

@@ -1,6 +1,6 @@
 // `kubeadm join` of a worker, as kubeadm's docs have it: a token from `kubeadm token create
-// --print-join-command` on the control plane, then on the worker (prepared like the first node:
-// containerd, the kubelet, the images) `kubeadm join --config` with that endpoint, token and CA hash.
+// --print-join-command` on the control plane, then on the worker (prepared like the first node, beside
+// its init: containerd, the kubelet, the images) `kubeadm join --config` with that endpoint, token and CA hash.
 // Then the Node Ready, routes between the nodes' Pod ranges (Hightower's static routes, as
 // hardwire's own workers add them: there is no CNI network plugin here), and a Pod the scheduler
 // places on the worker (the control-plane node is tainted) Running.
@@ -13,7 +13,6 @@ import { IMAGES } from '../../../core/components/images.ts';
 import { APISERVER_PORT } from '../../../lib/constants.ts';
 import type { KubeadmRun, PlaneData } from '../types.ts';
 import { nodeRegistration } from './kubeadm-init.ts';
-import { prepareKubeadmNode } from './kubeadm-node.ts';
 
 const ADMIN = '/etc/kubernetes/admin.conf';
 export const JOIN_CONFIG = '/root/hardwire-compare/kubeadm-join.yaml';
@@ -72,10 +71,13 @@ export interface JoinHost { s: Session; name: string; address: string }
  * Joins `worker` to the cluster `cp` runs; `podRange` is the Pod range kube-controller-manager gives
  * the second node (checked against its spec.podCIDR), `cpRange` the first node's.
  */
-export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, ranges: { cp: string; worker: string }, version: string, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
+export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, ranges: { cp: string; worker: string }, prepared: Promise<void>, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
+  // `prepared`: the worker's host preparation (prepareKubeadmNode), started beside node1's init (kubeadm.ts).
+  const tWait = performance.now();
+  await prepared;
+  const waitedMs = Math.round(performance.now() - tWait);
   const t0 = performance.now();
-  log.info(`  ${worker.name}: containerd, kubelet and images, then kubeadm join`);
-  await prepareKubeadmNode(plane, worker.s, version, ranges.worker, log, 'worker');
+  log.info(`  ${worker.name}: kubeadm join (its preparation ran beside node1's init; ${(waitedMs / 1000).toFixed(1)} s of it outlasted init)`);
   const join = parseJoinCommand((await step(plane, cp.s, ['kubeadm', 'token', 'create', '--print-join-command'], 'kubeadm token create --print-join-command')).trim());
   await worker.s.exec(['mkdir', '-p', '/root/hardwire-compare']);
   await worker.s.writeFileAtomic(JOIN_CONFIG, joinConfig(join, worker.name, worker.address), { mode: 0o600 });
@@ -101,6 +103,6 @@ export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHos
     return p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase ?? 'unknown'} on ${where.node || 'no node'}`;
   }, 120_000);
   plane.steps.push({ step: `Pod ${WORKER_POD} Running on ${where.node}`, ms: Math.round(performance.now() - t0), ok: true, output: `${WORKER_POD} ${where.ip} on ${where.node}` });
-  plane.notes.push(`kubeadm join took ${(joinMs / 1000).toFixed(1)} s on ${worker.name}; Node Ready ${(readyMs / 1000).toFixed(1)} s after its preparation began; Pod ${WORKER_POD} Running on ${where.node}`);
+  plane.notes.push(`kubeadm join took ${(joinMs / 1000).toFixed(1)} s on ${worker.name}; Node Ready ${(readyMs / 1000).toFixed(1)} s after the join began (its preparation ran beside node1's init, ${(waitedMs / 1000).toFixed(1)} s of it after init); Pod ${WORKER_POD} Running on ${where.node}`);
   return { node: worker.name, joinMs, readyMs, pod: { name: WORKER_POD, ...where } };
 }

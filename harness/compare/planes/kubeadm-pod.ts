@@ -50,11 +50,15 @@ export async function waitAddons(plane: PlaneData, s: Session): Promise<NonNulla
   return addons;
 }
 
-/** The Pod: tolerates the control-plane taint (the one node is the control plane); its image is never pulled. */
-export function firstPodManifest(): string {
+/**
+ * The Pod on the control-plane node: it tolerates the control-plane taint and is placed there by the
+ * scheduler through the node's hostname label (the worker has joined by now, kubeadm.ts); its image is never pulled.
+ */
+export function firstPodManifest(node: string): string {
   return JSON.stringify({
     apiVersion: 'v1', kind: 'Pod', metadata: { name: FIRST_POD, namespace: 'default' },
     spec: {
+      nodeSelector: { 'kubernetes.io/hostname': node },
       tolerations: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists', effect: 'NoSchedule' }],
       containers: [{ name: 'busybox', image: IMAGES.busybox.ref, imagePullPolicy: 'Never', command: ['sleep', '3600'] }],
     },
@@ -64,7 +68,7 @@ export function firstPodManifest(): string {
 /** Creates the busybox Pod, waits for it Running, and resolves kubernetes.default from inside it; `bare` is when the lab was bare. */
 export async function firstPod(plane: PlaneData, s: Session, dnsDomain: string, bare: number): Promise<NonNullable<KubeadmRun['firstPod']> & { sinceLabMs: number }> {
   const t0 = performance.now();
-  const created = await kubectl(s, ['apply', '-f', '-'], firstPodManifest());
+  const created = await kubectl(s, ['apply', '-f', '-'], firstPodManifest(s.host.name));
   if (created.code !== 0) throw new StepError('compare-kubeadm', `kubectl apply of the busybox Pod: ${created.out}`, { host: s.host.name });
   let pod = { node: '', ip: '' };
   await until(s, `Pod ${FIRST_POD} was not Running`, async () => {

@@ -171,6 +171,9 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
       // Time to first Pod: t0 is now (hosts up, nothing installed); a session of its own polls node1.
       const ws = await lab.labConnect(host.name, labOpts);
       const workerName = opts.workers ? info.hosts[1]!.name : host.name;
+      const wHost = opts.workers ? info.hosts[1] : undefined;
+      let wSession: Session | undefined;
+      let workerPrepared: Promise<void> | undefined;
       const watch = watchTtfp(hostChecks(ws, '/etc/kubernetes/pki/apiserver.crt', ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf'], workerName,
         { ns: 'default', name: opts.workers ? WORKER_POD : FIRST_POD }), { worker: workerName, pod: `default/${opts.workers ? WORKER_POD : FIRST_POD}` });
       try {
@@ -186,8 +189,26 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         plane.steps.push({ step: `write ${INIT_CONFIG}`, ms: Math.round(performance.now() - t0), ok: true, output: config });
         ctx.log.info('  containerd, kubelet and kubeadm\'s images on the host');
         const imported = await prepareKubeadmNode(plane, s, ctx.params.kubernetesVersion, nodeRange(ctx.params.podCIDR, 0), ctx.log);
+        // The worker's preparation (containerd, runc, CNI, the kubelet and its unit, kube-proxy's and
+        // busybox's images: what `kubeadm join` needs on the host) runs from here, beside node1's
+        // `kubeadm init`, as an operator prepares every node before joining it. It starts after node1's
+        // preparation, not with it: both would build the same image tarballs in the local cache at once.
+        // Time to first Pod's phases are the watcher's (ttfp-watch.ts): certs and controlPlaneReady are
+        // polled on node1 during init, nodeReady is the worker's Node Ready after its join, podRunning
+        // busybox-worker Running on it. With the preparation done beside init, the node phase is the
+        // join and the kubelet's bootstrap to Ready, plus whatever of the preparation outlasts init.
+        if (wHost) {
+          wSession = await lab.labConnect(wHost.name, labOpts);
+          workerPrepared = prepareKubeadmNode(plane, wSession, ctx.params.kubernetesVersion, nodeRange(ctx.params.podCIDR, 1), ctx.log, 'worker').then(() => undefined);
+          workerPrepared.catch(() => undefined); // awaited by the join, which reports its failure
+        }
         plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
         const init = await kubeadmInit(plane, s, ctx.log);
+        const cp = { s, name: host.name, address: host.address };
+        // The join right after init, before anything compare reads or waits for on node1 (its
+        // manifests, addons, node rows, first Pod): none of that is the operator's path to a worker.
+        const worker = wHost && wSession && workerPrepared ? await joinWorker(plane, cp, { s: wSession, name: wHost.name, address: wHost.address },
+          { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, workerPrepared, ctx.log) : undefined;
         // Static Pod manifests: command + args per component, and the Pod facts for the process model.
         const manifests = (await run(plane, s, ['find', '/etc/kubernetes/manifests', '-name', '*.yaml'], 'list manifests')).trim().split('\n').filter(Boolean).sort();
         for (const path of manifests) {
@@ -215,6 +236,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
           details: { runs: `the ${manifests.length} static Pods in /etc/kubernetes/manifests, each in a container under containerd` },
         });
         plane.kubeadm = await readKubeadmLive(plane, s, ctx.params.nodeName, imported, init);
+        if (worker) plane.kubeadm.worker = worker;
         plane.kubeadm.addons = await waitAddons(plane, s);
         // The node rows: the kubelet and the kube-proxy container on this host, once kube-proxy is ready.
         const t1 = performance.now();
@@ -228,25 +250,19 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         if (!plane.node.components['kube-proxy']) plane.notes.push(`no running kube-proxy container on ${host.name}: the node rows have no kube-proxy for kubeadm`);
         const pod = plane.kubeadm.firstPod = await firstPod(plane, s, ctx.params.dnsDomain, bare);
         plane.notes.push(`kube-proxy and CoreDNS ready; busybox Pod Running on ${pod.node} ${(pod.runningMs / 1000).toFixed(1)} s after its creation, ${(pod.sinceLabMs / 1000).toFixed(1)} s after the bare lab; ${pod.dns.name} resolved to ${pod.dns.address} inside it`);
-        const cp = { s, name: host.name, address: host.address };
-        const joined = [cp];
+        const joined = [cp, ...(wHost && wSession ? [{ s: wSession, name: wHost.name, address: wHost.address }] : [])];
+        const opened: Session[] = [];
         try {
-          const w = opts.workers ? info.hosts[1] : undefined;
-          if (w) {
-            const ws = await lab.labConnect(w.name, labOpts);
-            joined.push({ s: ws, name: w.name, address: w.address });
-            plane.kubeadm.worker = await joinWorker(plane, cp, joined[1]!,
-              { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, ctx.params.kubernetesVersion, ctx.log);
-          }
           const m = opts.controlPlanes ? info.hosts[1 + (opts.workers ?? 0)] : undefined;
           if (m) {
             const ms = await lab.labConnect(m.name, labOpts);
+            opened.push(ms);
             const member = { s: ms, name: m.name, address: m.address };
             const peers = [...joined];
             joined.push(member);
             plane.kubeadm.controlPlane = await joinControlPlane(plane, cp, member, peers, ctx.params.kubernetesVersion, ctx.log);
           }
-        } finally { for (const j of joined.slice(1)) await j.s.close(); }
+        } finally { for (const o of opened) await o.close(); }
         plane.ttfp = await watch.finish();
         if (opts.upgrade) plane.upgradePlan = await kubeadmUpgradePlan(plane, s, opts.upgrade, ctx.log);
         if (ctx.cis) plane.cis = await scanLabHost('kubeadm', s, ctx.params.kubernetesVersion, ctx.log);
@@ -269,6 +285,8 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         await readKubeadmNodes(plane, s, info.hosts.slice(1).map((h) => h.name), labOpts, ctx);
       } finally {
         await watch.finish(0);
+        await workerPrepared?.catch(() => undefined);
+        await wSession?.close();
         await ws.close();
         await s.close();
         if (!opts.keep) await lab.labDown(labOpts);
