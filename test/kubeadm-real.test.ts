@@ -202,6 +202,20 @@ describe('kubeadm plane: the real kubeadm init, run by a kubelet', () => {
     expect((await remote(w, ['journalctl', '-u', 'containerd', '--no-pager', '-o', 'cat'])).split('\n').filter((l) => l.includes('PullImage'))).toEqual([]);
     expect(plane.kubeadm!.worker).toMatchObject({ node: 'node2', pod: { name: 'busybox-worker', node: 'node2' } });
   });
+  it('node2 was prepared while node1 ran kubeadm init, and joined before the first Pod on node1 (the hosts\' file times and the API)', async () => {
+    // One clock: the lab hosts are containers on this machine's kernel. node2's kubelet binary landed
+    // (its ctime: staged files are renamed into place) before init's last phase, addon, made the
+    // kube-proxy DaemonSet on node1; init's first phase, certs, wrote node1's CA.
+    const staged = Number(await remote(w, ['stat', '-c', '%Z', '/usr/bin/kubelet']));
+    const initStart = Number(await remote(s, ['stat', '-c', '%Z', '/etc/kubernetes/pki/ca.crt']));
+    const created = async (...args: string[]) => Date.parse((JSON.parse(await kubectl(s, 'get', ...args, '-o', 'json')) as { metadata: { creationTimestamp: string } }).metadata.creationTimestamp) / 1000;
+    const initEnd = await created('ds', '-n', 'kube-system', 'kube-proxy');
+    console.log(`kubeadm worker prepared beside init: node2's kubelet staged ${staged - initStart} s after init's certs, ${initEnd - staged} s before its addon phase`);
+    expect(staged, 'node2 staged before kubeadm init ended').toBeLessThan(initEnd);
+    // The join came right after init: node2's Node exists before compare's first busybox Pod on node1 was made.
+    expect(await created('node', 'node2')).toBeLessThanOrEqual(await created('pod', 'busybox'));
+  });
+
   it('kubeadm join --control-plane left node3 a second control-plane member: etcd has two voting members, and node3 is a Ready control-plane Node', async () => {
     // etcdctl on node1, with the etcd certificates kubeadm wrote there.
     const etcd = ['/root/etcdctl', '--endpoints=https://127.0.0.1:2379', '--cacert=/etc/kubernetes/pki/etcd/ca.crt', '--cert=/etc/kubernetes/pki/etcd/healthcheck-client.crt', '--key=/etc/kubernetes/pki/etcd/healthcheck-client.key'];

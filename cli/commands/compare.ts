@@ -30,7 +30,8 @@ cert and process by process. Every value comes from running the tool:
             names kubeadm lists, so nothing is pulled. Then /etc/kubernetes/manifests, pki and *.conf,
             the mirror Pods from the API, the kubelet's argv and config, and each static Pod
             container's /proc cmdline (found with crictl ps/inspect), which must equal its manifest;
-            node2 joins as a worker ("kubeadm join"), and a busybox Pod the scheduler puts there runs
+            node2, prepared while node1 runs "kubeadm init", joins as a worker ("kubeadm join")
+            right after it, and a busybox Pod the scheduler puts there runs
   k0s       the real k0s (built from its source archive, see "components build k0s") with its
             default components on a fresh 4-host lab (--k0s-lab, default "compare-k0s"): a single
             controller on node1, and an HA plane on node2-4 (node3 and node4 join with
