@@ -21,6 +21,8 @@ export interface SiteResult {
   expr?: string;
   seen?: Seen;
   at?: { file: string; line: number; function: string };
+  /** First hit after the gate, once the debuggee was sent SIGTERM: a read of its shutdown. */
+  atShutdown?: true;
   reason?: string;
 }
 
@@ -28,12 +30,13 @@ export interface FlagResult { flag: string; value: string; verdict: Verdict; rea
 
 function notHitReason(t: SiteTrace): string {
   const s = t.site.site;
+  const when = t.gateHits === undefined ? 'before the gate passed' : 'before the gate passed, nor in the shutdown after it';
   const lines = sourceLines(s.module, s.version, s.file);
   const cond = lines ? enclosingCondition(lines, s.line) : undefined;
-  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run before the gate passed`;
+  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run ${when}`;
   const early = lines ? earlyReturns(lines, s.line) : [];
-  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) before the gate passed`;
-  return `${s.function ?? 'its function'} did not run before the gate passed (reached later, or on another path)`;
+  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) ${when}`;
+  return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
 function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
@@ -56,7 +59,8 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];
   const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
   const reason = [moved, blind].filter(Boolean).join('; ');
-  return { ...base, status: 'hit', at, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
+  const late = t.gateHits === 0 ? { atShutdown: true as const } : {};
+  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
 }
 
 export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {
