@@ -212,18 +212,18 @@ function proveSuite(component: string, signature: string, gate: RegExp, bar: Bar
   if (bar.shutdown) {
     const { sites, journal } = bar.shutdown;
     it('past its gate, sent SIGTERM, it exits 0; its shutdown sites are hit only then, and its journal shows the shutdown', async () => {
-      expect(report.shutdown?.exitStatus, JSON.stringify(report.shutdown)).toBe(0);
-      const all = report.flags.flatMap((f) => f.sites);
-      for (const ref of sites) {
-        const s = all.find((x) => x.ref === ref);
-        expect(s, ref).toBeDefined();
-        expect([s!.status, s!.atShutdown], `${ref}: ${s!.reason ?? ''}`).toEqual(['hit', true]);
-      }
       const s = await w.lab.ssh(w.lab.info.hosts[0]!.name);
       try {
         const text = await remote(s, ['journalctl', '-u', `hardwire-prove-${component}.service`, '--since', `@${since}`, '-o', 'cat', '--no-pager']);
         for (const re of journal) expect(text, re.source).toMatch(re);
       } finally { await s.close(); }
+      expect(report.shutdown?.exitStatus, JSON.stringify(report.shutdown)).toBe(0);
+      const all = report.flags.flatMap((f) => f.sites);
+      for (const ref of sites) {
+        const site = all.find((x) => x.ref === ref);
+        expect(site, ref).toBeDefined();
+        expect([site!.status, site!.atShutdown], `${ref}: ${site!.reason ?? ''}`).toEqual(['hit', true]);
+      }
     });
   }
 

@@ -3,7 +3,7 @@
 import type { FlagPlan, PassedFlag } from './sites.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
-import { earlyReturns, enclosingCondition, sameFunction, sourceLines } from './source.ts';
+import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -32,8 +32,14 @@ function notHitReason(t: SiteTrace): string {
   const s = t.site.site;
   const when = t.gateHits === undefined ? 'before the gate passed' : 'before the gate passed, nor in the shutdown after it';
   const lines = sourceLines(s.module, s.version, s.file);
+  const fn = s.function ?? 'its function';
+  const operand = lines ? conditionOperand(lines, s.line) : undefined;
+  if (operand) return `conditional path: an operand of the condition of line ${operand.line} \`${operand.text}\` in ${fn}, which \`${operand.op}\` skips while the operands before it decide; it was not evaluated ${when}`;
   const cond = lines ? enclosingCondition(lines, s.line) : undefined;
-  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run ${when}`;
+  const through = cond?.last ? ` … line ${cond.last.line} \`${cond.last.text}\`` : '';
+  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\`${through} in ${fn}; that branch (or the function) did not run ${when}`;
+  const literal = lines ? enclosingLiteral(lines, s.line) : undefined;
+  if (literal) return `in the function literal of line ${literal.line} \`${literal.text}\` in ${fn}: nothing called it ${when}`;
   const early = lines ? earlyReturns(lines, s.line) : [];
   if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) ${when}`;
   return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
