@@ -12,6 +12,7 @@ import { regenerateEtcd } from '../harness/flags/etcd-regenerate.ts';
 import { etcdDataDir, etcdGateFile, etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { recheckCitations } from './helpers/citations.ts';
+import { goModCache } from '../core/components/binaries/go-env.ts';
 
 function flag(component: string, name: string): FlagEntry {
   const f = findFlag(component, name);
@@ -262,7 +263,7 @@ describe('regeneration (needs Go)', () => {
   // analyzer (rta.go: only types converted to an interface receive interface calls; reads.go: a
   // lookup by name counts only in code the process runs), so the regenerated map has them no more.
   it('the analyzer\'s own tests pass: interface calls reach converted types only, lookups count in run code only', () => {
-    const r = spawnSync(goBinary(), ['test', '-count=1', '-run', '^(TestRTAConvertedOnly|TestLookupOnlyInRunCode)$', '.'], { cwd: join(repoRoot, 'harness', 'flags', 'analyzer'), env: goEnv(), encoding: 'utf8' });
+    const r = spawnSync(goBinary(), ['test', '-count=1', '-run', '^(TestRTAConvertedOnly|TestLookupOnlyInRunCode|TestSubsumedReads)$', '.'], { cwd: join(repoRoot, 'harness', 'flags', 'analyzer'), env: goEnv(), encoding: 'utf8' });
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
   }, 600_000);
 
@@ -274,6 +275,32 @@ describe('regeneration (needs Go)', () => {
       expect(cites('kube-controller-manager', name)).not.toContain(`k8s.io/kubernetes@v1.36.3/pkg/kubeapiserver/options/authorization.go:${line}`);
       expect(cites('kube-controller-manager', name).length).toBeGreaterThan(0);
     }
+  });
+
+  // Issue 25: flags prove never hit these, and no valid value reaches them: each only formats the
+  // error of a check whose condition, cited instead, reads the same field; or lies past the return
+  // MaybeDefaultWithSelfSignedCerts takes whenever --tls-cert-file or --tls-private-key-file is set
+  // (analyzer subsumed.go). Read here from the module cache, not from the analyzer.
+  it('cites a check\'s condition, not the message that formats the same field, nor a line past the return a set value takes', () => {
+    const cites = (name: string) => flag('kube-apiserver', name).consumedAt.map((c) => `${c.file}:${c.line}`);
+    const src = (file: string) => readFileSync(join(goModCache(), 'k8s.io', 'apiserver@v0.36.3', file), 'utf8').split('\n');
+    const audit = src('pkg/server/options/audit.go');
+    for (const [name, cond, msg] of [['audit-log-maxage', 482, 483], ['audit-log-maxbackup', 485, 486], ['audit-log-maxsize', 488, 489]] as const) {
+      const field = /if o\.(\w+) < 0 \{/.exec(audit[cond - 1]!)![1]!;
+      expect(audit[msg - 1]).toContain(`can't be a negative number", o.${field})`);
+      expect(cites(name)).toContain(`pkg/server/options/audit.go:${cond}`);
+      expect(cites(name)).not.toContain(`pkg/server/options/audit.go:${msg}`);
+    }
+    const serving = src('pkg/server/options/serving.go');
+    expect(serving[369]!.trim()).toBe('if len(keyCert.CertFile) != 0 || len(keyCert.KeyFile) != 0 {');
+    expect(serving[370]!.trim()).toBe('return nil');
+    for (const name of ['tls-cert-file', 'tls-private-key-file']) {
+      expect(cites(name)).toContain('pkg/server/options/serving.go:370');
+      expect(cites(name).filter((c) => /serving\.go:(3[89]\d|40\d)$/.test(c))).toEqual([]);
+    }
+    expect(cites('secure-port')).toEqual(expect.arrayContaining(['pkg/server/options/serving.go:145', 'pkg/server/options/serving.go:147']));
+    expect(cites('secure-port')).not.toEqual(expect.arrayContaining(['pkg/server/options/serving.go:146']));
+    expect(cites('secure-port')).not.toEqual(expect.arrayContaining(['pkg/server/options/serving.go:148']));
   });
 
   it('is byte-identical to the committed data', () => {

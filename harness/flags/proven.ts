@@ -5,8 +5,8 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/paths.ts';
 
-/** One cited read site as the run saw it; `function` is where delve stopped, for a hit. */
-export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'unset'; hits: number; function?: string }
+/** One cited read site as the run saw it; `function` is where delve stopped, for a hit; `atShutdown`: first hit after the gate, once the debuggee was sent SIGTERM. */
+export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'unset'; hits: number; function?: string; atShutdown?: true }
 
 export interface ProvenFlag {
   verdict: 'hit' | 'not hit' | 'not provable';

@@ -3,7 +3,7 @@
 import type { FlagPlan, PassedFlag } from './sites.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
-import { earlyReturns, enclosingCondition, sameFunction, sourceLines } from './source.ts';
+import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -21,6 +21,8 @@ export interface SiteResult {
   expr?: string;
   seen?: Seen;
   at?: { file: string; line: number; function: string };
+  /** First hit after the gate, once the debuggee was sent SIGTERM: a read of its shutdown. */
+  atShutdown?: true;
   reason?: string;
 }
 
@@ -28,12 +30,19 @@ export interface FlagResult { flag: string; value: string; verdict: Verdict; rea
 
 function notHitReason(t: SiteTrace): string {
   const s = t.site.site;
+  const when = t.gateHits === undefined ? 'before the gate passed' : 'before the gate passed, nor in the shutdown after it';
   const lines = sourceLines(s.module, s.version, s.file);
+  const fn = s.function ?? 'its function';
+  const operand = lines ? conditionOperand(lines, s.line) : undefined;
+  if (operand) return `conditional path: an operand of the condition of line ${operand.line} \`${operand.text}\` in ${fn}, which \`${operand.op}\` skips while the operands before it decide; it was not evaluated ${when}`;
   const cond = lines ? enclosingCondition(lines, s.line) : undefined;
-  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\` in ${s.function ?? 'its function'}; that branch (or the function) did not run before the gate passed`;
+  const through = cond?.last ? ` … line ${cond.last.line} \`${cond.last.text}\`` : '';
+  if (cond) return `conditional path: guarded by line ${cond.line} \`${cond.text}\`${through} in ${fn}; that branch (or the function) did not run ${when}`;
+  const literal = lines ? enclosingLiteral(lines, s.line) : undefined;
+  if (literal) return `in the function literal of line ${literal.line} \`${literal.text}\` in ${fn}: nothing called it ${when}`;
   const early = lines ? earlyReturns(lines, s.line) : [];
-  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) before the gate passed`;
-  return `${s.function ?? 'its function'} did not run before the gate passed (reached later, or on another path)`;
+  if (early.length) return `conditional path: after the early return${early.length > 1 ? 's' : ''} of ${early.map((e) => `line ${e.line} \`${e.text}\``).join(', ')} in ${s.function ?? 'its function'}; one of them returned first (or the function did not run) ${when}`;
+  return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
 function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
@@ -56,7 +65,8 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
   const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];
   const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
   const reason = [moved, blind].filter(Boolean).join('; ');
-  return { ...base, status: 'hit', at, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
+  const late = t.gateHits === 0 ? { atShutdown: true as const } : {};
+  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
 }
 
 export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {

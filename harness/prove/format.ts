@@ -15,7 +15,8 @@ export function bestSite(f: FlagResult): SiteResult | undefined {
 
 /** What a site's row says: the value delve read there (judged against the flag), else why it was not hit. */
 export function siteNote(s: SiteResult): string {
-  return s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}` : s.reason ?? '';
+  const late = s.atShutdown ? 'at shutdown' : '';
+  return s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}${late && ` (${late})`}` : s.reason ?? late;
 }
 
 function where(f: FlagResult): string {
@@ -28,6 +29,7 @@ export function summary(r: ProveReport): string {
   return `${r.component} ${r.kubernetesVersion} on ${r.host}, ${r.date}: ${c.flags} flags: ${c.hit} hit, ${c.notHit} not hit, ${c.notProvable} not provable; ` +
     `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesUnset} without a tracepoint); traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
     `${r.exited !== undefined ? `; the debuggee EXITED with ${r.exited}` : ''}` +
+    `${r.shutdown ? `; then ${r.shutdown.signal}: ${r.shutdown.exitStatus === undefined ? 'did NOT exit' : `exited ${r.shutdown.exitStatus}`} after ${r.shutdown.seconds.toFixed(0)}s, ${r.flags.flatMap((f) => f.sites).filter((s) => s.atShutdown).length} sites first hit then` : ''}` +
     `${r.changed?.length ? `; changed for the run (beside the unit): ${r.changed.map((c) => `--${c.flag}=${c.run} (unit: ${c.unit ?? 'not passed'})`).join(', ')}` : ''}`;
 }
 

@@ -34,6 +34,11 @@ export interface HostRun {
    * dir (kube-apiserver: its own port, audit log and reconciler, harness/trace/beside.ts).
    */
   beside?: (unitArgv: string[], dir: string) => string[];
+  /**
+   * Past the gate, send the debuggee SIGTERM and keep tracing until it exits: the reads of its
+   * shutdown (kube-apiserver's watch drain and pre-shutdown hooks) count too.
+   */
+  stopAfterGate?: boolean;
 }
 
 export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
@@ -102,7 +107,11 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     const traced = await setTracepoints(client, sites(argv));
     log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
     let holder = '';
-    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); });
+    const stop = run.stopAfterGate ? async (pid: number) => {
+      log.info(`  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`);
+      await sh(s, ['kill', '-TERM', String(pid)], 'SIGTERM to the debuggee');
+    } : undefined;
+    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop);
     if (out.exited !== undefined) {
       const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
       log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);

@@ -18,6 +18,7 @@ import { etcdProveGate, leaseGate, readyzGate } from './gates.ts';
 import { besideArgv } from '../trace/beside.ts';
 import { debugBuildBinaryVersions } from '../trace/modules.ts';
 import type { ProvenRecord } from '../flags/proven.ts';
+import type { Shutdown } from './trace.ts';
 
 /**
  * What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd:
@@ -26,9 +27,9 @@ import type { ProvenRecord } from '../flags/proven.ts';
 export const PROVABLE = {
   'kube-scheduler': { debug: 'kube-scheduler-debug', port: 10259, lease: 'kube-scheduler' },
   'kube-controller-manager': { debug: 'kube-controller-manager-debug', port: 10257, lease: 'kube-controller-manager' },
-  'kube-apiserver': { debug: 'kube-apiserver-debug', beside: true },
+  'kube-apiserver': { debug: 'kube-apiserver-debug', beside: true, stopAfterGate: true },
   etcd: { debug: 'etcd-debug' },
-} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string; beside?: true }>;
+} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string; beside?: true; stopAfterGate?: true }>;
 export type ProvableComponent = keyof typeof PROVABLE;
 
 export interface ProveReport {
@@ -44,6 +45,8 @@ export interface ProveReport {
   /** What the gate saw of the traced instance (the Lease holder; etcd: its healthy members): proof that it, not the unit, passed. */
   holder: string;
   exited?: number;
+  /** The debuggee sent SIGTERM after its gate (kube-apiserver), traced until it exited; sites first hit then are `atShutdown`. */
+  shutdown?: Shutdown;
   seconds: { total: number; traced: number };
   counts: { flags: number; hit: number; notHit: number; notProvable: number; sites: number; sitesHit: number; sitesNotHit: number; sitesUnset: number };
   flags: FlagResult[];
@@ -75,7 +78,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
     async run(c) {
       out = await c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
-        component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}),
+        component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}),
       }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log));
     },
   }], ctx);
@@ -86,7 +89,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   return {
     component, kubernetesVersion: version, host: host.name, date: new Date().toISOString(),
     debugBinary: { name: debug!.name, sha256: debug!.sha256 }, dlv: { version: dlv!.version, sha256: dlv!.sha256 },
-    argv: out.argv, ...(changed.length ? { changed } : {}), holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}),
+    argv: out.argv, ...(changed.length ? { changed } : {}), holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}), ...(out.shutdown ? { shutdown: out.shutdown } : {}),
     seconds: { total: (Date.now() - started) / 1000, traced: out.seconds },
     counts: {
       flags: flags.length, hit: flags.filter((f) => f.verdict === 'hit').length, notHit: flags.filter((f) => f.verdict === 'not hit').length,
@@ -112,7 +115,7 @@ export function provenRecord(r: ProveReport): ProvenRecord {
     component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version,
     flags: Object.fromEntries(r.flags.map((f) => [f.flag, {
       verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}),
-      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}) })),
+      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}) })),
     }])),
   };
 }

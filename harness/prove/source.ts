@@ -53,25 +53,70 @@ export function sameFunction(sourceName: string | undefined, delveName: string):
 
 /**
  * The innermost `if`, `case`, `for` or `switch` whose block holds the line, by brace depth
- * (gofmt'd code: one opening brace per block line); undefined when the line is in the function's
- * own body, reached whenever the function runs.
+ * (gofmt'd code: one opening brace per block line), a condition over several lines named by its
+ * first and last; undefined when the line is in the function's own body, reached whenever the
+ * function runs.
  */
-export function enclosingCondition(lines: string[], line: number): { line: number; text: string } | undefined {
+export function enclosingCondition(lines: string[], line: number): { line: number; text: string; last?: { line: number; text: string } } | undefined {
+  return outwards(lines, line, (i, l) => {
+    if (/^\s*(}\s*else\s+)?(if|for|switch|select)\b|^\s*}\s*else\s*{/.test(l)) return { line: i + 1, text: l.trim() };
+    // The last line of a condition written over several lines (`if a &&` … `b {`): named from its first.
+    const first = conditionStart(lines, i + 1);
+    if (first && /^\s*(if|for|switch)\b/.test(lines[first - 1]!)) return { line: first, text: lines[first - 1]!.trim(), last: { line: i + 1, text: l.trim() } };
+    return undefined; // a composite literal or closure: keep looking outwards
+  });
+}
+
+/**
+ * The blocks around a line, innermost first, by brace depth (gofmt'd code: one opening brace per
+ * block line), until `found` names one or the function's declaration is reached. A `case` at the
+ * line's own depth is the innermost block.
+ */
+function outwards<T>(lines: string[], line: number, found: (i: number, l: string) => T | undefined, onCase = true): T | { line: number; text: string } | undefined {
   let depth = 0;
   for (let i = line - 2; i >= 0; i--) {
     const l = lines[i]!;
-    const code = l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""');
-    const opens = (code.match(/{/g) ?? []).length;
-    const closes = (code.match(/}/g) ?? []).length;
-    if (/^\s*(case\b.*|default):\s*$/.test(code) && depth === 0) return { line: i + 1, text: l.trim() };
-    depth += closes - opens;
+    const code = codeOf(l);
+    if (onCase && /^\s*(case\b.*|default):\s*$/.test(code) && depth === 0) return { line: i + 1, text: l.trim() };
+    depth += (code.match(/}/g) ?? []).length - (code.match(/{/g) ?? []).length;
     if (depth < 0) {
       if (/^func\b/.test(l)) return undefined;
-      if (/^\s*(}\s*else\s+)?(if|for|switch|select)\b|^\s*}\s*else\s*{/.test(l)) return { line: i + 1, text: l.trim() };
-      depth = 0; // a composite literal or closure: keep looking outwards
+      const got = found(i, l);
+      if (got) return got;
+      depth = 0;
     }
   }
   return undefined;
+}
+
+const codeOf = (l: string) => l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`/g, '""');
+
+/** The first line of a condition continued onto `line` (the lines before it end in `&&` or `||`), if any. */
+function conditionStart(lines: string[], line: number): number | undefined {
+  let first = line;
+  while (first >= 2 && /(&&|\|\|)\s*$/.test(codeOf(lines[first - 2]!))) first--;
+  return first < line ? first : undefined;
+}
+
+/**
+ * A line that is an operand of a condition begun on an earlier line (`if a.PluginNames != nil &&` /
+ * `(a.GenericAdmission.EnablePlugins != nil || …) {`): evaluated only when the operands before it
+ * do not decide, `&&` after a false one and `||` after a true one skip it.
+ */
+export function conditionOperand(lines: string[], line: number): { line: number; text: string; op: '&&' | '||' } | undefined {
+  const first = conditionStart(lines, line);
+  if (!first || !/^\s*(if|for|switch|return)\b/.test(lines[first - 1]!)) return undefined;
+  const op = /(&&|\|\|)\s*$/.exec(codeOf(lines[line - 2]!))![1] as '&&' | '||';
+  return { line: first, text: lines[first - 1]!.trim(), op };
+}
+
+/**
+ * The function literal around a line (`o.AreLegacyFlagsSet = func() bool {`), innermost first, that
+ * runs only when something calls it; undefined in the declared function's own body.
+ */
+export function enclosingLiteral(lines: string[], line: number): { line: number; text: string } | undefined {
+  // Not `defer func() {` or `go func() {`: those run whenever the function gets there.
+  return outwards(lines, line, (i, l) => (/\bfunc\s*\(/.test(codeOf(l)) && !/^\s*(defer|go)\s+func\b/.test(l) ? { line: i + 1, text: l.trim() } : undefined), false);
 }
 
 /**
@@ -88,7 +133,8 @@ export function earlyReturns(lines: string[], line: number): { line: number; tex
   const closed: Block[] = [];
   for (let i = start + 1; i < line - 1; i++) {
     const l = lines[i]!;
-    const code = l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""');
+    // A pair opened and closed on the line (`errors := []error{}`) opens no block.
+    const code = l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""').replace(/\{[^{}]*\}/g, '');
     const closes = (code.match(/}/g) ?? []).length;
     const opens = (code.match(/{/g) ?? []).length;
     if (/^\s*return\b/.test(code) && stack.length) stack.at(-1)!.returns = true;

@@ -24,13 +24,21 @@ export interface SiteTrace {
   /** The tracepoint's address count: more than one when the line compiles into several places. */
   addrs?: number;
   hits: number;
+  /** Hits when the gate passed; set only when the run then stops the debuggee (hits past it come from its shutdown). */
+  gateHits?: number;
   capped: boolean;
   first?: SiteHit;
   /** The value read at each hit, up to HIT_CAP: a generated conversion of the defaults reads before the flag applies. */
   values: DlvVariable[];
 }
 
-export interface TraceOutcome { traces: SiteTrace[]; exited?: number; seconds: number }
+/** The debuggee stopped after its gate: the signal sent, its exit status (undefined: it did not exit in time), and how long it took. */
+export interface Shutdown { signal: 'SIGTERM'; exitStatus?: number; seconds: number }
+
+export interface TraceOutcome { traces: SiteTrace[]; exited?: number; shutdown?: Shutdown; seconds: number }
+
+/** How long a debuggee sent SIGTERM after its gate may take to exit before it is halted. */
+export const SHUTDOWN_MS = 120_000;
 
 /** Tracepoints by delve id; a line cited for several flags (shared client-go code) has one tracepoint. */
 export interface Traced { traces: SiteTrace[]; byId: Map<number, SiteTrace[]> }
@@ -81,18 +89,23 @@ function record(byId: Map<number, SiteTrace[]>, st: DlvState): number[] {
  * gate. Hit counts come from delve's own totalHitCount where the tracepoint still exists (capped
  * ones keep the count seen here).
  */
-export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (signal: AbortSignal) => Promise<void>): Promise<TraceOutcome> {
+export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (signal: AbortSignal) => Promise<void>, stop?: (pid: number) => Promise<void>, shutdownMs = SHUTDOWN_MS): Promise<TraceOutcome> {
   const started = Date.now();
   const ac = new AbortController();
   let done = false;
   let exited: number | undefined;
+  let pid = 0;
+  let stopping: { at: number; exitStatus?: number } | undefined;
   const gated = gate(ac.signal).then(() => undefined, (err: unknown) => err);
-  void gated.then(() => { done = true; });
   const loop = (async () => {
     try {
       while (!done) {
         const st = await c.command('continue');
-        if (st.exited) { exited = st.exitStatus; break; }
+        if (st.Pid) pid = st.Pid;
+        if (st.exited) {
+          if (stopping) stopping.exitStatus = st.exitStatus; else exited = st.exitStatus;
+          break;
+        }
         for (const id of record(byId, st)) await c.clear(id);
       }
     } finally {
@@ -100,11 +113,20 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
       ac.abort();
     }
   })();
+  const gateErr = await gated;
+  if (!gateErr && stop && !done) {
+    // Past the gate: SIGTERM, the tracepoints kept, until the debuggee exits (the shutdown path's reads).
+    for (const t of traces) t.gateHits = t.hits;
+    stopping = { at: Date.now() };
+    pid ||= (await c.command('halt')).Pid;
+    await stop(pid);
+    await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, shutdownMs))]);
+  }
+  done = true;
   // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
   // delve cannot halt within HALT_MS fails the run.
   let ended = false;
   void loop.finally(() => { ended = true; });
-  await gated;
   const haltBy = Date.now() + HALT_MS;
   while (!ended) {
     if (Date.now() > haltBy) throw new Error(`delve did not halt the debuggee in ${HALT_MS / 1000}s`);
@@ -112,12 +134,12 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
     await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, 1000))]);
   }
   await loop;
-  const gateErr = await gated;
   if (gateErr && exited === undefined) throw gateErr;
-  if (exited === undefined) {
+  if (exited === undefined && stopping?.exitStatus === undefined) {
     for (const bp of await c.breakpoints()) {
       for (const t of byId.get(bp.id) ?? []) if (!t.capped) t.hits = Math.max(t.hits, bp.totalHitCount ?? 0);
     }
   }
-  return { traces, ...(exited !== undefined ? { exited } : {}), seconds: (Date.now() - started) / 1000 };
+  const shutdown: Shutdown | undefined = stopping && { signal: 'SIGTERM', ...(stopping.exitStatus !== undefined ? { exitStatus: stopping.exitStatus } : {}), seconds: (Date.now() - stopping.at) / 1000 };
+  return { traces, ...(exited !== undefined ? { exited } : {}), ...(shutdown ? { shutdown } : {}), seconds: (Date.now() - started) / 1000 };
 }

@@ -43,6 +43,9 @@ type occ struct {
 	cond bool
 	// ranged: the occurrence is what a for-range statement iterates over.
 	ranged bool
+	// subsumed: no read site of its own (subsumed.go): it only formats the message of a check on
+	// the same expression, or lies after a return taken whenever the expression is non-empty.
+	subsumed bool
 }
 
 // call is one call expression in interesting code.
@@ -296,19 +299,30 @@ func isLogCall(f *types.Func) bool {
 }
 
 func inCondition(e ast.Expr, stack []ast.Node) bool {
+	return outward(e, stack, func(n, child ast.Node) (bool, bool) {
+		switch n := n.(type) {
+		case *ast.IfStmt:
+			return true, n.Cond == child
+		case *ast.SwitchStmt:
+			return true, n.Tag == child
+		case ast.Stmt, *ast.FuncLit:
+			return true, false
+		}
+		return false, false
+	})
+}
+
+// outward visits the nodes around e from the innermost out, each with the child it was reached
+// from, until visit says it is done; its answer then (false when it never is).
+func outward(e ast.Expr, stack []ast.Node, visit func(n, child ast.Node) (done, answer bool)) bool {
 	child := ast.Node(e)
 	for i := len(stack) - 1; i >= 0; i-- {
 		n := stack[i]
 		if n == e {
 			continue
 		}
-		switch n := n.(type) {
-		case *ast.IfStmt:
-			return n.Cond == child
-		case *ast.SwitchStmt:
-			return n.Tag == child
-		case ast.Stmt, *ast.FuncLit:
-			return false
+		if done, answer := visit(n, child); done {
+			return answer
 		}
 		child = n
 	}
@@ -366,6 +380,7 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 	}
 	o.logged, o.arg = callContext(p.TypesInfo, e, stack)
 	o.cond = inCondition(e, stack)
+	o.subsumed = (o.logged && messageOfCheck(e, stack)) || afterNonEmptyReturn(e, stack)
 	if r, ok := parent.(*ast.RangeStmt); ok && r.X == e {
 		o.ranged = true
 	}
