@@ -16,17 +16,7 @@ import (
 // The conditional reads carry their condition and rank after the others; the first citation is
 // the read every run takes.
 func TestConditionalReads(t *testing.T) {
-	if os.Getenv("GOMODCACHE") == "" {
-		t.Skip("GOMODCACHE is not set (hardwire uses $HOME/.cache/hardwire/gomod)")
-	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "k8s.io", "condtest"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prog, err := load(dir, []string{"."})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, prog := loadTestdata(t, "condtest")
 	c := component{Name: "condtest", Dir: dir, Patterns: []string{"k8s.io/condtest"}, Root: "k8s.io/condtest.Root", StdFlag: true, AppPkg: "k8s.io/condtest"}
 	rt := []runtimeflags.Flag{{Name: "auto-tls", Default: "false"}, {Name: "discovery", Default: ""}, {Name: "state", Default: "new"}, {Name: "name", Default: "default"}}
 	doc, err := analyze(buildIndex(prog), c, rt)
