@@ -47,6 +47,7 @@ export const UNIT_TESTS = [
   'test/compare-node.test.ts',
   'test/cis-redact.test.ts',
   'test/prove-sites.test.ts',
+  'test/prove-classify.test.ts',
   'test/kubelet-certs.test.ts',
   'test/k0s-worker-config.test.ts',
   'test/compare-upgrade.test.ts',
