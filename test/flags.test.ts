@@ -239,6 +239,29 @@ describe.each(flagVersions())('flags verify %s (every citation against the modul
     expect(res.citations).toBe(citations);
     expect(res.verified).toBe(citations);
   }, 600_000);
+
+  // Issue 25: a read that runs only with another flag set (the analyzer's cond.go) is cited after
+  // every read that runs without it, so a flag's first citation is on the path every run takes.
+  it('cites each flag\'s conditional reads after its unconditional ones; a condition names other flags of the component', () => {
+    let conditional = 0;
+    for (const component of mappedComponents(version)) {
+      const map = JSON.parse(readFileSync(join(dataDir(version), `${component}.json`), 'utf8')) as { flags: FlagEntry[] };
+      const names = new Set(map.flags.map((f) => f.name));
+      for (const f of map.flags) {
+        const order = f.consumedAt.map((c) => (c.condition ? 1 : 0));
+        expect(order, `${component} --${f.name}: ${f.consumedAt.map((c) => `${c.file}:${c.line}`).join(' ')}`).toEqual([...order].sort());
+        for (const c of f.consumedAt.filter((x) => x.condition)) {
+          conditional++;
+          expect(c.condition!.flags.length).toBeGreaterThan(0);
+          for (const other of c.condition!.flags) {
+            expect(other, `${component} --${f.name} ${c.file}:${c.line}`).not.toBe(f.name);
+            expect(names.has(other), `${component} --${f.name} conditional on --${other}`).toBe(true);
+          }
+        }
+      }
+    }
+    expect(conditional).toBeGreaterThan(0);
+  });
 });
 
 // etcd's maps at an etcd no release pairs with (data/etcd/<v>.json, v3.6.16): the same checks, and the CLI's verdict.
@@ -262,8 +285,8 @@ describe('regeneration (needs Go)', () => {
   // kube-apiserver; kube-controller-manager never calls kube-apiserver's AddFlags). Fixed in the
   // analyzer (rta.go: only types converted to an interface receive interface calls; reads.go: a
   // lookup by name counts only in code the process runs), so the regenerated map has them no more.
-  it('the analyzer\'s own tests pass: interface calls reach converted types only, lookups count in run code only', () => {
-    const r = spawnSync(goBinary(), ['test', '-count=1', '-run', '^(TestRTAConvertedOnly|TestLookupOnlyInRunCode|TestSubsumedReads)$', '.'], { cwd: join(repoRoot, 'harness', 'flags', 'analyzer'), env: goEnv(), encoding: 'utf8' });
+  it('the analyzer\'s own tests pass: interface calls reach converted types only, lookups count in run code only, message-only reads are subsumed, conditional reads rank last', () => {
+    const r = spawnSync(goBinary(), ['test', '-count=1', '-run', '^(TestRTAConvertedOnly|TestLookupOnlyInRunCode|TestSubsumedReads|TestConditionalReads)$', '.'], { cwd: join(repoRoot, 'harness', 'flags', 'analyzer'), env: goEnv(), encoding: 'utf8' });
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
   }, 600_000);
 

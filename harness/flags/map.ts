@@ -50,7 +50,16 @@ export interface ReadSite extends Site {
   hop?: number;
   /** The read only copies the value into this field or variable. */
   copyTo?: string;
+  /** The read runs only when another flag is set (the analyzer's cond.go). */
+  condition?: ReadCondition;
 }
+
+/**
+ * What a conditional read needs: one of `flags` set to a non-default value, tested at `at`
+ * (`module@version/file:line`, the line's text in `text`). `caller`: the read's function runs only
+ * from a call in that branch, in this function.
+ */
+export interface ReadCondition { flags: string[]; at: string; text: string; caller?: string }
 
 export type ReadBy = 'read' | 'validation-only' | 'copy-only' | 'none';
 

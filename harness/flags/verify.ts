@@ -12,7 +12,7 @@ export interface CitationFailure {
   /** The flag's name, or the config field's key when `config` is set. */
   flag: string;
   config?: true;
-  role: 'registration' | 'read' | 'conversion' | 'default' | 'deprecation';
+  role: 'registration' | 'read' | 'conversion' | 'default' | 'deprecation' | 'condition';
   site: string;
   reason: string;
 }
@@ -48,6 +48,9 @@ function defaultLineReason(line: string, goField: string, d: NonNullable<ConfigF
   if (d.from === 'doc') return /^\s*\/\/\s*Default:/.test(line) && (line.includes(d.value) || /Default:\s*$/.test(line)) ? undefined : `line is not "// Default: ${d.value}"`;
   return new RegExp(`\\.${escapeRe(goField)}\\b[\\w.]*\\s*=[^=]`).test(line) ? undefined : `line does not assign .${goField}`;
 }
+
+/** The analyzer's excerpt of a line: trimmed, and cut to 197 characters and "..." when longer. */
+const excerptOf = (line: string, text: string) => line.trim() === text || (text.endsWith('...') && line.trim().startsWith(text.slice(0, -3)));
 
 /**
  * Every citation of the maps at `version` (a Kubernetes release's directory), or of `maps` when
@@ -126,6 +129,10 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
       for (const r of f.alsoRegisteredAt ?? []) checkRegistration(component, f.name, r);
       for (const r of f.consumedAt as ReadSite[]) {
         check(component, f.name, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`));
+        // A conditional read's condition: the line the map names holds the condition's text.
+        const c = r.condition && /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(r.condition.at);
+        if (r.condition && !c) check(component, f.name, 'condition', r, () => `unparsable condition site ${r.condition!.at}`);
+        else if (c) check(component, f.name, 'condition', { module: c[1]!, version: c[2]!, file: c[3]!, line: Number(c[4]) } as Site, (line) => (excerptOf(line, r.condition!.text) ? undefined : `line is not the condition ${r.condition!.text}`));
       }
     }
     // Config fields: the versioned type's field line with its json tag, the conversion that moves

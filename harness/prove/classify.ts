@@ -1,6 +1,7 @@
 // From tracepoint outcomes to the verdicts the issue asks for: each flag hit (value seen), not hit
 // (with the condition from the source that guards the site), or not provable (why).
 import type { FlagPlan, PassedFlag } from './sites.ts';
+import { normalizeFlagName, type ReadSite } from '../flags/map.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
 import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';
@@ -28,9 +29,28 @@ export interface SiteResult {
 
 export interface FlagResult { flag: string; value: string; verdict: Verdict; reason?: string; seen?: Seen; sites: SiteResult[] }
 
-function notHitReason(t: SiteTrace): string {
+/**
+ * The map's condition, when the analyzer found one: `conditional on --auto-tls:
+ * embed/config.go:1515 \`if !cfg.ClientAutoTLS {\``; for a function reached only through that
+ * branch, whose branch it is; and whether the unit passes the flag (`passed`: name -> value).
+ */
+export function conditionReason(s: ReadSite, passed: Map<string, string>): string | undefined {
+  const c = s.condition;
+  if (!c) return undefined;
+  const at = c.at.replace(/^[^@]+@[^/]+\//, '');
+  const where = c.caller ? `, in ${c.caller}, the only caller of ${s.function ?? 'its function'}` : '';
+  const set = c.flags.filter((f) => passed.has(f));
+  const unit = set.length
+    ? `the unit passes ${set.map((f) => `--${f}=${passed.get(f)}`).join(', ')}, but the branch did not run before the gate passed`
+    : `the unit does not pass ${c.flags.length > 1 ? 'any of them' : 'it'}`;
+  return `conditional on ${c.flags.map((f) => `--${f}`).join(' or ')}: ${at} \`${c.text}\`${where}; ${unit}`;
+}
+
+function notHitReason(t: SiteTrace, passed: Map<string, string>): string {
   const s = t.site.site;
   const when = t.gateHits === undefined ? 'before the gate passed' : 'before the gate passed, nor in the shutdown after it';
+  const mapped = conditionReason(s, passed);
+  if (mapped) return mapped;
   const lines = sourceLines(s.module, s.version, s.file);
   const fn = s.function ?? 'its function';
   const operand = lines ? conditionOperand(lines, s.line) : undefined;
@@ -45,7 +65,7 @@ function notHitReason(t: SiteTrace): string {
   return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
-function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
+function siteResult(t: SiteTrace, flag: PassedFlag, passed: Map<string, string>): SiteResult {
   const s = t.site.site;
   const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   if (t.unset) {
@@ -54,7 +74,7 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
       : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
     return { ...base, status: 'unset', reason: `no tracepoint: ${why}` };
   }
-  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t) };
+  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t, passed) };
   const at = { file: t.first.file, line: t.first.line, function: t.first.function };
   // The first hit whose value is the flag's, else the first: a conversion of the defaults may read before the flag applies.
   const judged = t.values.map((v) => compare(v, flag.value));
@@ -70,8 +90,9 @@ function siteResult(t: SiteTrace, flag: PassedFlag): SiteResult {
 }
 
 export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {
+  const passed = new Map(plans.map((p) => [normalizeFlagName(p.flag.name), p.flag.value]));
   return plans.map(({ flag, entry, sites }) => {
-    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag));
+    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, passed));
     const head = { flag: flag.name, value: flag.value, sites: mine };
     if (!entry) return { ...head, verdict: 'not provable' as const, reason: 'not in the flag map' };
     if (mine.length === 0) return { ...head, verdict: 'not provable' as const, reason: `the map cites no read site (${entry.readBy})` };

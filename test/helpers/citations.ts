@@ -49,6 +49,13 @@ export function recheckCitations(mapFiles: string[]): { citations: number; confi
         citations++;
         const line = quoted(r);
         expect(line, `${c} --${f.name} read at ${r.file}:${r.line} holds ${r.selector}`).toContain(r.selector.replace(/^[."]|"$/g, ''));
+        if (!r.condition) continue;
+        // A conditional read's condition: a branch's line (if, case, or an && / || operand) that holds the quoted text.
+        citations++;
+        const m = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(r.condition.at);
+        expect(m, `${c} --${f.name} condition at ${r.condition.at}`).not.toBeNull();
+        const cond = quoted({ module: m![1]!, version: m![2]!, file: m![3]!, line: Number(m![4]), excerpt: r.condition.text } as Site);
+        expect(cond, `${c} --${f.name} condition at ${r.condition.at}`).toMatch(/^(?:(?:\}\s*else\s+)?if\b|case\b)|&&|\|\|/);
       }
     }
     // Config fields: the declaring line holds the Go field and its json tag; each read its selector.

@@ -50,6 +50,8 @@ type Read struct {
 	Via      string `json:"via,omitempty"`    // for reads of a value copied out of the flag's field: where it was copied to
 	Hop      int    `json:"hop,omitempty"`    // for such reads: how many copies away from the registered object (1..3)
 	CopyTo   string `json:"copyTo,omitempty"` // the read only copies the value into this field or variable
+	// Set when the read runs only if another flag has a non-default value (cond.go).
+	Condition *Condition `json:"condition,omitempty"`
 }
 
 type FlagOut struct {

@@ -21,6 +21,8 @@ type attributed struct {
 	m    int
 	tier int // 0 direct, 1 copied value, 2 lookup by name, 3 containing struct, 4 shared code
 	read Read
+	// guarded: the read is inside a branch, or in a function reached only through one (cond.go).
+	guarded bool
 }
 
 // analysis is one component's run over the index of its load: the steps of analyze read it and
@@ -77,8 +79,9 @@ func analyze(ix *index, c component, rt []runtimeflags.Flag) (*Doc, error) {
 	containerReads := ix.containerReads(c, a.closure, a.bindings, claimed)
 
 	perFlag := byFlag(direct, viaReads, lookups, containerReads)
+	conds := newConds(a, direct, viaReads)
 	for i := range a.flags {
-		a.summarize(i, a.rankReads(perFlag[i], handsOn), ambiguous[i])
+		a.summarize(i, a.rankReads(perFlag[i], handsOn, conds), ambiguous[i])
 	}
 	a.doc.Flags = a.flags
 	if c.ConfigType != "" {

@@ -229,7 +229,7 @@ func configFields(ix *index, c component, flags *analysis) (*ConfigDoc, error) {
 			// kc.Authentication.X509 selects further: a read of X509, not of Authentication as a whole.
 			reads = wholeReads(reads)
 		}
-		a.summarize(i, a.rankReads(reads, handsOn), ambiguous[i])
+		a.summarize(i, a.rankReads(reads, handsOn, nil), ambiguous[i])
 		f := a.flags[i]
 		for j := range f.ConsumedAt {
 			// attribute's words are the flags': here the bindings are config fields.

@@ -53,6 +53,7 @@ func promoteDownstream(sorted []attributed) []attributed {
 	}
 	// The first downstream use that hands the value to a call (loads the file, builds the
 	// client), else the first downstream use at all.
+	guardedOK := false // first look for a downstream read outside any branch (cond.go), then any
 	var walk func(o *occ, depth int, arg bool) int
 	walk = func(o *occ, depth int, arg bool) int {
 		if depth > maxHops {
@@ -60,10 +61,10 @@ func promoteDownstream(sorted []attributed) []attributed {
 		}
 		for _, i := range children[o] {
 			a := sorted[i]
-			if readClass(a) != 0 {
-				continue
+			if readClass(a) != 0 || a.read.Condition != nil {
+				continue // the downstream read put first must be one every run takes
 			}
-			if !plumbing(a.read) && (!arg || a.o.arg) {
+			if !plumbing(a.read) && (!arg || a.o.arg) && (guardedOK || !a.guarded) {
 				return i
 			}
 			if j := walk(a.o, depth+1, arg); j >= 0 {
@@ -73,10 +74,16 @@ func promoteDownstream(sorted []attributed) []attributed {
 		return -1
 	}
 	use := func(o *occ) int {
-		if j := walk(o, 1, true); j >= 0 {
-			return j
+		for _, g := range []bool{false, true} {
+			guardedOK = g
+			if j := walk(o, 1, true); j >= 0 {
+				return j
+			}
+			if j := walk(o, 1, false); j >= 0 {
+				return j
+			}
 		}
-		return walk(o, 1, false)
+		return -1
 	}
 	out := make([]attributed, 0, len(sorted))
 	done := make([]bool, len(sorted))
@@ -100,11 +107,15 @@ func promoteDownstream(sorted []attributed) []attributed {
 // promoteDownstream puts the read each plumbing copy leads to in front of that copy. Reads in
 // functions the process never calls are left out: the linker drops those functions, so no run
 // can reach the line (cloud-controller-manager's ApplyTo in a shared module; (*PathOptions)
-// methods that only kubectl's code makes reachable).
-func (a *analysis) rankReads(reads []attributed, handsOn map[*occ]bool) []attributed {
+// methods that only kubectl's code makes reachable). Reads that run only with another flag set
+// (conds, cond.go; nil for config fields) rank after the others.
+func (a *analysis) rankReads(reads []attributed, handsOn map[*occ]bool, conds *conds) []attributed {
 	run := reads[:0:0]
 	for _, r := range reads {
 		if !a.unreached(r) {
+			if conds != nil {
+				r.read.Condition, r.guarded = conds.of(r.o, r.b.flag)
+			}
 			run = append(run, r)
 		}
 	}
@@ -117,6 +128,9 @@ func (a *analysis) rankReads(reads []attributed, handsOn map[*occ]bool) []attrib
 // plain reads before pointers, and the longer match. Position decides last.
 func (a *analysis) readBefore(x, y attributed, handsOn map[*occ]bool) bool {
 	rx, ry := x.read, y.read
+	if qx, qy := rx.Condition != nil, ry.Condition != nil; qx != qy {
+		return qy // a read every run takes before one that needs another flag set
+	}
 	if cx, cy := readClass(x), readClass(y); cx != cy {
 		return cx < cy
 	}
@@ -141,6 +155,9 @@ func (a *analysis) readBefore(x, y attributed, handsOn map[*occ]bool) bool {
 	}
 	if rx.Match != ry.Match {
 		return rx.Match > ry.Match
+	}
+	if x.guarded != y.guarded {
+		return y.guarded // a read outside any branch (cond.go) before one a run may skip
 	}
 	if rx.Module != ry.Module {
 		return rx.Module < ry.Module

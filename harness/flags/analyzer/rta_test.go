@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// loadRTATest loads testdata/k8s.io/rtatest and indexes it; root is its Root.
-func loadRTATest(t *testing.T) (*index, *types.Func) {
+// loadTestdata loads the program in testdata/k8s.io/<name> (the loader keeps function bodies
+// under k8s.io/…): its directory and the load.
+func loadTestdata(t *testing.T, name string) (string, *program) {
 	t.Helper()
 	if os.Getenv("GOMODCACHE") == "" {
 		t.Skip("GOMODCACHE is not set (hardwire uses $HOME/.cache/hardwire/gomod)")
 	}
-	dir, err := filepath.Abs(filepath.Join("testdata", "k8s.io", "rtatest"))
+	dir, err := filepath.Abs(filepath.Join("testdata", "k8s.io", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,6 +23,13 @@ func loadRTATest(t *testing.T) (*index, *types.Func) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, prog
+}
+
+// loadRTATest loads testdata/k8s.io/rtatest and indexes it; root is its Root.
+func loadRTATest(t *testing.T) (*index, *types.Func) {
+	t.Helper()
+	_, prog := loadTestdata(t, "rtatest")
 	p := prog.byPath["k8s.io/rtatest"]
 	if p == nil {
 		t.Fatal("k8s.io/rtatest not loaded")

@@ -1,0 +1,77 @@
+// Package condtest is cond_test.go's program: reads of --name that run only when another flag is
+// set (conditional), one that runs in a branch any run may take (guarded), and one every run takes.
+// The directory is named k8s.io/… so that the loader keeps its function bodies (load.go).
+package condtest
+
+import "flag"
+
+type Config struct {
+	AutoTLS      bool
+	Discovery    string
+	ClusterState string
+	Name         string
+	Peers        []string
+}
+
+func use(string) {}
+
+func useBool(bool) {}
+
+// selfCert reads the name only after the early return that --auto-tls (default false) skips.
+func selfCert(cfg *Config) {
+	if !cfg.AutoTLS {
+		return
+	}
+	use(cfg.Name)
+	useBool(cfg.AutoTLS)
+}
+
+// peerMap reads it in the case of a discovery URL (default "").
+func peerMap(cfg *Config) {
+	switch {
+	case cfg.Discovery != "":
+		use(cfg.Name)
+	default:
+		use(cfg.ClusterState)
+	}
+}
+
+// join runs only when --state is not its default "new".
+func join(cfg *Config) {
+	use(cfg.Name)
+}
+
+// started: --state at its default takes this branch; so does any run with no peers.
+func started(cfg *Config) {
+	if cfg.ClusterState == "new" {
+		use(cfg.Name)
+	}
+	if len(cfg.Peers) == 0 {
+		return
+	}
+	use(cfg.Name)
+}
+
+func run(cfg *Config) {
+	selfCert(cfg)
+	peerMap(cfg)
+	if cfg.ClusterState != "new" {
+		join(cfg)
+	}
+	started(cfg)
+	if cfg.AutoTLS && cfg.Name != "" {
+		use(cfg.Discovery)
+	}
+	use(cfg.Name)
+}
+
+func Root(args []string) {
+	cfg := &Config{}
+	fs := flag.NewFlagSet("condtest", flag.ContinueOnError)
+	fs.BoolVar(&cfg.AutoTLS, "auto-tls", false, "make certificates")
+	fs.StringVar(&cfg.Discovery, "discovery", "", "discovery URL")
+	fs.StringVar(&cfg.ClusterState, "state", "new", "new or existing")
+	fs.StringVar(&cfg.Name, "name", "default", "member name")
+	_ = fs.Parse(args)
+	run(cfg)
+}
