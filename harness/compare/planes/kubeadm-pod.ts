@@ -61,11 +61,7 @@ export async function waitAddons(plane: PlaneData, s: Session): Promise<NonNulla
     const st = (await status('ds', 'kube-proxy')).status;
     if (!st?.desiredNumberScheduled || st.numberReady !== st.desiredNumberScheduled) return `kube-proxy DaemonSet ${st?.numberReady ?? 0}/${st?.desiredNumberScheduled ?? 0} ready`;
     return kubeProxyRules(s);
-  }, async () => {
-    // A container that exited: its log says why (the one running now may not have got that far).
-    const previous = await kubectl(s, ['logs', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '--tail=10', '--previous']);
-    return previous.code === 0 && previous.out ? previous.out : logsOf(s, 'k8s-app=kube-proxy')();
-  });
+  }, logsOf(s, 'k8s-app=kube-proxy')); // in CrashLoopBackOff, the log of the container that exited last
   await until(s, 'CoreDNS was not ready', async () => {
     const st = (await status('deploy', 'coredns')).status;
     return st?.replicas && st.readyReplicas === st.replicas ? undefined : `CoreDNS Deployment ${st?.readyReplicas ?? 0}/${st?.replicas ?? 0} ready`;
