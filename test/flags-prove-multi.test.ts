@@ -48,7 +48,7 @@ describe('flags prove kube-scheduler on a 3-host lab', () => {
     let r: ReturnType<typeof hardwire>;
     try {
       await new Promise((res) => setTimeout(res, 2000));
-      r = hardwire(['flags', 'prove', '--component', 'kube-scheduler', '--inventory', w.inv, '--state-dir', w.state, '--json', '--gate-timeout', '120'], { timeoutMs: 600_000 });
+      r = hardwire(['flags', 'prove', '--component', 'kube-scheduler', '--inventory', w.inv, '--state-dir', w.state, '--json', '--gate-timeout', '60'], { timeoutMs: 600_000 });
       await new Promise((res) => setTimeout(res, 2000));
     } finally {
       watch.kill();
@@ -75,5 +75,5 @@ describe('flags prove kube-scheduler on a 3-host lab', () => {
       expect(after[h]!.active, h).toBe('active');
       expect(after[h]!.pid, h).not.toBe(before[h]!.pid);
     }
-  });
+  }, 300_000);
 });
