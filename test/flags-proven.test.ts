@@ -16,11 +16,8 @@ import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const ROOT = join(repoRoot, 'harness', 'flags', 'proven');
-/**
- * The components `flags prove --record` was run for at the pinned version. kube-scheduler and
- * kube-controller-manager join when their debug builds are in the cache to record them with.
- */
-const RECORDED = ['etcd', 'kube-apiserver'];
+/** The components `flags prove --record` was run for at the pinned version (each on a 1-host lab). */
+const RECORDED = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 
 function records(): { file: string; r: ProvenRecord }[] {
   if (!existsSync(ROOT)) return [];

@@ -30,7 +30,8 @@ async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSi
 /**
  * Healthy on its port, and holding its Lease under a holder other than the stopped unit's, renewed
  * once. The holder must be this host's (leader election names itself `<hostname>_<uuid>`): on a
- * lab of several hosts another host's instance can take the Lease, and that proves nothing here.
+ * lab of several hosts another host's instance could take the Lease, and that proves nothing here
+ * (prove stops the other hosts' instances meanwhile, harness/prove/others.ts).
  */
 export function leaseGate(component: string, port: number, lease: string, creds: KubeCreds): ProveGate {
   return async (s, timeoutMs) => {
@@ -48,7 +49,7 @@ export function leaseGate(component: string, port: number, lease: string, creds:
         if (renew && l.renewTime !== renew) return l.holder;
         renew = l.renewTime;
         return undefined;
-      }, () => (other || (oldHolder && !oldHolder.startsWith(ours)) ? `: Lease ${lease} is held by ${other || oldHolder}, another host's instance; prove ${component} where no other host runs it (a 1-host lab)` : ''));
+      }, () => (other || (oldHolder && !oldHolder.startsWith(ours)) ? `: Lease ${lease} is held by ${other || oldHolder}, another host's instance, which prove stops on every other control-plane host of the inventory: is it running on a host the inventory does not list?` : ''));
     };
   };
 }

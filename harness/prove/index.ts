@@ -13,6 +13,7 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { passedFlags, planFlags, type FlagPlan } from './sites.ts';
 import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
+import { withOthersStopped } from './others.ts';
 import { classify, type FlagResult } from './classify.ts';
 import { etcdProveGate, leaseGate, readyzGate } from './gates.ts';
 import { besideArgv } from '../trace/beside.ts';
@@ -77,9 +78,11 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     id: 'prove',
     title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
     async run(c) {
-      out = await c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
+      // The Lease must go to the traced instance: the other control-plane hosts' instances stop meanwhile.
+      const others = 'lease' in spec ? inv.controlPlaneHosts.filter((h) => h.name !== host.name).map((h) => h.name) : [];
+      out = await withOthersStopped(c.wet, others, `${component}.service`, () => c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
         component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}),
-      }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log));
+      }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log)));
     },
   }], ctx);
   if (!out) throw new StepError('flags prove', 'the trace did not run');

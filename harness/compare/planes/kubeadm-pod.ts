@@ -24,21 +24,44 @@ async function until(s: Session, what: string, ready: () => Promise<string | und
     if (bad !== undefined) { last = bad; throw new Error(bad); }
   }, {
     timeoutMs, intervalMs: 2000,
-    onTimeout: async () => { throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}`, { host: s.host.name, detail: (await why()).split('\n').slice(-15) }); },
+    onTimeout: async () => {
+      const detail = (await why()).split('\n').filter((l) => l.trim());
+      // The last line of a log is most often the error that ended it: in the message, so a test's failure names it.
+      throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}${detail.length ? `; last: ${detail.at(-1)!.trim()}` : ''}`, { host: s.host.name, detail: detail.slice(-15) });
+    },
   });
 }
 
 const logsOf = (s: Session, sel: string) => async () => (await kubectl(s, ['logs', '-n', 'kube-system', '-l', sel, '--tail=10', '--all-containers'])).out;
 
-/** The kube-proxy and CoreDNS Pods' state once both addons are ready. */
+/**
+ * kube-proxy's DaemonSet has no readiness probe, so "ready" is only a container that started: one that
+ * exits at once (a conntrack sysctl it cannot write, no nft in its image) is counted ready between its
+ * restarts. What shows it works is what it wrote: the kubernetes Service's element in its nftables
+ * service-ips map (the mode kubeadm.yaml sets), read with the host's own nft. Undefined once it is there.
+ */
+async function kubeProxyRules(s: Session): Promise<string | undefined> {
+  const map = await orAbort(s.exec(['nft', 'list', 'map', 'ip', 'kube-proxy', 'service-ips'], { allowFail: true, timeoutMs: 30_000 }));
+  if (map.code === 0 && map.stdout.includes('default/kubernetes/tcp/https')) return undefined;
+  const pods = JSON.parse((await kubectl(s, ['get', 'pods', '-n', 'kube-system', '-l', 'k8s-app=kube-proxy', '-o', 'json'])).out || '{}') as
+    { items?: { metadata: { name: string }; status: { containerStatuses?: { restartCount: number; state?: { waiting?: { reason?: string } } }[] } }[] };
+  const state = (pods.items ?? []).map((p) => {
+    const c = p.status.containerStatuses?.[0];
+    return `${p.metadata.name} restarts ${c?.restartCount ?? 0}${c?.state?.waiting?.reason ? ` (${c.state.waiting.reason})` : ''}`;
+  });
+  return `no element for the kubernetes Service in nft map ip kube-proxy service-ips on ${s.host.name} (${state.join(', ') || 'no kube-proxy Pod'})`;
+}
+
+/** The kube-proxy and CoreDNS Pods' state once both addons are ready, kube-proxy's rules written. */
 export async function waitAddons(plane: PlaneData, s: Session): Promise<NonNullable<KubeadmRun['addons']>> {
   const t0 = performance.now();
   const status = async (kind: string, name: string) => JSON.parse((await kubectl(s, ['get', kind, name, '-n', 'kube-system', '-o', 'json'])).out || '{}') as
     { status?: { desiredNumberScheduled?: number; numberReady?: number; replicas?: number; readyReplicas?: number } };
   await until(s, 'kube-proxy was not ready', async () => {
     const st = (await status('ds', 'kube-proxy')).status;
-    return st?.desiredNumberScheduled && st.numberReady === st.desiredNumberScheduled ? undefined : `kube-proxy DaemonSet ${st?.numberReady ?? 0}/${st?.desiredNumberScheduled ?? 0} ready`;
-  }, logsOf(s, 'k8s-app=kube-proxy'));
+    if (!st?.desiredNumberScheduled || st.numberReady !== st.desiredNumberScheduled) return `kube-proxy DaemonSet ${st?.numberReady ?? 0}/${st?.desiredNumberScheduled ?? 0} ready`;
+    return kubeProxyRules(s);
+  }, logsOf(s, 'k8s-app=kube-proxy')); // in CrashLoopBackOff, the log of the container that exited last
   await until(s, 'CoreDNS was not ready', async () => {
     const st = (await status('deploy', 'coredns')).status;
     return st?.replicas && st.readyReplicas === st.replicas ? undefined : `CoreDNS Deployment ${st?.readyReplicas ?? 0}/${st?.replicas ?? 0} ready`;
