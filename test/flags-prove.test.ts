@@ -301,7 +301,8 @@ describe('hardwire flags prove: mutations of the map are caught', () => {
 // (as trace apply runs it); its gate is that instance's /readyz. Past the gate prove sends it
 // SIGTERM and traces until it exits, so the reads of its shutdown count. The map subsumes reads that
 // only format a check's message and ranks conditional reads last.
-// Measured 2026-12-03 (both analyzer changes): see MEASURED_APISERVER below.
+// Measured 2026-12-03 with both: 39 of 39 flags hit, 176 of 192 cited sites (91.7%; 166 of 201
+// before), first citations 39 of 39; 5 sites first hit at shutdown, exit 0 after 1.2 s.
 // The misses are conditional paths the unit's flags do not take (requestheader with allowed names,
 // no --authorization-config, no automatic encryption-config reload, no peer proxy,
 // --audit-log-maxsize not 0, ...) or code nothing calls in this process (the etcd client's

@@ -65,6 +65,15 @@ describe('flags prove: SIGTERM past the gate', () => {
     expect(flag!.sites.every((s) => s.status === 'hit')).toBe(true);
   });
 
+  it('leaves no timer behind once the debuggee has exited (a pending shutdown timer kept the CLI alive 120 s)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const { client, gateOpen } = scripted([2, 5, 7, 8], [2, 6, 3, 4, 1], 0);
+    const out = await traceUntil(client, traced(), () => gateOpen, async (pid) => { (client as unknown as { kill(p: number): void }).kill(pid); });
+    expect(out.shutdown).toMatchObject({ exitStatus: 0 });
+    expect(timers()).toBe(before);
+  });
+
   it('without a stop, halts at the gate as before: no SIGTERM, no shutdown, no site marked', async () => {
     const { client, signalled, gateOpen } = scripted([2, 5, 7, 8], [1], 0);
     const t = traced();

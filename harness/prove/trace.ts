@@ -120,7 +120,10 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
     stopping = { at: Date.now() };
     pid ||= (await c.command('halt')).Pid;
     await stop(pid);
-    await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, shutdownMs))]);
+    // The timer is cleared once the debuggee exits: a pending one kept the CLI alive for shutdownMs.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([loop.catch(() => undefined), new Promise((res) => { timer = setTimeout(res, shutdownMs); })]);
+    clearTimeout(timer);
   }
   done = true;
   // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
