@@ -14,7 +14,7 @@ import type { Logger } from '../../../lib/log.ts';
 import { bridgeConflist, CNI_CONFLIST } from '../../../core/components/models/containerd.ts';
 import type { KubeadmRun, PlaneData } from '../types.ts';
 import { INIT_CONFIG } from './kubeadm-init.ts';
-import { JOIN_CONFIG, joinConfig, kubectl, parseJoinCommand, step, waitFor, type JoinHost } from './kubeadm-join.ts';
+import { JOIN_CONFIG, joinConfig, kubectl, parseJoinCommand, podCIDROf, step, waitFor, type JoinHost } from './kubeadm-join.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
 
 /** init's kubeadm.yaml plus the certificate key, for `kubeadm init phase upload-certs` on the first node; removed after. */
@@ -28,8 +28,6 @@ export function withCertificateKey(initConfig: string, key: string): string {
   init.set('certificateKey', key);
   return docs.map((d) => d.toString()).join('');
 }
-
-const podCIDROf = async (cp: JoinHost, node: string) => kubectl(cp.s, ['get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}']);
 
 /**
  * Joins `joiner` as a second control-plane member of the cluster `cp` runs; `peers` are the

@@ -6,10 +6,11 @@
 // places on the worker (the control-plane node is tainted) Running.
 import { stringify } from 'yaml';
 import { StepError } from '../../../lib/errors.ts';
-import { abort, orAbort, retry } from '../../../lib/retry.ts';
+import { orAbort, retry } from '../../../lib/retry.ts';
 import type { Logger } from '../../../lib/log.ts';
 import type { Session } from '../../../core/transport/index.ts';
 import { IMAGES } from '../../../core/components/images.ts';
+import { bridgeConflist, CNI_CONFLIST } from '../../../core/components/models/containerd.ts';
 import { APISERVER_PORT } from '../../../lib/constants.ts';
 import type { KubeadmRun, PlaneData } from '../types.ts';
 import { nodeRegistration } from './kubeadm-init.ts';
@@ -67,11 +68,15 @@ export const kubectl = async (s: Session, args: string[], stdin?: string) => {
 
 export interface JoinHost { s: Session; name: string; address: string }
 
+export const podCIDROf = async (cp: JoinHost, node: string) => kubectl(cp.s, ['get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}']);
+
 /**
- * Joins `worker` to the cluster `cp` runs; `podRange` is the Pod range kube-controller-manager gives
- * the second node (checked against its spec.podCIDR), `cpRange` the first node's.
+ * Joins `worker` to the cluster `cp` runs; `cpRange` is the Pod range of cp's bridge. The worker's
+ * range is its Node's spec.podCIDR, read after the join and only then written into its CNI config:
+ * with the join right after init, which /24 kube-controller-manager gives it is not fixed (a run
+ * saw 10.244.2.0/24 where the second range was assumed).
  */
-export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, ranges: { cp: string; worker: string }, prepared: Promise<void>, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
+export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, cpRange: string, prepared: Promise<void>, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
   // `prepared`: the worker's host preparation (prepareKubeadmNode), started beside node1's init (kubeadm.ts).
   const tWait = performance.now();
   await prepared;
@@ -84,13 +89,19 @@ export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHos
   const tJoin = performance.now();
   await step(plane, worker.s, ['kubeadm', 'join', '--config', JOIN_CONFIG], `kubeadm join on ${worker.name}`);
   const joinMs = Math.round(performance.now() - tJoin);
-  // Each node reaches the other's Pods through it; replies come back the same way.
-  await step(plane, cp.s, ['ip', 'route', 'replace', ranges.worker, 'via', worker.address], `route ${ranges.worker} via ${worker.name}`);
-  await step(plane, worker.s, ['ip', 'route', 'replace', ranges.cp, 'via', cp.address], `route ${ranges.cp} via ${cp.name}`);
+  let range = '';
+  await waitFor(cp.s, `Node ${worker.name} got no spec.podCIDR`, async () => {
+    range = await podCIDROf(cp, worker.name);
+    return range ? undefined : 'spec.podCIDR empty';
+  }, 120_000);
+  // As a network plugin would: the bridge's range from the Node object, then routes both ways
+  // (each node reaches the other's Pods through it; replies come back the same way).
+  await worker.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', range), { mode: 0o644 });
+  await step(plane, cp.s, ['ip', 'route', 'replace', range, 'via', worker.address], `route ${range} via ${worker.name}`);
+  await step(plane, worker.s, ['ip', 'route', 'replace', cpRange, 'via', cp.address], `route ${cpRange} via ${cp.name}`);
   await waitFor(cp.s, `Node ${worker.name} was not Ready`, async () => {
-    const n = JSON.parse((await kubectl(cp.s, ['get', 'node', worker.name, '-o', 'json'])) || '{}') as { spec?: { podCIDR?: string }; status?: { conditions?: { type: string; status: string }[] } };
-    if (n.spec?.podCIDR && n.spec.podCIDR !== ranges.worker) throw abort(new StepError('compare-kubeadm', `Node ${worker.name} got Pod range ${n.spec.podCIDR}, not ${ranges.worker} its CNI config has`, { host: worker.name }));
-    return n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True' ? undefined : `Ready is ${n.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? 'absent'}`;
+    const ready = await kubectl(cp.s, ['get', 'node', worker.name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
+    return ready === 'True' ? undefined : `Ready is ${ready || 'absent'}`;
   }, 180_000);
   const readyMs = Math.round(performance.now() - t0);
   // No toleration: the control-plane node is tainted, so the scheduler has one place for it.

@@ -54,7 +54,8 @@ export function kubeadmConfig(p: ClusterParams, node = false): string {
 
 /**
  * The i-th /24 of the pod subnet: the range kube-controller-manager gives the i-th node to register
- * (node-cidr-mask-size 24, allocated in order; the join checks the worker's spec.podCIDR).
+ * (node-cidr-mask-size 24): node1's, which registers during init before any join. A joined node's
+ * range is read from its Node (kubeadm-join.ts), not assumed.
  */
 export function nodeRange(podCIDR: string, i: number): string {
   const [a, b, c] = podCIDR.split('/')[0]!.split('.').map(Number) as [number, number, number];
@@ -199,7 +200,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         // join and the kubelet's bootstrap to Ready, plus whatever of the preparation outlasts init.
         if (wHost) {
           wSession = await lab.labConnect(wHost.name, labOpts);
-          workerPrepared = prepareKubeadmNode(plane, wSession, ctx.params.kubernetesVersion, nodeRange(ctx.params.podCIDR, 1), ctx.log, 'worker').then(() => undefined);
+          workerPrepared = prepareKubeadmNode(plane, wSession, ctx.params.kubernetesVersion, undefined, ctx.log, 'worker').then(() => undefined);
           workerPrepared.catch(() => undefined); // awaited by the join, which reports its failure
         }
         plane.version = (await run(plane, s, ['kubeadm', 'version', '-o', 'short'], 'kubeadm version')).trim();
@@ -208,7 +209,7 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         // The join right after init, before anything compare reads or waits for on node1 (its
         // manifests, addons, node rows, first Pod): none of that is the operator's path to a worker.
         const worker = wHost && wSession && workerPrepared ? await joinWorker(plane, cp, { s: wSession, name: wHost.name, address: wHost.address },
-          { cp: nodeRange(ctx.params.podCIDR, 0), worker: nodeRange(ctx.params.podCIDR, 1) }, workerPrepared, ctx.log) : undefined;
+          nodeRange(ctx.params.podCIDR, 0), workerPrepared, ctx.log) : undefined;
         // Static Pod manifests: command + args per component, and the Pod facts for the process model.
         const manifests = (await run(plane, s, ['find', '/etc/kubernetes/manifests', '-name', '*.yaml'], 'list manifests')).trim().split('\n').filter(Boolean).sort();
         for (const path of manifests) {
