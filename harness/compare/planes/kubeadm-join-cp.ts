@@ -11,10 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { parseAllDocuments } from 'yaml';
 import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
-import { bridgeConflist, CNI_CONFLIST } from '../../../core/components/models/containerd.ts';
 import type { KubeadmRun, PlaneData } from '../types.ts';
 import { INIT_CONFIG } from './kubeadm-init.ts';
-import { JOIN_CONFIG, joinConfig, kubectl, parseJoinCommand, podCIDROf, step, waitFor, type JoinHost } from './kubeadm-join.ts';
+import { adoptPodRange, JOIN_CONFIG, joinConfig, kubectl, parseJoinCommand, podCIDROf, step, waitFor, type JoinHost } from './kubeadm-join.ts';
 import { prepareKubeadmNode } from './kubeadm-node.ts';
 
 /** init's kubeadm.yaml plus the certificate key, for `kubeadm init phase upload-certs` on the first node; removed after. */
@@ -51,13 +50,8 @@ export async function joinControlPlane(plane: PlaneData, cp: JoinHost, joiner: J
   const tJoin = performance.now();
   await step(plane, joiner.s, ['kubeadm', 'join', '--config', JOIN_CONFIG], `kubeadm join --control-plane on ${joiner.name}`, 600_000, key);
   const joinMs = Math.round(performance.now() - tJoin);
-  let podCIDR = '';
-  await waitFor(cp.s, `Node ${joiner.name} got no spec.podCIDR`, async () => {
-    podCIDR = await podCIDROf(cp, joiner.name);
-    return podCIDR ? undefined : 'spec.podCIDR empty';
-  }, 120_000);
-  // As a network plugin would: the bridge's range from the Node object, then routes both ways.
-  await joiner.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', podCIDR), { mode: 0o644 });
+  // The bridge's range from the Node object, then routes both ways.
+  const podCIDR = await adoptPodRange(cp, joiner);
   for (const p of peers) {
     const range = await podCIDROf(cp, p.name);
     if (range) await step(plane, joiner.s, ['ip', 'route', 'replace', range, 'via', p.address], `route ${range} via ${p.name}`);

@@ -71,6 +71,20 @@ export interface JoinHost { s: Session; name: string; address: string }
 export const podCIDROf = async (cp: JoinHost, node: string) => kubectl(cp.s, ['get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}']);
 
 /**
+ * As a network plugin would: waits for the joined Node's spec.podCIDR (which /24 kube-controller-manager
+ * gives a joined node is not fixed) and writes it into the node's bridge config. Returns the range.
+ */
+export async function adoptPodRange(cp: JoinHost, node: JoinHost): Promise<string> {
+  let range = '';
+  await waitFor(cp.s, `Node ${node.name} got no spec.podCIDR`, async () => {
+    range = await podCIDROf(cp, node.name);
+    return range ? undefined : 'spec.podCIDR empty';
+  }, 120_000);
+  await node.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', range), { mode: 0o644 });
+  return range;
+}
+
+/**
  * Joins `worker` to the cluster `cp` runs; `cpRange` is the Pod range of cp's bridge. The worker's
  * range is its Node's spec.podCIDR, read after the join and only then written into its CNI config:
  * with the join right after init, which /24 kube-controller-manager gives it is not fixed (a run
@@ -89,14 +103,9 @@ export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHos
   const tJoin = performance.now();
   await step(plane, worker.s, ['kubeadm', 'join', '--config', JOIN_CONFIG], `kubeadm join on ${worker.name}`);
   const joinMs = Math.round(performance.now() - tJoin);
-  let range = '';
-  await waitFor(cp.s, `Node ${worker.name} got no spec.podCIDR`, async () => {
-    range = await podCIDROf(cp, worker.name);
-    return range ? undefined : 'spec.podCIDR empty';
-  }, 120_000);
-  // As a network plugin would: the bridge's range from the Node object, then routes both ways
-  // (each node reaches the other's Pods through it; replies come back the same way).
-  await worker.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', range), { mode: 0o644 });
+  // The bridge's range from the Node object, then routes both ways (each node reaches the other's
+  // Pods through it; replies come back the same way).
+  const range = await adoptPodRange(cp, worker);
   await step(plane, cp.s, ['ip', 'route', 'replace', range, 'via', worker.address], `route ${range} via ${worker.name}`);
   await step(plane, worker.s, ['ip', 'route', 'replace', cpRange, 'via', cp.address], `route ${cpRange} via ${cp.name}`);
   await waitFor(cp.s, `Node ${worker.name} was not Ready`, async () => {
