@@ -56,10 +56,13 @@ export interface ReadSite extends Site {
 
 /**
  * What a conditional read needs: one of `flags` set to a non-default value, tested at `at`
- * (`module@version/file:line`, the line's text in `text`). `caller`: the read's function runs only
- * from a call in that branch, in this function.
+ * (`module@version/file:line`; `text`: the condition's every line, joined). `caller`: the read's
+ * function runs only from a call in that branch, in this function. `expr`: the Go expression the
+ * read needs true (false when `negated`: past its early return, in its else, right of its `||`);
+ * `tests`: each operand of it read from a flag's field, with that flag. No `expr` when the read's
+ * function has callers under different conditions. harness/prove/decide.ts decides it on a unit's flags.
  */
-export interface ReadCondition { flags: string[]; at: string; text: string; caller?: string }
+export interface ReadCondition { flags: string[]; at: string; text: string; caller?: string; expr?: string; negated?: true; tests?: Record<string, string[]> }
 
 export type ReadBy = 'read' | 'validation-only' | 'copy-only' | 'none';
 

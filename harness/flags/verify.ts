@@ -83,6 +83,16 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
   const failures: CitationFailure[] = [];
   let citations = 0;
   let configCitations = 0;
+  // The non-empty lines from s's, trimmed and joined by a space, until they are `length` long: a condition over several lines as the analyzer records it.
+  const linesFrom = (s: Site, length: number): string => {
+    const parts: string[] = [];
+    for (let n = s.line; parts.join(' ').length < length; n++) {
+      const l = lineOf({ ...s, line: n });
+      if (l === undefined) break;
+      if (l.trim()) parts.push(l.trim());
+    }
+    return parts.join(' ');
+  };
   const check = (component: string, flag: string, role: CitationFailure['role'], s: Site, ok: (line: string) => string | undefined, config?: true) => {
     citations++;
     if (config) configCitations++;
@@ -129,10 +139,15 @@ export function verifyFlagMaps(opts: { version?: string; components?: string[]; 
       for (const r of f.alsoRegisteredAt ?? []) checkRegistration(component, f.name, r);
       for (const r of f.consumedAt as ReadSite[]) {
         check(component, f.name, 'read', r, (line) => (lineHasSelector(line, r.selector) ? undefined : `line does not contain ${r.selector}`));
-        // A conditional read's condition: the line the map names holds the condition's text.
+        // A conditional read's condition: the lines from the one the map names hold the condition's text.
         const c = r.condition && /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(r.condition.at);
         if (r.condition && !c) check(component, f.name, 'condition', r, () => `unparsable condition site ${r.condition!.at}`);
-        else if (c) check(component, f.name, 'condition', { module: c[1]!, version: c[2]!, file: c[3]!, line: Number(c[4]) } as Site, (line) => (excerptOf(line, r.condition!.text) ? undefined : `line is not the condition ${r.condition!.text}`));
+        else if (c) {
+          const at = { module: c[1]!, version: c[2]!, file: c[3]!, line: Number(c[4]) } as Site;
+          const missing = Object.keys(r.condition!.tests ?? {}).filter((operand) => !r.condition!.text.includes(operand));
+          check(component, f.name, 'condition', at, () => (!excerptOf(linesFrom(at, r.condition!.text.length), r.condition!.text) ? `lines are not the condition ${r.condition!.text}`
+            : missing.length ? `the condition's text lacks its operands ${missing.join(', ')}` : undefined));
+        }
       }
     }
     // Config fields: the versioned type's field line with its json tag, the conversion that moves

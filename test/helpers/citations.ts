@@ -54,8 +54,20 @@ export function recheckCitations(mapFiles: string[]): { citations: number; confi
         citations++;
         const m = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(r.condition.at);
         expect(m, `${c} --${f.name} condition at ${r.condition.at}`).not.toBeNull();
-        const cond = quoted({ module: m![1]!, version: m![2]!, file: m![3]!, line: Number(m![4]), excerpt: r.condition.text } as Site);
+        // Over several lines (`a &&` / `b {`), the text is its lines from there, each trimmed, joined by a space.
+        const at = { module: m![1]!, version: m![2]!, file: m![3]!, line: Number(m![4]) } as Site;
+        const lines: string[] = [];
+        for (let n = at.line; lines.join(' ').length < r.condition.text.replace(/\.\.\.$/, '').length; n++) {
+          const l = lineAt({ ...at, line: n }).trim();
+          if (l) lines.push(l);
+        }
+        const cond = lines.join(' ');
+        expect(r.condition.text.startsWith(lineAt(at).trim().slice(0, 197)), `${r.condition.at} begins the condition`).toBe(true);
+        if (r.condition.text.endsWith('...')) expect(cond.startsWith(r.condition.text.slice(0, -3)), r.condition.at).toBe(true);
+        else expect(cond, `${c} --${f.name} condition at ${r.condition.at}`).toBe(r.condition.text);
         expect(cond, `${c} --${f.name} condition at ${r.condition.at}`).toMatch(/^(?:(?:\}\s*else\s+)?if\b|case\b)|&&|\|\|/);
+        // Each operand it names a flag for is in it.
+        for (const operand of Object.keys(r.condition.tests ?? {})) expect(cond, `${r.condition.at} tests ${operand}`).toContain(operand);
       }
     }
     // Config fields: the declaring line holds the Go field and its json tag; each read its selector.

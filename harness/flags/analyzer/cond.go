@@ -24,11 +24,19 @@ import (
 // Condition is what a conditional read depends on: the flags whose fields the condition tests,
 // and the condition's line. Caller is set when the read's function runs only from a call inside
 // that branch: the call's function.
+// Text is the condition's every line (a multi-line `a &&\n b` whole); Expr the Go expression the
+// branch tests (a case's list joined by ||), which the read needs true, or false when Negated (past
+// its early return, in its else, right of its ||); Tests, each operand of Expr read from a flag's
+// field, with that flag (whatever the value it needs), so that prove can decide Expr on the unit's
+// values. Expr is left out when the read's function has callers under different conditions.
 type Condition struct {
-	Flags  []string `json:"flags"`
-	At     string   `json:"at"` // module@version/file:line of the if, case or && operand
-	Text   string   `json:"text"`
-	Caller string   `json:"caller,omitempty"`
+	Flags   []string            `json:"flags"`
+	At      string              `json:"at"` // module@version/file:line of the if, case or && operand
+	Text    string              `json:"text"`
+	Caller  string              `json:"caller,omitempty"`
+	Expr    string              `json:"expr,omitempty"`
+	Negated bool                `json:"negated,omitempty"`
+	Tests   map[string][]string `json:"tests,omitempty"`
 }
 
 // condTest is one branch around a position: its condition, the flags it requires to be set
@@ -37,6 +45,9 @@ type condTest struct {
 	flags    clauses
 	mentions map[int]bool
 	pos      token.Pos
+	end      token.Pos // where the condition's text ends: the expression's end, a case's colon
+	expr     ast.Expr  // nil for a case of a tagged switch or a select
+	negated  bool
 	pkg      *packages.Package
 	fn       *funcNode // the function the condition is in (nil in a package variable's initializer)
 }
@@ -47,6 +58,7 @@ type condTest struct {
 type funcConds struct {
 	guarded bool
 	cond    *condTest
+	mixed   bool // the references' conditions differ: cond is only the first
 }
 
 // conds holds what the condition analysis of one component needs and has found.
@@ -95,20 +107,22 @@ func (c *conds) of(o *occ, flag int) (*Condition, bool) {
 	guarded := false
 	for _, t := range c.around(o.pkg, o.expr.Pos(), o.expr.End()) {
 		if needs := t.flags.needs(flag); len(needs) > 0 {
-			return c.describe(t, needs, false), true
+			return c.describe(t, needs, false, true), true
 		}
 		guarded = guarded || !t.mentions[flag]
 	}
 	fc := c.ofFunc(o.fn)
 	if fc.cond != nil {
 		if needs := fc.cond.flags.needs(flag); len(needs) > 0 {
-			return c.describe(*fc.cond, needs, true), true
+			return c.describe(*fc.cond, needs, true, !fc.mixed), true
 		}
 	}
 	return nil, guarded || fc.guarded
 }
 
-func (c *conds) describe(t condTest, needs []int, caller bool) *Condition {
+// describe: the condition t as the map records it; caller: t is in the function that calls the
+// read's; decidable: whether prove may decide it (Expr).
+func (c *conds) describe(t condTest, needs []int, caller, decidable bool) *Condition {
 	var names []string
 	for _, f := range needs {
 		names = append(names, c.a.names[f])
@@ -117,9 +131,12 @@ func (c *conds) describe(t condTest, needs []int, caller bool) *Condition {
 	if err != nil {
 		return nil
 	}
-	cd := &Condition{Flags: names, At: site.Module + "@" + site.Version + "/" + site.File + ":" + strconv.Itoa(site.Line), Text: trimExcerpt(site.Excerpt)}
+	cd := &Condition{Flags: names, At: site.Module + "@" + site.Version + "/" + site.File + ":" + strconv.Itoa(site.Line), Text: c.a.ix.lineText(t.pos, t.end)}
 	if caller && t.fn != nil {
 		cd.Caller = t.fn.name
+	}
+	if decidable && t.expr != nil {
+		cd.Expr, cd.Negated, cd.Tests = c.a.ix.exprText(t.expr), t.negated, c.tests(t.expr)
 	}
 	return cd
 }
@@ -175,7 +192,8 @@ func (c *conds) reached(fn *funcNode) funcConds {
 				}
 			}
 			if cond == nil {
-				cond = c.ofFunc(caller).cond
+				up := c.ofFunc(caller)
+				cond, out.mixed = up.cond, out.mixed || up.mixed
 			}
 			// Guards count one call deep: the code every run takes sits in branches too further
 			// up (etcd's startEtcd runs in a switch on the data directory's kind).
@@ -187,6 +205,8 @@ func (c *conds) reached(fn *funcNode) funcConds {
 				allFlag = false
 			} else if out.cond == nil {
 				out.cond = cond
+			} else if out.cond.pos != cond.pos {
+				out.mixed = true
 			}
 			return true
 		})
@@ -218,8 +238,8 @@ func (c *conds) around(pkg *packages.Package, pos, end token.Pos) []condTest {
 	}
 	path, _ := astutil.PathEnclosingInterval(file, pos, end)
 	var out []condTest
-	add := func(e ast.Expr, sense bool, at token.Pos) {
-		t := condTest{mentions: c.mentions(e), pos: at, pkg: pkg}
+	add := func(e ast.Expr, sense bool, at, end token.Pos) {
+		t := condTest{mentions: c.mentions(e), pos: at, end: end, expr: e, negated: !sense, pkg: pkg}
 		if e != nil {
 			t.flags = c.requires(info, e, sense)
 		}
@@ -236,28 +256,28 @@ func (c *conds) around(pkg *packages.Package, pos, end token.Pos) []condTest {
 			return out
 		case *ast.IfStmt:
 			if child == n.Body {
-				add(n.Cond, true, n.Cond.Pos())
+				add(n.Cond, true, n.Cond.Pos(), n.Cond.End())
 			} else if child == n.Else {
-				add(n.Cond, false, n.Cond.Pos())
+				add(n.Cond, false, n.Cond.Pos(), n.Cond.End())
 			}
 		case *ast.CaseClause:
 			if _, inBody := child.(ast.Stmt); !inBody {
 				break
 			}
 			if sw, ok := path[i+2].(*ast.SwitchStmt); ok && sw.Tag == nil && len(n.List) > 0 {
-				add(disjunction(n.List), true, n.Pos())
+				add(disjunction(n.List), true, n.Pos(), n.Colon)
 			} else {
-				add(nil, true, n.Pos())
+				add(nil, true, n.Pos(), n.Colon)
 			}
 		case *ast.CommClause:
 			if _, inBody := child.(ast.Stmt); inBody {
-				add(nil, true, n.Pos())
+				add(nil, true, n.Pos(), n.Colon)
 			}
 		case *ast.BinaryExpr:
 			if child == n.Y && n.Op == token.LAND {
-				add(n.X, true, n.X.Pos())
+				add(n.X, true, n.X.Pos(), n.X.End())
 			} else if child == n.Y && n.Op == token.LOR {
-				add(n.X, false, n.X.Pos())
+				add(n.X, false, n.X.Pos(), n.X.End())
 			}
 		case *ast.BlockStmt:
 			for _, s := range n.List {
@@ -265,7 +285,7 @@ func (c *conds) around(pkg *packages.Package, pos, end token.Pos) []condTest {
 					break
 				}
 				if is, ok := s.(*ast.IfStmt); ok && is.Else == nil && terminates(is.Body) && !c.a.ix.healthy(info, is.Cond) && !failure(info, is.Body) {
-					add(is.Cond, false, is.Cond.Pos())
+					add(is.Cond, false, is.Cond.Pos(), is.Cond.End())
 				}
 			}
 		}

@@ -11,6 +11,7 @@ type Config struct {
 	ClusterState string
 	Name         string
 	Peers        []string
+	Allowed      string
 }
 
 func use(string) {}
@@ -52,6 +53,21 @@ func started(cfg *Config) {
 	use(cfg.Name)
 }
 
+// validate reads it behind one condition over three lines, whose last operand needs --allowed
+// at its default (empty).
+func validate(cfg *Config) {
+	if cfg.AutoTLS &&
+		cfg.Discovery != "" &&
+		len(cfg.Allowed) == 0 {
+		use(cfg.Name)
+	}
+}
+
+// either runs when --auto-tls is set, and when --discovery is: no one condition decides it.
+func either(cfg *Config) {
+	use(cfg.ClusterState)
+}
+
 func run(cfg *Config) {
 	selfCert(cfg)
 	peerMap(cfg)
@@ -59,6 +75,13 @@ func run(cfg *Config) {
 		join(cfg)
 	}
 	started(cfg)
+	validate(cfg)
+	if cfg.AutoTLS {
+		either(cfg)
+	}
+	if cfg.Discovery != "" {
+		either(cfg)
+	}
 	if cfg.AutoTLS && cfg.Name != "" {
 		use(cfg.Discovery)
 	}
@@ -72,6 +95,7 @@ func Root(args []string) {
 	fs.StringVar(&cfg.Discovery, "discovery", "", "discovery URL")
 	fs.StringVar(&cfg.ClusterState, "state", "new", "new or existing")
 	fs.StringVar(&cfg.Name, "name", "default", "member name")
+	fs.StringVar(&cfg.Allowed, "allowed", "", "allowed names")
 	_ = fs.Parse(args)
 	run(cfg)
 }
