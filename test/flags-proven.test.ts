@@ -12,6 +12,7 @@ import type { ProvenRecord } from '../harness/flags/proven.ts';
 import { flagRows } from '../harness/compare/build.ts';
 import { emptyPlane, type Component, type PlaneData } from '../harness/compare/types.ts';
 import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
+import { decideSite, unitFlags } from '../harness/prove/decide.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { repoRoot } from '../lib/paths.ts';
 
@@ -46,8 +47,27 @@ describe('committed flags prove records', () => {
       expect(f.at.map((s) => s.ref), `--${flag}`).toEqual(entry!.consumedAt.map(siteRef));
       expect(f.sites).toBe(f.at.length);
       expect(f.sitesHit).toBe(f.at.filter((s) => s.status === 'hit').length);
+      expect(f.sitesOff).toBe(f.at.filter((s) => s.status === 'off').length);
       expect(f.verdict === 'hit', `--${flag}`).toBe(f.sitesHit > 0);
       if (f.verdict !== 'hit') expect(f.reason, `--${flag}`).toBeTruthy();
+    }
+  });
+
+  it.each(RECORDED)('%s: each site\'s status re-derives from the map and the run\'s argv (off: ruled out by the unit\'s flags)', (component) => {
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const map = loadFlagMap(component, r.kubernetesVersion);
+    // The record's flags are the argv's, in its order.
+    expect(r.argv.slice(1).map((a) => a.slice(2, a.includes('=') ? a.indexOf('=') : undefined))).toEqual(Object.keys(r.flags));
+    const unit = unitFlags(r.argv, map);
+    for (const [flag, f] of Object.entries(r.flags)) {
+      const entry = map.flags.find((x) => x.name === normalizeFlagName(flag))!;
+      for (const s of f.at) {
+        const site = entry.consumedAt.find((c) => siteRef(c) === s.ref)!;
+        const traced = s.status === 'unset' ? 'unset' : s.hits > 0 ? 'hit' : 'not hit';
+        const want = decideSite(site, traced, unit);
+        expect({ status: s.status, ruledOut: s.ruledOut, contradiction: s.contradiction }, `--${flag} ${s.ref}`).toEqual({ status: want.status, ruledOut: want.ruledOut, contradiction: want.contradiction });
+        if (s.status === 'off') expect(s.hits).toBe(0);
+      }
     }
   });
 
@@ -65,7 +85,7 @@ describe('committed flags prove records', () => {
 
   it.each(RECORDED)('%s: `hardwire flags` and compare\'s matrix show the record as the proven-live column', (component) => {
     const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
-    const cell = (flag: string) => { const f = r.flags[flag]!; return `${f.verdict} ${f.sitesHit}/${f.sites}, ${r.kubernetesVersion} ${r.date}`; };
+    const cell = (flag: string) => { const f = r.flags[flag]!; return `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}`; };
     const out = hardwire(['flags', component]);
     expect(out.code, out.stderr).toBe(0);
     const lineOf = (flag: string) => out.stdout.split('\n').find((l) => l.startsWith(`--${flag} `));

@@ -58,6 +58,14 @@ describe.each(['etcd', 'kube-scheduler'])('hardwire flags prove --html, the %s r
         expect(new Set(byVerdict.values()).size).toBe(new Set(report.flags.map((f) => f.verdict)).size);
         expect([...byVerdict.values()]).not.toContain('rgba(0, 0, 0, 0)');
         expect(colours.every(([v, c]) => byVerdict.get(v!) === c)).toBe(true);
+        // So is each site status (off: ruled out by the unit's own flags), and the summary counts
+        // those apart and gives the share hit of the sites not ruled out.
+        const siteColours = await page.locator('#sites tbody tr').evaluateAll((trs) => trs.map((tr) => [(tr as HTMLTableRowElement).cells[2]!.textContent!, getComputedStyle(tr.querySelector('td.verdict')!).backgroundColor] as const));
+        const byStatus = new Map(siteColours);
+        expect(new Set(byStatus.values()).size).toBe(new Set(report.flags.flatMap((f) => f.sites.map((s) => s.status))).size);
+        expect([...byStatus.values()]).not.toContain('rgba(0, 0, 0, 0)');
+        const off = report.flags.flatMap((f) => f.sites).filter((s) => s.status === 'off').length;
+        expect(await page.locator('#summary').innerText()).toContain(`(${report.counts.sitesNotHit} not hit, ${off} ruled out by the unit's flags, ${report.counts.sitesUnset} without a tracepoint): ${report.counts.sitesHit} of the ${report.counts.sites - off} not ruled out`);
         // At 1400 px: no sideways scroll, and each flag name and each citation on one line.
         const layout = await page.evaluate(() => {
           const lines = (el: Element) => { const r = document.createRange(); r.selectNodeContents(el); return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size; };

@@ -8,7 +8,30 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 
-interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; reclassify?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+
+/** --reclassify: the committed records' site statuses re-derived from the map and each run's argv, written back; one line (or object) per record. */
+async function reclassifyRecords(opts: Opts): Promise<number> {
+  for (const [o, set] of [['--report', opts.report !== undefined], ['--record', opts.record], ['--map', opts.map !== undefined], ['--md', opts.md], ['--html', opts.html]] as const) {
+    if (set) throw new InputError(o, 'does not apply to --reclassify, which rewrites the committed records from the committed map; drop it');
+  }
+  const { PROVABLE } = await import('../../harness/prove/index.ts');
+  if (opts.component !== undefined && !Object.hasOwn(PROVABLE, opts.component)) throw new InputError('--component', `"${opts.component}" has no record; one of ${Object.keys(PROVABLE).join(', ')}`);
+  const { loadProven, recordCounts, writeProven } = await import('../../harness/flags/proven.ts');
+  const { loadFlagMap, defaultFlagVersion } = await import('../../harness/flags/map.ts');
+  const { reclassify } = await import('../../harness/prove/reclassify.ts');
+  const out = [];
+  for (const component of opts.component ? [opts.component] : Object.keys(PROVABLE)) {
+    const r = loadProven(component, defaultFlagVersion);
+    if (!r) continue;
+    const next = reclassify(r, loadFlagMap(component, r.kubernetesVersion));
+    writeProven(next);
+    out.push({ component, kubernetesVersion: r.kubernetesVersion, ...recordCounts(next) });
+  }
+  if (opts.json) printJson(out);
+  else for (const c of out) process.stdout.write(`${c.component} ${c.kubernetesVersion}: ${c.hit} of ${c.sites} cited sites hit, ${c.off} ruled out by the unit's flags: ${c.hit} of ${c.sites - c.off} (${(100 * c.share).toFixed(1)}%)${c.contradictions ? `; ${c.contradictions} hit though ruled out: CONTRADICTION` : ''}\n`);
+  return 0;
+}
 
 /** A report saved with --json, rendered again without a lab. */
 function savedReport(file: string, component: string | undefined): ProveReport {
@@ -50,9 +73,11 @@ export function declareProve(flags: Cli): void {
     .option('--html', 'the report as one self-contained HTML page (sortable tables, each site linked to its line at the tag)')
     .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
+    .option('--reclassify', 'no lab: re-derive each committed record\'s site statuses (hit, not hit, off: ruled out by the unit\'s flags) from the flag map and the run\'s argv, write them back, print the counts')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {
+      if (opts.reclassify) return reclassifyRecords(opts);
       const formats = (['json', 'md', 'html'] as const).filter((f) => opts[f]);
       if (formats.length > 1) throw new InputError(`--${formats[1]}`, `give one of --json, --md, --html, not ${formats.map((f) => `--${f}`).join(' and ')}`);
       if (opts.report !== undefined && (opts.record || opts.map !== undefined)) throw new InputError(opts.record ? '--record' : '--map', 'proves live; drop it to render a saved --report');

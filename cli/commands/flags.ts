@@ -14,6 +14,7 @@ usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags verify [--json] [--version V | --etcd V]
        hardwire flags --regenerate [--version V | --etcd V]
        hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json|--md]
+       hardwire flags prove --reclassify [--component C] [--json]
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager,
 kube-scheduler, the kubelet and kube-proxy, the file:line where it is registered, the Go field it is
@@ -35,7 +36,10 @@ data generated from the real source by harness/flags/analyzer.
                    and holds its Lease (etcd: every member healthy); kube-scheduler,
                    kube-controller-manager, etcd;
                    then report each flag hit (with the value delve read there), not hit (with the
-                   condition guarding the site), or not provable, and start the unit again
+                   condition guarding the site), or not provable, and start the unit again; a
+                   site the unit's own flags rule out (its condition needs a flag the unit does
+                   not pass, or a comparison its value makes false) is "off", counted apart;
+                   --reclassify re-derives the committed records' statuses without a lab
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an

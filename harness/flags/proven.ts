@@ -5,12 +5,19 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { repoRoot } from '../../lib/paths.ts';
 
-/** One cited read site as the run saw it; `function` is where delve stopped, for a hit; `atShutdown`: first hit after the gate, once the debuggee was sent SIGTERM. */
-export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'unset'; hits: number; function?: string; atShutdown?: true }
+/**
+ * One cited read site as the run saw it; `function` is where delve stopped, for a hit; `atShutdown`:
+ * first hit after the gate, once the debuggee was sent SIGTERM; `off`: not hit, and ruled out by the
+ * run's own flags (`ruledOut` says how; on a hit, a `contradiction` unless the condition shares the
+ * site's line), harness/prove/decide.ts.
+ */
+export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'off' | 'unset'; hits: number; function?: string; atShutdown?: true; ruledOut?: string; contradiction?: true }
 
 export interface ProvenFlag {
   verdict: 'hit' | 'not hit' | 'not provable';
   sitesHit: number;
+  /** Sites not hit that the run's flags rule out. */
+  sitesOff: number;
   sites: number;
   /** Why a flag is not hit or not provable. */
   reason?: string;
@@ -25,6 +32,8 @@ export interface ProvenRecord {
   date: string;
   debugSha256: string;
   dlv: string;
+  /** The run's argv (argv[0] the binary): with the map, what each site's status is re-derived from. */
+  argv: string[];
   flags: Record<string, ProvenFlag>;
 }
 
@@ -43,9 +52,17 @@ export function loadProven(component: string, version: string): ProvenRecord | u
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord : undefined;
 }
 
-/** The column: "hit 4/4, v1.36.3 2026-12-02", or "-" when the flag was not proven. */
+/** The column: "hit 4/4, v1.36.3 2026-12-02", "hit 6/8 (1 off), …" with sites ruled out, or "-" when the flag was not proven. */
 export function provenCell(component: string, flag: string, version: string): string {
   const r = loadProven(component, version);
   const f = r?.flags[flag];
-  return f && r ? `${f.verdict} ${f.sitesHit}/${f.sites}, ${r.kubernetesVersion} ${r.date}` : '-';
+  return f && r ? `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}` : '-';
+}
+
+/** A record's sites: all, hit, off (ruled out by the run's flags), and the share hit of those not ruled out. */
+export function recordCounts(r: ProvenRecord): { sites: number; hit: number; off: number; share: number; contradictions: number } {
+  const at = Object.values(r.flags).flatMap((f) => f.at);
+  const hit = at.filter((s) => s.status === 'hit').length;
+  const off = at.filter((s) => s.status === 'off').length;
+  return { sites: at.length, hit, off, share: at.length - off ? hit / (at.length - off) : 1, contradictions: at.filter((s) => s.contradiction).length };
 }

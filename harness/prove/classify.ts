@@ -5,6 +5,7 @@ import { normalizeFlagName, type ReadSite } from '../flags/map.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
 import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';
+import { decideSite, type SiteStatus, type UnitFlags } from './decide.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -15,8 +16,8 @@ export interface SiteResult {
   kind: string;
   /** The function the flag map names, and the one delve stopped in. */
   mapFunction?: string;
-  /** unset: no tracepoint could be set at the line. */
-  status: 'hit' | 'not hit' | 'unset';
+  /** unset: no tracepoint could be set at the line; off: not hit, and the unit's own flags rule it out (decide.ts). */
+  status: SiteStatus;
   hits: number;
   capped: boolean;
   expr?: string;
@@ -24,6 +25,9 @@ export interface SiteResult {
   at?: { file: string; line: number; function: string };
   /** First hit after the gate, once the debuggee was sent SIGTERM: a read of its shutdown. */
   atShutdown?: true;
+  /** Why the unit's flags rule the site out: an off site's reason; on a hit, a `contradiction` (unless the condition shares the line, decide.ts). */
+  ruledOut?: string;
+  contradiction?: true;
   reason?: string;
 }
 
@@ -65,16 +69,18 @@ function notHitReason(t: SiteTrace, passed: Map<string, string>): string {
   return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
-function siteResult(t: SiteTrace, flag: PassedFlag, passed: Map<string, string>): SiteResult {
+function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags): SiteResult {
   const s = t.site.site;
   const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
+  const decided = decideSite(s, t.unset ? 'unset' : t.hits === 0 || !t.first ? 'not hit' : 'hit', unit);
+  if (decided.status === 'off') return { ...base, status: 'off', ruledOut: decided.ruledOut!, reason: decided.ruledOut! };
   if (t.unset) {
     const why = t.unset.linked
       ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`
       : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
     return { ...base, status: 'unset', reason: `no tracepoint: ${why}` };
   }
-  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t, passed) };
+  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t, unit.passed) };
   const at = { file: t.first.file, line: t.first.line, function: t.first.function };
   // The first hit whose value is the flag's, else the first: a conversion of the defaults may read before the flag applies.
   const judged = t.values.map((v) => compare(v, flag.value));
@@ -84,21 +90,24 @@ function siteResult(t: SiteTrace, flag: PassedFlag, passed: Map<string, string>)
   const word = s.selector.replace(/^\./, '');
   const text = sourceLines(s.module, s.version, s.file)?.[s.line - 1];
   const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
-  const reason = [moved, blind].filter(Boolean).join('; ');
+  const contradiction = !decided.ruledOut ? undefined : decided.contradiction ? `CONTRADICTION: hit, though ${decided.ruledOut}`
+    : `hit at the line, which also holds its condition (evaluated whether or not the read runs); the read itself is ${decided.ruledOut}`;
+  const reason = [contradiction, moved, blind].filter(Boolean).join('; ');
   const late = t.gateHits === 0 ? { atShutdown: true as const } : {};
-  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(reason ? { reason } : {}) };
+  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(decided.ruledOut ? { ruledOut: decided.ruledOut } : {}), ...(decided.contradiction ? { contradiction: true as const } : {}), ...(reason ? { reason } : {}) };
 }
 
-export function classify(plans: FlagPlan[], traces: SiteTrace[]): FlagResult[] {
-  const passed = new Map(plans.map((p) => [normalizeFlagName(p.flag.name), p.flag.value]));
+/** `defaultOf`: a flag's default in the map, for the flags the unit does not pass. */
+export function classify(plans: FlagPlan[], traces: SiteTrace[], defaultOf: (flag: string) => string | undefined = () => undefined): FlagResult[] {
+  const unit: UnitFlags = { passed: new Map(plans.map((p) => [normalizeFlagName(p.flag.name), p.flag.value])), defaultOf };
   return plans.map(({ flag, entry, sites }) => {
-    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, passed));
+    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, unit));
     const head = { flag: flag.name, value: flag.value, sites: mine };
     if (!entry) return { ...head, verdict: 'not provable' as const, reason: 'not in the flag map' };
     if (mine.length === 0) return { ...head, verdict: 'not provable' as const, reason: `the map cites no read site (${entry.readBy})` };
     const hit = mine.find((r) => r.status === 'hit' && r.seen?.match !== undefined) ?? mine.find((r) => r.status === 'hit');
     if (hit) return { ...head, verdict: 'hit' as const, ...(hit.seen ? { seen: hit.seen } : {}) };
     if (mine.every((r) => r.status === 'unset')) return { ...head, verdict: 'not provable' as const, reason: mine[0]!.reason! };
-    return { ...head, verdict: 'not hit' as const, reason: mine.find((r) => r.status === 'not hit')!.reason! };
+    return { ...head, verdict: 'not hit' as const, reason: (mine.find((r) => r.status === 'not hit') ?? mine.find((r) => r.status === 'off'))!.reason! };
   });
 }

@@ -16,7 +16,8 @@ export function bestSite(f: FlagResult): SiteResult | undefined {
 /** What a site's row says: the value delve read there (judged against the flag), else why it was not hit. */
 export function siteNote(s: SiteResult): string {
   const late = s.atShutdown ? 'at shutdown' : '';
-  return s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}${late && ` (${late})`}` : s.reason ?? late;
+  const against = s.status === 'hit' && s.ruledOut ? `; ${s.reason}` : '';
+  return s.seen ? `${s.seen.value.slice(0, 60)}${s.seen.match === undefined ? '' : s.seen.match ? ' (matches)' : ' (differs)'}${late && ` (${late})`}${against}` : s.reason ?? late;
 }
 
 function where(f: FlagResult): string {
@@ -24,10 +25,18 @@ function where(f: FlagResult): string {
   return s ? `${s.ref}${s.status === 'hit' ? ` ×${s.hits}${s.capped ? '+' : ''} in ${s.at!.function}` : ''}` : '';
 }
 
+/** The share that matters: hit of the sites the unit's flags do not rule out; and any hit they do rule out. */
+function ruledIn(r: ProveReport): string {
+  const c = r.counts;
+  const open = c.sites - (c.sitesOff ?? 0);
+  const share = open ? `${c.sitesHit} of the ${open} not ruled out (${(100 * c.sitesHit / open).toFixed(1)}%)` : 'none not ruled out';
+  return `: ${share}${c.contradictions ? `; ${c.contradictions} hit though ruled out: CONTRADICTION` : ''}`;
+}
+
 export function summary(r: ProveReport): string {
   const c = r.counts;
   return `${r.component} ${r.kubernetesVersion} on ${r.host}, ${r.date}: ${c.flags} flags: ${c.hit} hit, ${c.notHit} not hit, ${c.notProvable} not provable; ` +
-    `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesUnset} without a tracepoint); traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
+    `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesOff ?? 0} ruled out by the unit's flags, ${c.sitesUnset} without a tracepoint)${ruledIn(r)}; traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
     `${r.exited !== undefined ? `; the debuggee EXITED with ${r.exited}` : ''}` +
     `${r.shutdown ? `; then ${r.shutdown.signal}: ${r.shutdown.exitStatus === undefined ? 'did NOT exit' : `exited ${r.shutdown.exitStatus}`} after ${r.shutdown.seconds.toFixed(0)}s, ${r.flags.flatMap((f) => f.sites).filter((s) => s.atShutdown).length} sites first hit then` : ''}` +
     `${r.changed?.length ? `; changed for the run (beside the unit): ${r.changed.map((c) => `--${c.flag}=${c.run} (unit: ${c.unit ?? 'not passed'})`).join(', ')}` : ''}`;
@@ -36,8 +45,14 @@ export function summary(r: ProveReport): string {
 export function formatText(r: ProveReport): string {
   const w = Math.max(...r.flags.map((f) => f.flag.length)) + 2;
   const lines = r.flags.map((f) => `--${f.flag.padEnd(w)} ${f.verdict.padEnd(12)} ${f.verdict === 'hit' ? `${where(f)}${f.seen ? ` = ${value(f)}` : ''}` : f.reason ?? ''}`);
-  const misses = r.flags.flatMap((f) => f.sites.filter((s) => s.status !== 'hit').map((s) => `  --${f.flag} ${s.ref}: ${s.status}: ${s.reason ?? ''}`));
-  return `${lines.join('\n')}\n${misses.length ? `\ncited sites not hit:\n${misses.join('\n')}\n` : ''}\n${summary(r)}\n`;
+  const list = (title: string, keep: (s: SiteResult) => boolean) => {
+    const rows = r.flags.flatMap((f) => f.sites.filter(keep).map((s) => `  --${f.flag} ${s.ref}: ${s.status}: ${s.reason ?? ''}`));
+    return rows.length ? `\n${title}:\n${rows.join('\n')}\n` : '';
+  };
+  const misses = list('cited sites not hit', (s) => s.status === 'not hit' || s.status === 'unset');
+  const off = list('cited sites the unit\'s flags rule out (not hit)', (s) => s.status === 'off');
+  const against = list('cited sites hit though the unit\'s flags rule them out (CONTRADICTION)', (s) => s.contradiction === true);
+  return `${lines.join('\n')}\n${misses}${off}${against}\n${summary(r)}\n`;
 }
 
 export function formatMarkdown(r: ProveReport): string {

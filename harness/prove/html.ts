@@ -13,7 +13,7 @@ th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;f
 th{background:#eee;cursor:pointer;user-select:none}
 ${SORT_STYLE}
 td{overflow-wrap:anywhere} td.flag,td.cite{font-family:ui-monospace,monospace;white-space:nowrap;overflow-wrap:normal}
-tr.hit td.verdict{background:#dff5dd} tr.not-hit td.verdict{background:#fff1d6} tr.not-provable td.verdict,tr.unset td.verdict{background:#ffd0d0}
+tr.hit td.verdict{background:#dff5dd} tr.not-hit td.verdict{background:#fff1d6} tr.off td.verdict{background:#e6e6f5} tr.contradiction td.verdict{background:#ffd0d0} tr.not-provable td.verdict,tr.unset td.verdict{background:#ffd0d0}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px} dt{font-weight:600} dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 `;
 
@@ -28,7 +28,7 @@ export function formatHtml(r: ProveReport): string {
       `<td class="cite">${s ? link(s.ref, s.url) : ''}</td><td>${s?.status === 'hit' ? hits(s) : ''}</td><td>${esc(s?.at?.function ?? '')}</td><td>${esc(note)}</td></tr>`;
   }).join('\n');
   const sites = r.flags.flatMap((f) => f.sites.map((s) =>
-    `<tr class="${cls(s.status)}" data-flag="${esc(f.flag)}" data-ref="${esc(s.ref)}"><td class="flag">--${esc(f.flag)}</td><td class="cite">${link(s.ref, s.url)}</td>` +
+    `<tr class="${cls(s.status)}${s.contradiction ? ' contradiction' : ''}" data-flag="${esc(f.flag)}" data-ref="${esc(s.ref)}"><td class="flag">--${esc(f.flag)}</td><td class="cite">${link(s.ref, s.url)}</td>` +
     `<td class="verdict">${s.status}</td><td>${hits(s)}</td><td>${esc(siteNote(s))}</td></tr>`)).join('\n');
   const run: [string, string][] = [
     ['host', r.host], ['date', r.date], ['Kubernetes', r.kubernetesVersion],

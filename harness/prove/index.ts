@@ -49,7 +49,11 @@ export interface ProveReport {
   /** The debuggee sent SIGTERM after its gate (kube-apiserver), traced until it exited; sites first hit then are `atShutdown`. */
   shutdown?: Shutdown;
   seconds: { total: number; traced: number };
-  counts: { flags: number; hit: number; notHit: number; notProvable: number; sites: number; sitesHit: number; sitesNotHit: number; sitesUnset: number };
+  /**
+   * sitesOff: not hit, and ruled out by the unit's own flags (decide.ts); `contradictions`: hit
+   * though ruled out. The share that matters is sitesHit of the sites - sitesOff not ruled out.
+   */
+  counts: { flags: number; hit: number; notHit: number; notProvable: number; sites: number; sitesHit: number; sitesNotHit: number; sitesUnset: number; sitesOff: number; contradictions: number };
   flags: FlagResult[];
 }
 
@@ -86,7 +90,8 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     },
   }], ctx);
   if (!out) throw new StepError('flags prove', 'the trace did not run');
-  const flags = classify(plans, out.traces);
+  const defaults = new Map(map.flags.map((f) => [f.name, f.default]));
+  const flags = classify(plans, out.traces, (f) => defaults.get(f));
   const sites = flags.flatMap((f) => f.sites);
   const changed = changedFlags(out.unitArgv, out.argv);
   return {
@@ -98,6 +103,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
       flags: flags.length, hit: flags.filter((f) => f.verdict === 'hit').length, notHit: flags.filter((f) => f.verdict === 'not hit').length,
       notProvable: flags.filter((f) => f.verdict === 'not provable').length, sites: sites.length, sitesHit: sites.filter((s) => s.status === 'hit').length,
       sitesNotHit: sites.filter((s) => s.status === 'not hit').length, sitesUnset: sites.filter((s) => s.status === 'unset').length,
+      sitesOff: sites.filter((s) => s.status === 'off').length, contradictions: sites.filter((s) => s.contradiction).length,
     },
     flags,
   };
@@ -115,10 +121,10 @@ export function changedFlags(unitArgv: string[], argv: string[]): { flag: string
 /** The report as the record the flag map's "proven live" column reads. */
 export function provenRecord(r: ProveReport): ProvenRecord {
   return {
-    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version,
+    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version, argv: r.argv,
     flags: Object.fromEntries(r.flags.map((f) => [f.flag, {
-      verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}),
-      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}) })),
+      verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sitesOff: f.sites.filter((s) => s.status === 'off').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}),
+      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(s.ruledOut ? { ruledOut: s.ruledOut } : {}), ...(s.contradiction ? { contradiction: true } : {}) })),
     }])),
   };
 }
