@@ -96,6 +96,8 @@ describe('hardwire flags prove --report: bad input', () => {
       [['--report', FIXTURE, '--html', '--md'], /^error: --html: give one of --json, --md, --html/],
       [['--report', FIXTURE, '--component', 'etcd'], /^error: --component: is etcd, but .* proves kube-scheduler/],
       [['--report', FIXTURE, '--record'], /^error: --record: /],
+      [['--reclassify', '--report', FIXTURE], /^error: --report: does not apply to --reclassify/],
+      [['--reclassify', '--component', 'kubelet'], /^error: --component: "kubelet" has no record; one of /],
     ];
     for (const [args, msg] of cases) {
       const r = hardwire(['flags', 'prove', ...args]);
