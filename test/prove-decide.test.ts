@@ -56,7 +56,8 @@ describe('prove: sites the unit\'s own flags rule out', () => {
     const unit = ['--client-ca-file=/ca.crt', '--requestheader-client-ca-file=/front.crt'];
     const off = run('client-ca-file', s, [...unit, '--requestheader-allowed-names=front-proxy-client']);
     expect(off.sites[0]!.status).toBe('off');
-    expect(off.sites[0]!.reason).toContain('the unit passes --requestheader-allowed-names=front-proxy-client');
+    // Named: the operand that makes the && false, not those that hold.
+    expect(off.sites[0]!.reason).toMatch(/ `if o\.ClientCert != nil && len\(o\.ClientCert\.ClientCA\) > 0 && len\(o\.RequestHeader\.ClientCAFile\) > 0 && len\(o\.RequestHeader\.AllowedNames\) == 0 \{` is false, since the unit passes --requestheader-allowed-names=front-proxy-client$/);
     // Without it, `o.ClientCert != nil` (a field set by code) leaves the condition open.
     expect(run('client-ca-file', s, unit).sites[0]!.status).toBe('not hit');
   });

@@ -25,30 +25,38 @@ export function ruledOut(c: ReadCondition, unit: UnitFlags): string | undefined 
   if (!fromFile && c.flags.length > 0 && c.flags.every((f) => !unit.passed.has(f))) {
     return `ruled out by the unit's flags: ${where} needs ${c.flags.map((f) => `--${f}`).join(' or ')} set, and the unit does not pass ${c.flags.length > 1 ? 'any of them' : 'it'}`;
   }
-  const used: string[] = [];
-  const value = evaluate(c.expr, (operand) => atom(operand, c.tests ?? {}, unit, fromFile, used));
+  // Each decided operand, with the unit's value that decides it and what it makes of the whole (under its `!`s).
+  const used: { why: string; effect: boolean }[] = [];
+  const value = evaluate(c.expr, (operand, negated) => {
+    const why: string[] = [];
+    const v = atom(operand, c.tests ?? {}, unit, fromFile, why);
+    if (v !== undefined) used.push({ why: why[0]!, effect: v !== negated });
+    return v;
+  });
   if (value === undefined || value !== !!c.negated) return undefined;
-  return `ruled out by the unit's flags: ${where} is ${value}, since ${[...new Set(used)].join(', ')}`;
+  // The operands that make the whole what it is (the false ones of a false &&).
+  const decisive = [...new Set(used.filter((u) => u.effect === value).map((u) => u.why))];
+  return `ruled out by the unit's flags: ${where} is ${value}, since ${decisive.join(', ')}`;
 }
 
-/** `a && b || !(c)`: three-valued, an operand known only where `leaf` knows it. */
-export function evaluate(expr: string, leaf: (operand: string) => Tri): Tri {
+/** `a && b || !(c)`: three-valued, an operand known only where `leaf` knows it (`negated`: under an odd number of `!`). */
+export function evaluate(expr: string, leaf: (operand: string, negated: boolean) => Tri, negated = false): Tri {
   const e = unparen(expr.trim());
   const or = splitTop(e, '||');
   if (or.length > 1) {
-    const vs = or.map((x) => evaluate(x, leaf));
+    const vs = or.map((x) => evaluate(x, leaf, negated));
     return vs.includes(true) ? true : vs.every((v) => v === false) ? false : undefined;
   }
   const and = splitTop(e, '&&');
   if (and.length > 1) {
-    const vs = and.map((x) => evaluate(x, leaf));
+    const vs = and.map((x) => evaluate(x, leaf, negated));
     return vs.includes(false) ? false : vs.every((v) => v === true) ? true : undefined;
   }
   if (e.startsWith('!') && !e.startsWith('!=')) {
-    const v = evaluate(e.slice(1), leaf);
+    const v = evaluate(e.slice(1), leaf, !negated);
     return v === undefined ? undefined : !v;
   }
-  return leaf(e);
+  return leaf(e, negated);
 }
 
 /** One comparison or bool operand on a flag's field, on the unit's value (or the flag's default). */
