@@ -5,7 +5,8 @@
 //
 //	(a) the read is in a method that presents its receiver, by the signatures fmt and error call
 //	    to print a value: String() string, GoString() string, Error() string, Format(fmt.State,
-//	    rune); unless some code calls the method for its text other than into a message (a map key);
+//	    rune); unless some code calls the method by name for its text other than into a message
+//	    (a map key); a call through an interface (fmt.Stringer, error) is taken to be fmt's;
 //	(b) the value reaches only the arguments of a log call that prints and returns (klog's
 //	    Info*/Warning*/Error*, klog.V(n)'s, a logr or zap logger's Debug/Info/Warn/Error*, log.Print*),
 //	    through zap fields, fmt.Sprint*, conversions and other calls without effects (pure.go);
