@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,11 +22,7 @@ func TestConditionalReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := os.ReadFile(filepath.Join(dir, "condtest.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(string(src), "\n")
+	lines := fixtureLines(t, dir, "condtest.go")
 	// The line of the n-th (1-based) line of the fixture that holds text, read from the source.
 	lineOf := func(text string, n int) int {
 		for i, l := range lines {

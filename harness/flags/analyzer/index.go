@@ -46,7 +46,14 @@ type occ struct {
 	// subsumed: no read site of its own (subsumed.go): it only formats the message of a check on
 	// the same expression, or lies after a return taken whenever the expression is non-empty.
 	subsumed bool
+	// message: the read only makes a message (msgonly.go); msg is the candidate until
+	// settleMessages decides.
+	message bool
+	msg     *msgCand
 }
+
+// noSite: the occurrence is no read site of its own.
+func (o *occ) noSite() bool { return o.write || o.subsumed || o.message }
 
 // call is one call expression in interesting code.
 type call struct {
@@ -77,6 +84,9 @@ type index struct {
 	// regs is every flag registration with a constant name (findRegistrations). The components
 	// of one load share it: each keeps those it can reach.
 	regs []*reg
+	// presenterCalls and pureMemo serve msgonly.go and pure.go.
+	presenterCalls []presenterCall
+	pureMemo       map[*types.Func]bool
 }
 
 type posRange struct{ start, end token.Pos }
@@ -95,6 +105,7 @@ func buildIndex(prog *program) *index {
 		lines:     map[string][]string{},
 		fileOfPkg: map[string]*packages.Package{},
 		params:    map[*types.Var]bool{},
+		pureMemo:  map[*types.Func]bool{},
 	}
 	paths := make([]string, 0, len(prog.byPath))
 	for p := range prog.byPath {
@@ -118,6 +129,7 @@ func buildIndex(prog *program) *index {
 			ix.indexFile(p, f)
 		}
 	}
+	ix.settleMessages()
 	// After every file: pathOf, which findRegistrations uses, needs all of ix.params.
 	ix.regs = ix.findRegistrations()
 	return ix
@@ -218,6 +230,9 @@ func (ix *index) walk(p *packages.Package, fn *funcNode, root ast.Node) {
 			switch obj := info.Uses[n].(type) {
 			case *types.Func:
 				fn.refs = append(fn.refs, obj.Origin())
+				if isPresenter(obj) && !(fn.obj != nil && fn.obj.Origin() == obj.Origin()) {
+					ix.notePresenterUse(info, obj, n, stack)
+				}
 			case *types.Var:
 				if obj.IsField() {
 					return true
@@ -381,6 +396,7 @@ func (ix *index) newOcc(p *packages.Package, fn *funcNode, e ast.Expr, parent as
 	o.logged, o.arg = callContext(p.TypesInfo, e, stack)
 	o.cond = inCondition(e, stack)
 	o.subsumed = (o.logged && messageOfCheck(e, stack)) || afterNonEmptyReturn(e, stack)
+	o.msg = messageCandidate(p.TypesInfo, fn, e, stack)
 	if r, ok := parent.(*ast.RangeStmt); ok && r.X == e {
 		o.ranged = true
 	}

@@ -324,7 +324,7 @@ func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, 
 	var out []attributed
 	amb := map[int]int{}
 	consider := func(o *occ, cands []*binding, isVar bool) {
-		if o.write || o.subsumed || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
+		if o.noSite() || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
 			return
 		}
 		info := o.pkg.TypesInfo
@@ -486,7 +486,7 @@ func (ix *index) containerReads(c component, closure map[string]bool, bs []*bind
 	var out []attributed
 	for _, l := range lasts {
 		for _, o := range ix.fieldOccs[l] {
-			if o.write || o.subsumed || o.selected || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
+			if o.noSite() || o.selected || claimed[o] || !closure[o.pkg.PkgPath] || ix.inRegistration(o.expr.Pos()) {
 				continue
 			}
 			info := o.pkg.TypesInfo

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
@@ -24,6 +25,16 @@ func loadTestdata(t *testing.T, name string) (string, *program) {
 		t.Fatal(err)
 	}
 	return dir, prog
+}
+
+// fixtureLines: the lines of a testdata program's file.
+func fixtureLines(t *testing.T, dir, name string) []string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Split(string(src), "\n")
 }
 
 // loadRTATest loads testdata/k8s.io/rtatest and indexes it; root is its Root.
