@@ -51,6 +51,7 @@ export const UNIT_TESTS = [
   'test/prove-source.test.ts',
   'test/prove-classify.test.ts',
   'test/prove-decide.test.ts',
+  'test/prove-first-boot.test.ts',
   'test/kubelet-certs.test.ts',
   'test/k0s-worker-config.test.ts',
   'test/compare-upgrade.test.ts',

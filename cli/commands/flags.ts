@@ -36,10 +36,15 @@ data generated from the real source by harness/flags/analyzer.
                    and holds its Lease (etcd: every member healthy); kube-scheduler,
                    kube-controller-manager, etcd;
                    then report each flag hit (with the value delve read there), not hit (with the
-                   condition guarding the site), or not provable, and start the unit again; a
-                   site the unit's own flags rule out (its condition needs a flag the unit does
-                   not pass, or a comparison its value makes false) is "off", counted apart;
-                   --reclassify re-derives the committed records' statuses without a lab
+                   condition guarding the site), or not provable, and start the unit again;
+                   etcd with one member boots first: kube-apiserver, kube-controller-manager and
+                   kube-scheduler stop, the data dir moves aside to /var/lib/etcd.hardwire-prove
+                   and comes back afterwards (also on failure), a host without a default route
+                   gets one through a bridge with no ports meanwhile, and etcd gets SIGTERM
+                   after its gate, traced until it exits; a site the unit's own flags rule out (its condition
+                   needs a flag the unit does not pass, or a comparison its value makes false)
+                   is "off", counted apart; --reclassify re-derives the committed records'
+                   statuses without a lab
   --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an

@@ -39,6 +39,7 @@ export function summary(r: ProveReport): string {
     `${c.sitesHit} of ${c.sites} cited read sites hit (${c.sitesNotHit} not hit, ${c.sitesOff ?? 0} ruled out by the unit's flags, ${c.sitesUnset} without a tracepoint)${ruledIn(r)}; traced ${r.seconds.traced.toFixed(0)}s, in all ${r.seconds.total.toFixed(0)}s` +
     `${r.exited !== undefined ? `; the debuggee EXITED with ${r.exited}` : ''}` +
     `${r.shutdown ? `; then ${r.shutdown.signal}: ${r.shutdown.exitStatus === undefined ? 'did NOT exit' : `exited ${r.shutdown.exitStatus}`} after ${r.shutdown.seconds.toFixed(0)}s, ${r.flags.flatMap((f) => f.sites).filter((s) => s.atShutdown).length} sites first hit then` : ''}` +
+    `${r.firstBoot ? `; ${r.firstBoot.done ? `a first boot in an empty data dir (${r.firstBoot.steps.length} host changes around it, each undone after)` : `no first boot: ${r.firstBoot.why}`}` : ''}` +
     `${r.changed?.length ? `; changed for the run (beside the unit): ${r.changed.map((c) => `--${c.flag}=${c.run} (unit: ${c.unit ?? 'not passed'})`).join(', ')}` : ''}`;
 }
 

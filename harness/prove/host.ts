@@ -39,6 +39,8 @@ export interface HostRun {
    * shutdown (kube-apiserver's watch drain and pre-shutdown hooks) count too.
    */
   stopAfterGate?: boolean;
+  /** The caller stopped the unit and starts it again (etcd's first boot: only once its data dir is back). */
+  unitStopped?: boolean;
 }
 
 export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
@@ -96,7 +98,7 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
     // delve's own directory (its socket, and its config under $XDG_CONFIG_HOME), the account's alone.
     await sh(s, ['install', '-d', '-m', '0700', '-o', user ?? 'root', `${dir}/${DLV_DIR}`], 'delve\'s directory');
-    if (!run.beside) await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
+    if (!run.beside && !run.unitStopped) await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
     // delve keeps its config under $XDG_CONFIG_HOME: in the scratch dir, not in the account's home
     // (etcd's is its data dir).
@@ -122,6 +124,6 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     client?.close();
     await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
-    if (!run.beside) await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+    if (!run.beside && !run.unitStopped) await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
   }
 }

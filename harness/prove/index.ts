@@ -2,7 +2,7 @@
 // a component running on a wired host with its unit's exact flags.
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
-import { newContext } from '../../core/apply/context.ts';
+import { newContext, session } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { adminCreds } from '../../core/apply/creds.ts';
@@ -13,7 +13,8 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { passedFlags, planFlags, type FlagPlan } from './sites.ts';
 import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
-import { withOthersStopped } from './others.ts';
+import { othersStopped, withSteps, type PlanStep } from './others.ts';
+import { readFirstBoot } from './first-boot.ts';
 import { classify, type FlagResult } from './classify.ts';
 import { etcdProveGate, leaseGate, readyzGate } from './gates.ts';
 import { besideArgv } from '../trace/beside.ts';
@@ -29,8 +30,9 @@ export const PROVABLE = {
   'kube-scheduler': { debug: 'kube-scheduler-debug', port: 10259, lease: 'kube-scheduler' },
   'kube-controller-manager': { debug: 'kube-controller-manager-debug', port: 10257, lease: 'kube-controller-manager' },
   'kube-apiserver': { debug: 'kube-apiserver-debug', beside: true, stopAfterGate: true },
-  etcd: { debug: 'etcd-debug' },
-} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string; beside?: true; stopAfterGate?: true }>;
+  // etcd: a first boot where it has one member (harness/prove/first-boot.ts), sent SIGTERM after its gate.
+  etcd: { debug: 'etcd-debug', stopAfterGate: true, firstBoot: true },
+} as const satisfies Record<string, { debug: BinaryName; port?: number; lease?: string; beside?: true; stopAfterGate?: true; firstBoot?: true }>;
 export type ProvableComponent = keyof typeof PROVABLE;
 
 export interface ProveReport {
@@ -48,6 +50,8 @@ export interface ProveReport {
   exited?: number;
   /** The debuggee sent SIGTERM after its gate (kube-apiserver), traced until it exited; sites first hit then are `atShutdown`. */
   shutdown?: Shutdown;
+  /** etcd: whether it booted first in an empty data dir (the host changes made around the trace, in order), or why not. */
+  firstBoot?: { done: boolean; why: string; steps: string[] };
   seconds: { total: number; traced: number };
   /**
    * sitesOff: not hit, and ruled out by the unit's own flags (decide.ts); `contradictions`: hit
@@ -75,6 +79,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
   let plans: FlagPlan[] = [];
   let out: HostOutcome | undefined;
+  let firstBoot: ProveReport['firstBoot'];
   // The Kubernetes debug builds name some replaced staging modules by their required v0.0.0.
   const binary = component === 'etcd' ? new Map<string, { cache: string; binary: string }>() : debugBuildBinaryVersions(version);
   const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate() : etcdProveGate(inv);
@@ -84,8 +89,16 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     async run(c) {
       // The Lease must go to the traced instance: the other control-plane hosts' instances stop meanwhile.
       const others = 'lease' in spec ? inv.controlPlaneHosts.filter((h) => h.name !== host.name).map((h) => h.name) : [];
-      out = await withOthersStopped(c.wet, others, `${component}.service`, () => c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
+      let steps: PlanStep[] = othersStopped(others, `${component}.service`);
+      if ('firstBoot' in spec) {
+        const fb = await readFirstBoot(inv, host, (h) => session(c, h));
+        steps = fb.plan ?? [];
+        firstBoot = { done: fb.plan !== undefined, why: fb.why, steps: steps.map((x) => `[${x.host}] ${x.msg}`) };
+        log.info(fb.plan ? `  ${component}: first boot in an empty data dir (${fb.why})` : `  ${component}: no first boot: ${fb.why}`);
+      }
+      out = await withSteps(c.wet, steps, () => c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
         component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}),
+        ...(firstBoot?.done ? { unitStopped: true } : {}),
       }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log)));
     },
   }], ctx);
@@ -98,6 +111,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
     component, kubernetesVersion: version, host: host.name, date: new Date().toISOString(),
     debugBinary: { name: debug!.name, sha256: debug!.sha256 }, dlv: { version: dlv!.version, sha256: dlv!.sha256 },
     argv: out.argv, ...(changed.length ? { changed } : {}), holder: out.holder, ...(out.exited !== undefined ? { exited: out.exited } : {}), ...(out.shutdown ? { shutdown: out.shutdown } : {}),
+    ...(firstBoot ? { firstBoot } : {}),
     seconds: { total: (Date.now() - started) / 1000, traced: out.seconds },
     counts: {
       flags: flags.length, hit: flags.filter((f) => f.verdict === 'hit').length, notHit: flags.filter((f) => f.verdict === 'not hit').length,
