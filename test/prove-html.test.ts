@@ -1,6 +1,6 @@
 // `hardwire flags prove --html` (issue 25), read in headless Chromium at 1400 px: the page renders a
 // saved report (--report) with no lab. Two fixtures: etcd.json is the report of a real run
-// (`flags prove --component etcd --json` on a 1-host lab, 2026-12-03: 19 flags, 135 sites, a first boot), and
+// (`flags prove --component etcd --json` on a 1-host lab, 2026-12-03: 19 flags, 133 sites, a first boot), and
 // kube-scheduler.json a small hand-made one whose sites are the flag map's own citations, with one
 // flag of each verdict and a site of each status. What the page shows is checked against the JSON
 // and against the committed flag map, and its layout is read from the laid-out page, not the CSS.
