@@ -8,7 +8,7 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 
-interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; flagsOf?: string; gateTimeout?: number; acceptNewHostKeys?: boolean }
 
 /** A report saved with --json, rendered again without a lab. */
 function savedReport(file: string, component: string | undefined): ProveReport {
@@ -23,12 +23,15 @@ function savedReport(file: string, component: string | undefined): ProveReport {
 async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
   if (!opts.component) throw new InputError('--component', 'missing; e.g. --component kube-scheduler');
   if (opts.record && opts.map) throw new InputError('--record', 'records the committed map only; drop --map');
+  const { TOOLS } = await import('../../harness/prove/foreign/translate.ts');
+  const flagsOf = TOOLS.find((t) => t === opts.flagsOf);
+  if (opts.flagsOf !== undefined && !flagsOf) throw new InputError('--flags-of', `"${opts.flagsOf}" is not a tool whose flags prove can run; give ${TOOLS.join(' or ')} (k0s's are not done yet), or drop it for the unit's own flags`);
   const { prove } = await import('../../harness/prove/index.ts');
   const inv = await inventoryOrLab(opts, log, false);
   const map = opts.map === undefined ? undefined : JSON.parse(readFileSync(opts.map, 'utf8')) as FlagMap;
   // Under delve the component starts slower than its unit: five minutes, unless --gate-timeout says otherwise.
   const gateMs = opts.gateTimeout === undefined ? 300_000 : gateTimeoutMs(opts);
-  const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}) }, log);
+  const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}), ...(flagsOf ? { flagsOf } : {}) }, log);
   if (opts.record && report.exited === undefined) {
     const { provenRecord } = await import('../../harness/prove/index.ts');
     const { writeProven } = await import('../../harness/flags/proven.ts');
@@ -50,6 +53,7 @@ export function declareProve(flags: Cli): void {
     .option('--html', 'the report as one self-contained HTML page (sortable tables, each site linked to its line at the tag)')
     .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
+    .option('--flags-of <tool>', 'prove the flags kubeadm passes to the component (from its own `init phase … --dry-run`), each file mapped by role to hardwire\'s, on hardwire\'s host')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {

@@ -39,8 +39,14 @@ export interface HostRun {
    * shutdown (kube-apiserver's watch drain and pre-shutdown hooks) count too.
    */
   stopAfterGate?: boolean;
+  /**
+   * Another tool's flags in place of the unit's (`flags prove --flags-of kubeadm`): the argv to
+   * start from, from the session and the unit's text (its credentials); `beside` still applies.
+   */
+  flags?: (s: Session, unitText: string) => Promise<string[]>;
 }
 
+/** `unitArgv`: what the run started from, the unit's argv (or the other tool's, translated) before `beside` changed it. */
 export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
@@ -81,8 +87,9 @@ export function unitProperties(unitText: string, unit: string, debugUnit: string
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
-  const unitArgv = execStartArgv(unitText);
-  if (unitArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const ownArgv = execStartArgv(unitText);
+  if (ownArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const unitArgv = run.flags ? await run.flags(s, unitText) : ownArgv;
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const argv = run.beside ? run.beside(unitArgv, dir) : unitArgv;
   const debugUnit = `hardwire-prove-${run.component}`;
