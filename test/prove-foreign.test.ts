@@ -11,7 +11,7 @@ import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 import { loadInventory } from '../core/inventory/load.ts';
 import { hardwireFiles } from '../harness/prove/foreign/roles.ts';
-import { kubeadmRole, translateArgv } from '../harness/prove/foreign/translate.ts';
+import { k0sRole, kubeadmRole, translateArgv } from '../harness/prove/foreign/translate.ts';
 import { manifestCommand } from '../harness/prove/foreign/kubeadm.ts';
 import { withOriginals } from '../harness/prove/index.ts';
 import { besideArgv } from '../harness/trace/beside.ts';
@@ -104,6 +104,29 @@ describe('prove --flags-of kubeadm: translation onto hardwire\'s host', () => {
     expect(rows[0]!.reason).toMatch(/^not provable on hardwire's host: /);
   });
 
+  it('maps k0s\'s files by role (server.crt is the apiserver\'s, ccm.conf the controller-manager\'s) and its host\'s address and name to the host\'s', () => {
+    expect(k0sRole('/var/lib/k0s/pki/server.key')).toBe('key:apiserver');
+    expect(k0sRole('/var/lib/k0s/pki/etcd/peer.crt')).toBe('cert:etcd-peer');
+    expect(k0sRole('/var/lib/k0s/pki/ccm.conf')).toBe('kubeconfig:controller-manager');
+    expect(k0sRole('/var/lib/k0s/etcd')).toBe('dir:etcd-data');
+    for (const none of ['/var/lib/k0s/pki/etcd/jwt.key', '/var/lib/k0s/konnectivity.conf', '/run/k0s/status.sock', '/var/lib/k0s/pki/konnectivity.crt']) expect(k0sRole(none), none).toBeUndefined();
+    const inv = loadInventory(INV);
+    const h = inv.hosts[0]!;
+    const hosts = [{ from: '10.213.10.11', to: h.address, what: 'the k0s controller\'s address' }, { from: 'node1', to: h.name, what: 'its host name', whole: true }];
+    const { flags } = translateArgv('k0s', ['kube-apiserver', '--tls-cert-file=/var/lib/k0s/pki/server.crt', '--kubeconfig=/var/lib/k0s/pki/ccm.conf', '--advertise-address=10.213.10.11',
+      '--initial-cluster=node1=https://10.213.10.11:2380', '--name=node1', '--egress-selector-config-file=/var/lib/k0s/konnectivity.conf',
+      '--auth-token=jwt,pub-key=/var/lib/k0s/pki/etcd/jwt.pub,priv-key=/var/lib/k0s/pki/etcd/jwt.key,sign-method=RS512'], hardwireFiles(inv, h), hosts);
+    const run = new Map(flags.map((t) => [t.flag, t.run]));
+    expect(new X509Certificate(readFileSync(join(host('cp-0'), run.get('tls-cert-file')!))).subject).toContain('CN=kube-apiserver');
+    expect(readFileSync(join(host('cp-0'), run.get('kubeconfig')!), 'utf8')).toBe(readFileSync(join(host('cp-0'), '/etc/kubernetes/controller-manager.conf'), 'utf8'));
+    expect(run.get('advertise-address')).toBe(h.address);
+    expect(run.get('initial-cluster')).toBe(`${h.name}=https://${h.address}:2380`);
+    expect(run.get('name')).toBe(h.name);
+    expect(flags.find((t) => t.flag === 'egress-selector-config-file')).toMatchObject({ notProvable: expect.stringMatching(/k0s's \/var\/lib\/k0s\/konnectivity\.conf is no file of a role/) });
+    // A path inside key=value (etcd's jwt keys, which hardwire does not make): not run either.
+    expect(flags.find((t) => t.flag === 'auth-token')).toMatchObject({ notProvable: expect.stringMatching(/k0s's \/var\/lib\/k0s\/pki\/etcd\/jwt\.pub is no file of a role/) });
+  });
+
   it('reads the command of a static Pod manifest, and runs kube-apiserver beside the unit without an audit log kubeadm does not write', () => {
     expect(manifestCommand('spec:\n  containers:\n  - command:\n    - etcd\n    - --name=a\n    args: ["--x=1"]\n')).toEqual(['etcd', '--name=a', '--x=1']);
     const argv = besideArgv(['kube-apiserver', '--secure-port=6443', '--allow-privileged=true'], '/d');
@@ -112,9 +135,9 @@ describe('prove --flags-of kubeadm: translation onto hardwire\'s host', () => {
   });
 
   it('refuses a tool it cannot run with one line naming --flags-of, before touching any host', () => {
-    const r = hardwire(['flags', 'prove', '--component', 'kube-apiserver', '--flags-of', 'k0s', '--inventory', INV]);
+    const r = hardwire(['flags', 'prove', '--component', 'kube-apiserver', '--flags-of', 'kops', '--inventory', INV]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^error: --flags-of: "k0s" is not a tool whose flags prove can run; give kubeadm/);
+    expect(r.stderr).toMatch(/^error: --flags-of: "kops" is not a tool whose flags prove can run; give kubeadm or k0s/);
   });
 });

@@ -25,7 +25,7 @@ async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
   if (opts.record && opts.map) throw new InputError('--record', 'records the committed map only; drop --map');
   const { TOOLS } = await import('../../harness/prove/foreign/translate.ts');
   const flagsOf = TOOLS.find((t) => t === opts.flagsOf);
-  if (opts.flagsOf !== undefined && !flagsOf) throw new InputError('--flags-of', `"${opts.flagsOf}" is not a tool whose flags prove can run; give ${TOOLS.join(' or ')} (k0s's are not done yet), or drop it for the unit's own flags`);
+  if (opts.flagsOf !== undefined && !flagsOf) throw new InputError('--flags-of', `"${opts.flagsOf}" is not a tool whose flags prove can run; give ${TOOLS.join(' or ')}, or drop it for the unit's own flags`);
   const { prove } = await import('../../harness/prove/index.ts');
   const inv = await inventoryOrLab(opts, log, false);
   const map = opts.map === undefined ? undefined : JSON.parse(readFileSync(opts.map, 'utf8')) as FlagMap;
@@ -53,7 +53,7 @@ export function declareProve(flags: Cli): void {
     .option('--html', 'the report as one self-contained HTML page (sortable tables, each site linked to its line at the tag)')
     .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
-    .option('--flags-of <tool>', 'prove the flags kubeadm passes to the component (from its own `init phase … --dry-run`), each file mapped by role to hardwire\'s, on hardwire\'s host')
+    .option('--flags-of <tool>', 'prove the flags kubeadm (its own `init phase … --dry-run`) or k0s (read live from a k0s controller on a lab host of its own) passes to the component, each file mapped by role to hardwire\'s, on hardwire\'s host')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {

@@ -62,10 +62,13 @@ export function etcdProveGate(inv: Inventory): ProveGate {
   });
 }
 
-/** kube-apiserver beside the unit: /readyz ok on the debug instance's own port, which the unit does not serve. */
-export function readyzGate(): ProveGate {
+/**
+ * kube-apiserver beside the unit: /readyz ok on the debug instance's own port, which the unit does
+ * not serve; asked as the admin identity, since flags may turn anonymous requests off (k0s's do).
+ */
+export function readyzGate(creds: KubeCreds): ProveGate {
   return async (s, timeoutMs) => (signal) => poll(s, 'kube-apiserver', timeoutMs, signal, async () => {
-    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz').catch(() => ({ status: 0, body: '' }));
+    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz', creds).catch(() => ({ status: 0, body: '' }));
     return h.status === 200 && h.body === 'ok' ? `readyz ok on 127.0.0.1:${DEBUG_PORT}` : undefined;
   });
 }

@@ -118,11 +118,13 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
       log.info(`  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`);
       await sh(s, ['kill', '-TERM', String(pid)], 'SIGTERM to the debuggee');
     } : undefined;
-    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop);
-    if (out.exited !== undefined) {
-      const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
-      log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);
-    }
+    const journal = async () => (await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true })).stdout.trimEnd();
+    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop).catch(async (err: unknown) => {
+      // A gate that never passed: what the debuggee said is the real error.
+      if (err instanceof StepError) err.detail.push(...(await journal()).split('\n'));
+      throw err;
+    });
+    if (out.exited !== undefined) log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${await journal()}`);
     return { ...out, argv, unitArgv, holder };
   } finally {
     await client?.detachKill();

@@ -73,11 +73,12 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   const host = component === 'etcd' ? inv.etcdHosts[0] : inv.controlPlaneHosts[0];
   if (!host) throw new InputError('inventory', `has no ${component === 'etcd' ? 'etcd' : 'control-plane'} host to prove on`);
   // Another tool's flags are computed first, without the lab (kubeadm: its own dry run).
-  const tool = opts.flagsOf ? await toolArgv(opts.flagsOf, inv, host, component, log) : undefined;
+  const tool = opts.flagsOf ? await toolArgv(opts.flagsOf, inv, host, component, stateDir, log) : undefined;
   let flagsOf: FlagsOf | undefined;
   const flagsHook = tool ? { flags: async (s: Session, unitText: string) => {
     const r = await foreignArgv(s, inv, host, tool, unitText, `${component}.service`);
     flagsOf = r.flagsOf;
+    for (const t of r.flagsOf.flags.filter((f) => f.notProvable)) log.warn(`  --${t.flag}=${t.original}: not provable on hardwire's host: ${t.notProvable}`);
     return r.argv;
   } } : {};
   const clusterDir = clusterStateDir(stateDir, inv);
@@ -86,7 +87,7 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   let out: HostOutcome | undefined;
   // The Kubernetes debug builds name some replaced staging modules by their required v0.0.0.
   const binary = component === 'etcd' ? new Map<string, { cache: string; binary: string }>() : debugBuildBinaryVersions(version);
-  const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate() : etcdProveGate(inv);
+  const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate(adminCreds(clusterDir)) : etcdProveGate(inv);
   await runPhases([connectPhase, {
     id: 'prove',
     title: `Run the debug ${component} under delve on ${host.name} with ${tool ? `${tool.tool}'s flags` : 'its unit\'s flags'}`,

@@ -19,9 +19,10 @@ export interface FlagsOf {
   flags: Translated[];
 }
 
-/** The tool's flags for `component`, computed before the run (kubeadm: locally, no lab). */
-export async function toolArgv(tool: Tool, inv: Inventory, host: Host, component: string, log: Logger): Promise<ToolArgv> {
-  return { kubeadm: kubeadmArgv }[tool](inv, host, component, log);
+/** The tool's flags for `component`, computed before the run (kubeadm: locally, no lab; k0s: live, on a lab host of its own). */
+export async function toolArgv(tool: Tool, inv: Inventory, host: Host, component: string, stateDir: string, log: Logger): Promise<ToolArgv> {
+  if (tool === 'k0s') return (await import('./k0s.ts')).k0sArgv(inv, host, component, stateDir, log);
+  return kubeadmArgv(inv, host, component, log);
 }
 
 /**
@@ -31,7 +32,7 @@ export async function toolArgv(tool: Tool, inv: Inventory, host: Host, component
  */
 export async function foreignArgv(s: Session, inv: Inventory, host: Host, t: ToolArgv, unitText: string, unit: string): Promise<{ argv: string[]; flagsOf: FlagsOf }> {
   const files = hardwireFiles(inv, host, unitText, unit);
-  const { flags } = translateArgv(t.tool, t.argv, files);
+  const { flags } = translateArgv(t.tool, t.argv, files, t.hosts);
   for (const [path, names] of translatedPaths(flags, files)) {
     if ((await s.exec(['test', '-e', path], { allowFail: true })).code === 0) continue;
     for (const t2 of flags.filter((f) => names.includes(f.flag))) {

@@ -14,6 +14,7 @@ import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { kubeadmConfig } from '../../compare/planes/kubeadm.ts';
 import { clusterParams } from '../../compare/index.ts';
+import type { HostValue, Tool } from './translate.ts';
 
 /** The phase that writes each component's manifest, and the manifest's file name. */
 export const KUBEADM_PHASES: Record<string, { phase: string[]; manifest: string }> = {
@@ -26,7 +27,9 @@ export const KUBEADM_PHASES: Record<string, { phase: string[]; manifest: string 
 export interface ToolArgv {
   /** The component's command as the tool passes it; argv[0] the binary. */
   argv: string[];
-  tool: 'kubeadm';
+  tool: Tool;
+  /** The tool's own host's values to replace by the prove host's (k0s, which runs on a lab host of its own). */
+  hosts?: HostValue[];
   version: string;
   sha256: string;
   /** The command that produced it, and where its flags were read. */
