@@ -103,3 +103,36 @@ describe('flags prove --flags-of k0s: kube-apiserver', () => {
     expect((await onHost(['sh', '-c', 'ls -d /var/tmp/hardwire-prove.* 2>/dev/null || true'])).stdout.trim()).toBe('');
   });
 });
+
+describe('flags prove --flags-of k0s: etcd', () => {
+  let etcd: ProveReport;
+
+  it('runs the debug etcd in place of the unit with k0s\'s flags; the jwt token keys hardwire does not make are not run, and say so', async () => {
+    const r = hardwire(['flags', 'prove', '--component', 'etcd', '--flags-of', 'k0s', '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: PROVE_MS });
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    etcd = JSON.parse(r.stdout) as ProveReport;
+    expect(etcd.exited).toBeUndefined();
+    const run = new Map(etcd.flagsOf!.flags.map((t) => [t.flag, t]));
+    expect(run.get('auth-token')).toMatchObject({ notProvable: expect.stringMatching(/jwt\.(pub|key)/) });
+    expect(run.get('auth-token')!.original).toMatch(/^jwt,pub-key=\/var\/lib\/k0s\/pki\/etcd\/jwt\.pub,/);
+    expect(etcd.argv.some((a) => a.startsWith('--auth-token='))).toBe(false);
+    expect(run.get('data-dir')).toMatchObject({ original: '/var/lib/k0s/etcd', run: '/var/lib/etcd' });
+    // Where hardwire's own unit reads the server cert (its credential), read from the unit here.
+    const unit = (await onHost(['cat', '/etc/systemd/system/etcd.service'])).stdout;
+    expect(unit).toContain(`--cert-file=${run.get('cert-file')!.run}`);
+    expect(unit).toContain(`--peer-key-file=${run.get('peer-key-file')!.run}`);
+    const c = etcd.counts;
+    console.log(`etcd (k0s's flags): flags ${c.hit}/${c.flags} hit (${c.notProvable} not provable), sites ${c.sitesHit}/${c.sites} hit, first citations ${etcd.flags.filter((f) => f.sites[0]?.status === 'hit').length}/${etcd.flags.length}, ${etcd.seconds.total.toFixed(1)} s`);
+  }, PROVE_MS);
+
+  it('each hit site lies in the function delve named; etcd.service runs again', async () => {
+    const map = loadFlagMap('etcd');
+    const hits = etcd.flags.flatMap((f) => f.sites.filter((s) => s.status === 'hit').map((s) => [f.flag, s] as const));
+    expect(hits.length).toBeGreaterThan(50);
+    for (const [flag, s] of hits) {
+      const sel = selectorOf(map, flag, s.ref);
+      if (!sel.startsWith('"')) expect(independentProblem(s, sel), `--${flag} ${s.ref}`).toBeUndefined();
+    }
+    expect((await onHost(['systemctl', 'is-active', 'etcd.service'])).stdout.trim()).toBe('active');
+  });
+});

@@ -94,7 +94,7 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
   const argv = run.beside ? run.beside(unitArgv, dir) : unitArgv;
   const debugUnit = `hardwire-prove-${run.component}`;
   const { user, props } = unitProperties(unitText, unit, debugUnit);
-  const wait = await run.gate(s, run.gateTimeoutMs);
+  const wait = await run.gate(s, run.gateTimeoutMs, argv);
   let client: DlvClient | undefined;
   try {
     log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
