@@ -47,6 +47,7 @@ export const UNIT_TESTS = [
   'test/compare-node.test.ts',
   'test/cis-redact.test.ts',
   'test/prove-sites.test.ts',
+  'test/prove-foreign.test.ts',
   'test/prove-shutdown.test.ts',
   'test/prove-source.test.ts',
   'test/prove-classify.test.ts',

@@ -6,15 +6,13 @@
 // `trace apply` (test/helpers/trace-suite.ts) runs on the same lab, so CI boots no extra one.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { PINNED_KUBERNETES } from '../lib/constants.ts';
-import { debugBuildReplaces } from '../harness/trace/modules.ts';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
-import { loadFlagMap, type FlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../harness/flags/map.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
-import type { SiteResult } from '../harness/prove/classify.ts';
-import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
+import { enclosingFunc, sourceLines } from '../harness/prove/source.ts';
+import { independentProblem, selectorOf } from './helpers/prove-evidence.ts';
 import { traceSuite } from './helpers/trace-suite.ts';
 import { traceWebhookSuite } from './helpers/trace-webhook-suite.ts';
 import { firstBootEvidence } from './helpers/etcd-first-boot-suite.ts';
@@ -35,37 +33,6 @@ function prove(component: string, extra: string[] = []): ProveReport {
   if (r.code !== 0) throw new Error(`flags prove exited ${r.code}: ${r.stderr.slice(-3000)}`);
   if (!extra.length) writeFileSync(join(w.lab.stateDir, `${component}.prove.json`), r.stdout); // kept for the README's figures
   return JSON.parse(r.stdout) as ProveReport;
-}
-
-/**
- * Delve's file as the module cache holds it: the debug builds name a replaced staging module by its
- * required v0.0.0 (k8s.io/kube-aggregator); the wrapper module's replace lines give the version.
- */
-const REPLACED = debugBuildReplaces(PINNED_KUBERNETES);
-function cacheFile(file: string): string {
-  const m = /^(.+?)@(v[^/]+)\/(.+)$/.exec(file);
-  const v = m ? REPLACED.get(m[1]!) : undefined;
-  return m && v ? `${m[1]}@${v}/${m[3]}` : file;
-}
-
-/** What the test checks of a hit without trusting prove: the cited line, read back from the module cache. */
-function independentProblem(s: SiteResult, selector: string): string | undefined {
-  const m = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(s.ref);
-  if (!m) return `unparsable ref ${s.ref}`;
-  const [, module, version, file, lineText] = m;
-  const line = Number(lineText);
-  if (!cacheFile(s.at!.file).endsWith(`${module}@${version}/${file}`) || s.at!.line !== line) return `delve stopped at ${s.at!.file}:${s.at!.line}, not ${s.ref}`;
-  const lines = sourceLines(module!, version!, file!);
-  if (!lines) return `${s.ref} is not in the module cache`;
-  const fn = enclosingFunc(lines, line);
-  if (!sameFunction(fn, s.at!.function)) return `${s.ref} lies in ${fn ?? 'no function'}, delve reported ${s.at!.function}`;
-  const word = selector.replace(/^\./, '');
-  if (!lines[line - 1]!.includes(word)) return `${s.ref} does not spell ${word}: ${lines[line - 1]!.trim()}`;
-  return undefined;
-}
-
-function selectorOf(map: FlagMap, flag: string, ref: string): string {
-  return map.flags.find((f) => f.name === flag)!.consumedAt.find((c) => `${c.module}@${c.version}/${c.file}:${c.line}` === ref)!.selector;
 }
 
 beforeAll(async () => {

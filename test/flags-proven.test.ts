@@ -29,16 +29,17 @@ describe('committed flags prove records', () => {
   const all = records();
 
   it(`one per proven component at ${PINNED_KUBERNETES}, each where its component and version say`, () => {
-    expect(all.filter(({ r }) => r.kubernetesVersion === PINNED_KUBERNETES).map(({ r }) => r.component).sort()).toEqual(RECORDED);
+    expect(all.filter(({ r }) => r.kubernetesVersion === PINNED_KUBERNETES && !r.flagsOf).map(({ r }) => r.component).sort()).toEqual(RECORDED);
     for (const { file, r } of all) {
-      expect(file).toBe(`${r.kubernetesVersion}/${r.component}.json`);
+      // Another tool's flags (`flags prove --flags-of kubeadm --record`) are kept apart: <component>.<tool>.json.
+      expect(file).toBe(`${r.kubernetesVersion}/${r.component}${r.flagsOf ? `.${r.flagsOf}` : ''}.json`);
       expect(r.date, file).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       expect(r.debugSha256, file).toMatch(/^[0-9a-f]{64}$/);
     }
   });
 
   it.each(RECORDED)('%s: every recorded site is one the map cites for that flag, in its order; counts and verdicts agree', (component) => {
-    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES && !x.r.flagsOf)!;
     const map = loadFlagMap(component, r.kubernetesVersion);
     expect(Object.keys(r.flags).length).toBeGreaterThan(0);
     for (const [flag, f] of Object.entries(r.flags)) {
@@ -54,7 +55,7 @@ describe('committed flags prove records', () => {
   });
 
   it.each(RECORDED)('%s: each site\'s status re-derives from the map and the run\'s argv (off: ruled out by the unit\'s flags)', (component) => {
-    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES && !x.r.flagsOf)!;
     const map = loadFlagMap(component, r.kubernetesVersion);
     // The record's flags are the argv's, in its order.
     expect(r.argv.slice(1).map((a) => a.slice(2, a.includes('=') ? a.indexOf('=') : undefined))).toEqual(Object.keys(r.flags));
@@ -72,7 +73,7 @@ describe('committed flags prove records', () => {
   });
 
   it.each(RECORDED)('%s: each hit site lies in the function delve stopped in, read back from the module cache', (component) => {
-    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES && !x.r.flagsOf)!;
     const hits = Object.values(r.flags).flatMap((f) => f.at.filter((s) => s.status === 'hit'));
     expect(hits.length).toBeGreaterThan(0);
     for (const s of hits) {
@@ -84,7 +85,7 @@ describe('committed flags prove records', () => {
   });
 
   it.each(RECORDED)('%s: `hardwire flags` and compare\'s matrix show the record as the proven-live column', (component) => {
-    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES)!;
+    const { r } = all.find((x) => x.r.component === component && x.r.kubernetesVersion === PINNED_KUBERNETES && !x.r.flagsOf)!;
     const cell = (flag: string) => { const f = r.flags[flag]!; return `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}`; };
     const out = hardwire(['flags', component]);
     expect(out.code, out.stderr).toBe(0);

@@ -8,11 +8,11 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 
-interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; reclassify?: boolean; gateTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; reclassify?: boolean; flagsOf?: string; gateTimeout?: number; acceptNewHostKeys?: boolean }
 
 /** --reclassify: the committed records' site statuses re-derived from the map and each run's argv, written back; one line (or object) per record. */
 async function reclassifyRecords(opts: Opts): Promise<number> {
-  for (const [o, set] of [['--report', opts.report !== undefined], ['--record', opts.record], ['--map', opts.map !== undefined], ['--md', opts.md], ['--html', opts.html]] as const) {
+  for (const [o, set] of [['--report', opts.report !== undefined], ['--record', opts.record], ['--map', opts.map !== undefined], ['--md', opts.md], ['--html', opts.html], ['--flags-of', opts.flagsOf !== undefined]] as const) {
     if (set) throw new InputError(o, 'does not apply to --reclassify, which rewrites the committed records from the committed map; drop it');
   }
   const { PROVABLE } = await import('../../harness/prove/index.ts');
@@ -46,12 +46,15 @@ function savedReport(file: string, component: string | undefined): ProveReport {
 async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
   if (!opts.component) throw new InputError('--component', 'missing; e.g. --component kube-scheduler');
   if (opts.record && opts.map) throw new InputError('--record', 'records the committed map only; drop --map');
+  const { TOOLS } = await import('../../harness/prove/foreign/translate.ts');
+  const flagsOf = TOOLS.find((t) => t === opts.flagsOf);
+  if (opts.flagsOf !== undefined && !flagsOf) throw new InputError('--flags-of', `"${opts.flagsOf}" is not a tool whose flags prove can run; give ${TOOLS.join(' or ')}, or drop it for the unit's own flags`);
   const { prove } = await import('../../harness/prove/index.ts');
   const inv = await inventoryOrLab(opts, log, false);
   const map = opts.map === undefined ? undefined : JSON.parse(readFileSync(opts.map, 'utf8')) as FlagMap;
   // Under delve the component starts slower than its unit: five minutes, unless --gate-timeout says otherwise.
   const gateMs = opts.gateTimeout === undefined ? 300_000 : gateTimeoutMs(opts);
-  const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}) }, log);
+  const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}), ...(flagsOf ? { flagsOf } : {}) }, log);
   if (opts.record && report.exited === undefined) {
     const { provenRecord } = await import('../../harness/prove/index.ts');
     const { writeProven } = await import('../../harness/flags/proven.ts');
@@ -74,6 +77,7 @@ export function declareProve(flags: Cli): void {
     .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
     .option('--reclassify', 'no lab: re-derive each committed record\'s site statuses (hit, not hit, off: ruled out by the unit\'s flags) from the flag map and the run\'s argv, write them back, print the counts')
+    .option('--flags-of <tool>', 'prove the flags kubeadm (its own `init phase … --dry-run`) or k0s (read live from a k0s controller on a lab host of its own) passes to the component, each file mapped by role to hardwire\'s, on hardwire\'s host')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
     .addOption(options.quiet())
     .action(act(async ({ opts, log }: Run<Opts>) => {

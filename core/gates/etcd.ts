@@ -9,9 +9,14 @@ import { retry } from '../../lib/retry.ts';
 import { journalTail } from './journal.ts';
 
 export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
+  return etcdctlAt(inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`), ...cmd);
+}
+
+/** etcdctl against these endpoints, with the health-check client's cert. */
+function etcdctlAt(endpoints: string[], ...cmd: string[]): string[] {
   return [
     `${BIN_DIR}/etcdctl`,
-    `--endpoints=${inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`).join(',')}`,
+    `--endpoints=${endpoints.join(',')}`,
     `--cacert=${PKI}/etcd/ca.crt`,
     `--cert=${PKI}/etcd/healthcheck-client.crt`,
     `--key=${PKI}/etcd/healthcheck-client.key`,
@@ -22,11 +27,12 @@ export function etcdctlArgv(inv: Inventory, ...cmd: string[]): string[] {
 
 export interface EtcdHealth { members: string[]; healthy: string[] }
 
-export async function checkEtcd(inv: Inventory, s: Session): Promise<EtcdHealth> {
+/** `endpoints`: one per etcd host, where to ask it (default: its address; flags prove asks a member where its run's flags advertise it). */
+export async function checkEtcd(inv: Inventory, s: Session, endpoints = inv.etcdHosts.map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`)): Promise<EtcdHealth> {
   // Both questions at once: one round trip instead of two.
   const [h, m] = await Promise.all([
-    s.exec(etcdctlArgv(inv, 'endpoint', 'health', '-w', 'json'), { allowFail: true, timeoutMs: 20_000 }),
-    s.exec(etcdctlArgv(inv, 'member', 'list', '-w', 'json'), { allowFail: true, timeoutMs: 20_000 }),
+    s.exec(etcdctlAt(endpoints, 'endpoint', 'health', '-w', 'json'), { allowFail: true, timeoutMs: 20_000 }),
+    s.exec(etcdctlAt(endpoints, 'member', 'list', '-w', 'json'), { allowFail: true, timeoutMs: 20_000 }),
   ]);
   const health = JSON.parse(h.stdout || '[]') as { endpoint: string; health: boolean; error?: string }[];
   const bad = health.filter((e) => !e.health);

@@ -18,12 +18,13 @@ export async function unitState(s: ReadSession, unit: string): Promise<UnitState
  * with a self-signed cert they make at start (no --tls-cert-file), so there is nothing to verify it
  * against; /healthz needs no credentials (--authorization-always-allow-paths defaults to it).
  */
-export async function localHealthz(s: ReadSession, port: number, timeoutMs = 5000, path = '/healthz'): Promise<{ status: number; body: string }> {
+/** `client`: a client certificate to present (a kube-apiserver run with --anonymous-auth=false answers 401 without one). */
+export async function localHealthz(s: ReadSession, port: number, timeoutMs = 5000, path = '/healthz', client?: { cert: string; key: string }): Promise<{ status: number; body: string }> {
   const stream = await s.openLocalPort(port);
   return new Promise((resolve, reject) => {
     const req = httpsRequest({
       host: '127.0.0.1', port, path, method: 'GET', timeout: timeoutMs,
-      createConnection: () => tlsConnect({ socket: stream, rejectUnauthorized: false }),
+      createConnection: () => tlsConnect({ socket: stream, rejectUnauthorized: false, ...(client ? { cert: client.cert, key: client.key } : {}) }),
     }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));

@@ -21,6 +21,8 @@ export interface ProvenFlag {
   sites: number;
   /** Why a flag is not hit or not provable. */
   reason?: string;
+  /** With another tool's flags: its value, where the run's differs (a path mapped to hardwire's file). */
+  original?: string;
   /** Every site the map cited for the flag at the run's version, in the map's order. */
   at: ProvenSite[];
 }
@@ -34,21 +36,23 @@ export interface ProvenRecord {
   dlv: string;
   /** The run's argv (argv[0] the binary): with the map, what each site's status is re-derived from. */
   argv: string[];
+  /** Whose flags ran: absent for hardwire's unit; `kubeadm` for `flags prove --flags-of kubeadm` (kept as <component>.kubeadm.json). */
+  flagsOf?: string;
   flags: Record<string, ProvenFlag>;
 }
 
 const provenDir = (version: string) => join(repoRoot, 'harness', 'flags', 'proven', version);
-const recordFile = (component: string, version: string) => join(provenDir(version), `${component}.json`);
+const recordFile = (component: string, version: string, flagsOf?: string) => join(provenDir(version), `${component}${flagsOf ? `.${flagsOf}` : ''}.json`);
 
 export function writeProven(r: ProvenRecord): string {
-  const file = recordFile(r.component, r.kubernetesVersion);
+  const file = recordFile(r.component, r.kubernetesVersion, r.flagsOf);
   mkdirSync(provenDir(r.kubernetesVersion), { recursive: true });
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   return file;
 }
 
-export function loadProven(component: string, version: string): ProvenRecord | undefined {
-  const file = recordFile(component, version);
+export function loadProven(component: string, version: string, flagsOf?: string): ProvenRecord | undefined {
+  const file = recordFile(component, version, flagsOf);
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord : undefined;
 }
 

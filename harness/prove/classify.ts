@@ -31,29 +31,30 @@ export interface SiteResult {
   reason?: string;
 }
 
-export interface FlagResult { flag: string; value: string; verdict: Verdict; reason?: string; seen?: Seen; sites: SiteResult[] }
+/** `original`: with another tool's flags, its value where the run's differs (a path mapped to hardwire's file). */
+export interface FlagResult { flag: string; value: string; original?: string; verdict: Verdict; reason?: string; seen?: Seen; sites: SiteResult[] }
 
 /**
  * The map's condition, when the analyzer found one: `conditional on --auto-tls:
  * embed/config.go:1515 \`if !cfg.ClientAutoTLS {\``; for a function reached only through that
  * branch, whose branch it is; and whether the unit passes the flag (`passed`: name -> value).
  */
-export function conditionReason(s: ReadSite, passed: Map<string, string>): string | undefined {
+export function conditionReason(s: ReadSite, passed: Map<string, string>, who = 'the unit'): string | undefined {
   const c = s.condition;
   if (!c) return undefined;
   const at = c.at.replace(/^[^@]+@[^/]+\//, '');
   const where = c.caller ? `, in ${c.caller}, the only caller of ${s.function ?? 'its function'}` : '';
   const set = c.flags.filter((f) => passed.has(f));
   const unit = set.length
-    ? `the unit passes ${set.map((f) => `--${f}=${passed.get(f)}`).join(', ')}, but the branch did not run before the gate passed`
-    : `the unit does not pass ${c.flags.length > 1 ? 'any of them' : 'it'}`;
+    ? `${who} passes ${set.map((f) => `--${f}=${passed.get(f)}`).join(', ')}, but the branch did not run before the gate passed`
+    : `${who} does not pass ${c.flags.length > 1 ? 'any of them' : 'it'}`;
   return `conditional on ${c.flags.map((f) => `--${f}`).join(' or ')}: ${at} \`${c.text}\`${where}; ${unit}`;
 }
 
-function notHitReason(t: SiteTrace, passed: Map<string, string>): string {
+function notHitReason(t: SiteTrace, passed: Map<string, string>, who: string): string {
   const s = t.site.site;
   const when = t.gateHits === undefined ? 'before the gate passed' : 'before the gate passed, nor in the shutdown after it';
-  const mapped = conditionReason(s, passed);
+  const mapped = conditionReason(s, passed, who);
   if (mapped) return mapped;
   const lines = sourceLines(s.module, s.version, s.file);
   const fn = s.function ?? 'its function';
@@ -69,7 +70,7 @@ function notHitReason(t: SiteTrace, passed: Map<string, string>): string {
   return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
-function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags): SiteResult {
+function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags, who: string): SiteResult {
   const s = t.site.site;
   const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   const decided = decideSite(s, t.unset ? 'unset' : t.hits === 0 || !t.first ? 'not hit' : 'hit', unit);
@@ -80,7 +81,7 @@ function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags): SiteResult
       : `${s.package}.${s.function} is not in the binary (the linker dropped it: unreachable from its main); the analyzer cites code this component never runs`;
     return { ...base, status: 'unset', reason: `no tracepoint: ${why}` };
   }
-  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t, unit.passed) };
+  if (t.hits === 0 || !t.first) return { ...base, status: 'not hit', reason: notHitReason(t, unit.passed, who) };
   const at = { file: t.first.file, line: t.first.line, function: t.first.function };
   // The first hit whose value is the flag's, else the first: a conversion of the defaults may read before the flag applies.
   const judged = t.values.map((v) => compare(v, flag.value));
@@ -97,11 +98,11 @@ function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags): SiteResult
   return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(decided.ruledOut ? { ruledOut: decided.ruledOut } : {}), ...(decided.contradiction ? { contradiction: true as const } : {}), ...(reason ? { reason } : {}) };
 }
 
-/** `defaultOf`: a flag's default in the map, for the flags the unit does not pass. */
-export function classify(plans: FlagPlan[], traces: SiteTrace[], defaultOf: (flag: string) => string | undefined = () => undefined): FlagResult[] {
+/** `defaultOf`: a flag's default in the map, for the flags the unit does not pass; `who` passes the flags: the unit, or another tool (`kubeadm`) whose flags ran. */
+export function classify(plans: FlagPlan[], traces: SiteTrace[], defaultOf: (flag: string) => string | undefined = () => undefined, who = 'the unit'): FlagResult[] {
   const unit: UnitFlags = { passed: new Map(plans.map((p) => [normalizeFlagName(p.flag.name), p.flag.value])), defaultOf };
   return plans.map(({ flag, entry, sites }) => {
-    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, unit));
+    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, unit, who));
     const head = { flag: flag.name, value: flag.value, sites: mine };
     if (!entry) return { ...head, verdict: 'not provable' as const, reason: 'not in the flag map' };
     if (mine.length === 0) return { ...head, verdict: 'not provable' as const, reason: `the map cites no read site (${entry.readBy})` };

@@ -10,11 +10,12 @@ import { readLease } from '../../core/gates/leases.ts';
 import { checkEtcd } from '../../core/gates/etcd.ts';
 import { StepError } from '../../lib/errors.ts';
 import { DEBUG_PORT } from '../trace/beside.ts';
+import { ETCD_CLIENT_PORT } from '../../lib/constants.ts';
 
 /** Waits until the traced instance passes, or the signal aborts it; resolves to what proves it. */
 export type GateWait = (signal: AbortSignal) => Promise<string>;
-/** Reads what it needs before the unit stops. */
-export type ProveGate = (s: Session, timeoutMs: number) => Promise<GateWait>;
+/** Reads what it needs before the unit stops; `argv`: what the traced instance runs with. */
+export type ProveGate = (s: Session, timeoutMs: number, argv: string[]) => Promise<GateWait>;
 
 async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSignal, once: () => Promise<string | undefined>, why: () => string = () => ''): Promise<string> {
   const deadline = Date.now() + timeoutMs;
@@ -54,18 +55,29 @@ export function leaseGate(component: string, port: number, lease: string, creds:
   };
 }
 
-/** etcd: every member healthy over mTLS and the member list equal to the inventory, with the unit stopped. */
+/**
+ * etcd: every member healthy over mTLS and the member list equal to the inventory, with the unit
+ * stopped; the traced member asked where its run's --advertise-client-urls says (k0s's etcd serves
+ * on 127.0.0.1 only), the others at their addresses.
+ */
 export function etcdProveGate(inv: Inventory): ProveGate {
-  return async (s, timeoutMs) => (signal) => poll(s, 'etcd', timeoutMs, signal, async () => {
-    const h = await checkEtcd(inv, s).catch(() => undefined);
-    return h ? `healthy: ${h.members.join(', ')}` : undefined;
-  });
+  return async (s, timeoutMs, argv) => {
+    const adv = argv.find((a) => a.startsWith('--advertise-client-urls='))?.slice('--advertise-client-urls='.length).split(',')[0];
+    const endpoints = inv.etcdHosts.map((h) => (h.name === s.host.name && adv ? adv : `https://${h.address}:${ETCD_CLIENT_PORT}`));
+    return (signal) => poll(s, 'etcd', timeoutMs, signal, async () => {
+      const h = await checkEtcd(inv, s, endpoints).catch(() => undefined);
+      return h ? `healthy: ${h.members.join(', ')}` : undefined;
+    });
+  };
 }
 
-/** kube-apiserver beside the unit: /readyz ok on the debug instance's own port, which the unit does not serve. */
-export function readyzGate(): ProveGate {
+/**
+ * kube-apiserver beside the unit: /readyz ok on the debug instance's own port, which the unit does
+ * not serve; asked as the admin identity, since flags may turn anonymous requests off (k0s's do).
+ */
+export function readyzGate(creds: KubeCreds): ProveGate {
   return async (s, timeoutMs) => (signal) => poll(s, 'kube-apiserver', timeoutMs, signal, async () => {
-    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz').catch(() => ({ status: 0, body: '' }));
+    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz', creds).catch(() => ({ status: 0, body: '' }));
     return h.status === 200 && h.body === 'ok' ? `readyz ok on 127.0.0.1:${DEBUG_PORT}` : undefined;
   });
 }

@@ -41,8 +41,14 @@ export interface HostRun {
   stopAfterGate?: boolean;
   /** The caller stopped the unit and starts it again (etcd's first boot: only once its data dir is back). */
   unitStopped?: boolean;
+  /**
+   * Another tool's flags in place of the unit's (`flags prove --flags-of kubeadm`): the argv to
+   * start from, from the session and the unit's text (its credentials); `beside` still applies.
+   */
+  flags?: (s: Session, unitText: string) => Promise<string[]>;
 }
 
+/** `unitArgv`: what the run started from, the unit's argv (or the other tool's, translated) before `beside` changed it. */
 export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
@@ -83,13 +89,14 @@ export function unitProperties(unitText: string, unit: string, debugUnit: string
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
-  const unitArgv = execStartArgv(unitText);
-  if (unitArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const ownArgv = execStartArgv(unitText);
+  if (ownArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  const unitArgv = run.flags ? await run.flags(s, unitText) : ownArgv;
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const argv = run.beside ? run.beside(unitArgv, dir) : unitArgv;
   const debugUnit = `hardwire-prove-${run.component}`;
   const { user, props } = unitProperties(unitText, unit, debugUnit);
-  const wait = await run.gate(s, run.gateTimeoutMs);
+  const wait = await run.gate(s, run.gateTimeoutMs, argv);
   let client: DlvClient | undefined;
   try {
     log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
@@ -113,11 +120,13 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
       log.info(`  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`);
       await sh(s, ['kill', '-TERM', String(pid)], 'SIGTERM to the debuggee');
     } : undefined;
-    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop);
-    if (out.exited !== undefined) {
-      const j = await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
-      log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${j.stdout.trimEnd()}`);
-    }
+    const journal = async () => (await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true })).stdout.trimEnd();
+    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop).catch(async (err: unknown) => {
+      // A gate that never passed: what the debuggee said is the real error.
+      if (err instanceof StepError) err.detail.push(...(await journal()).split('\n'));
+      throw err;
+    });
+    if (out.exited !== undefined) log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${await journal()}`);
     return { ...out, argv, unitArgv, holder };
   } finally {
     await client?.detachKill();

@@ -30,6 +30,13 @@ export function formatHtml(r: ProveReport): string {
   const sites = r.flags.flatMap((f) => f.sites.map((s) =>
     `<tr class="${cls(s.status)}${s.contradiction ? ' contradiction' : ''}" data-flag="${esc(f.flag)}" data-ref="${esc(s.ref)}"><td class="flag">--${esc(f.flag)}</td><td class="cite">${link(s.ref, s.url)}</td>` +
     `<td class="verdict">${s.status}</td><td>${hits(s)}</td><td>${esc(siteNote(s))}</td></tr>`)).join('\n');
+  const of = r.flagsOf;
+  const translated = of ? `<h2>${esc(of.tool)}'s flags on hardwire's host</h2>
+<p>${esc(`${of.command.join(' ')} at ${of.version} (sha256 ${of.sha256}), read from ${of.source}`)}</p>
+<table class="sortable" id="translated"><thead><tr><th>flag</th><th>${esc(of.tool)}'s value</th><th>value run</th><th>how</th></tr></thead>
+<tbody>
+${of.flags.map((t) => `<tr class="${t.notProvable ? 'not-provable' : 'hit'}" data-flag="${esc(t.flag)}"><td class="flag">--${esc(t.flag)}</td><td>${esc(t.original)}</td><td class="verdict">${esc(t.run ?? 'not run')}</td><td>${esc(t.notProvable ? `not provable: ${t.notProvable}` : t.how)}</td></tr>`).join('\n')}
+</tbody></table>` : '';
   const run: [string, string][] = [
     ['host', r.host], ['date', r.date], ['Kubernetes', r.kubernetesVersion],
     ['debug binary', `${r.debugBinary.name} sha256 ${r.debugBinary.sha256}`], ['delve', `${r.dlv.version} sha256 ${r.dlv.sha256}`],
@@ -47,5 +54,5 @@ ${flags}
 <table class="sortable" id="sites"><thead><tr><th>flag</th><th>cited site</th><th>status</th><th>hits</th><th>value seen / reason</th></tr></thead>
 <tbody>
 ${sites}
-</tbody></table>` });
+</tbody></table>${translated}` });
 }

@@ -1,6 +1,7 @@
 // `hardwire flags prove` (issue 25): the flag map's read sites, hit by delve in the debug build of
 // a component running on a wired host with its unit's exact flags.
 import type { Inventory } from '../../core/inventory/load.ts';
+import type { Session } from '../../core/transport/index.ts';
 import type { Logger } from '../../lib/log.ts';
 import { newContext, session } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -21,6 +22,8 @@ import { besideArgv } from '../trace/beside.ts';
 import { debugBuildBinaryVersions } from '../trace/modules.ts';
 import type { ProvenRecord } from '../flags/proven.ts';
 import type { Shutdown } from './trace.ts';
+import { foreignArgv, toolArgv, type FlagsOf } from './foreign/index.ts';
+import type { Tool } from './foreign/translate.ts';
 
 /**
  * What each provable component needs: its debug build, and its gate (healthz port and Lease; etcd:
@@ -59,13 +62,15 @@ export interface ProveReport {
    */
   counts: { flags: number; hit: number; notHit: number; notProvable: number; sites: number; sitesHit: number; sitesNotHit: number; sitesUnset: number; sitesOff: number; contradictions: number };
   flags: FlagResult[];
+  /** `--flags-of`: whose flags ran (another tool's, translated onto this host), with each flag's original value. */
+  flagsOf?: FlagsOf;
 }
 
 export function isProvable(c: string): c is ProvableComponent {
   return Object.hasOwn(PROVABLE, c);
 }
 
-export async function prove(inv: Inventory, stateDir: string, component: string, opts: { gateTimeoutMs: number; acceptNewHostKeys: boolean; map?: FlagMap }, log: Logger): Promise<ProveReport> {
+export async function prove(inv: Inventory, stateDir: string, component: string, opts: { gateTimeoutMs: number; acceptNewHostKeys: boolean; map?: FlagMap; flagsOf?: Tool }, log: Logger): Promise<ProveReport> {
   if (!isProvable(component)) throw new InputError('--component', `"${component}" cannot be proven yet; one of ${Object.keys(PROVABLE).join(', ')}`);
   const spec = PROVABLE[component];
   const started = Date.now();
@@ -75,6 +80,15 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   const [debug, dlv] = await ensureAll([spec.debug, 'dlv'], { kubernetesVersion: version, log });
   const host = component === 'etcd' ? inv.etcdHosts[0] : inv.controlPlaneHosts[0];
   if (!host) throw new InputError('inventory', `has no ${component === 'etcd' ? 'etcd' : 'control-plane'} host to prove on`);
+  // Another tool's flags are computed first, without the lab (kubeadm: its own dry run).
+  const tool = opts.flagsOf ? await toolArgv(opts.flagsOf, inv, host, component, stateDir, log) : undefined;
+  let flagsOf: FlagsOf | undefined;
+  const flagsHook = tool ? { flags: async (s: Session, unitText: string) => {
+    const r = await foreignArgv(s, inv, host, tool, unitText, `${component}.service`);
+    flagsOf = r.flagsOf;
+    for (const t of r.flagsOf.flags.filter((f) => f.notProvable)) log.warn(`  --${t.flag}=${t.original}: not provable on hardwire's host: ${t.notProvable}`);
+    return r.argv;
+  } } : {};
   const clusterDir = clusterStateDir(stateDir, inv);
   const ctx = newContext(inv, stateDir, clusterDir, { dryRun: false, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys }, log);
   let plans: FlagPlan[] = [];
@@ -82,29 +96,30 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
   let firstBoot: ProveReport['firstBoot'];
   // The Kubernetes debug builds name some replaced staging modules by their required v0.0.0.
   const binary = component === 'etcd' ? new Map<string, { cache: string; binary: string }>() : debugBuildBinaryVersions(version);
-  const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate() : etcdProveGate(inv);
+  const gate = 'lease' in spec ? leaseGate(component, spec.port, spec.lease, adminCreds(clusterDir)) : 'beside' in spec ? readyzGate(adminCreds(clusterDir)) : etcdProveGate(inv);
   await runPhases([connectPhase, {
     id: 'prove',
-    title: `Run the debug ${component} under delve on ${host.name} with its unit's flags`,
+    title: `Run the debug ${component} under delve on ${host.name} with ${tool ? `${tool.tool}'s flags` : 'its unit\'s flags'}`,
     async run(c) {
       // The Lease must go to the traced instance: the other control-plane hosts' instances stop meanwhile.
       const others = 'lease' in spec ? inv.controlPlaneHosts.filter((h) => h.name !== host.name).map((h) => h.name) : [];
       let steps: PlanStep[] = othersStopped(others, `${component}.service`);
-      if ('firstBoot' in spec) {
+      // Another tool's flags restart the member on its data dir: no first boot for them.
+      if ('firstBoot' in spec && !tool) {
         const fb = await readFirstBoot(inv, host, (h) => session(c, h));
         steps = fb.plan ?? [];
         firstBoot = { done: fb.plan !== undefined, why: fb.why, steps: steps.map((x) => `[${x.host}] ${x.msg}`) };
         log.info(fb.plan ? `  ${component}: first boot in an empty data dir (${fb.why})` : `  ${component}: no first boot: ${fb.why}`);
       }
       out = await withSteps(c.wet, steps, () => c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
-        component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}),
+        component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}), ...flagsHook,
         ...(firstBoot?.done ? { unitStopped: true } : {}),
       }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log)));
     },
   }], ctx);
   if (!out) throw new StepError('flags prove', 'the trace did not run');
   const defaults = new Map(map.flags.map((f) => [f.name, f.default]));
-  const flags = classify(plans, out.traces, (f) => defaults.get(f));
+  const flags = withOriginals(classify(plans, out.traces, (f) => defaults.get(f), tool ? tool.tool : undefined), flagsOf);
   const sites = flags.flatMap((f) => f.sites);
   const changed = changedFlags(out.unitArgv, out.argv);
   return {
@@ -119,8 +134,17 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
       sitesNotHit: sites.filter((s) => s.status === 'not hit').length, sitesUnset: sites.filter((s) => s.status === 'unset').length,
       sitesOff: sites.filter((s) => s.status === 'off').length, contradictions: sites.filter((s) => s.contradiction).length,
     },
-    flags,
+    flags, ...(flagsOf ? { flagsOf } : {}),
   };
+}
+
+/** The tool's original value on each flag run, and a `not provable` row for each flag it passes that could not run on this host. */
+export function withOriginals(flags: FlagResult[], of: FlagsOf | undefined): FlagResult[] {
+  if (!of) return flags;
+  const original = new Map(of.flags.map((t) => [t.flag, t.original]));
+  const ran = flags.map((f) => (original.get(f.flag) !== undefined && original.get(f.flag) !== f.value ? { ...f, original: original.get(f.flag)! } : f));
+  const skipped = of.flags.filter((t) => t.notProvable).map((t): FlagResult => ({ flag: t.flag, value: t.original, verdict: 'not provable', reason: `not provable on hardwire's host: ${t.notProvable}`, sites: [] }));
+  return [...ran, ...skipped];
 }
 
 /** The flags the run passes with another value than the unit's (or that the unit does not pass). */
@@ -135,9 +159,9 @@ export function changedFlags(unitArgv: string[], argv: string[]): { flag: string
 /** The report as the record the flag map's "proven live" column reads. */
 export function provenRecord(r: ProveReport): ProvenRecord {
   return {
-    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version, argv: r.argv,
+    component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version, argv: r.argv, ...(r.flagsOf ? { flagsOf: r.flagsOf.tool } : {}),
     flags: Object.fromEntries(r.flags.map((f) => [f.flag, {
-      verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sitesOff: f.sites.filter((s) => s.status === 'off').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}),
+      verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sitesOff: f.sites.filter((s) => s.status === 'off').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}), ...(f.original !== undefined ? { original: f.original } : {}),
       at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(s.ruledOut ? { ruledOut: s.ruledOut } : {}), ...(s.contradiction ? { contradiction: true } : {}) })),
     }])),
   };

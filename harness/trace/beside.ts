@@ -8,8 +8,12 @@ export const DEBUG_PORT = 16443;
 /** Flags the debug instance sets itself; the unit's values would collide with the running unit. */
 export const OWN = ['secure-port', 'audit-log-path', 'endpoint-reconciler-type'] as const;
 
-/** The debug instance's argv from the unit's (argv[0] the binary), its scratch files under `dir`. */
+/**
+ * The debug instance's argv from the unit's (argv[0] the binary), its scratch files under `dir`.
+ * An audit log of its own only where the argv writes one (kubeadm's flags write none).
+ */
 export function besideArgv(unitArgv: string[], dir: string): string[] {
+  const audit = unitArgv.some((a) => a.startsWith('--audit-log-path='));
   return [`${dir}/kube-apiserver`, ...unitArgv.slice(1).filter((a) => !OWN.some((f) => a.startsWith(`--${f}=`))),
-    `--secure-port=${DEBUG_PORT}`, `--audit-log-path=${dir}/audit.log`, '--endpoint-reconciler-type=none'];
+    `--secure-port=${DEBUG_PORT}`, ...(audit ? [`--audit-log-path=${dir}/audit.log`] : []), '--endpoint-reconciler-type=none'];
 }
