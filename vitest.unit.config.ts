@@ -52,11 +52,13 @@ export const UNIT_TESTS = [
   'test/prove-source.test.ts',
   'test/prove-classify.test.ts',
   'test/prove-decide.test.ts',
+  'test/prove-guards.test.ts',
   'test/prove-first-boot.test.ts',
   'test/kubelet-certs.test.ts',
   'test/k0s-worker-config.test.ts',
   'test/compare-upgrade.test.ts',
   'test/flags-config-defaults.test.ts',
+  'test/proven-planes.test.ts',
 ];
 
 export default defineConfig({

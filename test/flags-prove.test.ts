@@ -98,6 +98,12 @@ interface Bar {
   firstMisses?: string[];
   /** A flag with a cited read the map marks conditional on another flag, and that condition's line: the miss names it. */
   conditional?: [string, string, string][];
+  /**
+   * Sites not hit that a guard delve evaluated kept out at every stop (guards.ts): each site's ref
+   * and its guard's line. The share of the sites not off (by the unit's flags or live) must reach
+   * the issue's 95%.
+   */
+  liveOff?: [string, number][];
 }
 
 /** The host's clock (seconds), for the journal lines of one run. */
@@ -195,6 +201,26 @@ function proveSuite(component: string, signature: string, gate: RegExp, bar: Bar
       const firstMissed = report.flags.filter((f) => f.sites[0]?.status !== 'hit').map((f) => f.flag);
       console.log(`${component}: first citations hit ${report.flags.length - firstMissed.length} of ${report.flags.length}`);
       expect(firstMissed.sort()).toEqual([...bar.firstMisses].sort());
+    }
+    // Off in this run: the guard the reason names is, read back here, a line of the site's own
+    // function before it, whose text the reason quotes; and the sites the bar names are off by it.
+    const live = report.flags.flatMap((f) => f.sites).filter((s) => s.status === 'off' && s.live);
+    for (const s of live) {
+      const m = /^ruled out in this run: (.+):(\d+) `([^`]*)` was (true|false) at (the one stop|each of the \d+ stops) delve made there/.exec(s.live!);
+      expect(m, s.live).not.toBeNull();
+      const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(s.ref)!;
+      expect(m![1], s.ref).toBe(file);
+      const src = sourceLines(module!, version!, file!)!;
+      const n = Number(m![2]);
+      expect(m![3]!.startsWith(src[n - 1]!.trim()), `${s.ref}: ${s.live}`).toBe(true);
+      expect(n, s.ref).toBeLessThan(Number(line));
+      expect(enclosingFunc(src, n), s.ref).toBe(enclosingFunc(src, Number(line)));
+    }
+    const liveAt = live.map((s) => [s.ref, Number(/:(\d+) `/.exec(s.live!)![1])]);
+    for (const want of bar.liveOff ?? []) expect(liveAt, want[0]).toContainEqual(want);
+    if (bar.liveOff) {
+      console.log(`${component}: ${live.length} sites off in this run (guards delve evaluated); hit ${report.counts.sitesHit} of the ${report.counts.sites - report.counts.sitesOff} not off`);
+      expect(report.counts.sitesHit / (report.counts.sites - report.counts.sitesOff), misses.join('\n')).toBeGreaterThanOrEqual(SITES_HIT);
     }
     // A site the unit's own flags rule out (decide.ts) is off, traced and not hit: none is hit (a contradiction).
     expect(report.flags.flatMap((f) => f.sites).filter((s) => s.status === 'off' && s.hits > 0)).toEqual([]);

@@ -97,6 +97,6 @@ describe('committed flags prove records', () => {
     // Compare's matrix, from hardwire's plane passing the recorded flags.
     const plane: PlaneData = { ...emptyPlane('hardwire', 'test', true), commands: { [component]: { argv: ['x', ...Object.keys(r.flags).map((f) => `--${f}=1`)], source: 'test' } } };
     const rows = flagRows(component as Component, { hardwire: plane, kubeadm: emptyPlane('kubeadm', 'test'), k0s: emptyPlane('k0s', 'test') }, r.kubernetesVersion, []);
-    expect(Object.fromEntries(rows.map((row) => [row.name, row.provenLive]))).toEqual(Object.fromEntries(Object.keys(r.flags).map((f) => [f, cell(f)])));
+    expect(Object.fromEntries(rows.map((row) => [row.name, row.provenLive]))).toEqual(Object.fromEntries(Object.keys(r.flags).map((f) => [f, { hardwire: cell(f) }])));
   });
 });

@@ -15,7 +15,7 @@ const sites = plans[0]!.sites;
 
 function traced(): Traced {
   const traces: SiteTrace[] = sites.map((site) => ({ site, hits: 0, capped: false, values: [] }));
-  return { traces, byId: new Map(traces.map((t, i) => [i + 1, [t]])) };
+  return { traces, byId: new Map(traces.map((t, i) => [i + 1, [t]])), siteVar: new Set(), guards: new Map(), guardsById: new Map() };
 }
 
 const stopAt = (id: number): DlvState => ({ Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [{ id: 1, file: sites[id - 1]!.file, line: sites[id - 1]!.site.line, goroutineID: 7, function: { name: 'k8s.io/apiserver/pkg/server.(*GenericAPIServer).RunWithContext.func3' }, breakPoint: { id, file: '', line: 0 } }] });

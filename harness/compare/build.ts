@@ -1,6 +1,6 @@
 // Builds the report from collected planes: flag matrices, certificate matrix, process models.
 import { findFlag } from '../flags/map.ts';
-import { provenCell } from '../flags/proven.ts';
+import { loadProven, provenText, type ProvenRecord } from '../flags/proven.ts';
 import { flagsOf, normalizeValue } from './normalize.ts';
 import { buildNodeSection } from './node-section.ts';
 import { kubeletCertsSection } from './kubelet-certs.ts';
@@ -47,8 +47,19 @@ function reasonFor(row: Omit<FlagRow, 'reason'>, collected: PlaneName[]): string
   return parts.join('; ');
 }
 
+/** Each plane's `flags prove --record` for the component: hardwire's unit, or `--flags-of kubeadm|k0s`. */
+function provenRecords(component: Component, version: string): PerPlane<ProvenRecord | undefined> {
+  return perPlane((p) => loadProven(component, version, p === 'hardwire' ? undefined : p));
+}
+
+/** The proven-live cell of the planes that pass the flag (their value is set). */
+function provenLive(name: string, values: PerPlane<string | null>, records: PerPlane<ProvenRecord | undefined>): FlagRow['provenLive'] {
+  return Object.fromEntries(PLANES.filter((p) => values[p] !== null).map((p) => [p, provenText(records[p], name)]));
+}
+
 export function flagRows(component: Component, planes: PerPlane<PlaneData>, version: string, notes: string[]): FlagRow[] {
   const collected = PLANES.filter((p) => planes[p].collected && planes[p].commands[component]);
+  const records = provenRecords(component, version);
   const parsed = perPlane((p) => (collected.includes(p) ? flagsOf(planes[p].commands[component]!.argv) : new Map<string, string>()));
   const names = [...new Set(collected.flatMap((p) => [...parsed[p].keys()]))].sort();
   const missing: string[] = [];
@@ -70,7 +81,7 @@ export function flagRows(component: Component, planes: PerPlane<PlaneData>, vers
       consumedAt: (entry?.consumedAt ?? []).slice(0, 3).map((s) => ({ ...site(s), kind: s.kind })),
       ...(entry ? { default: entry.default } : {}),
       inFlagMap: entry !== undefined,
-      provenLive: provenCell(component, name, version),
+      provenLive: provenLive(name, values, records),
     };
     return { ...base, reason: reasonFor(base, collected) };
   });

@@ -1,6 +1,7 @@
 // One self-contained HTML file: no external CSS, JS or fonts. Tables sort on a header click;
 // differing rows and cells are highlighted; citations link to upstream source at the tag.
 import { COMPONENTS, PLANES } from './types.ts';
+import { provenLiveText } from './text.ts';
 import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
@@ -23,7 +24,7 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
   const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
   const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(f.provenLive)}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(provenLiveText(f.provenLive))}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {

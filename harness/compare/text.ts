@@ -13,6 +13,11 @@ import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
 const cell = (v: string | null) => (v === null ? '—' : v);
 const mdEsc = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
+/** The proven-live column: "hardwire: hit 4/4, … · kubeadm: -", the planes that pass the flag in PLANES order. */
+export function provenLiveText(p: FlagRow['provenLive']): string {
+  return PLANES.filter((x) => p[x] !== undefined).map((x) => `${x}: ${p[x]}`).join(' · ');
+}
+
 function certCell(c: CertRow['planes'][PlaneName]): string {
   if (!c) return 'unmatched';
   return [c.subject, `SAN ${c.sans.join(' ') || '-'}`, `KU ${c.keyUsage.join(',') || '-'}`, `EKU ${c.extKeyUsage.join(',') || '-'}`,
@@ -39,7 +44,7 @@ export function markdown(r: CompareReport): string {
     out.push(`## ${c}`, '', `same ${comp.counts.same}, differs ${comp.counts.differs}, only in some planes ${comp.counts.partial}. Sources: ${Object.entries(comp.sources).map(([p, s]) => `${p}: ${s}`).join('; ')}`, '');
     out.push('| flag | hardwire | kubeadm | k0s | class | reason | registered at | read at | proven live |', '|---|---|---|---|---|---|---|---|---|');
     for (const f of comp.flags) {
-      out.push(`| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} | ${f.provenLive} |`);
+      out.push(`| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} | ${mdEsc(provenLiveText(f.provenLive))} |`);
     }
     out.push('');
   }

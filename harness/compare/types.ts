@@ -206,8 +206,11 @@ export interface FlagRow {
   consumedAt: { file: string; line: number; url: string; module: string; version: string; kind: string }[];
   default?: string;
   inFlagMap: boolean;
-  /** `flags prove --record` for this flag: verdict, sites hit, version and date ("-" when not proven). */
-  provenLive: string;
+  /**
+   * `flags prove --record` for this flag, per plane that passes it (`--flags-of kubeadm|k0s` for theirs):
+   * verdict, sites hit, version and date ("-" when not proven). A plane that does not pass it is absent.
+   */
+  provenLive: Partial<Record<PlaneName, string>>;
 }
 
 export interface CertRow {

@@ -52,7 +52,12 @@ export interface ReadSite extends Site {
   copyTo?: string;
   /** The read runs only when another flag is set (the analyzer's cond.go). */
   condition?: ReadCondition;
+  /** Every branch the read needs in its own function, innermost first, on anything (the analyzer's guards.go): prove evaluates each live. */
+  guards?: ReadGuard[];
 }
+
+/** One branch around a read: `at` its condition's first line (`module@version/file:line`); `expr` the Go expression the read needs true (false when `negated`). */
+export interface ReadGuard { at: string; text: string; expr: string; negated?: true }
 
 /**
  * What a conditional read needs: one of `flags` set to a non-default value, tested at `at`

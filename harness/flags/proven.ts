@@ -9,9 +9,10 @@ import { repoRoot } from '../../lib/paths.ts';
  * One cited read site as the run saw it; `function` is where delve stopped, for a hit; `atShutdown`:
  * first hit after the gate, once the debuggee was sent SIGTERM; `off`: not hit, and ruled out by the
  * run's own flags (`ruledOut` says how; on a hit, a `contradiction` unless the condition shares the
- * site's line), harness/prove/decide.ts.
+ * site's line), harness/prove/decide.ts; `live`: off in this run, a guard delve evaluated having
+ * kept the read out at every stop (harness/prove/guards.ts).
  */
-export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'off' | 'unset'; hits: number; function?: string; atShutdown?: true; ruledOut?: string; contradiction?: true }
+export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'off' | 'unset'; hits: number; function?: string; atShutdown?: true; ruledOut?: string; live?: string; contradiction?: true }
 
 export interface ProvenFlag {
   verdict: 'hit' | 'not hit' | 'not provable';
@@ -41,7 +42,8 @@ export interface ProvenRecord {
   flags: Record<string, ProvenFlag>;
 }
 
-const provenDir = (version: string) => join(repoRoot, 'harness', 'flags', 'proven', version);
+// HARDWIRE_PROVEN_DIR: read and write records there instead, so tests need not touch the committed ones.
+const provenDir = (version: string) => join(process.env.HARDWIRE_PROVEN_DIR ?? join(repoRoot, 'harness', 'flags', 'proven'), version);
 const recordFile = (component: string, version: string, flagsOf?: string) => join(provenDir(version), `${component}${flagsOf ? `.${flagsOf}` : ''}.json`);
 
 export function writeProven(r: ProvenRecord): string {
@@ -56,9 +58,16 @@ export function loadProven(component: string, version: string, flagsOf?: string)
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord : undefined;
 }
 
-/** The column: "hit 4/4, v1.36.3 2026-12-02", "hit 6/8 (1 off), …" with sites ruled out, or "-" when the flag was not proven. */
-export function provenCell(component: string, flag: string, version: string): string {
-  const r = loadProven(component, version);
+/**
+ * The column: "hit 4/4, v1.36.3 2026-12-02", "hit 6/8 (1 off), …" with sites ruled out, or "-" when the flag was not proven.
+ * `flagsOf` picks the record of kubeadm's or k0s's flags; without it, hardwire's.
+ */
+export function provenCell(component: string, flag: string, version: string, flagsOf?: string): string {
+  return provenText(loadProven(component, version, flagsOf), flag);
+}
+
+/** provenCell from a record already loaded (compare reads each plane's record once per component). */
+export function provenText(r: ProvenRecord | undefined, flag: string): string {
   const f = r?.flags[flag];
   return f && r ? `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}` : '-';
 }

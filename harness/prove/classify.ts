@@ -6,6 +6,7 @@ import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
 import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';
 import { decideSite, type SiteStatus, type UnitFlags } from './decide.ts';
+import { guardKey, keptOut, liveRuledOut, type GuardTrace } from './guards.ts';
 
 export type Verdict = 'hit' | 'not hit' | 'not provable';
 
@@ -27,6 +28,8 @@ export interface SiteResult {
   atShutdown?: true;
   /** Why the unit's flags rule the site out: an off site's reason; on a hit, a `contradiction` (unless the condition shares the line, decide.ts). */
   ruledOut?: string;
+  /** Off in this run: a guard delve evaluated kept the read out at every stop (guards.ts); on an off site the unit's flags rule out, delve's confirmation. */
+  live?: string;
   contradiction?: true;
   reason?: string;
 }
@@ -70,11 +73,13 @@ function notHitReason(t: SiteTrace, passed: Map<string, string>, who: string): s
   return `${s.function ?? 'its function'} did not run ${when} (reached later, or on another path)`;
 }
 
-function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags, who: string): SiteResult {
+function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags, who: string, guards: Map<string, GuardTrace>): SiteResult {
   const s = t.site.site;
   const base = { ref: t.site.ref, url: s.url, kind: s.kind, ...(s.function ? { mapFunction: s.function } : {}), hits: t.hits, capped: t.capped, ...(t.site.expr ? { expr: t.site.expr } : {}) };
   const decided = decideSite(s, t.unset ? 'unset' : t.hits === 0 || !t.first ? 'not hit' : 'hit', unit);
-  if (decided.status === 'off') return { ...base, status: 'off', ruledOut: decided.ruledOut!, reason: decided.ruledOut! };
+  const live = t.unset ? undefined : liveRuledOut(s, guards);
+  if (decided.status === 'off') return { ...base, status: 'off', ruledOut: decided.ruledOut!, reason: decided.ruledOut!, ...(live ? { live } : {}) };
+  if (live && (t.hits === 0 || !t.first)) return { ...base, status: 'off', ruledOut: live, live, reason: live };
   if (t.unset) {
     const why = t.unset.linked
       ? `the citation is wrong: ${s.function ?? 'its function'} is in the binary but has no statement at that line (${t.unset.message})`
@@ -93,16 +98,22 @@ function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags, who: string
   const blind = text !== undefined && !text.includes(word) ? `the citation is wrong: the line does not spell ${word}: ${text.trim()}` : undefined;
   const contradiction = !decided.ruledOut ? undefined : decided.contradiction ? `CONTRADICTION: hit, though ${decided.ruledOut}`
     : `hit at the line, which also holds its condition (evaluated whether or not the read runs); the read itself is ${decided.ruledOut}`;
-  const reason = [contradiction, moved, blind].filter(Boolean).join('; ');
+  // A guard that kept the read out at every stop, and yet the read ran: the live reasoning is wrong somewhere.
+  const keptButHit = (s.guards ?? []).map((g) => guards.get(guardKey(g))).map((g) => g && keptOut(g)).find(Boolean);
+  const liveContradiction = keptButHit ? `CONTRADICTION: hit, though ${keptButHit.why}` : undefined;
+  const reason = [contradiction, liveContradiction, moved, blind].filter(Boolean).join('; ');
   const late = t.gateHits === 0 ? { atShutdown: true as const } : {};
-  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(decided.ruledOut ? { ruledOut: decided.ruledOut } : {}), ...(decided.contradiction ? { contradiction: true as const } : {}), ...(reason ? { reason } : {}) };
+  return { ...base, status: 'hit', at, ...late, ...(seen ? { seen } : {}), ...(decided.ruledOut ? { ruledOut: decided.ruledOut } : {}), ...(decided.contradiction || liveContradiction ? { contradiction: true as const } : {}), ...(reason ? { reason } : {}) };
 }
 
-/** `defaultOf`: a flag's default in the map, for the flags the unit does not pass; `who` passes the flags: the unit, or another tool (`kubeadm`) whose flags ran. */
-export function classify(plans: FlagPlan[], traces: SiteTrace[], defaultOf: (flag: string) => string | undefined = () => undefined, who = 'the unit'): FlagResult[] {
+/**
+ * `defaultOf`: a flag's default in the map, for the flags the unit does not pass; `who` passes the
+ * flags: the unit, or another tool (`kubeadm`) whose flags ran; `guards`: what delve saw at the sites' guards.
+ */
+export function classify(plans: FlagPlan[], traces: SiteTrace[], defaultOf: (flag: string) => string | undefined = () => undefined, who = 'the unit', guards: Map<string, GuardTrace> = new Map()): FlagResult[] {
   const unit: UnitFlags = { passed: new Map(plans.map((p) => [normalizeFlagName(p.flag.name), p.flag.value])), defaultOf };
   return plans.map(({ flag, entry, sites }) => {
-    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, unit, who));
+    const mine = sites.map((site) => traces.find((t) => t.site === site)!).map((t) => siteResult(t, flag, unit, who, guards));
     const head = { flag: flag.name, value: flag.value, sites: mine };
     if (!entry) return { ...head, verdict: 'not provable' as const, reason: 'not in the flag map' };
     if (mine.length === 0) return { ...head, verdict: 'not provable' as const, reason: `the map cites no read site (${entry.readBy})` };

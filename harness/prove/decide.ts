@@ -8,14 +8,13 @@
 // anything else (a field set by code, the environment) stays undecided.
 import { normalizeFlagName, type FlagMap, type ReadCondition, type ReadSite } from '../flags/map.ts';
 import { passedFlags } from './sites.ts';
+import { evaluate, type Tri } from './expr.ts';
 
 /** The unit's flags (normalized name -> value) and the map's default of each flag. */
 export interface UnitFlags { passed: Map<string, string>; defaultOf: (flag: string) => string | undefined }
 
 /** Flags whose value may come from a file instead: with one passed, an unpassed flag's default proves nothing. */
 const CONFIG_FILES = ['config', 'config-file'];
-
-type Tri = boolean | undefined;
 
 /** Why the unit rules the read out (`condition at file:line, and the unit's values`), or undefined. */
 export function ruledOut(c: ReadCondition, unit: UnitFlags): string | undefined {
@@ -37,26 +36,6 @@ export function ruledOut(c: ReadCondition, unit: UnitFlags): string | undefined 
   // The operands that make the whole what it is (the false ones of a false &&).
   const decisive = [...new Set(used.filter((u) => u.effect === value).map((u) => u.why))];
   return `ruled out by the unit's flags: ${where} is ${value}, since ${decisive.join(', ')}`;
-}
-
-/** `a && b || !(c)`: three-valued, an operand known only where `leaf` knows it (`negated`: under an odd number of `!`). */
-export function evaluate(expr: string, leaf: (operand: string, negated: boolean) => Tri, negated = false): Tri {
-  const e = unparen(expr.trim());
-  const or = splitTop(e, '||');
-  if (or.length > 1) {
-    const vs = or.map((x) => evaluate(x, leaf, negated));
-    return vs.includes(true) ? true : vs.every((v) => v === false) ? false : undefined;
-  }
-  const and = splitTop(e, '&&');
-  if (and.length > 1) {
-    const vs = and.map((x) => evaluate(x, leaf, negated));
-    return vs.includes(false) ? false : vs.every((v) => v === true) ? true : undefined;
-  }
-  if (e.startsWith('!') && !e.startsWith('!=')) {
-    const v = evaluate(e.slice(1), leaf, !negated);
-    return v === undefined ? undefined : !v;
-  }
-  return leaf(e, negated);
 }
 
 /** One comparison or bool operand on a flag's field, on the unit's value (or the flag's default). */
@@ -107,39 +86,6 @@ function compare(v: string, op: string, k: string): Tri {
 
 function flip(op: string): string {
   return ({ '>': '<', '<': '>', '>=': '<=', '<=': '>=' } as Record<string, string>)[op] ?? op;
-}
-
-/** The operands of `e` at its top level (outside parentheses, brackets, braces and strings), split at `op`. */
-function splitTop(e: string, op: '&&' | '||'): string[] {
-  const out: string[] = [];
-  let depth = 0, from = 0, quote = '';
-  for (let i = 0; i < e.length; i++) {
-    const ch = e[i]!;
-    if (quote) {
-      if (ch === '\\') i++;
-      else if (ch === quote) quote = '';
-    } else if (ch === '"' || ch === '`' || ch === '\'') quote = ch;
-    else if ('([{'.includes(ch)) depth++;
-    else if (')]}'.includes(ch)) depth--;
-    else if (depth === 0 && e.startsWith(op, i)) {
-      out.push(e.slice(from, i).trim());
-      from = i + 2;
-      i++;
-    }
-  }
-  out.push(e.slice(from).trim());
-  return out;
-}
-
-/** `(x)` as `x`, when the parentheses enclose the whole expression. */
-function unparen(e: string): string {
-  if (!e.startsWith('(') || !e.endsWith(')')) return e;
-  let depth = 0;
-  for (let i = 0; i < e.length; i++) {
-    if (e[i] === '(') depth++;
-    else if (e[i] === ')' && --depth === 0 && i < e.length - 1) return e;
-  }
-  return unparen(e.slice(1, -1).trim());
 }
 
 export type SiteStatus = 'hit' | 'not hit' | 'off' | 'unset';

@@ -64,9 +64,10 @@ export function formatText(r: ProveReport): string {
     return rows.length ? `\n${title}:\n${rows.join('\n')}\n` : '';
   };
   const misses = list('cited sites not hit', (s) => s.status === 'not hit' || s.status === 'unset');
-  const off = list('cited sites the unit\'s flags rule out (not hit)', (s) => s.status === 'off');
-  const against = list('cited sites hit though the unit\'s flags rule them out (CONTRADICTION)', (s) => s.contradiction === true);
-  return `${lines.join('\n')}\n${misses}${off}${against}\n${summary(r)}\n`;
+  const off = list('cited sites the unit\'s flags rule out (not hit)', (s) => s.status === 'off' && s.live !== s.ruledOut);
+  const live = list('cited sites a guard kept out at every stop delve made there (not hit, off in this run)', (s) => s.status === 'off' && s.live === s.ruledOut);
+  const against = list('cited sites hit though the unit\'s flags or a guard delve evaluated rule them out (CONTRADICTION)', (s) => s.contradiction === true);
+  return `${lines.join('\n')}\n${misses}${off}${live}${against}\n${summary(r)}\n`;
 }
 
 export function formatMarkdown(r: ProveReport): string {

@@ -10,6 +10,7 @@ import type { Logger } from '../../lib/log.ts';
 import { execStartArgv } from '../compare/normalize.ts';
 import { DlvClient } from './dlv-rpc.ts';
 import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
+import type { GuardProbe } from './guards.ts';
 import type { TraceSite } from './sites.ts';
 import type { ProveGate } from './gates.ts';
 
@@ -86,7 +87,7 @@ export function unitProperties(unitText: string, unit: string, debugUnit: string
   return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }
 
-export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => TraceSite[], log: Logger): Promise<HostOutcome> {
+export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => { sites: TraceSite[]; guards: GuardProbe[] }, log: Logger): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
   const ownArgv = execStartArgv(unitText);
@@ -113,8 +114,9 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
     await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`,
       '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
     client = await connectDlv(s, socket, Date.now() + 180_000); // kube-apiserver's DWARF takes longest to load
-    const traced = await setTracepoints(client, sites(argv));
-    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites; continuing ${run.component} until it passes its gate`);
+    const plan = sites(argv);
+    const traced = await setTracepoints(client, plan.sites, plan.guards);
+    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites and ${traced.guards.size} guards; continuing ${run.component} until it passes its gate`);
     let holder = '';
     const stop = run.stopAfterGate ? async (pid: number) => {
       log.info(`  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`);

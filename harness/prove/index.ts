@@ -11,7 +11,7 @@ import { ensureAll } from '../../core/components/binaries/index.ts';
 import type { BinaryName } from '../../core/components/registry/index.ts';
 import { clusterStateDir } from '../../core/pki/store.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
-import { passedFlags, planFlags, type FlagPlan } from './sites.ts';
+import { passedFlags, planFlags, planGuards, type FlagPlan } from './sites.ts';
 import { loadFlagMap, type FlagMap } from '../flags/map.ts';
 import { proveOnHost, type HostOutcome } from './host.ts';
 import { othersStopped, withSteps, type PlanStep } from './others.ts';
@@ -114,12 +114,12 @@ export async function prove(inv: Inventory, stateDir: string, component: string,
       out = await withSteps(c.wet, steps, () => c.wet.run(host.name, `trace ${component}`, (s) => proveOnHost(s, {
         component, gate, dlv: dlv!.path, debugBinary: debug!.path, gateTimeoutMs: opts.gateTimeoutMs, ...('beside' in spec ? { beside: besideArgv } : {}), ...('stopAfterGate' in spec ? { stopAfterGate: true } : {}), ...flagsHook,
         ...(firstBoot?.done ? { unitStopped: true } : {}),
-      }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return plans.flatMap((p) => p.sites); }, log)));
+      }, (argv) => { plans = planFlags(map, argv.slice(1), binary); return { sites: plans.flatMap((p) => p.sites), guards: planGuards(plans, binary) }; }, log)));
     },
   }], ctx);
   if (!out) throw new StepError('flags prove', 'the trace did not run');
   const defaults = new Map(map.flags.map((f) => [f.name, f.default]));
-  const flags = withOriginals(classify(plans, out.traces, (f) => defaults.get(f), tool ? tool.tool : undefined), flagsOf);
+  const flags = withOriginals(classify(plans, out.traces, (f) => defaults.get(f), tool ? tool.tool : undefined, out.guards), flagsOf);
   const sites = flags.flatMap((f) => f.sites);
   const changed = changedFlags(out.unitArgv, out.argv);
   return {
@@ -162,7 +162,7 @@ export function provenRecord(r: ProveReport): ProvenRecord {
     component: r.component, kubernetesVersion: r.kubernetesVersion, date: r.date.slice(0, 10), debugSha256: r.debugBinary.sha256, dlv: r.dlv.version, argv: r.argv, ...(r.flagsOf ? { flagsOf: r.flagsOf.tool } : {}),
     flags: Object.fromEntries(r.flags.map((f) => [f.flag, {
       verdict: f.verdict, sitesHit: f.sites.filter((s) => s.status === 'hit').length, sitesOff: f.sites.filter((s) => s.status === 'off').length, sites: f.sites.length, ...(f.reason ? { reason: f.reason } : {}), ...(f.original !== undefined ? { original: f.original } : {}),
-      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(s.ruledOut ? { ruledOut: s.ruledOut } : {}), ...(s.contradiction ? { contradiction: true } : {}) })),
+      at: f.sites.map((s) => ({ ref: s.ref, status: s.status, hits: s.hits, ...(s.at ? { function: s.at.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(s.ruledOut ? { ruledOut: s.ruledOut } : {}), ...(s.live ? { live: s.live } : {}), ...(s.contradiction ? { contradiction: true } : {}) })),
     }])),
   };
 }

@@ -18,8 +18,10 @@ export function reclassify(r: ProvenRecord, map: FlagMap): ProvenRecord {
     const at = f.at.map((s): ProvenSite => {
       const site = entry?.consumedAt.find((c) => siteRef(c) === s.ref);
       if (!site) throw new InputError('map', `does not cite ${s.ref} for --${name} of ${r.component} any more; prove it again with --record`);
-      const { status, ruledOut, contradiction } = decideSite(site, traced(s), unit);
-      return { ref: s.ref, status, hits: s.hits, ...(s.function ? { function: s.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(ruledOut ? { ruledOut } : {}), ...(contradiction ? { contradiction } : {}) };
+      const decided = decideSite(site, traced(s), unit);
+      // What delve saw at a guard is the run's own evidence: kept whatever the map now decides.
+      const { status, ruledOut, contradiction } = decided.status === 'not hit' && s.live ? { status: 'off' as const, ruledOut: s.live, contradiction: undefined } : decided;
+      return { ref: s.ref, status, hits: s.hits, ...(s.function ? { function: s.function } : {}), ...(s.atShutdown ? { atShutdown: true } : {}), ...(ruledOut ? { ruledOut } : {}), ...(s.live ? { live: s.live } : {}), ...(contradiction ? { contradiction } : {}) };
     });
     const notHit = at.find((s) => s.status === 'not hit') ?? at.find((s) => s.status === 'off');
     const reason = f.verdict === 'not hit' && notHit?.status === 'off' ? notHit.ruledOut : f.reason;

@@ -1,6 +1,7 @@
 // What to trace for one unit: every read site the flag map cites for each flag the unit passes,
 // with the location delve knows it by and an expression that reads the value at that line.
 import { normalizeFlagName, siteRef, type FlagEntry, type FlagMap, type ReadSite } from '../flags/map.ts';
+import { guardProbes, type GuardProbe } from './guards.ts';
 
 export interface PassedFlag { name: string; value: string }
 
@@ -41,12 +42,25 @@ export function valueExpr(site: ReadSite): string | undefined {
   return found.at(-1);
 }
 
-/** `binary`: modules the debug build names at another version than the one cited (harness/trace/modules.ts). */
-export function planFlags(map: FlagMap, argv: string[], binary: Map<string, { cache: string; binary: string }> = new Map()): FlagPlan[] {
-  const named = (s: ReadSite) => {
-    const b = binary.get(s.module);
-    return `${s.module}@${b && b.cache === s.version ? b.binary : s.version}/${s.file}`;
+type BinaryVersions = Map<string, { cache: string; binary: string }>;
+
+/** `module@version/file` as the debug build's DWARF names it. */
+function namer(binary: BinaryVersions) {
+  return (module: string, version: string, file: string) => {
+    const b = binary.get(module);
+    return `${module}@${b && b.cache === version ? b.binary : version}/${file}`;
   };
+}
+
+/** The probes for the guards of every site the plans trace (guards.ts). */
+export function planGuards(plans: FlagPlan[], binary: BinaryVersions = new Map()): GuardProbe[] {
+  return guardProbes(plans.flatMap((p) => p.sites.map((t) => t.site)), namer(binary));
+}
+
+/** `binary`: modules the debug build names at another version than the one cited (harness/trace/modules.ts). */
+export function planFlags(map: FlagMap, argv: string[], binary: BinaryVersions = new Map()): FlagPlan[] {
+  const name = namer(binary);
+  const named = (s: ReadSite) => name(s.module, s.version, s.file);
   return passedFlags(argv).map((flag) => {
     const entry = map.flags.find((f) => f.name === normalizeFlagName(flag.name));
     const sites = (entry?.consumedAt ?? []).map((site, index) => {

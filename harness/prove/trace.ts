@@ -3,6 +3,7 @@
 // `trace` command does), so the loop continues after each one.
 import type { DlvBreakpoint, DlvClient, DlvState, DlvVariable } from './dlv-rpc.ts';
 import type { TraceSite } from './sites.ts';
+import type { GuardProbe, GuardTrace } from './guards.ts';
 
 /** After this many hits a tracepoint is cleared, so a hot loop does not slow the component into losing its Lease. */
 export const HIT_CAP = 20;
@@ -35,50 +36,90 @@ export interface SiteTrace {
 /** The debuggee stopped after its gate: the signal sent, its exit status (undefined: it did not exit in time), and how long it took. */
 export interface Shutdown { signal: 'SIGTERM'; exitStatus?: number; seconds: number }
 
-export interface TraceOutcome { traces: SiteTrace[]; exited?: number; shutdown?: Shutdown; seconds: number }
+export interface TraceOutcome { traces: SiteTrace[]; guards: Map<string, GuardTrace>; exited?: number; shutdown?: Shutdown; seconds: number }
 
 /** How long a debuggee sent SIGTERM after its gate may take to exit before it is halted. */
 export const SHUTDOWN_MS = 120_000;
 
-/** Tracepoints by delve id; a line cited for several flags (shared client-go code) has one tracepoint. */
-export interface Traced { traces: SiteTrace[]; byId: Map<number, SiteTrace[]> }
-
-export async function setTracepoints(c: DlvClient, sites: TraceSite[]): Promise<Traced> {
-  const traces: SiteTrace[] = [];
-  const byId = new Map<number, SiteTrace[]>();
-  const byLine = new Map<string, { id?: number; unset?: Unset; addrs?: number }>();
-  for (const site of sites) {
-    const key = `${site.file}:${site.site.line}`;
-    let bp = byLine.get(key);
-    if (!bp) {
-      try {
-        const b = await c.trace(site.file, site.site.line, site.expr ? [site.expr] : []);
-        bp = { id: b.id, addrs: b.addrs?.length ?? 1 };
-      } catch (err) {
-        const fn = site.site.function ? `${site.site.package}.${site.site.function}` : undefined;
-        const linked = fn ? (await c.functions(`^${fn.replace(/[.*()[\]]/g, '\\$&')}$`)).length > 0 : true;
-        bp = { unset: { message: err instanceof Error ? err.message : String(err), linked } };
-      }
-      byLine.set(key, bp);
-    }
-    const t: SiteTrace = { site, hits: 0, capped: false, values: [], ...(bp.unset ? { unset: bp.unset } : { addrs: bp.addrs! }) };
-    traces.push(t);
-    if (bp.id !== undefined) byId.set(bp.id, [...(byId.get(bp.id) ?? []), t]);
-  }
-  return { traces, byId };
+/**
+ * Tracepoints by delve id; a line cited for several flags (shared client-go code) has one
+ * tracepoint, and so has a line that is a site and a guard: its variables are the first site's
+ * value expression (when `siteVar`), then each guard's own, from `from`.
+ */
+export interface Traced {
+  traces: SiteTrace[]; byId: Map<number, SiteTrace[]>; siteVar: Set<number>;
+  guards: Map<string, GuardTrace>; guardsById: Map<number, { gt: GuardTrace; from: number }[]>;
 }
 
-function record(byId: Map<number, SiteTrace[]>, st: DlvState): number[] {
+type Line = { file: string; line: number; vars: string[]; siteVar: boolean; sites: SiteTrace[]; guards: { gt: GuardTrace; from: number }[] };
+
+export async function setTracepoints(c: DlvClient, sites: TraceSite[], probes: GuardProbe[] = []): Promise<Traced> {
+  const lines = new Map<string, Line>();
+  const traces: SiteTrace[] = [];
+  for (const site of sites) {
+    const key = `${site.file}:${site.site.line}`;
+    let l = lines.get(key);
+    if (!l) lines.set(key, l = { file: site.file, line: site.site.line, vars: site.expr ? [site.expr] : [], siteVar: !!site.expr, sites: [], guards: [] });
+    const t: SiteTrace = { site, hits: 0, capped: false, values: [] };
+    l.sites.push(t);
+    traces.push(t);
+  }
+  const guards = new Map<string, GuardTrace>();
+  for (const probe of probes) {
+    const key = `${probe.file}:${probe.line}`;
+    let l = lines.get(key);
+    if (!l) lines.set(key, l = { file: probe.file, line: probe.line, vars: [], siteVar: false, sites: [], guards: [] });
+    const gt: GuardTrace = { probe, hits: 0, capped: false, evals: [] };
+    l.guards.push({ gt, from: l.vars.length });
+    l.vars.push(...probe.vars);
+    guards.set(probe.key, gt);
+  }
+  const byId = new Map<number, SiteTrace[]>();
+  const guardsById = new Map<number, { gt: GuardTrace; from: number }[]>();
+  const siteVar = new Set<number>();
+  for (const l of lines.values()) {
+    try {
+      const b = await c.trace(l.file, l.line, l.vars);
+      for (const t of l.sites) t.addrs = b.addrs?.length ?? 1;
+      byId.set(b.id, l.sites);
+      guardsById.set(b.id, l.guards);
+      if (l.siteVar) siteVar.add(b.id);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      for (const g of l.guards) g.gt.unset = message;
+      const site = l.sites[0]?.site;
+      if (!site) continue;
+      const fn = site.site.function ? `${site.site.package}.${site.site.function}` : undefined;
+      const linked = fn ? (await c.functions(`^${fn.replace(/[.*()[\]]/g, '\\$&')}$`)).length > 0 : true;
+      for (const t of l.sites) t.unset = { message, linked };
+    }
+  }
+  return { traces, byId, siteVar, guards, guardsById };
+}
+
+function record({ byId, siteVar, guardsById }: Traced, st: DlvState): number[] {
   const full: number[] = [];
   for (const th of st.Threads ?? []) {
     const bp: DlvBreakpoint | undefined = th.breakPoint;
-    for (const t of bp ? byId.get(bp.id) ?? [] : []) {
-      if (t.capped) continue;
+    if (!bp) continue;
+    const vars = th.breakPointInfo?.variables ?? [];
+    const sites = byId.get(bp.id) ?? [];
+    const gs = guardsById.get(bp.id) ?? [];
+    if (sites.every((t) => t.capped) && gs.every((g) => g.gt.capped)) continue;
+    const v = siteVar.has(bp.id) ? vars[0] : undefined;
+    for (const t of sites) {
       t.hits++;
-      const v = th.breakPointInfo?.variables?.[0];
       if (v) t.values.push(v);
       t.first ??= { file: th.file, line: th.line, function: th.function?.name ?? '', goroutine: th.goroutineID, ...(v ? { variable: v } : {}) };
-      if (t.hits >= HIT_CAP) { t.capped = true; if (!full.includes(bp!.id)) full.push(bp!.id); }
+    }
+    for (const { gt, from } of gs) {
+      gt.hits++;
+      gt.evals.push(vars.slice(from, from + gt.probe.vars.length));
+    }
+    if (Math.max(0, ...sites.map((t) => t.hits), ...gs.map((g) => g.gt.hits)) >= HIT_CAP) {
+      for (const t of sites) t.capped = true;
+      for (const g of gs) g.gt.capped = true;
+      full.push(bp.id);
     }
   }
   return full;
@@ -89,7 +130,8 @@ function record(byId: Map<number, SiteTrace[]>, st: DlvState): number[] {
  * gate. Hit counts come from delve's own totalHitCount where the tracepoint still exists (capped
  * ones keep the count seen here).
  */
-export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (signal: AbortSignal) => Promise<void>, stop?: (pid: number) => Promise<void>, shutdownMs = SHUTDOWN_MS): Promise<TraceOutcome> {
+export async function traceUntil(c: DlvClient, traced: Traced, gate: (signal: AbortSignal) => Promise<void>, stop?: (pid: number) => Promise<void>, shutdownMs = SHUTDOWN_MS): Promise<TraceOutcome> {
+  const { traces, byId, guards, guardsById } = traced;
   const started = Date.now();
   const ac = new AbortController();
   let done = false;
@@ -106,7 +148,7 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
           if (stopping) stopping.exitStatus = st.exitStatus; else exited = st.exitStatus;
           break;
         }
-        for (const id of record(byId, st)) await c.clear(id);
+        for (const id of record(traced, st)) await c.clear(id);
       }
     } finally {
       done = true;
@@ -141,8 +183,10 @@ export async function traceUntil(c: DlvClient, { traces, byId }: Traced, gate: (
   if (exited === undefined && stopping?.exitStatus === undefined) {
     for (const bp of await c.breakpoints()) {
       for (const t of byId.get(bp.id) ?? []) if (!t.capped) t.hits = Math.max(t.hits, bp.totalHitCount ?? 0);
+      // A stop delve counted and the loop did not see leaves a guard's evaluations incomplete (guards.ts keptOut).
+      for (const { gt } of guardsById.get(bp.id) ?? []) if (!gt.capped) gt.hits = Math.max(gt.hits, bp.totalHitCount ?? 0);
     }
   }
   const shutdown: Shutdown | undefined = stopping && { signal: 'SIGTERM', ...(stopping.exitStatus !== undefined ? { exitStatus: stopping.exitStatus } : {}), seconds: (Date.now() - stopping.at) / 1000 };
-  return { traces, ...(exited !== undefined ? { exited } : {}), ...(shutdown ? { shutdown } : {}), seconds: (Date.now() - started) / 1000 };
+  return { traces, guards, ...(exited !== undefined ? { exited } : {}), ...(shutdown ? { shutdown } : {}), seconds: (Date.now() - started) / 1000 };
 }

@@ -52,6 +52,8 @@ type Read struct {
 	CopyTo   string `json:"copyTo,omitempty"` // the read only copies the value into this field or variable
 	// Set when the read runs only if another flag has a non-default value (cond.go).
 	Condition *Condition `json:"condition,omitempty"`
+	// Every branch the read needs in its own function, for prove to evaluate live (guards.go).
+	Guards []Guard `json:"guards,omitempty"`
 }
 
 type FlagOut struct {
@@ -413,6 +415,7 @@ type binding struct {
 	hop     int        // tier 1: how many copies away from the registered object
 	via     string     // tier 1: where the value was copied
 	src     *occ       // tier 1: the read that copied it
+	onlyIn  *funcNode  // tier 1: reads count only in this function (a protobuf message's fields, reads.go)
 	display string     // qualified selector of the last element
 	path    string     // full path for display
 }

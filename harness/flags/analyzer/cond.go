@@ -50,6 +50,9 @@ type condTest struct {
 	negated  bool
 	pkg      *packages.Package
 	fn       *funcNode // the function the condition is in (nil in a package variable's initializer)
+	// init: the if's init statement runs on the condition's line before it (`if v := f(); v > 0`),
+	// so the operands are not yet what the condition tests when a tracepoint there stops.
+	init bool
 }
 
 // funcConds: how a function is reached. guarded: every reference to it in the code the process
@@ -257,8 +260,16 @@ func (c *conds) around(pkg *packages.Package, pos, end token.Pos) []condTest {
 		case *ast.IfStmt:
 			if child == n.Body {
 				add(n.Cond, true, n.Cond.Pos(), n.Cond.End())
+				out[len(out)-1].init = n.Init != nil
 			} else if child == n.Else {
 				add(n.Cond, false, n.Cond.Pos(), n.Cond.End())
+				out[len(out)-1].init = n.Init != nil
+			} else if child == n.Cond && n.Init != nil {
+				for j := range out {
+					if out[j].pos >= n.Cond.Pos() && out[j].pos < n.Cond.End() {
+						out[j].init = true // an operand of this condition
+					}
+				}
 			}
 		case *ast.CaseClause:
 			if _, inBody := child.(ast.Stmt); !inBody {
@@ -286,6 +297,7 @@ func (c *conds) around(pkg *packages.Package, pos, end token.Pos) []condTest {
 				}
 				if is, ok := s.(*ast.IfStmt); ok && is.Else == nil && terminates(is.Body) && !c.a.ix.healthy(info, is.Cond) && !failure(info, is.Body) {
 					add(is.Cond, false, is.Cond.Pos(), is.Cond.End())
+					out[len(out)-1].init = is.Init != nil
 				}
 			}
 		}

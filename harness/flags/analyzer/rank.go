@@ -115,6 +115,7 @@ func (a *analysis) rankReads(reads []attributed, handsOn map[*occ]bool, conds *c
 		if !a.unreached(r) {
 			if conds != nil {
 				r.read.Condition, r.guarded = conds.of(r.o, r.b.flag)
+				r.read.Guards = conds.guards(r.o)
 			}
 			run = append(run, r)
 		}

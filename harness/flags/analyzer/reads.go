@@ -42,6 +42,12 @@ func stdlibField(v *types.Var) bool {
 	return !strings.Contains(first, ".")
 }
 
+// wireField: a field of a generated protobuf message (a *.pb.go file). A value copied into one
+// goes on the wire; its reads elsewhere are the receiver's, in another process, not this flag's.
+func (ix *index) wireField(v *types.Var) bool {
+	return strings.HasSuffix(ix.prog.fset.Position(v.Pos()).Filename, ".pb.go")
+}
+
 // isPrinter: String/Error methods format the value for people; they do not act on it.
 func isPrinter(fn string) bool {
 	short := fn
@@ -265,6 +271,11 @@ func (ix *index) copyBindings(reads []attributed, seen map[string]bool) []*bindi
 			continue // tls.Config.InsecureSkipVerify is read all over: its reads say nothing about this flag
 		}
 		b := &binding{flag: a.b.flag, tier: 1, steps: steps, rootVar: root, src: a.o, hop: a.b.hop + 1}
+		if len(steps) > 0 && ix.wireField(steps[len(steps)-1].v) {
+			// etcd's name copied into a MemberList reply is read by whoever receives it (client.go's
+			// Sync); only the function that fills the message in reads it here (a default for a zero).
+			b.onlyIn = a.o.fn
+		}
 		b.display, b.path = describe(steps, root)
 		b.via = b.display
 		key := fmt.Sprintf("%d|%s|%p", b.flag, b.path, root)
@@ -330,6 +341,9 @@ func (ix *index) attribute(c component, closure map[string]bool, bs []*binding, 
 		info := o.pkg.TypesInfo
 		best, bestM := []*binding{}, 0
 		for _, b := range cands {
+			if b.onlyIn != nil && o.fn != b.onlyIn {
+				continue
+			}
 			m := 1
 			if !isVar {
 				chain, base := chainOf(info, o.expr)
