@@ -326,6 +326,8 @@ describe('hardwire flags prove: mutations of the map are caught', () => {
 // Some are off, ruled out by the unit's own flags (decide.ts).
 describe.each([['kube-apiserver', 'client-ca-file']] as const)('hardwire flags prove --component %s', (component, signature) => proveSuite(component, signature, /^readyz ok on 127\.0\.0\.1:16443$/, {
   sitesHit: 0.9,
+  // ExternalAddress already set from --advertise-address: Complete's fallback to PublicAddress does not run.
+  liveOff: [['k8s.io/apiserver@v0.36.3/pkg/server/config.go:727', 726]],
   beside: ['secure-port', 'audit-log-path', 'endpoint-reconciler-type'],
   // The watch drain of --shutdown-watch-termination-grace-period, and the pre-shutdown hook that
   // stops the kubernetes Service controller (its goroutine logs the line before it reads --advertise-address).
@@ -368,6 +370,25 @@ describe.each([['etcd', 'data-dir']] as const)('hardwire flags prove --component
     firstMisses: ['initial-advertise-peer-urls'],
     // configFromFile runs only with --config-file, which the unit does not pass.
     conditional: [['initial-cluster', 'config-file', 'if cfg.configFile != "" {']],
+    // With the default route prove adds: the no-default-host branch (1564) and the bodies the unit's
+    // --initial-cluster (1579) and non-wildcard listen URL (1584) skip.
+    liveOff: ([[1567, 1564], [1566, 1564], [1580, 1579], [1585, 1584]] as const).map(([l, g]) => [`go.etcd.io/etcd/server/v3@v3.6.8/embed/config.go:${l}`, g]),
   });
   fb.suite();
+
+  // The live evidence is what decides: the same run's guard read with its sense flipped in the map
+  // (the read needs `defaultHostname == "" || …` false) no longer keeps config.go:1567 out.
+  it('a guard whose sense is flipped in the map no longer keeps the read out: not hit, not off', async () => {
+    const mutated = structuredClone(loadFlagMap(component));
+    const site = mutated.flags.find((f) => f.name === 'name')!.consumedAt.find((c) => c.file === 'embed/config.go' && c.line === 1567)!;
+    const guard = site.guards!.find((g) => g.at.endsWith('/embed/config.go:1564'))!;
+    expect(guard.negated).toBeUndefined();
+    guard.negated = true;
+    const file = join(w.lab.stateDir, `${component}.flipped.json`);
+    writeFileSync(file, JSON.stringify(mutated));
+    const r = prove(component, ['--map', file]);
+    const s = r.flags.find((f) => f.flag === 'name')!.sites.find((x) => x.ref.endsWith('/embed/config.go:1567'))!;
+    expect([s.status, s.live], JSON.stringify(s)).toEqual(['not hit', undefined]);
+    await unitBack(component);
+  }, PROVE_MS);
 });

@@ -65,7 +65,11 @@ describe('committed flags prove records', () => {
       for (const s of f.at) {
         const site = entry.consumedAt.find((c) => siteRef(c) === s.ref)!;
         const traced = s.status === 'unset' ? 'unset' : s.hits > 0 ? 'hit' : 'not hit';
-        const want = decideSite(site, traced, unit);
+        const decided = decideSite(site, traced, unit);
+        // Off in this run (guards.ts): a miss the unit's flags do not decide, whose evidence names one of the map's guards of the site.
+        const live = decided.status === 'not hit' && s.live !== undefined;
+        if (live) expect(site.guards?.map((g) => g.at.replace(/^[^@]+@[^/]+\//, '')), s.live).toContain(/^ruled out in this run: (\S+:\d+) /.exec(s.live!)?.[1]);
+        const want = live ? { status: 'off', ruledOut: s.live, contradiction: undefined } : decided;
         expect({ status: s.status, ruledOut: s.ruledOut, contradiction: s.contradiction }, `--${flag} ${s.ref}`).toEqual({ status: want.status, ruledOut: want.ruledOut, contradiction: want.contradiction });
         if (s.status === 'off') expect(s.hits).toBe(0);
       }

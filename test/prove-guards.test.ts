@@ -66,10 +66,10 @@ function scripted(file: string, stops: Stop[]) {
   return { client: client as unknown as DlvClient, bps, gateOpen };
 }
 
-async function prove(flag: string, value: string, s: ReadSite, stops: Stop[]) {
-  const plans = [plan(flag, value, s)];
+async function prove(flag: string, value: string, s: ReadSite, stops: Stop[], more: FlagPlan[] = []) {
+  const plans = [plan(flag, value, s), ...more];
   const d = scripted(`${s.module}@${s.version}/${s.file}`, stops);
-  const traced = await setTracepoints(d.client, plans[0]!.sites, planGuards(plans));
+  const traced = await setTracepoints(d.client, plans.flatMap((p) => p.sites), planGuards(plans));
   const out = await traceUntil(d.client, traced, () => d.gateOpen);
   return { result: classify(plans, out.traces, () => undefined, 'the unit', out.guards)[0]!, bps: d.bps };
 }
@@ -129,5 +129,22 @@ describe('flags prove: guards evaluated live', () => {
     expect(hit.result.sites[0]!.status).toBe('hit');
     expect(hit.result.sites[0]!.contradiction).toBe(true);
     expect(hit.result.sites[0]!.reason).toMatch(/^CONTRADICTION: hit, though embed\/config.go:1564/);
+  });
+
+  it('one probe at a line serves reads of either sense: the if\'s body (config.go:1567) and past its early return (1580)', async () => {
+    const s1567 = site('name', 'embed/config.go:1567');
+    expect(s1567.guards!.find((g) => g.at.endsWith(':1564'))!.negated).toBeUndefined();
+    const g1564 = { 'defaultHostname == "" || defaultHostStatus != nil': 'false' };
+    // 1564 false: the body's read is kept out; the read past the early return ran, and is no contradiction.
+    const { result, bps } = await prove('name', 'node1', name1580, [{ line: 1564, values: g1564 }, { line: 1579, values: { [g1579]: 'true' } }, { line: 1580, values: {} }], [plan('initial-cluster', 'x', s1567)]);
+    expect(bps.filter((b) => b.line === 1564)).toHaveLength(1);
+    expect([result.sites[0]!.status, result.sites[0]!.contradiction]).toEqual(['hit', undefined]);
+    const plans = [plan('name', 'node1', name1580), plan('initial-cluster', 'x', s1567)];
+    const d = scripted(`${s1567.module}@${s1567.version}/${s1567.file}`, [{ line: 1564, values: g1564 }]);
+    const traced = await setTracepoints(d.client, plans.flatMap((p) => p.sites), planGuards(plans));
+    const out = await traceUntil(d.client, traced, () => d.gateOpen);
+    const [name, cluster] = classify(plans, out.traces, () => undefined, 'the unit', out.guards);
+    expect(cluster!.sites[0]!.status).toBe('off');
+    expect(name!.sites[0]!.status).toBe('not hit');
   });
 });

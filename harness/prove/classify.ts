@@ -99,7 +99,7 @@ function siteResult(t: SiteTrace, flag: PassedFlag, unit: UnitFlags, who: string
   const contradiction = !decided.ruledOut ? undefined : decided.contradiction ? `CONTRADICTION: hit, though ${decided.ruledOut}`
     : `hit at the line, which also holds its condition (evaluated whether or not the read runs); the read itself is ${decided.ruledOut}`;
   // A guard that kept the read out at every stop, and yet the read ran: the live reasoning is wrong somewhere.
-  const keptButHit = (s.guards ?? []).map((g) => guards.get(guardKey(g))).map((g) => g && keptOut(g)).find(Boolean);
+  const keptButHit = (s.guards ?? []).map((g) => { const gt = guards.get(guardKey(g)); return gt && keptOut(gt, g); }).find(Boolean);
   const liveContradiction = keptButHit ? `CONTRADICTION: hit, though ${keptButHit.why}` : undefined;
   const reason = [contradiction, liveContradiction, moved, blind].filter(Boolean).join('; ');
   const late = t.gateHits === 0 ? { atShutdown: true as const } : {};

@@ -52,12 +52,12 @@ function shown(probe: GuardProbe, vals: DlvVariable[]): string {
 }
 
 /**
- * Whether the guard kept the read out at every stop the run made there: stopped at least once,
+ * Whether guard g of a read kept it out at every stop the run made at its line: stopped at least once,
  * never past the hit cap (stops after it are unseen), each stop's value decided and the one the
- * read cannot run under. Undefined when it did not.
+ * read cannot run under. Undefined when it did not. The sense is the read's own (g): reads in an if's
+ * body and past its early return share one probe at that line.
  */
-export function keptOut(gt: GuardTrace): { value: boolean; why: string } | undefined {
-  const g = gt.probe.guard;
+export function keptOut(gt: GuardTrace, g: ReadGuard): { value: boolean; why: string } | undefined {
   if (gt.unset || gt.capped || gt.hits === 0 || gt.evals.length !== gt.hits) return undefined;
   const values = gt.evals.map((e) => valueAt(gt.probe, e));
   const blocking = !!g.negated;
@@ -72,7 +72,7 @@ export function keptOut(gt: GuardTrace): { value: boolean; why: string } | undef
 export function liveRuledOut(site: ReadSite, traces: Map<string, GuardTrace>): string | undefined {
   for (const g of site.guards ?? []) {
     const gt = traces.get(guardKey(g));
-    const k = gt && keptOut(gt);
+    const k = gt && keptOut(gt, g);
     if (k) return `ruled out in this run: ${k.why}`;
   }
   return undefined;
