@@ -2,6 +2,7 @@
 // an SSH channel to the host's loopback port, so the debugger never listens beyond 127.0.0.1.
 // Go's net/rpc/jsonrpc writes one JSON object per line, so replies are split on newlines.
 import type { Duplex } from 'node:stream';
+import { lineAddr, type Insn } from './entries.ts';
 
 /** The fields of delve's api types that prove reads (api/types.go; note Tracepoint is "continue" on the wire). */
 export interface DlvVariable { name: string; type: string; kind: number; value: string; len: number; children: DlvVariable[]; unreadable: string }
@@ -85,10 +86,32 @@ export class DlvClient {
     return this.callRaw('Ancestors', { GoroutineID: goroutine, NumAncestors: n, Depth: 1 });
   }
 
-  /** A tracepoint: delve stops, records the hit (and evaluates `variables`), and the caller continues. */
+  /**
+   * A tracepoint: delve stops, records the hit (and evaluates `variables`), and the caller continues.
+   * Set where every execution of the line passes (entries.ts), which is not always delve's own pick.
+   */
   async trace(file: string, line: number, variables: string[]): Promise<DlvBreakpoint> {
-    const out = await this.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file, line, continue: true, variables } });
-    return out.Breakpoint;
+    const bp = { continue: true, variables };
+    const first = (await this.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file, line, ...bp } })).Breakpoint;
+    const picked = first.addrs ?? [];
+    const addrs: number[] = [];
+    for (const pc of picked) addrs.push(lineAddr(await this.functionAt(pc), first.file, first.line, pc));
+    if (addrs.every((a, i) => a === picked[i])) return first;
+    await this.clear(first.id);
+    return (await this.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { addrs, ...bp } })).Breakpoint;
+  }
+
+  private readonly disassembled: { from: number; to: number; insns: Insn[] }[] = [];
+
+  /** The whole function holding `pc`, disassembled once per client. */
+  private async functionAt(pc: number): Promise<Insn[]> {
+    const known = this.disassembled.find((f) => pc >= f.from && pc <= f.to);
+    if (known) return known.insns;
+    type Asm = { Loc: { pc: number; file: string; line: number }; Text: string };
+    const out = await this.call<{ Disassemble: Asm[] | null }>('Disassemble', { Scope: { GoroutineID: -1, Frame: 0, DeferredCall: 0 }, StartPC: pc, EndPC: 0, Flavour: 1 });
+    const insns = (out.Disassemble ?? []).map((a) => ({ pc: a.Loc.pc, file: a.Loc.file, line: a.Loc.line, text: a.Text }));
+    if (insns.length) this.disassembled.push({ from: insns[0]!.pc, to: insns.at(-1)!.pc, insns });
+    return insns;
   }
 
   async command(name: 'continue' | 'halt'): Promise<DlvState> {
