@@ -37,6 +37,7 @@ async function run(f: (c: DlvClient) => Promise<DlvBreakpoint[]>): Promise<{ bps
         const t = connect(sock);
         const ok = await new Promise<boolean>((res) => { t.once('connect', () => res(true)); t.once('error', () => res(false)); });
         if (ok) return t;
+        t.destroy();
         await new Promise((res) => setTimeout(res, 100));
       }
       throw new Error(`delve did not listen on ${sock}: ${(await dlv).all}`);
@@ -58,12 +59,15 @@ async function run(f: (c: DlvClient) => Promise<DlvBreakpoint[]>): Promise<{ bps
   }
 }
 
+/** Delve's own `file:line` breakpoint, the address prove starts from. */
+const delvePick = async (c: DlvClient, line: number) => (await c.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file: FILE, line, continue: true } })).Breakpoint;
+
 describe('a tracepoint on every path through its line', () => {
   it('options.go:170 is hit once, where delve\'s own breakpoint for the line is never reached', async () => {
     const { bps, stops } = await run(async (c) => {
       const ours = await c.trace(FILE, 170, ['c.Verbosity']);
       // Delve's own pick, free again once ours moved off it.
-      const own = (await c.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file: FILE, line: 170, continue: true } })).Breakpoint;
+      const own = await delvePick(c, 170);
       const before = await c.trace(FILE, 141, []);
       return [own, ours, before];
     });
@@ -82,7 +86,7 @@ describe('a tracepoint on every path through its line', () => {
     const { bps } = await run(async (c) => {
       const out: DlvBreakpoint[] = [];
       for (const line of [141, 148]) {
-        const own = (await c.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file: FILE, line, continue: true } })).Breakpoint;
+        const own = await delvePick(c, line);
         await c.clear(own.id);
         out.push(own, await c.trace(FILE, line, []));
       }
@@ -95,7 +99,7 @@ describe('a tracepoint on every path through its line', () => {
   it('moved only past jumps: every instruction from delve\'s pick to ours on options.go:170 is an unconditional jump of that line', async () => {
     const { bps } = await run(async (c) => {
       const ours = await c.trace(FILE, 170, []);
-      const own = (await c.call<{ Breakpoint: DlvBreakpoint }>('CreateBreakpoint', { Breakpoint: { file: FILE, line: 170, continue: true } })).Breakpoint;
+      const own = await delvePick(c, 170);
       type Asm = { Loc: { pc: number; file: string; line: number }; Text: string };
       const insns = (await c.call<{ Disassemble: Asm[] }>('Disassemble', { Scope: { GoroutineID: -1, Frame: 0, DeferredCall: 0 }, StartPC: own.addrs![0], EndPC: 0, Flavour: 1 })).Disassemble;
       // Follow delve's pick the way the CPU would, through each jump, to our address.
