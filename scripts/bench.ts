@@ -11,6 +11,7 @@ const benches: Record<string, string> = {
   rolling: 'bench-rolling.ts',
   compare: 'bench-compare.ts',
   ttfp: 'bench-ttfp.ts',
+  suite: 'bench-suite.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -136,7 +136,7 @@ function expectRenewed(before: Record<string, OnHost | undefined>, after: Record
 }
 
 beforeAll(async () => {
-  ({ lab, inv, state } = await wiredTestLab('certstest', 2));
+  ({ lab, inv, state } = await wiredTestLab('w2', 2));
 });
 
 afterAll(async () => {

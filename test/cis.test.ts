@@ -32,7 +32,7 @@ let s: Session;
 
 beforeAll(async () => {
   // A workers lab: the host is a worker too, so the node target (4.x) runs on it.
-  w = await wiredTestLab('cistest', 1, { workers: true });
+  w = await wiredTestLab('w1w', 1, { workers: true });
   host = w.lab.info.hosts[0]!.name;
   s = await w.lab.ssh(host);
 });

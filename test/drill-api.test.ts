@@ -106,7 +106,7 @@ function rejectedFromMetrics(): number {
 }
 
 beforeAll(async () => {
-  ({ lab, inv, state } = await wiredTestLab('drillapi', 1));
+  ({ lab, inv, state } = await wiredTestLab('w1', 1));
   admin = hardwire(['kubeconfig', '--inventory', inv, '--state-dir', state]).stdout.trim();
 });
 

@@ -83,7 +83,7 @@ function verify(): void {
 
 const t0 = Date.now();
 beforeAll(async () => {
-  ({ lab, inv, state } = await wiredTestLab('dm', 2));
+  ({ lab, inv, state } = await wiredTestLab('w2', 2));
   admin = hardwire(['kubeconfig', '--inventory', inv, '--state-dir', state]).stdout.trim();
   for (const h of lab.info.hosts) addr[h.name] = h.address;
 }, 900_000);

@@ -70,7 +70,7 @@ function noKeyMaterial(text: string): void {
 }
 
 beforeAll(async () => {
-  ({ lab, inv, state } = await wiredTestLab('drilltest', 2));
+  ({ lab, inv, state } = await wiredTestLab('w2', 2));
 });
 
 afterAll(async () => {

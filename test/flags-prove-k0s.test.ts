@@ -20,7 +20,7 @@ let w: WiredLab;
 let report: ProveReport;
 
 beforeAll(async () => {
-  w = await wiredTestLab('provek0s', 1);
+  w = await wiredTestLab('w1', 1);
 });
 
 afterAll(async () => {

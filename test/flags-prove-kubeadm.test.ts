@@ -21,7 +21,7 @@ const PROVE_MS = 600_000;
 let w: WiredLab;
 
 beforeAll(async () => {
-  w = await wiredTestLab('provekubeadm', 1);
+  w = await wiredTestLab('w1', 1);
 });
 
 afterAll(async () => {

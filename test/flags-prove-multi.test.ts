@@ -17,7 +17,7 @@ const UNIT = 'kube-scheduler.service';
 let w: WiredLab;
 
 beforeAll(async () => {
-  w = await wiredTestLab('provemulti', 3);
+  w = await wiredTestLab('w3', 3);
 });
 
 afterAll(async () => {

@@ -36,7 +36,7 @@ function prove(component: string, extra: string[] = []): ProveReport {
 }
 
 beforeAll(async () => {
-  w = await wiredTestLab('provetest', 1);
+  w = await wiredTestLab('w1', 1);
 });
 
 afterAll(async () => {

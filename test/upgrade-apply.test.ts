@@ -96,7 +96,7 @@ async function fileHashes(host: string): Promise<Map<string, string>> {
 }
 
 beforeAll(async () => {
-  ({ lab, inv, state } = await wiredTestLab('upapply', 3, { workers: true }));
+  ({ lab, inv, state } = await wiredTestLab('w3w', 3, { workers: true }));
 }, 900_000);
 
 afterAll(async () => {

@@ -17,7 +17,7 @@ import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { run } from '../lib/proc.ts';
 import { retry } from '../lib/retry.ts';
 
-const NAME = 'hwtest-whpod';
+const NAME = 'w1w';
 const HOST = 'node1';
 const NS = 'hwtest-webhook';
 const VWC = 'hwtest-webhook';

@@ -36,7 +36,7 @@ describe('wire on a workers lab (issue 22)', () => {
   const podsOn = async (host: string) => (await kubeJson<{ items: { metadata: { name: string; namespace: string }; status: { phase: string; podIP?: string } }[] }>(admin, 'GET', `/api/v1/pods?fieldSelector=spec.nodeName=${host}`)).json.items;
 
   beforeAll(async () => {
-    w = await wiredTestLab(NAME, HOSTS.length, { workers: true });
+    w = await wiredTestLab(NAME, HOSTS.length, { workers: true, fresh: true });
     kc = join(w.state, NAME, 'kubeconfigs', 'admin.conf');
     admin = credsFromKubeconfig(kc);
     await kubectl(['create', 'namespace', NS]);

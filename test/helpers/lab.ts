@@ -1,17 +1,45 @@
 // A lab for one test file, torn down afterwards. Its state dir is stable per lab name, so a run
 // that crashed (leaving a bridge, veths or containers) is cleaned up by the next run's labDown
-// instead of blocking it.
-import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+// instead of blocking it. A wired lab is restored from a snapshot made by the first file that
+// wired the same shape with the same code, binaries and rootfs (harness/lab/snapshot.ts).
+import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { labDown, labUp, labConnect, type LabInfo } from '../../harness/lab/index.ts';
+import { join, relative } from 'node:path';
+import { expect } from 'vitest';
+import { labDown, labUp, labConnect, rootfsDir, type LabInfo } from '../../harness/lab/index.ts';
+import { currentInputs, readSnapshotMeta, restoreLabSnapshot, saveLabSnapshot, snapshotKey, snapshotsRoot, type LabShape } from '../../harness/lab/snapshot.ts';
 import type { Session } from '../../core/transport/index.ts';
+import { repoRoot } from '../../lib/paths.ts';
 import { hardwire } from './cli.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
 
-export async function testLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number } = {}): Promise<TestLab> {
-  const stateDir = join(tmpdir(), 'hardwire-test-labs', name);
+/** Setup phases go to $HARDWIRE_PROFILE (one JSON line each) for `pnpm bench suite`. */
+export type SetupPhase = 'boot' | 'wire' | 'save' | 'restore' | 'gate';
+
+export function recordPhase(lab: string, phase: SetupPhase, ms: number): void {
+  const out = process.env.HARDWIRE_PROFILE;
+  if (!out) return;
+  let file = 'unknown';
+  try { file = relative(repoRoot, expect.getState().testPath ?? 'unknown'); } catch { /* outside a test file */ }
+  appendFileSync(out, `${JSON.stringify({ file, lab, phase, ms: Math.round(ms) })}\n`);
+}
+
+async function timed<T>(lab: string, phase: SetupPhase, fn: () => Promise<T>): Promise<T> {
+  const t0 = performance.now();
+  try {
+    return await fn();
+  } finally {
+    recordPhase(lab, phase, performance.now() - t0);
+  }
+}
+
+function labStateDir(name: string): string {
+  return join(tmpdir(), 'hardwire-test-labs', name);
+}
+
+/** Takes down whatever a previous run left under this lab's state dir, nested labs included. */
+async function clearLab(name: string, stateDir: string): Promise<void> {
   await labDown({ name, stateDir }).catch(() => undefined);
   // Labs a test made inside its cluster state dir (compare's kubeadm host) go down too.
   const nested = join(stateDir, 'state');
@@ -19,11 +47,9 @@ export async function testLab(name: string, hosts: number, opts: { workers?: boo
   for (const n of nestedLabs) await labDown({ name: n, stateDir: nested }).catch(() => undefined);
   rmSync(stateDir, { recursive: true, force: true });
   mkdirSync(stateDir, { recursive: true });
-  // A lab that failed to come up is taken down here: the test's afterAll never sees it.
-  const info = await labUp({ name, stateDir, hosts, ...(opts.workers ? { workers: true } : {}), ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}) }).catch(async (err: unknown) => {
-    await labDown({ name, stateDir }).catch(() => undefined);
-    throw err;
-  });
+}
+
+function handle(name: string, stateDir: string, info: LabInfo): TestLab {
   return {
     name, stateDir, info,
     ssh: (host) => labConnect(host, { name, stateDir }),
@@ -31,21 +57,91 @@ export async function testLab(name: string, hosts: number, opts: { workers?: boo
   };
 }
 
+export async function testLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number } = {}): Promise<TestLab> {
+  const stateDir = labStateDir(name);
+  await clearLab(name, stateDir);
+  // A lab that failed to come up is taken down here: the test's afterAll never sees it.
+  const info = await timed(name, 'boot', () => labUp({ name, stateDir, hosts, ...(opts.workers ? { workers: true } : {}), ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}) })).catch(async (err: unknown) => {
+    await labDown({ name, stateDir }).catch(() => undefined);
+    throw err;
+  });
+  return handle(name, stateDir, info);
+}
+
 export async function remote(s: Session, argv: string[]): Promise<string> {
   return (await s.exec(argv, { allowFail: true })).stdout.trim();
 }
 
-export interface WiredLab { lab: TestLab; inv: string; state: string }
+export interface WiredLab { lab: TestLab; inv: string; state: string; restored: boolean }
 
-/** A test lab with the control plane wired on it by the real CLI, state under the lab's dir. */
-export async function wiredTestLab(name: string, hosts: number, opts: { workers?: boolean } = {}): Promise<WiredLab> {
-  const lab = await testLab(name, hosts, opts);
-  const state = join(lab.stateDir, 'state');
-  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state], { timeoutMs: 900_000 });
+interface WireReport { plan: { hosts: { host: string; changes: { path: string; reason: string }[] }[] }; restarted: { host: string; unit: string }[] }
+
+function wireOrThrow(lab: TestLab, state: string, why: string): WireReport {
+  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 900_000 });
   if (w.code !== 0) {
-    await lab.down().catch(() => undefined);
     // The error line first: the journal tail after it can be longer than what is shown.
-    throw new Error(`wire on test lab ${name} exited ${w.code}: ${w.stderr.split('\n').find((l) => l.startsWith('error:')) ?? ''}\n${w.stderr.slice(-3000)}`);
+    throw new Error(`wire (${why}) on test lab ${lab.name} exited ${w.code}: ${w.stderr.split('\n').find((l) => l.startsWith('error:')) ?? ''}\n${w.stderr.slice(-3000)}`);
   }
-  return { lab, inv: lab.info.inventory, state };
+  return JSON.parse(w.stdout) as WireReport;
+}
+
+/** A restored lab must be exactly what wire makes: a wire that changes a file or restarts a unit means the snapshot was not. */
+function expectNoop(r: WireReport, lab: string): void {
+  const changes = r.plan.hosts.flatMap((h) => h.changes.map((c) => `${h.host}:${c.path} (${c.reason})`));
+  const restarts = r.restarted.map((x) => `${x.host}:${x.unit}`);
+  if (changes.length + restarts.length > 0) {
+    throw new Error(`restored lab ${lab} differs from what wire makes: changed ${changes.slice(0, 5).join(', ') || 'nothing'}; restarted ${restarts.join(', ') || 'nothing'}`);
+  }
+}
+
+/** Where a wired lab of this shape, made by this code, these binaries and this rootfs, is kept. */
+export function wiredSnapshotDir(shape: LabShape, root = repoRoot): { dir: string; inputs: ReturnType<typeof currentInputs> } {
+  const inputs = currentInputs(shape, rootfsDir(), root);
+  return { dir: join(snapshotsRoot(), shape.name, snapshotKey(inputs)), inputs };
+}
+
+/**
+ * A test lab with the control plane wired on it by the real CLI, state under the lab's dir. Restored
+ * from a current snapshot when there is one (HARDWIRE_SNAPSHOTS=0: never), else wired and saved.
+ * Either way the real `wire` runs last as the gate: on a restored lab it changes nothing and waits
+ * for every gate. Files that share a shape share a name, and so one snapshot. `fresh`: wire from
+ * nothing, no snapshot (the tests of wire itself).
+ */
+export async function wiredTestLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number; fresh?: boolean } = {}): Promise<WiredLab> {
+  const { fresh, ...labOpts } = opts;
+  const shape: LabShape = { name, hosts, ...labOpts };
+  const stateDir = labStateDir(name);
+  const state = join(stateDir, 'state');
+  // fresh: a test of wire itself wires from nothing and keeps no snapshot.
+  const use = !fresh && process.env.HARDWIRE_SNAPSHOTS !== '0';
+  const snap = use ? wiredSnapshotDir(shape) : undefined;
+  if (snap && readSnapshotMeta(snap.dir)) {
+    await clearLab(name, stateDir);
+    const { info } = await timed(name, 'restore', () => restoreLabSnapshot({ name, stateDir, src: snap.dir, inputs: snap.inputs }));
+    const lab = handle(name, stateDir, info);
+    try {
+      expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after restore')), name);
+    } catch (err) {
+      await lab.down().catch(() => undefined);
+      throw err;
+    }
+    return { lab, inv: info.inventory, state, restored: true };
+  }
+  const lab = await testLab(name, hosts, labOpts);
+  try {
+    await timed(name, 'wire', async () => wireOrThrow(lab, state, 'from nothing'));
+    if (snap) {
+      // Older snapshots of this lab were made by other code or binaries: only the current one is kept.
+      rmSync(join(snapshotsRoot(), name), { recursive: true, force: true });
+      await timed(name, 'save', async () => {
+        await saveLabSnapshot({ name, stateDir, dest: snap.dir, clusterDir: join(state, name), inputs: snap.inputs });
+        await labUp({ name, stateDir });
+      });
+      expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after save')), name);
+    }
+  } catch (err) {
+    await lab.down().catch(() => undefined);
+    throw err;
+  }
+  return { lab, inv: lab.info.inventory, state, restored: false };
 }

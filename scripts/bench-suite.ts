@@ -1,0 +1,98 @@
+// `pnpm bench suite`: each test file's wall time, split into what its lab setup cost (boot, wire,
+// save, restore, gate: written by test/helpers/lab.ts to $HARDWIRE_PROFILE) and the rest (body).
+// Read from a run, never estimated:
+//   pnpm bench suite [vitest args...]   runs the suite (or the files named) with the profile on
+//   pnpm bench suite --from DIR          prints the profile of an earlier run (.ci/run leaves one in out/ci-profile)
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { $ } from 'zx';
+import { repoRoot } from '../lib/paths.ts';
+
+const PHASES = ['boot', 'wire', 'save', 'restore', 'gate'] as const;
+type Phase = (typeof PHASES)[number];
+
+interface FileRow { file: string; project: string; wallMs: number; tests: number; failed: number; phases: Record<Phase, number> }
+
+interface Report {
+  startTime: number;
+  testResults: { name: string; startTime: number; endTime: number; assertionResults: { status: string }[] }[];
+}
+
+function readReport(dir: string): Report {
+  return JSON.parse(readFileSync(join(dir, 'vitest.json'), 'utf8')) as Report;
+}
+
+function rows(dir: string, report = readReport(dir)): FileRow[] {
+  const phases = new Map<string, Record<Phase, number>>();
+  const jsonl = join(dir, 'phases.jsonl');
+  if (existsSync(jsonl)) {
+    for (const line of readFileSync(jsonl, 'utf8').split('\n').filter(Boolean)) {
+      const r = JSON.parse(line) as { file: string; phase: Phase; ms: number };
+      const p = phases.get(r.file) ?? { boot: 0, wire: 0, save: 0, restore: 0, gate: 0 };
+      p[r.phase] += r.ms;
+      phases.set(r.file, p);
+    }
+  }
+  const UNIT_TESTS = unitTests();
+  return report.testResults.map((t) => {
+    const file = relative(repoRoot, t.name);
+    return {
+      file,
+      project: UNIT_TESTS.has(file) ? 'unit' : 'lab',
+      wallMs: t.endTime - t.startTime,
+      tests: t.assertionResults.length,
+      failed: t.assertionResults.filter((a) => a.status === 'failed').length,
+      phases: phases.get(file) ?? { boot: 0, wire: 0, save: 0, restore: 0, gate: 0 },
+    };
+  }).sort((a, b) => b.wallMs - a.wallMs);
+}
+
+function unitTests(): Set<string> {
+  const text = readFileSync(join(repoRoot, 'vitest.unit.config.ts'), 'utf8');
+  return new Set([...text.matchAll(/'(test\/[^']+\.test\.ts)'/g)].map((m) => m[1]!));
+}
+
+const s = (ms: number) => (ms / 1000).toFixed(1);
+
+function print(dir: string): void {
+  const all = rows(dir);
+  const lab = all.filter((r) => r.project === 'lab');
+  const unit = all.filter((r) => r.project === 'unit');
+  const sum = (xs: FileRow[], f: (r: FileRow) => number) => xs.reduce((n, r) => n + f(r), 0);
+  const w = Math.max(4, ...lab.map((r) => r.file.length));
+  const out: string[] = [];
+  const report = readReport(dir);
+  const wall = Math.max(...report.testResults.map((t) => t.endTime)) - report.startTime;
+  out.push(`profile ${relative(repoRoot, dir) || dir}: ${all.length} files, ${sum(all, (r) => r.tests)} tests, ${sum(all, (r) => r.failed)} failed; vitest wall ${s(wall)} s`);
+  out.push(`${'lab file'.padEnd(w)}  ${['wall s', ...PHASES, 'body'].map((h) => h.padStart(7)).join(' ')}`);
+  for (const r of lab) {
+    const setup = PHASES.reduce((n, p) => n + r.phases[p], 0);
+    out.push(`${r.file.padEnd(w)}  ${[r.wallMs, ...PHASES.map((p) => r.phases[p]), r.wallMs - setup].map((v) => s(v).padStart(7)).join(' ')}`);
+  }
+  const setupAll = PHASES.map((p) => sum(lab, (r) => r.phases[p]));
+  const labWall = sum(lab, (r) => r.wallMs);
+  out.push(`${'lab total'.padEnd(w)}  ${[labWall, ...setupAll, labWall - setupAll.reduce((a, b) => a + b, 0)].map((v) => s(v).padStart(7)).join(' ')}`);
+  // Unit files run in parallel: their longest file, not their sum, is what the run waits for.
+  out.push(`unit files: ${unit.length}, in parallel; longest ${unit[0] ? `${unit[0].file} ${s(unit[0].wallMs)} s` : '-'}`);
+  process.stdout.write(`${out.join('\n')}\n`);
+}
+
+const args = process.argv.slice(2);
+const from = args.indexOf('--from');
+if (from >= 0) {
+  const dir = args[from + 1];
+  if (!dir || !existsSync(join(dir, 'vitest.json'))) {
+    process.stderr.write(`error: --from: ${dir ?? '(missing)'} holds no vitest.json; pass the directory of a profiled run (out/ci-profile after .ci/run)\n`);
+    process.exit(2);
+  }
+  print(dir);
+} else {
+  const dir = join(repoRoot, 'out', `suite-profile-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const t0 = Date.now();
+  const r = await $({ cwd: repoRoot, stdio: 'inherit', nothrow: true, env: { ...process.env, HARDWIRE_PROFILE: join(dir, 'phases.jsonl') } })`${join(repoRoot, 'node_modules', '.bin', 'vitest')} run ${args}`;
+  process.stdout.write(`vitest exited ${r.exitCode} after ${s(Date.now() - t0)} s\n`);
+  if (existsSync(join(dir, 'vitest.json'))) print(dir);
+  process.exit(r.exitCode ?? 1);
+}
