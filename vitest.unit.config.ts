@@ -14,6 +14,7 @@ export const UNIT_TESTS = [
   'test/render.test.ts',
   'test/workers-render.test.ts',
   'test/pki.test.ts',
+  'test/pki-security.test.ts',
   'test/inventory.test.ts',
   'test/log.test.ts',
   'test/transport.test.ts',
