@@ -12,6 +12,7 @@ export const UNIT_TESTS = [
   'test/compare-proc-tree.test.ts',
   'test/lab-disk.test.ts',
   'test/render.test.ts',
+  'test/systemd-escape.test.ts',
   'test/workers-render.test.ts',
   'test/pki.test.ts',
   'test/pki-security.test.ts',
