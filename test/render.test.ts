@@ -103,12 +103,32 @@ describe('render', () => {
     expect(api).toContain('--etcd-cafile=/etc/kubernetes/pki/etcd/ca.crt');
     expect(api).toContain('--etcd-certfile=/etc/kubernetes/pki/apiserver-etcd-client.crt');
     expect(api).toContain('--advertise-address=198.51.100.11');
-    const etcd = execStartFlags(unit('cp-1', 'etcd'));
-    expect(etcd).toEqual(expect.arrayContaining(['--client-cert-auth=true', '--peer-client-cert-auth=true', '--name=cp-1',
-      '--initial-cluster=cp-0=https://198.51.100.10:2380,cp-1=https://198.51.100.11:2380,cp-2=https://198.51.100.12:2380']));
-    for (const c of ['kube-controller-manager', 'kube-scheduler']) {
-      expect(execStartFlags(unit('cp-2', c))).toEqual(expect.arrayContaining(['--leader-elect=true', '--bind-address=127.0.0.1']));
-    }
+    // Exact sets: a flag added to a model (a wider listener, a weaker auth setting) must show up here.
+    const sorted = (xs: string[]) => [...xs].sort();
+    expect(sorted(execStartFlags(unit('cp-1', 'etcd')))).toEqual(sorted([
+      '--name=cp-1', '--data-dir=/var/lib/etcd',
+      '--listen-client-urls=https://127.0.0.1:2379,https://198.51.100.11:2379', '--advertise-client-urls=https://198.51.100.11:2379',
+      '--listen-peer-urls=https://198.51.100.11:2380', '--initial-advertise-peer-urls=https://198.51.100.11:2380',
+      '--initial-cluster=cp-0=https://198.51.100.10:2380,cp-1=https://198.51.100.11:2380,cp-2=https://198.51.100.12:2380',
+      '--initial-cluster-state=new', '--initial-cluster-token=hardwire-demo',
+      '--client-cert-auth=true', '--trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt',
+      '--cert-file=/run/credentials/etcd.service/server.crt', '--key-file=/run/credentials/etcd.service/server.key',
+      '--peer-client-cert-auth=true', '--peer-trusted-ca-file=/etc/kubernetes/pki/etcd/ca.crt',
+      '--peer-cert-file=/run/credentials/etcd.service/peer.crt', '--peer-key-file=/run/credentials/etcd.service/peer.key',
+      '--listen-metrics-urls=http://127.0.0.1:2381', '--snapshot-count=10000',
+    ]));
+    expect(sorted(execStartFlags(unit('cp-2', 'kube-controller-manager')))).toEqual(sorted([
+      '--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/16', '--cluster-name=demo', '--service-cluster-ip-range=10.96.0.0/12',
+      '--authentication-kubeconfig=/etc/kubernetes/controller-manager.conf', '--authorization-kubeconfig=/etc/kubernetes/controller-manager.conf',
+      '--kubeconfig=/etc/kubernetes/controller-manager.conf', '--bind-address=127.0.0.1', '--leader-elect=true', '--profiling=false',
+      '--client-ca-file=/etc/kubernetes/pki/ca.crt', '--requestheader-client-ca-file=/etc/kubernetes/pki/front-proxy-ca.crt', '--root-ca-file=/etc/kubernetes/pki/ca.crt',
+      '--cluster-signing-cert-file=/etc/kubernetes/pki/ca.crt', '--cluster-signing-key-file=/etc/kubernetes/pki/ca.key',
+      '--service-account-private-key-file=/etc/kubernetes/pki/sa.key', '--use-service-account-credentials=true',
+    ]));
+    expect(sorted(execStartFlags(unit('cp-2', 'kube-scheduler')))).toEqual(sorted([
+      '--authentication-kubeconfig=/etc/kubernetes/scheduler.conf', '--authorization-kubeconfig=/etc/kubernetes/scheduler.conf',
+      '--kubeconfig=/etc/kubernetes/scheduler.conf', '--bind-address=127.0.0.1', '--leader-elect=true', '--profiling=false',
+    ]));
   });
 
   it('units pass systemd-analyze verify, apart from the binaries not installed here', () => {

@@ -57,6 +57,7 @@ function loadCa(dir: string, file: string, id: string): Signer | undefined {
   if (new Date(x.validTo).getTime() < Date.now()) {
     throw new StepError('pki', `CA ${id} expired at ${x.validTo}; CA rotation is a deliberate operation, not something hardwire does silently`);
   }
+  writeFileAtomic(key, readFileSync(key), KEY_MODE); // the same bytes: repairs a drifted mode only
   return { certPem, keyPem };
 }
 
@@ -105,6 +106,7 @@ async function ensureServiceAccountKeys(dir: string): Promise<PkiEvent> {
   if (keyPem !== undefined) {
     // The public half is derived, so it can always be rewritten to match.
     const pub = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'pem' }).toString();
+    writeFileAtomic(keyPath, readFileSync(keyPath), KEY_MODE); // the same bytes: repairs a drifted mode only
     const r = writeFileAtomic(pubPath, pub);
     return { id: 'sa', file: 'sa.key', action: 'kept', reasons: r === 'unchanged' ? [] : ['sa.pub rewritten from sa.key'] };
   }
@@ -121,6 +123,7 @@ function ensureEncryptionConfig(dir: string): PkiEvent {
     if (!isUsableEncryptionConfig(text)) {
       throw new StepError('pki', `${path} exists but holds no usable aescbc/secretbox key; fix it by hand (replacing it would make stored Secrets unreadable)`);
     }
+    writeFileAtomic(path, readFileSync(path), KEY_MODE); // the same bytes: repairs a drifted mode only
     return { id: 'encryption-config', file: 'encryption-config.yaml', action: 'kept', reasons: [] };
   }
   writeFileAtomic(path, newEncryptionConfig(), KEY_MODE);
