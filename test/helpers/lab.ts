@@ -72,7 +72,11 @@ export async function remote(s: Session, argv: string[]): Promise<string> {
   return (await s.exec(argv, { allowFail: true })).stdout.trim();
 }
 
-export interface WiredLab { lab: TestLab; inv: string; state: string; restored: boolean }
+export interface WiredLab {
+  lab: TestLab; inv: string; state: string; restored: boolean;
+  /** The freshly wired cluster again: the snapshot restored (seconds), else a teardown and a wire from nothing. */
+  reset(): Promise<void>;
+}
 
 interface WireReport { plan: { hosts: { host: string; changes: { path: string; reason: string }[] }[] }; restarted: { host: string; unit: string }[] }
 
@@ -115,9 +119,9 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
   // fresh: a test of wire itself wires from nothing and keeps no snapshot.
   const use = !fresh && process.env.HARDWIRE_SNAPSHOTS !== '0';
   const snap = use ? wiredSnapshotDir(shape) : undefined;
-  if (snap && readSnapshotMeta(snap.dir)) {
+  const restore = async (): Promise<TestLab> => {
     await clearLab(name, stateDir);
-    const { info } = await timed(name, 'restore', () => restoreLabSnapshot({ name, stateDir, src: snap.dir, inputs: snap.inputs }));
+    const { info } = await timed(name, 'restore', () => restoreLabSnapshot({ name, stateDir, src: snap!.dir, inputs: snap!.inputs }));
     const lab = handle(name, stateDir, info);
     try {
       expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after restore')), name);
@@ -125,7 +129,17 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
       await lab.down().catch(() => undefined);
       throw err;
     }
-    return { lab, inv: info.inventory, state, restored: true };
+    return lab;
+  };
+  const resetBy = (lab: TestLab) => async () => {
+    if (snap && readSnapshotMeta(snap.dir)) { await restore(); return; }
+    const td = hardwire(['teardown', '--inventory', lab.info.inventory, '--state-dir', state, '--purge-data'], { timeoutMs: 300_000 });
+    if (td.code !== 0) throw new Error(`teardown on test lab ${name} exited ${td.code}: ${td.stderr.slice(-2000)}`);
+    await timed(name, 'wire', async () => wireOrThrow(lab, state, 'reset'));
+  };
+  if (snap && readSnapshotMeta(snap.dir)) {
+    const lab = await restore();
+    return { lab, inv: lab.info.inventory, state, restored: true, reset: resetBy(lab) };
   }
   const lab = await testLab(name, hosts, labOpts);
   try {
@@ -143,5 +157,5 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
     await lab.down().catch(() => undefined);
     throw err;
   }
-  return { lab, inv: lab.info.inventory, state, restored: false };
+  return { lab, inv: lab.info.inventory, state, restored: false, reset: resetBy(lab) };
 }
