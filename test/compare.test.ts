@@ -448,10 +448,13 @@ describe('hardwire compare on the lab', () => {
     const r419 = n.rows.find((r) => r.id === '4.1.9')!;
     expect(r419.found.k0s?.paths).toContain('/run/k0s/kubelet/config.yaml');
     expect(r419.status.k0s, `mode ${mode}`).toBe(Number.parseInt(mode, 8) & 0o177 ? 'FAIL' : 'PASS');
-    // k0s's 4.2.1 and 4.2.2 FAIL on fields its kubelet's file leaves to the kubelet's defaults (NODE_FAIL_WHY says so): the file, read here, has neither.
-    const k0sFails = n.rows.filter((r) => r.status.k0s === 'FAIL').map((r) => r.id);
-    if (k0sFails.includes('4.2.1')) expect((kubeletConfig.authentication as { anonymous?: { enabled?: boolean } } | undefined)?.anonymous?.enabled).toBeUndefined();
-    if (k0sFails.includes('4.2.2')) expect((kubeletConfig.authorization as { mode?: string } | undefined)?.mode).toBeUndefined();
+    // k0s's 4.2.1 and 4.2.2 follow the file its kubelet reads, read here: a field it leaves to the
+    // kubelet's defaults is a FAIL (NODE_FAIL_WHY says so). Both rows must be there, whatever they say.
+    const rowOf = (id: string) => { const r = n.rows.find((x) => x.id === id); expect(r, `CIS ${id} reported`).toBeDefined(); return r!; };
+    const anonymous = (kubeletConfig.authentication as { anonymous?: { enabled?: boolean } } | undefined)?.anonymous?.enabled;
+    expect(rowOf('4.2.1').status.k0s, `anonymous.enabled ${String(anonymous)}`).toBe(anonymous === false ? 'PASS' : 'FAIL');
+    const authz = (kubeletConfig.authorization as { mode?: string } | undefined)?.mode;
+    expect(rowOf('4.2.2').status.k0s, `authorization.mode ${String(authz)}`).toBe(authz !== undefined && authz !== 'AlwaysAllow' ? 'PASS' : 'FAIL');
     // Every FAIL that another plane does not have has its one line.
     for (const r of n.rows) {
       const fails = (['hardwire', 'kubeadm', 'k0s'] as const).filter((p) => r.status[p] === 'FAIL');

@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
-import { cpSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { globalAgent } from 'node:https';
+import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredSnapshotDir, wiredTestLab, type WiredLab } from './helpers/lab.ts';
@@ -45,14 +46,14 @@ describe('lab snapshots', () => {
     const now = wiredSnapshotDir(SHAPE);
     const meta = readSnapshotMeta(now.dir);
     expect(meta, `no snapshot at ${now.dir} after wiredTestLab`).toBeDefined();
-    expect(staleInputs(meta!.inputs, now.inputs)).toEqual([]);
+    expect(staleInputs(meta!, now.inputs)).toEqual([]);
 
     const root = changedTree();
     try {
       const changed = wiredSnapshotDir(SHAPE, root);
       expect(changed.dir).not.toBe(now.dir);
       expect(readSnapshotMeta(changed.dir)).toBeUndefined();
-      expect(staleInputs(meta!.inputs, changed.inputs)).toEqual(['source']);
+      expect(staleInputs(meta!, changed.inputs)).toEqual(['source']);
       // The changed tree really renders the flag differently (render of the copy, run from the copy).
       const r = spawnSync(process.execPath, [join(root, 'cli', 'hardwire.ts'), 'render', '--inventory', w.inv, '--state-dir', join(root, 'state')], { encoding: 'utf8', timeout: 300_000 });
       expect(r.status, r.stderr.slice(-2000)).toBe(0);
@@ -75,6 +76,7 @@ describe('lab snapshots', () => {
   it('lab save, then lab up --from: the saved cluster comes back (a ConfigMap made after the save is gone), wire changes nothing, the CA on the host is the operator\'s, and the snapshot keeps keys 0600', async () => {
     const env = { HARDWIRE_STATE: w.lab.stateDir };
     const snapName = `t${process.pid}`;
+    // New connections after each power cycle: node's global agent keeps sockets alive, and one to the old apiserver is dead (EPIPE).
     const admin = credsFromKubeconfig(kc);
     const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: 'default' }, data: { at: name } });
     const status = async (name: string) => (await kubeJson(admin, 'GET', `/api/v1/namespaces/default/configmaps/${name}`, { allow: [404] })).status;
@@ -92,12 +94,14 @@ describe('lab snapshots', () => {
       for (const k of keys) expect((statSync(k).mode & 0o777).toString(8), k).toBe('600');
       expect((statSync(saved.dir).mode & 0o777).toString(8)).toBe('700');
 
+      globalAgent.destroy();
       expect(await status('before-save')).toBe(200);
       expect((await kubeJson(admin, 'POST', '/api/v1/namespaces/default/configmaps', { body: cm('after-save') })).status).toBe(201);
       const up = hardwire(['lab', 'up', '--from', snapName, '--name', SHAPE.name, '--state-dir', w.state, '--json'], { env, timeoutMs: 600_000 });
       expect(up.code, up.stderr.slice(-2000)).toBe(0);
       const r = JSON.parse(up.stdout) as { wired: boolean; changedFiles: number; restarted: number };
       expect(r).toMatchObject({ wired: true, changedFiles: 0, restarted: 0 });
+      globalAgent.destroy();
       expect(await status('before-save')).toBe(200);
       expect(await status('after-save')).toBe(404);
       // The CA the host serves with is the operator's copy, hashed on the host by sha256sum.
@@ -108,6 +112,31 @@ describe('lab snapshots', () => {
       expect(up.stdout + up.stderr + save.stdout + save.stderr).not.toMatch(/PRIVATE KEY/);
     } finally {
       rmSync(saved.dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a rebuilt binary makes the snapshot stale: the recorded cache file\'s stat moved (a cache of this test\'s own)', () => {
+    const cache = tempDir('hardwire-snapshot-cache-');
+    const was = process.env.HARDWIRE_CACHE;
+    process.env.HARDWIRE_CACHE = cache;
+    try {
+      const bin = join(cache, 'bin', 'etcd', 'v0', 'etcd');
+      mkdirSync(join(cache, 'bin', 'etcd', 'v0'), { recursive: true });
+      writeFileSync(bin, 'one');
+      const st = statSync(bin);
+      const recorded = { 'bin/etcd/v0/etcd': `${st.size} ${st.ino} ${(statSync(bin, { bigint: true })).mtimeNs} ${(statSync(bin, { bigint: true })).ctimeNs} ${'0'.repeat(64)}` };
+      const meta = { inputs: { shape: 's', source: 'x', rootfs: 'r' }, binaries: recorded };
+      expect(staleInputs(meta, meta.inputs)).toEqual([]);
+      // Rebuilt in place with the same size: a new ctime (and a new inode when renamed into place).
+      const tmp = `${bin}.new`;
+      writeFileSync(tmp, 'two');
+      renameSync(tmp, bin);
+      expect(staleInputs(meta, meta.inputs)).toEqual(['binaries']);
+      rmSync(bin);
+      expect(staleInputs(meta, meta.inputs)).toEqual(['binaries']);
+    } finally {
+      if (was === undefined) delete process.env.HARDWIRE_CACHE; else process.env.HARDWIRE_CACHE = was;
+      rmSync(cache, { recursive: true, force: true });
     }
   });
 

@@ -100,7 +100,8 @@ describe('wire on a 3-host lab', () => {
     expect(v.code, v.stderr.slice(-2000)).toBe(0);
     const report = JSON.parse(v.stdout) as { ok: boolean; smoke: { name: string; ok: boolean; detail: string }[] };
     expect(report.ok).toBe(true);
-    expect(report.smoke.map((c) => c.name)).toEqual(expect.arrayContaining(['server-side apply conflict', 'watch', 'Secret encrypted at rest', 'CRD with a CEL validation rule']));
+    // The whole list, in order, each passed: a check that went missing would pass an arrayContaining.
+    expect(report.smoke.map((c) => `${c.name} ${c.ok}`)).toEqual(['namespace and ConfigMap', 'Deployment -> ReplicaSet -> Pods (controller-manager)', 'CRD with a CEL validation rule', 'server-side apply conflict', 'watch', 'Secret encrypted at rest', 'cleanup'].map((n) => `${n} true`));
     // Right again, at once: the first run's CRD may still be terminating, so each run has a CRD of its
     // own (a shared one failed CI on 2026-12-03: "from an earlier run is still terminating").
     const again = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);

@@ -125,9 +125,15 @@ export function declare(root: Cli): Cli {
       const o = labOpts(opts, log);
       const dest = snap.savedSnapshotDir(snapshot);
       const shape = snap.existingShape(o);
-      const clusterDir = join(stateDirFrom(opts), shape.name);
-      const meta = await snap.saveLabSnapshot({ ...o, dest, inputs: snap.currentInputs(shape, l.rootfsDir()), ...(existsSync(clusterDir) ? { clusterDir } : {}) });
-      await l.labUp(o);
+      const stateDir = stateDirFrom(opts);
+      const clusterDir = join(stateDir, shape.name);
+      const wired = existsSync(clusterDir);
+      const { loadValidInventory } = await import('../../core/validate/inventory.ts');
+      const binaries = await snap.cacheFilesInUse(loadValidInventory(l.labPaths(o).inventory), log);
+      const meta = await snap.saveLabSnapshot({ ...o, dest, inputs: snap.currentInputs(shape, l.rootfsDir()), binaries, ...(wired ? { clusterDir } : {}) });
+      const info = await l.labUp(o);
+      // Back as it was: serving, every gate passed (a wire that changes nothing).
+      if (wired) await gateByWire(info, stateDir, log);
       if (opts.json) printJson({ name: shape.name, snapshot, dir: dest, bytes: meta.bytes, clusterDir: meta.clusterDir });
       else process.stdout.write(`${dest}\n`);
       return 0;
@@ -168,6 +174,14 @@ export function labSshArgv(info: Pick<LabInfo, 'identityFile' | 'knownHosts'>, h
   return [...pinned, ...jump, h.address, ...(cmd.length > 0 ? ['--', ...cmd] : [])];
 }
 
+/** A wire of the lab's inventory as the gate: on a lab that is what wire made, it changes nothing and waits for every gate. */
+async function gateByWire(info: LabInfo, stateDir: string, log: Logger): Promise<{ changed: number; restarted: number }> {
+  const { loadValidInventory } = await import('../../core/validate/inventory.ts');
+  const { wire } = await import('../../core/apply/wire.ts');
+  const ctx = await wire(loadValidInventory(info.inventory), stateDir, { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+  return { changed: ctx.plan?.hosts.reduce((n, h) => n + h.changes.length, 0) ?? 0, restarted: ctx.restarted.length };
+}
+
 /** `lab up --from`: the snapshot restored, then wire as its gate (a no-op on a current snapshot). */
 async function upFrom(l: Lab, o: { name?: string; log: Logger }, snapshot: string, stateDir: string, json: boolean, log: Logger): Promise<number> {
   const snap = await import('../../harness/lab/snapshot.ts');
@@ -186,13 +200,10 @@ async function upFrom(l: Lab, o: { name?: string; log: Logger }, snapshot: strin
     else process.stdout.write(`${info.inventory}\n`);
     return 0;
   }
-  const { loadValidInventory } = await import('../../core/validate/inventory.ts');
-  const { wire } = await import('../../core/apply/wire.ts');
-  const ctx = await wire(loadValidInventory(info.inventory), stateDir, { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-  const changed = ctx.plan?.hosts.reduce((n, h) => n + h.changes.length, 0) ?? 0;
-  if (json) printJson({ name: info.name, inventory: info.inventory, snapshot, wired: true, changedFiles: changed, restarted: ctx.restarted.length });
+  const { changed, restarted } = await gateByWire(info, stateDir, log);
+  if (json) printJson({ name: info.name, inventory: info.inventory, snapshot, wired: true, changedFiles: changed, restarted });
   else {
-    log.info(`lab "${info.name}" restored from "${snapshot}"; wire changed ${changed} file(s), (re)started ${ctx.restarted.length} unit(s)`);
+    log.info(`lab "${info.name}" restored from "${snapshot}"; wire changed ${changed} file(s), (re)started ${restarted} unit(s)`);
     process.stdout.write(`${info.inventory}\n`);
   }
   return 0;

@@ -1,6 +1,7 @@
 // A powered-off lab kept as a copy, with the cluster state wire made for it, restored in seconds.
-// A snapshot is keyed by what made it: the lab's shape, the source tree that renders the hosts, the
-// binaries in the cache and the base rootfs. One whose inputs differ from now is never restored.
+// A snapshot is keyed by what made it: the lab's shape, the source tree that renders the hosts and the
+// base rootfs; it records the cache files of the binaries wire pushed. One whose inputs or binaries
+// differ from now is never restored.
 import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -8,10 +9,15 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { run } from '../../lib/proc.ts';
 import { withLock } from '../../lib/lock.ts';
-import { labDown, labStop, labUp, type LabInfo, type LabOptions } from './lab.ts';
+import { labConnect, labDown, labStop, labUp, type LabInfo, type LabOptions } from './lab.ts';
+import { credsFromKubeconfig, kubeJson } from '../../core/transport/kube-api.ts';
 import { labDir } from './plan.ts';
 import { labFiles, readState } from './state.ts';
-import { binRoot } from '../../core/components/binaries/cache.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { Logger } from '../../lib/log.ts';
+import { binariesFor } from '../../core/components/registry/index.ts';
+import { ensureImages } from '../../core/components/image-build.ts';
+import { resolveBinaries } from '../../core/apply/binaries.ts';
 
 /** What a snapshot was made from; any field that differs from now makes it stale. */
 export interface SnapshotInputs {
@@ -19,15 +25,21 @@ export interface SnapshotInputs {
   shape: string;
   /** Every file under cli, core, lib and harness, and the lockfile: the code that renders and wires. */
   source: string;
-  /** Every cached binary's manifest and the stat of the file it names; images likewise. */
-  binaries: string;
   /** The base rootfs every host's upper dir sits on. */
   rootfs: string;
 }
 
+/**
+ * The cache files behind every binary and image wire pushed, by path under the cache dir, each with
+ * its stat and sha256. Which files wire reads follows from the source (it pins the versions), so a
+ * snapshot is current while these are unchanged; a rebuilt binary changes its stat.
+ */
+export type CacheFiles = Record<string, string>;
+
 export interface SnapshotMeta {
-  version: 1;
+  version: 2;
   inputs: SnapshotInputs;
+  binaries: CacheFiles;
   /** Absolute paths the snapshot restores to: the lab's files and the cluster's state. */
   labDir: string;
   clusterDir: string | null;
@@ -56,28 +68,29 @@ export function sourceDigest(root = repoRoot): string {
   return h.digest('hex');
 }
 
-/** Binaries are verified against their manifest's sha256 by stat; a file replaced since changes its stat. */
-export function binariesDigest(root = binRoot()): string {
-  const h = createHash('sha256');
-  if (!existsSync(root)) return h.digest('hex');
-  const files: string[] = [];
-  walk(root, files);
-  for (const f of files.sort()) {
-    const st = statSync(f, { bigint: true });
-    h.update(`${relative(root, f)} ${st.size} ${st.ino} ${st.mtimeNs} ${st.ctimeNs}\0`);
-    if (f.endsWith('manifest.json') || f.endsWith('.sha256')) h.update(readFileSync(f));
+function statLine(path: string): string {
+  try {
+    const st = statSync(path, { bigint: true });
+    return `${st.size} ${st.ino} ${st.mtimeNs} ${st.ctimeNs}`;
+  } catch {
+    return 'missing';
   }
-  for (const img of ['images']) {
-    const dir = join(dirname(root), img);
-    if (!existsSync(dir)) continue;
-    const more: string[] = [];
-    walk(dir, more);
-    for (const f of more.sort()) {
-      const st = statSync(f, { bigint: true });
-      h.update(`${img}/${relative(dir, f)} ${st.size} ${st.ino} ${st.mtimeNs} ${st.ctimeNs}\0`);
-    }
-  }
-  return h.digest('hex');
+}
+
+/** The binaries and images wire pushes to this inventory's hosts, resolved as wire resolves them (the cache, verified by stat). */
+export async function cacheFilesInUse(inv: Inventory, log: Logger): Promise<CacheFiles> {
+  const names = [...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))];
+  const bins = await resolveBinaries(inv, names, log);
+  const images = inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : [];
+  const out: CacheFiles = {};
+  for (const b of bins.values()) out[relative(cacheDir(), b.path)] = `${statLine(b.path)} ${b.sha256}`;
+  for (const i of images) out[relative(cacheDir(), i.path)] = `${statLine(i.path)} ${i.sha256}`;
+  return out;
+}
+
+/** The recorded cache files whose stat moved since (rebuilt, replaced or gone). */
+export function changedCacheFiles(recorded: CacheFiles): string[] {
+  return Object.entries(recorded).filter(([rel, line]) => !line.startsWith(`${statLine(join(cacheDir(), rel))} `)).map(([rel]) => rel);
 }
 
 /** The rootfs is built once into a temp dir and renamed into place: its inode and ctime name the build. */
@@ -114,16 +127,18 @@ export function shapeOf(s: LabShape): string {
 }
 
 export function currentInputs(shape: LabShape, rootfs: string, root = repoRoot): SnapshotInputs {
-  return { shape: shapeOf(shape), source: sourceDigest(root), binaries: binariesDigest(), rootfs: rootfsDigest(rootfs) };
+  return { shape: shapeOf(shape), source: sourceDigest(root), rootfs: rootfsDigest(rootfs) };
 }
 
 export function snapshotKey(inputs: SnapshotInputs): string {
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 16);
 }
 
-/** Names of the inputs that differ, in a fixed order; empty when the snapshot is current. */
-export function staleInputs(meta: SnapshotInputs, now: SnapshotInputs): (keyof SnapshotInputs)[] {
-  return (['shape', 'source', 'binaries', 'rootfs'] as const).filter((k) => meta[k] !== now[k]);
+/** What made the snapshot and differs now, in a fixed order; empty when it is current. */
+export function staleInputs(meta: Pick<SnapshotMeta, 'inputs' | 'binaries'>, now: SnapshotInputs): string[] {
+  const out: string[] = (['shape', 'source', 'rootfs'] as const).filter((k) => meta.inputs[k] !== now[k]);
+  if (changedCacheFiles(meta.binaries).length > 0) out.push('binaries');
+  return out;
 }
 
 export function snapshotsRoot(): string {
@@ -133,7 +148,7 @@ export function snapshotsRoot(): string {
 export function readSnapshotMeta(dir: string): SnapshotMeta | undefined {
   try {
     const m = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
-    return m.version === 1 && typeof m.labDir === 'string' ? m : undefined;
+    return m.version === 2 && typeof m.labDir === 'string' && typeof m.binaries === 'object' ? m : undefined;
   } catch {
     return undefined;
   }
@@ -169,12 +184,37 @@ function clusterEntries(clusterDir: string, labDirPath: string): string[] {
   return readdirSync(clusterDir).filter((e) => e !== skip);
 }
 
+/** Leader-election Leases whose holders a snapshot must not keep: a new process would wait out their 15 s. */
+const LEADER_LEASES = ['kube-controller-manager', 'kube-scheduler'];
+
+/**
+ * Before a wired lab is powered off for a snapshot: the controller-manager and the scheduler stopped on
+ * every host and their Leases deleted. A restored lab's kube-controller-manager otherwise waits out
+ * its old self's Lease (about 19 s measured; it does not release it when stopped), and its gate with it.
+ */
+export async function releaseLeaderLeases(opts: LabOptions, adminKubeconfig: string): Promise<void> {
+  const name = opts.name ?? 'lab';
+  const state = readState(labFiles(resolve(labDir(name, opts.stateDir))));
+  if (!state) return;
+  for (const h of state.hosts) {
+    const s = await labConnect(h.name, opts);
+    try {
+      await s.exec(['systemctl', 'stop', ...LEADER_LEASES.map((u) => `${u}.service`)], { allowFail: true });
+    } finally {
+      await s.close();
+    }
+  }
+  const creds = credsFromKubeconfig(adminKubeconfig);
+  for (const l of LEADER_LEASES) await kubeJson(creds, 'DELETE', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${l}`, { allow: [404] });
+}
+
 export interface SaveOptions extends LabOptions {
   /** Where the snapshot goes (a directory that must not exist yet; replaced atomically if it does). */
   dest: string;
   /** The cluster state wire made for this lab (its PKI, rendered trees, admin kubeconfig). */
   clusterDir?: string;
   inputs: SnapshotInputs;
+  binaries: CacheFiles;
 }
 
 /**
@@ -186,6 +226,7 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
   const dir = resolve(labDir(name, opts.stateDir));
   const state = readState(labFiles(dir));
   if (!state) throw new InputError('--name', `no lab "${name}" in ${dir}; create and wire it first`);
+  if (opts.clusterDir) await releaseLeaderLeases(opts, join(opts.clusterDir, 'kubeconfigs', 'admin.conf'));
   for (const h of state.hosts) await labStop(h.name, opts);
   const dest = resolve(opts.dest);
   return withLock(`${dest}.lock`, `snapshot ${dest}`, 10 * 60_000, async () => {
@@ -200,7 +241,7 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
       mkdirSync(join(tmp, 'cluster'), { mode: 0o700 });
       for (const e of clusterEntries(clusterDir, dir)) await copyTree(join(clusterDir, e), join(tmp, 'cluster', e), 'lab-save');
     }
-    const meta: SnapshotMeta = { version: 1, inputs: opts.inputs, labDir: dir, clusterDir, createdAt: new Date().toISOString(), bytes: duBytes(tmp) };
+    const meta: SnapshotMeta = { version: 2, inputs: opts.inputs, binaries: opts.binaries, labDir: dir, clusterDir, createdAt: new Date().toISOString(), bytes: duBytes(tmp) };
     writeFileSync(join(tmp, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
     rmSync(dest, { recursive: true, force: true });
     renameSync(tmp, dest);
@@ -219,7 +260,7 @@ export async function restoreLabSnapshot(opts: RestoreOptions): Promise<{ info: 
   const src = resolve(opts.src);
   const meta = readSnapshotMeta(src);
   if (!meta) throw new InputError('--from', `${src} is not a lab snapshot (no readable meta.json); make one with: hardwire lab save NAME`);
-  const stale = staleInputs(meta.inputs, opts.inputs);
+  const stale = staleInputs(meta, opts.inputs);
   if (stale.length > 0) {
     throw new StepError('lab-restore', `snapshot ${src} is stale: its ${stale.join(', ')} differ from now; wire the lab and save it again`);
   }

@@ -7,9 +7,11 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { labDown, labUp, labConnect, rootfsDir, type LabInfo } from '../../harness/lab/index.ts';
-import { currentInputs, readSnapshotMeta, restoreLabSnapshot, saveLabSnapshot, snapshotKey, snapshotsRoot, type LabShape } from '../../harness/lab/snapshot.ts';
+import { cacheFilesInUse, currentInputs, readSnapshotMeta, restoreLabSnapshot, saveLabSnapshot, snapshotKey, snapshotsRoot, staleInputs, type LabShape } from '../../harness/lab/snapshot.ts';
 import type { Session } from '../../core/transport/index.ts';
 import { repoRoot } from '../../lib/paths.ts';
+import { stderrLogger } from '../../lib/log.ts';
+import { loadValidInventory } from '../../core/validate/inventory.ts';
 import { hardwire } from './cli.ts';
 
 export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
@@ -131,13 +133,17 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
     }
     return lab;
   };
+  const current = () => {
+    const meta = snap ? readSnapshotMeta(snap.dir) : undefined;
+    return meta !== undefined && staleInputs(meta, snap!.inputs).length === 0;
+  };
   const resetBy = (lab: TestLab) => async () => {
-    if (snap && readSnapshotMeta(snap.dir)) { await restore(); return; }
+    if (current()) { await restore(); return; }
     const td = hardwire(['teardown', '--inventory', lab.info.inventory, '--state-dir', state, '--purge-data'], { timeoutMs: 300_000 });
     if (td.code !== 0) throw new Error(`teardown on test lab ${name} exited ${td.code}: ${td.stderr.slice(-2000)}`);
     await timed(name, 'wire', async () => wireOrThrow(lab, state, 'reset'));
   };
-  if (snap && readSnapshotMeta(snap.dir)) {
+  if (current()) {
     const lab = await restore();
     return { lab, inv: lab.info.inventory, state, restored: true, reset: resetBy(lab) };
   }
@@ -148,7 +154,8 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
       // Older snapshots of this lab were made by other code or binaries: only the current one is kept.
       rmSync(join(snapshotsRoot(), name), { recursive: true, force: true });
       await timed(name, 'save', async () => {
-        await saveLabSnapshot({ name, stateDir, dest: snap.dir, clusterDir: join(state, name), inputs: snap.inputs });
+        const binaries = await cacheFilesInUse(loadValidInventory(lab.info.inventory), stderrLogger(true));
+        await saveLabSnapshot({ name, stateDir, dest: snap.dir, clusterDir: join(state, name), inputs: snap.inputs, binaries });
         await labUp({ name, stateDir });
       });
       expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after save')), name);
