@@ -59,7 +59,8 @@ describe('security properties on a wired host', () => {
   });
 
   it('a flag value with $, %, a quote and a space reaches the process unchanged (/proc/<pid>/cmdline), escaped in the unit on the host', async () => {
-    const value = 'hw$HOME%h"q s';
+    // ${HOME} expands anywhere in a word ($HOME only as a word of its own), %h is the home specifier.
+    const value = 'hw${HOME}%h"q s';
     const doc = parse(readFileSync(w.inv, 'utf8')) as { cluster: { extraArgs?: Record<string, Record<string, string>> } };
     doc.cluster.extraArgs = { ...(doc.cluster.extraArgs ?? {}), 'kube-apiserver': { 'external-hostname': value } };
     const inv = join(w.lab.stateDir, 'inventory-escape.yaml');
@@ -71,6 +72,7 @@ describe('security properties on a wired host', () => {
     const argv = (await onHost(['sh', '-c', `tr '\\0' '\\n' < /proc/${pid}/cmdline`])).split('\n');
     expect(argv).toContain(`--external-hostname=${value}`);
     const unit = await onHost(['cat', '/etc/systemd/system/kube-apiserver.service']);
-    expect(unit).toContain('"--external-hostname=hw$$HOME%%h\\"q s"');
+    // In the unit, escaped for systemd: $$ and %% (else $HOME and the %h specifier expand), the quote escaped inside quotes.
+    expect(unit).toContain('--external-hostname="hw$${HOME}%%h\\"q s"');
   });
 });
