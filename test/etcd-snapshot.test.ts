@@ -6,7 +6,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
-import { testLab, remote, type TestLab } from './helpers/lab.ts';
+import { wiredTestLab, remote, type TestLab } from './helpers/lab.ts';
 import { expectRolled, unitClocks } from './helpers/units.ts';
 import { credsFromKubeconfig, kubeJson, kubeRequest, type KubeCreds } from '../core/transport/kube-api.ts';
 import { loadInventory } from '../core/inventory/load.ts';
@@ -78,11 +78,8 @@ async function stopProbe(): Promise<Put[]> {
 }
 
 beforeAll(async () => {
-  lab = await testLab('snaptest', 3);
-  inv = lab.info.inventory;
-  state = join(lab.stateDir, 'state');
-  const w = run(['wire']);
-  expect(w.code, w.stderr.slice(-2000)).toBe(0);
+  // The shared 3-host wired lab, restored from its snapshot (else wired here and saved).
+  ({ lab, inv, state } = await wiredTestLab('w3', 3));
   creds = credsFromKubeconfig(join(state, loadInventory(inv).cluster.name, 'kubeconfigs', 'admin.conf'));
 });
 

@@ -278,6 +278,21 @@ export function labStop(host: string, opts: LabOptions = {}): Promise<void> {
   return onHost(opts, host, async (_s, h) => { await stopHost(h); });
 }
 
+/** Powers every host off at once (an orderly shutdown each, as labStop); disks, network and state stay. */
+export async function labPowerOff(opts: LabOptions = {}): Promise<void> {
+  const { name, files } = resolveOpts(opts);
+  loadExisting(name, files);
+  checkLabPrereqs(false);
+  await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, async () => {
+    const state = loadExisting(name, files);
+    try {
+      await Promise.all(state.hosts.map((h) => stopHost(h)));
+    } finally {
+      writeState(files, state);
+    }
+  });
+}
+
 /** Boots a stopped host again and waits until it is ready. No-op when it runs. */
 export function labStart(host: string, opts: LabOptions = {}): Promise<void> {
   return onHost(opts, host, async (state, h, files) => {

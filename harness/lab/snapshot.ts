@@ -9,7 +9,7 @@ import { InputError, StepError } from '../../lib/errors.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { run } from '../../lib/proc.ts';
 import { withLock } from '../../lib/lock.ts';
-import { labConnect, labDown, labStop, labUp, type LabInfo, type LabOptions } from './lab.ts';
+import { labConnect, labDown, labPowerOff, labUp, type LabInfo, type LabOptions } from './lab.ts';
 import { credsFromKubeconfig, kubeJson } from '../../core/transport/kube-api.ts';
 import { labDir } from './plan.ts';
 import { labFiles, readState } from './state.ts';
@@ -45,6 +45,9 @@ export interface SnapshotMeta {
   clusterDir: string | null;
   createdAt: string;
   bytes: number;
+  /** How long the orderly power-off and the copy took when it was made. */
+  powerOffMs: number;
+  copyMs: number;
 }
 
 const SOURCE_DIRS = ['cli', 'core', 'lib', 'harness'];
@@ -227,7 +230,9 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
   const state = readState(labFiles(dir));
   if (!state) throw new InputError('--name', `no lab "${name}" in ${dir}; create and wire it first`);
   if (opts.clusterDir) await releaseLeaderLeases(opts, join(opts.clusterDir, 'kubeconfigs', 'admin.conf'));
-  for (const h of state.hosts) await labStop(h.name, opts);
+  const t0 = Date.now();
+  await labPowerOff(opts);
+  const stopMs = Date.now() - t0;
   const dest = resolve(opts.dest);
   return withLock(`${dest}.lock`, `snapshot ${dest}`, 10 * 60_000, async () => {
     const tmp = `${dest}.tmp-${process.pid}`;
@@ -241,7 +246,7 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
       mkdirSync(join(tmp, 'cluster'), { mode: 0o700 });
       for (const e of clusterEntries(clusterDir, dir)) await copyTree(join(clusterDir, e), join(tmp, 'cluster', e), 'lab-save');
     }
-    const meta: SnapshotMeta = { version: 2, inputs: opts.inputs, binaries: opts.binaries, labDir: dir, clusterDir, createdAt: new Date().toISOString(), bytes: duBytes(tmp) };
+    const meta: SnapshotMeta = { version: 2, inputs: opts.inputs, binaries: opts.binaries, labDir: dir, clusterDir, createdAt: new Date().toISOString(), bytes: duBytes(tmp), powerOffMs: stopMs, copyMs: Date.now() - t0 - stopMs };
     writeFileSync(join(tmp, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
     rmSync(dest, { recursive: true, force: true });
     renameSync(tmp, dest);
