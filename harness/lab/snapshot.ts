@@ -12,6 +12,7 @@ import { withLock } from '../../lib/lock.ts';
 import { labConnect, labDown, labPowerOff, labUp, type LabInfo, type LabOptions } from './lab.ts';
 import { credsFromKubeconfig, kubeJson } from '../../core/transport/kube-api.ts';
 import { labDir } from './plan.ts';
+import { checkLabDisk } from './disk.ts';
 import { labFiles, readState } from './state.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -274,6 +275,8 @@ export async function restoreLabSnapshot(opts: RestoreOptions): Promise<{ info: 
   if (dir !== meta.labDir) {
     throw new InputError('--name', `snapshot ${src} was made of the lab at ${meta.labDir}, not ${dir}; its addresses and paths are that lab's: restore it with the same --name and HARDWIRE_STATE`);
   }
+  // Before anything is copied: a lab refused for its disk after the copy would leave the copy behind.
+  checkLabDisk(dir);
   await labDown(opts);
   await withLock(`${src}.lock`, `snapshot ${src}`, 10 * 60_000, async () => {
     await copyTree(join(src, 'lab'), dir, 'lab-restore');
@@ -283,6 +286,9 @@ export async function restoreLabSnapshot(opts: RestoreOptions): Promise<{ info: 
       for (const e of readdirSync(join(src, 'cluster'))) await copyTree(join(src, 'cluster', e), join(meta.clusterDir, e), 'lab-restore');
     }
   });
-  const info = await labUp(opts);
+  const info = await labUp(opts).catch(async (err: unknown) => {
+    await labDown(opts).catch(() => undefined);
+    throw err;
+  });
   return { info, meta };
 }

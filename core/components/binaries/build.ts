@@ -12,7 +12,7 @@ import { type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { run } from '../../../lib/proc.ts';
 import { sourceRecipe, sourceTree, unpackedTree, type ResolvedSource } from './sources.ts';
 import { ccBuildPause, pauseRecipe, planPause } from './cc.ts';
-import { goEnv } from './go-env.ts';
+import { componentBuildCache, goEnv } from './go-env.ts';
 
 function go(args: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; step: string; onLine?: (l: string) => void }) {
   return run('go', args, {
@@ -223,7 +223,7 @@ export async function goBuild(names: BinaryName[], versions: VersionSet, outDir:
   }
   const plan = source ? planSource(group, versions[group], await sourceTree(source, log), source.digest) : await planFor(group, versions);
   const recipe = await recipeOf(plan);
-  const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0' });
+  const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0', GOCACHE: componentBuildCache() });
   const base = ['build', '-trimpath', ...(plan.tags.length ? ['-tags', plan.tags.join(',')] : []), ...(plan.gcflags ? [`-gcflags=${plan.gcflags}`] : []), '-ldflags', plan.ldflags.join(' ')];
   // One invocation for packages whose default binary name is already right; others get -o FILE.
   const sameName = names.filter((n) => defaultBinaryName(GO_PACKAGES[n]) === n);

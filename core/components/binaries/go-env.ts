@@ -1,6 +1,7 @@
 // Where every go invocation keeps its caches: under ~/.cache, so CI on this machine reuses them.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { cacheDir } from '../../../lib/paths.ts';
 
 export function goModCache(): string {
   return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -8,6 +9,16 @@ export function goModCache(): string {
 
 export function goBuildCache(): string {
   return join(homedir(), '.cache', 'go-build');
+}
+
+/**
+ * The component builds' own build cache. Their binaries are kept in the binary cache, so what they
+ * leave here (about 15 GB for the setup's builds) is read again only by a rebuild: scripts/setup.sh
+ * removes it once its builds are done, since a lab host's kubelet evicts Pods on a fuller disk
+ * (harness/lab/disk.ts). The flag analyzer keeps the shared cache above, which its next run reads.
+ */
+export function componentBuildCache(): string {
+  return join(cacheDir(), 'go-build-components');
 }
 
 /** Environment for every go invocation. */
