@@ -86,7 +86,7 @@ esac
 node cli/hardwire.ts components build workers >&2
 # The builds' intermediates (about 15 GB; core/components/binaries/go-env.ts): the binaries are
 # cached, and a lab's kubelets evict Pods on a fuller disk (lab up refuses below 20% free).
-components_cache="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/go-build-components"
+components_cache="$HOME/.cache/hardwire/go-build-components"
 if [ -d "$components_cache" ]; then
   say "removing the component builds' Go build cache ($(du -sh "$components_cache" | cut -f1)); the binaries stay cached"
   rm -rf "$components_cache"

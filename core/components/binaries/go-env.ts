@@ -1,7 +1,6 @@
 // Where every go invocation keeps its caches: under ~/.cache, so CI on this machine reuses them.
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { cacheDir } from '../../../lib/paths.ts';
 
 export function goModCache(): string {
   return process.env.HARDWIRE_GOMODCACHE ?? join(homedir(), '.cache', 'hardwire', 'gomod');
@@ -18,7 +17,9 @@ export function goBuildCache(): string {
  * (harness/lab/disk.ts). The flag analyzer keeps the shared cache above, which its next run reads.
  */
 export function componentBuildCache(): string {
-  return join(cacheDir(), 'go-build-components');
+  // Beside the module cache, not under $HARDWIRE_CACHE: tests that build into a cache of their own
+  // (test/components.test.ts) still share compiled packages.
+  return join(homedir(), '.cache', 'hardwire', 'go-build-components');
 }
 
 /** Environment for every go invocation. */
