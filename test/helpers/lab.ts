@@ -91,16 +91,6 @@ function wireOrThrow(lab: TestLab, state: string, why: string): WireReport {
   return JSON.parse(w.stdout) as WireReport;
 }
 
-/**
- * After a power cycle a no-op wire re-reads only each probe Pod's phase, which the API may still
- * report from before the power-off while the kubelet has not admitted the Pod again ("pod does not
- * exist" on exec). verify waits for every probe check: log, exec, Pod to Pod, the Service by DNS.
- */
-function verifyOrThrow(lab: TestLab, state: string): void {
-  const v = hardwire(['verify', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 600_000 });
-  if (v.code !== 0) throw new Error(`verify after a restore of test lab ${lab.name} exited ${v.code}: ${v.stderr.slice(-3000)}`);
-}
-
 /** A restored lab must be exactly what wire makes: a wire that changes a file or restarts a unit means the snapshot was not. */
 function expectNoop(r: WireReport, lab: string): void {
   const changes = r.plan.hosts.flatMap((h) => h.changes.map((c) => `${h.host}:${c.path} (${c.reason})`));
@@ -128,8 +118,10 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
   const shape: LabShape = { name, hosts, ...labOpts };
   const stateDir = labStateDir(name);
   const state = join(stateDir, 'state');
-  // fresh: a test of wire itself wires from nothing and keeps no snapshot.
-  const use = !fresh && process.env.HARDWIRE_SNAPSHOTS !== '0';
+  // fresh: a test of wire itself wires from nothing and keeps no snapshot. Workers labs too, for now:
+  // power-cycled, a 1-host workers lab's kubelet did not admit its probe Pod again within verify's
+  // gate ("pod does not exist" on exec, 2026-12-06), and a no-op wire reads only the Pod's stale phase.
+  const use = !fresh && !labOpts.workers && process.env.HARDWIRE_SNAPSHOTS !== '0';
   const snap = use ? wiredSnapshotDir(shape) : undefined;
   const restore = async (): Promise<TestLab> => {
     await clearLab(name, stateDir);
@@ -137,7 +129,6 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
     const lab = handle(name, stateDir, info);
     try {
       expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after restore')), name);
-      if (labOpts.workers) await timed(name, 'gate', async () => verifyOrThrow(lab, state));
     } catch (err) {
       await lab.down().catch(() => undefined);
       throw err;
@@ -170,7 +161,6 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
         await labUp({ name, stateDir });
       });
       expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after save')), name);
-      if (labOpts.workers) await timed(name, 'gate', async () => verifyOrThrow(lab, state));
     }
   } catch (err) {
     await lab.down().catch(() => undefined);
