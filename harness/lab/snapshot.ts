@@ -159,17 +159,9 @@ export function readSnapshotMeta(dir: string): SnapshotMeta | undefined {
 }
 
 function duBytes(dir: string): number {
-  let n = 0;
-  const stack = [dir];
-  while (stack.length) {
-    const d = stack.pop()!;
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) stack.push(p);
-      else if (e.isFile()) n += lstatSync(p).size;
-    }
-  }
-  return n;
+  const files: string[] = [];
+  walk(dir, files);
+  return files.reduce((n, f) => n + lstatSync(f).size, 0);
 }
 
 /** cp -a keeps modes, owners, xattrs and the overlay whiteouts (0/0 character devices) of each upper dir. */

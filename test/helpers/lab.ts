@@ -75,7 +75,7 @@ export async function remote(s: Session, argv: string[]): Promise<string> {
 }
 
 export interface WiredLab {
-  lab: TestLab; inv: string; state: string; restored: boolean;
+  lab: TestLab; inv: string; state: string;
   /** The freshly wired cluster again: the snapshot restored (seconds), else a teardown and a wire from nothing. */
   reset(): Promise<void>;
 }
@@ -147,7 +147,7 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
   };
   if (current()) {
     const lab = await restore();
-    return { lab, inv: lab.info.inventory, state, restored: true, reset: resetBy(lab) };
+    return { lab, inv: lab.info.inventory, state, reset: resetBy(lab) };
   }
   const lab = await testLab(name, hosts, labOpts);
   try {
@@ -166,5 +166,5 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
     await lab.down().catch(() => undefined);
     throw err;
   }
-  return { lab, inv: lab.info.inventory, state, restored: false, reset: resetBy(lab) };
+  return { lab, inv: lab.info.inventory, state, reset: resetBy(lab) };
 }
