@@ -28,6 +28,7 @@ export const UNIT_TESTS = [
   'test/proc-modes.test.ts',
   'test/systemctl.test.ts',
   'test/lock.test.ts',
+  'test/lanes.test.ts',
   'test/retry.test.ts',
   'test/lab-worker-plan.test.ts',
   'test/upgrade.test.ts',

@@ -6,6 +6,7 @@
 import { kubeRequest, withServer, type KubeCreds } from '../core/transport/kube-api.ts';
 
 /** maxNotReady: the most apiservers seen not ready in one sample (1 when they restart one at a time). */
+/** A /readyz that answers slowly on a busy machine is still an answer: each sample waits up to 5 s. */
 /** sent and failed count write attempts; retried, those on a second or later apiserver for one write. */
 export interface LoadReport { sent: number; failed: number; retried: number; acked: number; lost: string[]; longestNoneMs: number; maxNotReady: number }
 
@@ -22,7 +23,7 @@ export async function startLoad(creds: KubeCreds, addresses: string[], ns: strin
   let stop = false;
   const readyLoop = (async () => {
     while (!stop) {
-      await Promise.all(servers.map(async (s, i) => { ready[i] = await kubeRequest(s, 'GET', '/readyz', { timeoutMs: 1000 }).then((r) => r.status === 200, () => false); }));
+      await Promise.all(servers.map(async (s, i) => { ready[i] = await kubeRequest(s, 'GET', '/readyz', { timeoutMs: 5000 }).then((r) => r.status === 200, () => false); }));
       const now = Date.now();
       maxNotReady = Math.max(maxNotReady, ready.filter((r) => !r).length);
       if (ready.some(Boolean)) { if (noneSince !== undefined) longestNoneMs = Math.max(longestNoneMs, now - noneSince); noneSince = undefined; } else noneSince ??= now;

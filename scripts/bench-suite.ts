@@ -1,9 +1,11 @@
 // `pnpm bench suite`: each test file's wall time, split into what its lab setup cost (boot, wire,
 // save, restore, gate: written by test/helpers/lab.ts to $HARDWIRE_PROFILE) and the rest (body).
 // Read from a run, never estimated:
-//   pnpm bench suite [vitest args...]   runs the suite (or the files named) with the profile on
+//   pnpm bench suite                     runs the suite as `pnpm test` does (unit, then the lab lanes) with the profile on
+//   pnpm bench suite [vitest args...]    runs vitest with those arguments (files, --project) instead
 //   pnpm bench suite --from DIR          prints the profile of an earlier run (.ci/run leaves one in out/ci-profile)
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+// One vitest.json per vitest process: vitest.json, and vitest-lane<N>.json for each lab lane.
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { $ } from 'zx';
 import { repoRoot } from '../lib/paths.ts';
@@ -11,18 +13,20 @@ import { repoRoot } from '../lib/paths.ts';
 const PHASES = ['boot', 'wire', 'save', 'restore', 'gate'] as const;
 type Phase = (typeof PHASES)[number];
 
-interface FileRow { file: string; project: string; wallMs: number; tests: number; failed: number; phases: Record<Phase, number> }
+interface FileRow { file: string; project: string; report: string; wallMs: number; tests: number; failed: number; phases: Record<Phase, number> }
 
 interface Report {
   startTime: number;
   testResults: { name: string; startTime: number; endTime: number; assertionResults: { status: string }[] }[];
 }
 
-function readReport(dir: string): Report {
-  return JSON.parse(readFileSync(join(dir, 'vitest.json'), 'utf8')) as Report;
+/** Every vitest JSON report of a run, by file name. */
+function readReports(dir: string): Map<string, Report> {
+  const names = readdirSync(dir).filter((f) => /^vitest(-lane\d+)?\.json$/.test(f)).sort();
+  return new Map(names.map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8')) as Report]));
 }
 
-function rows(dir: string, report = readReport(dir)): FileRow[] {
+function rows(dir: string, reports = readReports(dir)): FileRow[] {
   const phases = new Map<string, Record<Phase, number>>();
   const jsonl = join(dir, 'phases.jsonl');
   if (existsSync(jsonl)) {
@@ -34,17 +38,18 @@ function rows(dir: string, report = readReport(dir)): FileRow[] {
     }
   }
   const UNIT_TESTS = unitTests();
-  return report.testResults.map((t) => {
+  return [...reports].flatMap(([name, report]) => report.testResults.map((t) => {
     const file = relative(repoRoot, t.name);
     return {
       file,
       project: UNIT_TESTS.has(file) ? 'unit' : 'lab',
+      report: name,
       wallMs: t.endTime - t.startTime,
       tests: t.assertionResults.length,
       failed: t.assertionResults.filter((a) => a.status === 'failed').length,
       phases: phases.get(file) ?? { boot: 0, wire: 0, save: 0, restore: 0, gate: 0 },
     };
-  }).sort((a, b) => b.wallMs - a.wallMs);
+  })).sort((a, b) => b.wallMs - a.wallMs);
 }
 
 function unitTests(): Set<string> {
@@ -61,9 +66,14 @@ function print(dir: string): void {
   const sum = (xs: FileRow[], f: (r: FileRow) => number) => xs.reduce((n, r) => n + f(r), 0);
   const w = Math.max(4, ...lab.map((r) => r.file.length));
   const out: string[] = [];
-  const report = readReport(dir);
-  const wall = Math.max(...report.testResults.map((t) => t.endTime)) - report.startTime;
-  out.push(`profile ${relative(repoRoot, dir) || dir}: ${all.length} files, ${sum(all, (r) => r.tests)} tests, ${sum(all, (r) => r.failed)} failed; vitest wall ${s(wall)} s`);
+  const reports = readReports(dir);
+  const span = (rs: Report[]) => Math.max(...rs.flatMap((r) => r.testResults.map((t) => t.endTime))) - Math.min(...rs.map((r) => r.startTime));
+  out.push(`profile ${relative(repoRoot, dir) || dir}: ${all.length} files, ${sum(all, (r) => r.tests)} tests, ${sum(all, (r) => r.failed)} failed; vitest wall ${s(span([...reports.values()]))} s`);
+  // Lanes run side by side: each lane's wall (first start to last end) and the sum of its files.
+  for (const [name, report] of reports) {
+    const files = all.filter((r) => r.report === name);
+    out.push(`  ${name}: ${files.length} files, wall ${s(span([report]))} s, files' sum ${s(sum(files, (r) => r.wallMs))} s`);
+  }
   out.push(`${'lab file'.padEnd(w)}  ${['wall s', ...PHASES, 'body'].map((h) => h.padStart(7)).join(' ')}`);
   for (const r of lab) {
     const setup = PHASES.reduce((n, p) => n + r.phases[p], 0);
@@ -71,7 +81,7 @@ function print(dir: string): void {
   }
   const setupAll = PHASES.map((p) => sum(lab, (r) => r.phases[p]));
   const labWall = sum(lab, (r) => r.wallMs);
-  out.push(`${'lab total'.padEnd(w)}  ${[labWall, ...setupAll, labWall - setupAll.reduce((a, b) => a + b, 0)].map((v) => s(v).padStart(7)).join(' ')}`);
+  out.push(`${'lab sum'.padEnd(w)}  ${[labWall, ...setupAll, labWall - setupAll.reduce((a, b) => a + b, 0)].map((v) => s(v).padStart(7)).join(' ')}`);
   // Unit files run in parallel: their longest file, not their sum, is what the run waits for.
   out.push(`unit files: ${unit.length}, in parallel; longest ${unit[0] ? `${unit[0].file} ${s(unit[0].wallMs)} s` : '-'}`);
   process.stdout.write(`${out.join('\n')}\n`);
@@ -81,7 +91,7 @@ const args = process.argv.slice(2);
 const from = args.indexOf('--from');
 if (from >= 0) {
   const dir = args[from + 1];
-  if (!dir || !existsSync(join(dir, 'vitest.json'))) {
+  if (!dir || !existsSync(dir) || readReports(dir).size === 0) {
     process.stderr.write(`error: --from: ${dir ?? '(missing)'} holds no vitest.json; pass the directory of a profiled run (out/ci-profile after .ci/run)\n`);
     process.exit(2);
   }
@@ -91,8 +101,16 @@ if (from >= 0) {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const t0 = Date.now();
-  const r = await $({ cwd: repoRoot, stdio: 'inherit', nothrow: true, env: { ...process.env, HARDWIRE_PROFILE: join(dir, 'phases.jsonl') } })`${join(repoRoot, 'node_modules', '.bin', 'vitest')} run ${args}`;
-  process.stdout.write(`vitest exited ${r.exitCode} after ${s(Date.now() - t0)} s\n`);
-  if (existsSync(join(dir, 'vitest.json'))) print(dir);
-  process.exit(r.exitCode ?? 1);
+  const sh = $({ cwd: repoRoot, stdio: 'inherit', nothrow: true, env: { ...process.env, HARDWIRE_PROFILE: join(dir, 'phases.jsonl') } });
+  const vitest = join(repoRoot, 'node_modules', '.bin', 'vitest');
+  let code: number | null;
+  if (args.length > 0) code = (await sh`${vitest} run ${args}`).exitCode;
+  else {
+    const unit = (await sh`${vitest} run --project unit`).exitCode;
+    const lab = (await sh`${process.execPath} ${join(repoRoot, 'scripts', 'test-lanes.ts')}`).exitCode;
+    code = unit === 0 ? lab : unit;
+  }
+  process.stdout.write(`the run exited ${code} after ${s(Date.now() - t0)} s\n`);
+  if (readReports(dir).size > 0) print(dir);
+  process.exit(code ?? 1);
 }

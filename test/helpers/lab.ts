@@ -4,7 +4,7 @@
 // wired the same shape with the same code, binaries and rootfs (harness/lab/snapshot.ts).
 import { appendFileSync, existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { labDown, labUp, labConnect, rootfsDir, type LabInfo } from '../../harness/lab/index.ts';
 import { cacheFilesInUse, currentInputs, readSnapshotMeta, restoreLabSnapshot, saveLabSnapshot, snapshotKey, snapshotsRoot, staleInputs, type LabShape } from '../../harness/lab/snapshot.ts';
@@ -24,6 +24,7 @@ export function recordPhase(lab: string, phase: SetupPhase, ms: number): void {
   if (!out) return;
   let file = 'unknown';
   try { file = relative(repoRoot, expect.getState().testPath ?? 'unknown'); } catch { /* outside a test file */ }
+  mkdirSync(dirname(out), { recursive: true });
   appendFileSync(out, `${JSON.stringify({ file, lab, phase, ms: Math.round(ms) })}\n`);
 }
 

@@ -13,8 +13,9 @@ export function goBuildCache(): string {
 /**
  * The component builds' own build cache. Their binaries are kept in the binary cache, so what they
  * leave here (about 15 GB for the setup's builds) is read again only by a rebuild: scripts/setup.sh
- * removes it once its builds are done, since a lab host's kubelet evicts Pods on a fuller disk
- * (harness/lab/disk.ts). The flag analyzer keeps the shared cache above, which its next run reads.
+ * removes it when it is over 2 GB (the test rebuilds' few hundred MB stay), since a lab host's
+ * kubelet evicts Pods on a fuller disk (harness/lab/disk.ts). The flag analyzer keeps the shared
+ * cache above, which its next run reads.
  */
 export function componentBuildCache(): string {
   // Beside the module cache, not under $HARDWIRE_CACHE: tests that build into a cache of their own

@@ -1,0 +1,53 @@
+// The lab files in lanes that run side by side (scripts/test-lanes.ts), one vitest process each and
+// one file at a time within a lane. A lab test waits on real daemons far more than it computes (drill
+// and upgrade bodies keep this 2-core machine about 30% busy), so lanes overlap the waits.
+// Rules (test/lanes.test.ts checks them): every lab file is in exactly one lane; files that share a
+// wired lab (wiredTestLab's name: w1, w2, ...) are in one lane, since they restore its snapshot in turn;
+// every lab name in the suite has a /24 of its own. Lanes are balanced by the per-file profile
+// (`pnpm bench suite`, docs/measurements.md); a new lab file goes to the lane with the least time.
+export const LAB_LANES: readonly (readonly string[])[] = [
+  [
+    // w1 (flags prove and the API drills), and w3w (the upgrade)
+    'test/drill-api.test.ts',
+    'test/flags-prove.test.ts',
+    'test/flags-prove-k0s.test.ts',
+    'test/flags-prove-kubeadm.test.ts',
+    'test/lab-snapshot.test.ts',
+    'test/security-live.test.ts',
+    'test/upgrade-apply.test.ts',
+    'test/prove-entries.test.ts',
+    'test/lab.test.ts',
+    'test/lab-offline.test.ts',
+    'test/trace.test.ts',
+  ],
+  [
+    // w2 (the certificate drills), compare's three planes, wire from nothing
+    'test/drill.test.ts',
+    'test/drill-mistakes.test.ts',
+    'test/certs.test.ts',
+    'test/compare.test.ts',
+    'test/wire.test.ts',
+    'test/k0s-worker.test.ts',
+    'test/proxyjump.test.ts',
+    'test/flags-proven.test.ts',
+    'test/worker-citations.test.ts',
+  ],
+  [
+    // w3, w1w, the faults, kubeadm for real, the flag maps and the builds
+    'test/etcd-snapshot.test.ts',
+    'test/flags-prove-multi.test.ts',
+    'test/cis.test.ts',
+    'test/webhook-pod.test.ts',
+    'test/faults.test.ts',
+    'test/kubeadm-real.test.ts',
+    'test/flags.test.ts',
+    'test/drill-kill-k0s.test.ts',
+    'test/workers-wire.test.ts',
+    'test/components.test.ts',
+    'test/sans.test.ts',
+    'test/become.test.ts',
+    'test/upgrade-live.test.ts',
+    'test/workers-binaries.test.ts',
+    'test/flags-help.test.ts',
+  ],
+];
