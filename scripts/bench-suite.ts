@@ -20,6 +20,9 @@ interface Report {
   testResults: { name: string; startTime: number; endTime: number; assertionResults: { status: string }[] }[];
 }
 
+/** A test file's path in its clone (the run may come from another clone, as .ci/run's does). */
+const repoPath = (abs: string) => abs.slice(abs.lastIndexOf('/test/') + 1);
+
 /** Every vitest JSON report of a run, by file name. */
 function readReports(dir: string): Map<string, Report> {
   const names = readdirSync(dir).filter((f) => /^vitest(-lane\d+)?\.json$/.test(f)).sort();
@@ -27,6 +30,7 @@ function readReports(dir: string): Map<string, Report> {
 }
 
 function rows(dir: string, reports = readReports(dir)): FileRow[] {
+  const reportOf = new Map([...reports].flatMap(([name, r]) => r.testResults.map((t) => [t, name] as const)));
   const phases = new Map<string, Record<Phase, number>>();
   const jsonl = join(dir, 'phases.jsonl');
   if (existsSync(jsonl)) {
@@ -38,18 +42,24 @@ function rows(dir: string, reports = readReports(dir)): FileRow[] {
     }
   }
   const UNIT_TESTS = unitTests();
-  return [...reports].flatMap(([name, report]) => report.testResults.map((t) => {
-    const file = relative(repoRoot, t.name);
+  return [...reports].flatMap(([name, report]) => {
+    // vitest's startTime comes after the file's beforeAll (where a lab boots and wires); in a lane,
+    // one file at a time, a file's wall is from the previous file's end (or the lane's start) to its own.
+    const lane = name !== 'vitest.json';
+    const ends = report.testResults.map((t) => t.endTime).sort((a, b) => a - b);
+    const since = (end: number) => ends.filter((e) => e < end).at(-1) ?? report.startTime;
+    return report.testResults.map((t) => ({ t, file: repoPath(t.name), wallMs: lane ? t.endTime - since(t.endTime) : t.endTime - t.startTime }));
+  }).map(({ t, file, wallMs }) => {
     return {
       file,
       project: UNIT_TESTS.has(file) ? 'unit' : 'lab',
-      report: name,
-      wallMs: t.endTime - t.startTime,
+      report: reportOf.get(t)!,
+      wallMs,
       tests: t.assertionResults.length,
       failed: t.assertionResults.filter((a) => a.status === 'failed').length,
       phases: phases.get(file) ?? { boot: 0, wire: 0, save: 0, restore: 0, gate: 0 },
     };
-  })).sort((a, b) => b.wallMs - a.wallMs);
+  }).sort((a, b) => b.wallMs - a.wallMs);
 }
 
 function unitTests(): Set<string> {

@@ -1,8 +1,7 @@
 // The flag map against the real pinned source (Kubernetes v1.36.3, etcd v3.6.8). No line numbers
 // here: `flags verify` checks every cited line.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bestCitation, dataDir, explain, findFlag, flagComponents, flagVersions, loadFlagMap, mappedComponents, type FlagEntry } from '../harness/flags/map.ts';
@@ -12,7 +11,10 @@ import { regenerateEtcd } from '../harness/flags/etcd-regenerate.ts';
 import { etcdDataDir, etcdGateFile, etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { recheckCitations } from './helpers/citations.ts';
+import { cachedRegeneration, regenInputFiles, regenKey } from './helpers/flag-regen.ts';
 import { goModCache } from '../core/components/binaries/go-env.ts';
+
+const QUIET = { info: () => {}, warn: () => {}, step: () => {} };
 
 function flag(component: string, name: string): FlagEntry {
   const f = findFlag(component, name);
@@ -338,32 +340,33 @@ describe('regeneration (needs Go)', () => {
     expect(cites('secure-port')).not.toEqual(expect.arrayContaining(['pkg/server/options/serving.go:148']));
   });
 
+  // The analyzer runs when any of its inputs changed since it last ran here (test/helpers/flag-regen.ts).
   it('is byte-identical to the committed data', () => {
-    const out = mkdtempSync(join(tmpdir(), 'hardwire-flags-test-'));
-    try {
-      regenerate({ outDir: out, log: { info: () => {}, warn: () => {}, step: () => {} } });
-      const committed = readdirSync(dataDir('v1.36.3')).sort();
-      expect(readdirSync(out).sort()).toEqual(committed);
-      for (const f of committed) {
-        expect(existsSync(join(out, f))).toBe(true);
-        const same = readFileSync(join(out, f)).equals(readFileSync(join(dataDir('v1.36.3'), f)));
-        expect(same, `${f} differs from the regenerated copy`).toBe(true);
-      }
-    } finally {
-      rmSync(out, { recursive: true, force: true });
+    const { dir: out } = cachedRegeneration('kubernetes v1.36.3', (dir) => { regenerate({ outDir: dir, log: QUIET }); });
+    const committed = readdirSync(dataDir('v1.36.3')).sort();
+    expect(readdirSync(out).sort()).toEqual(committed);
+    for (const f of committed) {
+      const same = readFileSync(join(out, f)).equals(readFileSync(join(dataDir('v1.36.3'), f)));
+      expect(same, `${f} differs from the regenerated copy`).toBe(true);
     }
   }, 1_200_000);
 
   it.each(ETCD_ONLY)('etcd %s alone (flags --regenerate --etcd) is byte-identical to the committed map and gate table', (version) => {
-    const out = mkdtempSync(join(tmpdir(), 'hardwire-etcd-flags-test-'));
-    try {
-      const res = regenerateEtcd({ version, outDir: out, log: { info: () => {}, warn: () => {}, step: () => {} } });
-      expect(readdirSync(out).sort()).toEqual([`${version}.feature-gates.json`, `${version}.json`]);
-      for (const [mine, committed] of [[res.files[0]!, etcdMapFile(version)], [res.files[1]!, etcdGateFile(version)]] as const) {
-        expect(readFileSync(mine).equals(readFileSync(committed)), `${committed} differs from the regenerated copy`).toBe(true);
-      }
-    } finally {
-      rmSync(out, { recursive: true, force: true });
+    const { dir: out } = cachedRegeneration(`etcd ${version}`, (dir) => { regenerateEtcd({ version, outDir: dir, log: QUIET }); });
+    expect(readdirSync(out).sort()).toEqual([`${version}.feature-gates.json`, `${version}.json`]);
+    for (const [mine, committed] of [[join(out, `${version}.json`), etcdMapFile(version)], [join(out, `${version}.feature-gates.json`), etcdGateFile(version)]] as const) {
+      expect(readFileSync(mine).equals(readFileSync(committed)), `${committed} differs from the regenerated copy`).toBe(true);
     }
   }, 1_200_000);
+
+  it('keys the kept regeneration by every analyzer file, the TypeScript that drives it and the Go version', () => {
+    const inputs = regenInputFiles();
+    const analyzer = execFileSync('git', ['ls-files', 'harness/flags/analyzer'], { cwd: repoRoot, encoding: 'utf8' }).trim().split('\n');
+    expect(analyzer.length).toBeGreaterThan(20);
+    expect(analyzer.filter((f) => !inputs.includes(f))).toEqual([]);
+    for (const f of ['harness/flags/regenerate.ts', 'harness/flags/etcd-regenerate.ts', 'harness/flags/gates-regenerate.ts', 'harness/flags/api-lifecycle.ts', 'harness/flags/go.ts', 'core/components/registry/index.ts']) {
+      expect(inputs, f).toContain(f);
+    }
+    expect(regenKey('kubernetes v1.36.3')).not.toBe(regenKey('etcd v3.6.8'));
+  });
 });

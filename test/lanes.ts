@@ -4,7 +4,8 @@
 // Rules (test/lanes.test.ts checks them): every lab file is in exactly one lane; files that share a
 // wired lab (wiredTestLab's name: w1, w2, ...) are in one lane, since they restore its snapshot in turn;
 // every lab name in the suite has a /24 of its own. Lanes are balanced by the per-file profile
-// (`pnpm bench suite`, docs/measurements.md); a new lab file goes to the lane with the least time.
+// (`pnpm bench suite` prints each lane's wall; docs/measurements.md); a new lab file goes to the lane
+// with the least time.
 export const LAB_LANES: readonly (readonly string[])[] = [
   [
     // w1 (flags prove and the API drills), and w3w (the upgrade)
@@ -15,10 +16,6 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/lab-snapshot.test.ts',
     'test/security-live.test.ts',
     'test/upgrade-apply.test.ts',
-    'test/prove-entries.test.ts',
-    'test/lab.test.ts',
-    'test/lab-offline.test.ts',
-    'test/trace.test.ts',
   ],
   [
     // w2 (the certificate drills), compare's three planes, wire from nothing
@@ -33,7 +30,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/worker-citations.test.ts',
   ],
   [
-    // w3, w1w, the faults, kubeadm for real, the flag maps and the builds
+    // w3, w1w, the faults, kubeadm for real, the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/cis.test.ts',
@@ -49,5 +46,9 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/upgrade-live.test.ts',
     'test/workers-binaries.test.ts',
     'test/flags-help.test.ts',
+    'test/prove-entries.test.ts',
+    'test/lab.test.ts',
+    'test/lab-offline.test.ts',
+    'test/trace.test.ts',
   ],
 ];
