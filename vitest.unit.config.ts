@@ -62,6 +62,7 @@ export const UNIT_TESTS = [
   'test/compare-upgrade.test.ts',
   'test/flags-config-defaults.test.ts',
   'test/proven-planes.test.ts',
+  'test/readme.test.ts',
 ];
 
 export default defineConfig({
