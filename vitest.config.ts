@@ -10,7 +10,8 @@ const report = process.env.HARDWIRE_LANE ? `vitest-lane${process.env.HARDWIRE_LA
 // Two groups that never overlap (sequence.groupOrder): the unit tests (no lab, no root, no Go
 // build), files in parallel as `pnpm test:unit` runs them, and everything else one file at a time:
 // lab tests boot real containers and wire real clusters on a 2-core machine. `pnpm test` runs the
-// lab project in the lanes of test/lanes.ts instead (scripts/test-lanes.ts), each one file at a time.
+// lab project in the lanes of test/lanes.ts instead (scripts/test-lanes.ts), each one file at a time;
+// a lab test's default timeout allows for two other lanes beside it (300 s, not 120).
 export default defineConfig({
   test: {
     reporters: profile ? ['default', ['json', { outputFile: join(dirname(profile), report) }]] : ['default'],
@@ -19,7 +20,7 @@ export default defineConfig({
       {
         test: {
           name: 'lab', include: ['test/**/*.test.ts'], exclude: UNIT_TESTS, fileParallelism: false,
-          testTimeout: 120_000, hookTimeout: 900_000, sequence: { groupOrder: 1 },
+          testTimeout: 300_000, hookTimeout: 900_000, sequence: { groupOrder: 1 },
         },
       },
     ],
