@@ -249,7 +249,7 @@ describe('certs on a wired 2-host lab', () => {
     const order = ['node1/kube-apiserver.service', 'node2/kube-apiserver.service', 'node1/kube-scheduler.service', 'node2/kube-scheduler.service'];
     expect(out.restarted.map((x) => `${x.host}/${x.unit}`)).toEqual(order);
     // The order as systemd saw it on the hosts: each went down only after the one before was up again; nothing else moved.
-    expectRolled(clocks, await unitClocks(lab, hosts, units), order);
+    await expectRolled(lab, clocks, await unitClocks(lab, hosts, units), order);
     expect(out.caFingerprint.unchanged).toBe(true);
     expect(await hostCas()).toEqual(casBefore);
     await expectSignedByHostCas();

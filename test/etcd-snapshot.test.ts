@@ -172,7 +172,7 @@ describe('etcd snapshots, restore and rollback', () => {
     const order = hosts.map((h) => `${h}/kube-scheduler.service`);
     expect(doc.restarted.map((r) => `${r.host}/${r.unit}`)).toEqual(order);
     // As systemd saw it on the hosts: one scheduler at a time, in that order, and nothing else restarted.
-    expectRolled(clocks, await unitClocks(lab, hosts, units), order);
+    await expectRolled(lab, clocks, await unitClocks(lab, hosts, units), order);
     expect(await remote(s, ['grep', '-c', '^  --v=2', '/etc/systemd/system/kube-scheduler.service'])).toBe('0');
     await s.close();
     // The operator state still says v=2: the next wire applies it again, and nothing else.

@@ -188,7 +188,7 @@ describe('wire on a 3-host lab', () => {
     const before = await unitClocks(lab, hosts, units);
     const changed = wireJson(withExtraArgs({ 'kube-scheduler': { v: '2' } }, 'inv-v2.yaml'));
     expect(changed.restarted).toEqual(['node1', 'node2', 'node3'].map((host) => ({ host, unit: 'kube-scheduler.service', action: 'restart' })));
-    expectRolled(before, await unitClocks(lab, hosts, units), hosts.map((h) => `${h}/kube-scheduler.service`));
+    await expectRolled(lab, before, await unitClocks(lab, hosts, units), hosts.map((h) => `${h}/kube-scheduler.service`));
   });
 
   it('dry runs of wire, rollback, snapshot restore and teardown change nothing on any host, and list their restarts', async () => {
