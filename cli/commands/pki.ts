@@ -1,12 +1,13 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { options, requireInventory, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { inventoryOrLabFile } from '../lab-inventory.ts';
 import { ensurePki } from '../../core/pki/store.ts';
 import { allLeaves } from '../../core/pki/table.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 
 const HELP = `
-usage: hardwire pki [<cert-id>...] --inventory FILE [--state-dir DIR] [--json]
+usage: hardwire pki [<cert-id>...] [--inventory FILE] [--state-dir DIR] [--json]
 
 Writes the operator copy under DIR/<cluster>/pki (default .hardwire/). Re-running is safe:
 a CA is never regenerated, a leaf is kept while it still fits the inventory, otherwise it is
@@ -27,7 +28,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.stateDir())
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>, ids: string[]) => {
-      const inv = requireInventory(opts, log);
+      const inv = await inventoryOrLabFile(opts, log);
       const known = new Set<string>(allLeaves(inv).map((l) => l.id));
       for (const p of ids) if (!known.has(p)) throw new InputError('cert-id', `unknown certificate "${p}"; valid: ${[...known].join(', ')}`);
       const only = ids.length ? (s: { id: string }) => ids.includes(s.id) : undefined;

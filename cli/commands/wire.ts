@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { wire } from '../../core/apply/wire.ts';
 import { adminKubeconfigPath } from '../../core/apply/creds.ts';
@@ -9,7 +9,7 @@ import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
-usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--json]
+usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet] [--json]
 
 Without --inventory, uses the local lab (brings it up if needed: "hardwire lab up").
 Order and gates:
@@ -29,21 +29,20 @@ rendered trees under the state dir are still created, since the plan is computed
 Host keys are pinned (inventory knownHosts); unknown keys are refused unless --accept-new-host-keys.
 `;
 
-interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean; acceptNewHostKeys?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers, gate each step', HELP)
+  const wireCmd = topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers -> workers, gate each step', HELP)
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
-    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'))
-    .addOption(options.acceptNewHostKeys())
-    .addOption(options.gateTimeout())
+    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'));
+  return hostOptions(wireCmd, { gates: true })
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, !opts.dryRun);
       const t0 = performance.now();
-      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, ...connection(opts) }, log);
       const totalMs = Math.round(performance.now() - t0);
       const report = {
         dryRun: ctx.opts.dryRun,
