@@ -13,8 +13,9 @@ import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../core/cer
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { certNames, wrapList } from '../help.ts';
 
-const HELP = `
+const HELP = () => `
 usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
        hardwire certs renew <name>...|all [--restart] [--new-key] [--inventory FILE] [--state-dir DIR]
                             [--gate-timeout SECONDS] [--accept-new-host-keys] [--quiet] [--json]
@@ -35,9 +36,8 @@ renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, ke
         kube-apiserver, then controller-manager and scheduler, one host at a time, each followed by
         its gate; then every gate must be green. --gate-timeout: how long each gate waits, in
         seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
-        Names (kubeadm's): admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client,
-        controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server,
-        front-proxy-client, scheduler.conf, super-admin.conf; or all.
+        Names (kubeadm's, from the certificate table; those of hosts' roles the inventory has):
+        ${wrapList([...certNames(), 'or all'], '        ')}.
 
 Without --inventory, the local lab is used.
 `;

@@ -5,8 +5,9 @@ import { ensurePki } from '../../core/pki/store.ts';
 import { allLeaves } from '../../core/pki/table.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
+import { certIds, wrapList } from '../help.ts';
 
-const HELP = `
+const HELP = () => `
 usage: hardwire pki [<cert-id>...] [--inventory FILE] [--state-dir DIR] [--json]
 
 Writes the operator copy under DIR/<cluster>/pki (default .hardwire/). Re-running is safe:
@@ -14,9 +15,10 @@ a CA is never regenerated, a leaf is kept while it still fits the inventory, oth
 reissued and the reason is printed. Key files are 0600 and never printed.
 
 With <cert-id>, only those leaves are checked (like "kubeadm init phase certs apiserver");
-CAs are always loaded or created first. Ids: apiserver, apiserver-kubelet-client,
-apiserver-etcd-client, front-proxy-client, etcd-healthcheck-client, etcd-server, etcd-peer,
-kubeconfig-admin, kubeconfig-super-admin, kubeconfig-controller-manager, kubeconfig-scheduler.
+CAs are always loaded or created first. Ids (those of hosts' roles the inventory has; from the
+certificate table, core/pki/table.ts):
+  ${wrapList(certIds(), '  ')}
+Without --inventory, the local lab's inventory file is used (the lab need not be running).
 `;
 
 interface Opts extends InventoryOpts { json?: boolean }

@@ -15,6 +15,7 @@ which mirrors exactly what wire puts on that host: /etc/kubernetes/pki/..., the 
 /etc/kubernetes/encryption-config.yaml and /etc/systemd/system/<component>.service.
 Every flag in a unit comes from core/components/models/ with the reason it is set and, where the
 flag map has one, the file:line in Kubernetes source that reads it. Nothing touches a host.
+Without --inventory, the local lab's inventory file is used (the lab need not be running).
 `;
 
 interface Opts extends InventoryOpts { json?: boolean }

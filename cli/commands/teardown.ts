@@ -8,13 +8,17 @@ import { teardownPhase } from '../../core/apply/phases/teardown.ts';
 import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { stopOrder } from '../help.ts';
 
 const HELP = `
 usage: hardwire teardown [--inventory FILE] [--state-dir DIR] [--purge-data] [--dry-run] [--accept-new-host-keys] [--quiet] [--json]
 
-Disables and stops the units (scheduler, controller-manager, apiserver, etcd), then removes the
-files listed in each host's /var/lib/hardwire/installed.json. The etcd data directory
-(/var/lib/etcd) is kept unless --purge-data. The local state dir (PKI) is never touched.
+On a worker, first stops the kubelet, kube-proxy and containerd and removes what Pods left
+(containers, mounts, the CNI bridge, pod routes, kube-proxy's nftables tables, the kubelet's cgroups
+and state). Then, on every host, disables and stops the units it runs, in reverse start order:
+  ${stopOrder().join(', ')}
+then removes the files listed in each host's /var/lib/hardwire/installed.json. The etcd data
+directory (/var/lib/etcd) is kept unless --purge-data. The local state dir (PKI) is never touched.
 `;
 
 interface Opts extends InventoryOpts, HostOpts { json?: boolean; purgeData?: boolean; dryRun?: boolean }

@@ -2,22 +2,24 @@ import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { wire } from '../../core/apply/wire.ts';
+import { PLAN_PHASES, WIRE_PHASES, wire } from '../../core/apply/wire.ts';
 import { adminKubeconfigPath } from '../../core/apply/creds.ts';
 import { formatPlan } from '../../core/plan/format.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
-const HELP = `
+/** The steps that change hosts, from wire's own phase list (core/apply/wire.ts), so a new component's stage is listed. */
+function steps(): string {
+  return WIRE_PHASES.filter((p) => !PLAN_PHASES.includes(p)).map((p, i) => `  ${String(i + 1).padStart(2)}. ${p.title}`).join('\n');
+}
+
+const HELP = () => `
 usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet] [--json]
 
 Without --inventory, uses the local lab (brings it up if needed: "hardwire lab up").
-Order and gates:
-  1. etcd on every etcd host; gate: every member healthy over mTLS (healthcheck-client cert)
-     and the member list equals the inventory
-  2. kube-apiserver; gate: /livez and /readyz return 200 with the admin credentials
-  3. ClusterRoleBinding kubeadm:cluster-admins -> cluster-admin, created as super-admin
-  4. kube-controller-manager and kube-scheduler; gate: their Leases are held and renewing
+First the local work (PKI, rendered host trees, binaries), then it connects, reads each host and
+plans. Then, in order (each start or restart stage gated; the gates come from the component registry):
+${steps()}
 A file is sent only when its hash or its mode differs, atomically, with its mode. A component
 restarts only when something it reads changed, one host at a time, each followed by its gate.
 Each host keeps a record of what wire wrote (/var/lib/hardwire/installed.json: sha256, size, inode,
