@@ -63,6 +63,7 @@ export const UNIT_TESTS = [
   'test/flags-config-defaults.test.ts',
   'test/proven-planes.test.ts',
   'test/readme.test.ts',
+  'test/cli-grammar.test.ts',
 ];
 
 export default defineConfig({

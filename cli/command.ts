@@ -21,6 +21,12 @@ export class Cli extends Command {
   /** The exit code the action returned (commander drops an action's return value). */
   result = 0;
 
+  /**
+   * Set by hostOptions (cli/common.ts) on every command that connects to an inventory's hosts:
+   * gates is true when it also waits on gates. test/cli-grammar.test.ts reads it.
+   */
+  connects: { gates: boolean } | undefined;
+
   override createCommand(name?: string): Cli {
     return new Cli(name);
   }

@@ -1,11 +1,11 @@
-// With no --inventory, host-touching commands use the built-in local lab.
+// With no --inventory, every command uses the built-in local lab: its hosts (inventoryOrLab), or
+// only its inventory file (inventoryOrLabFile).
 import { existsSync, statSync } from 'node:fs';
 import type { Inventory } from '../core/inventory/load.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
-import { refuseDownLab, refuseRemovedLabInventory } from '../harness/lab/guard.ts';
 
 /** Host-touching commands need a usable key (or an agent) before any connection is tried. */
 export function checkSshIdentities(inv: Inventory): void {
@@ -31,10 +31,30 @@ export async function inventoryOrLab(opts: { inventory?: string | undefined; sta
     file = info.inventory;
   }
   // A lab that is down gets one line saying so, before anything tries to reach its addresses.
+  // (Imported here: it loads the SSH client, which pki and render, through inventoryOrLabFile, never need.)
+  const { refuseDownLab, refuseRemovedLabInventory } = await import('../harness/lab/guard.ts');
   refuseRemovedLabInventory(file);
   const inv = loadValidInventory(file);
   refuseDownLab(inv);
   checkSshIdentities(inv);
+  for (const w of inv.warnings) log.warn(w);
+  return inv;
+}
+
+/**
+ * For commands that read the inventory and touch no host (pki, render, upgrade plan's offline
+ * half): --inventory, else the local lab's inventory file, read as it is (the lab may be down).
+ */
+export async function inventoryOrLabFile(opts: { inventory?: string | undefined; stateDir?: string | undefined }, log: Logger): Promise<Inventory> {
+  let file = opts.inventory;
+  if (!file) {
+    const lab = await import('../harness/lab/index.ts');
+    const { DEFAULT_LAB_NAME } = await import('../harness/lab/plan.ts');
+    file = lab.labPaths(opts.stateDir ? { stateDir: opts.stateDir } : {}).inventory;
+    if (!existsSync(file)) throw new InputError('--inventory', `not given, and the local lab "${DEFAULT_LAB_NAME}" has no inventory yet (${file}); run "hardwire lab up", or pass an inventory file such as hosts/example.yaml`);
+    log.info(`using the local lab's inventory: ${file}`);
+  }
+  const inv = loadValidInventory(file);
   for (const w of inv.warnings) log.warn(w);
   return inv;
 }

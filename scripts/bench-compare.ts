@@ -2,7 +2,7 @@
 // (wired first, not timed). Prints the wall time of the whole command, each plane's collection
 // (kube-bench included), and k0s's single and HA controllers from `systemctl start` to /readyz.
 // Figures, not a test: the machine is shared.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
@@ -19,7 +19,8 @@ try {
   await sh`${process.execPath} ${cli} wire --inventory ${inv} --json`;
   const out = join(state, 'r.json');
   const t0 = performance.now();
-  await sh`${process.execPath} ${cli} compare --inventory ${inv} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json ${out} --quiet ${noCis ? ['--no-cis'] : []}`;
+  // --json: the report on stdout, kept in out.
+  writeFileSync(out, (await sh`${process.execPath} ${cli} compare --inventory ${inv} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json --quiet ${noCis ? ['--no-cis'] : []}`).stdout);
   const wall = (performance.now() - t0) / 1000;
   const r = JSON.parse(readFileSync(out, 'utf8')) as CompareReport;
   const s = (ms?: number) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);

@@ -4,7 +4,7 @@
 // that run's JSON (compare --json). Prints each plane's phases
 // (certs, control plane ready, node Ready, Pod Running: each its own length) and the ratios to hardwire's.
 // Figures, not a test: the machine is shared.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { $ } from 'zx';
@@ -36,7 +36,7 @@ const args = process.argv.slice(2);
 const from = args.indexOf('--from');
 if (from >= 0) {
   const file = args[from + 1];
-  if (!file) { process.stderr.write('--from: give the compare JSON file (hardwire compare --json FILE)\n'); process.exit(2); }
+  if (!file) { process.stderr.write('--from: give the compare JSON file (hardwire compare --json > FILE)\n'); process.exit(2); }
   print(JSON.parse(readFileSync(file, 'utf8')) as CompareReport, file);
 } else {
   const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
@@ -47,7 +47,8 @@ if (from >= 0) {
   try {
     const out = join(state, 'r.json');
     // No --inventory: compare's own hardwire lab, as `pnpm compare` has it (node1 control plane, node2 worker), fresh and wired in the run.
-    await sh`${process.execPath} ${cli} compare --hardwire-lab ${lab} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json ${out} --quiet ${args.includes('--no-cis') ? ['--no-cis'] : []}`;
+    // --json: the report on stdout, kept in out.
+    writeFileSync(out, (await sh`${process.execPath} ${cli} compare --hardwire-lab ${lab} --kubeadm-lab ${`${lab}-kubeadm`} --k0s-lab ${`${lab}-k0s`} --json --quiet ${args.includes('--no-cis') ? ['--no-cis'] : []}`).stdout);
     print(JSON.parse(readFileSync(out, 'utf8')) as CompareReport, 'one compare run; hardwire on a fresh 2-host lab, node1 control plane, node2 worker');
   } finally {
     for (const n of [lab, `${lab}-kubeadm`, `${lab}-k0s`, `${lab}-k0s-w`]) await $({ env, nothrow: true, quiet: true })`${process.execPath} ${cli} lab down --name ${n} --quiet`;

@@ -6,7 +6,7 @@
 // kept until the end, so facts are read from them independently: /proc, openssl, k0s itself.
 // The HTML report is opened in headless Chromium.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -53,9 +53,11 @@ beforeAll(async () => {
   // No --allow-partial: all three planes must be collected and whole for exit 0. --wire: compare wires
   // the bare lab itself, so the hardwire plane's time to first Pod is measured in the same run.
   run = hardwire(['compare', '--inventory', lab.info.inventory, '--state-dir', state, '--wire', '--kubeadm-lab', KUBEADM_LAB, '--k0s-lab', K0S_LAB, '--keep-labs',
-    '--upgrade', 'v1.37.2', '--json', join(out, 'r.json'), '--md', join(out, 'r.md'), '--html', join(out, 'r.html')], { timeoutMs: 1_200_000 });
+    '--upgrade', 'v1.37.2', '--json', '--md', join(out, 'r.md'), '--html', join(out, 'r.html')], { timeoutMs: 1_200_000 });
   expect(run.code, run.stderr.slice(-3000)).toBe(0);
-  report = JSON.parse(readFileSync(join(out, 'r.json'), 'utf8')) as CompareReport;
+  // --json: the report is the whole of stdout (kept as r.json for the key check below); the summary goes to stderr.
+  writeFileSync(join(out, 'r.json'), run.stdout);
+  report = JSON.parse(run.stdout) as CompareReport;
 });
 
 afterAll(async () => {
@@ -502,16 +504,16 @@ describe('hardwire compare on the lab', () => {
     expect(md).toMatch(/## CIS Kubernetes Benchmark, the same checks on each plane/);
   });
 
-  it('stdout has a summary; Markdown is written; private keys appear nowhere', () => {
-    expect(run.stdout).toMatch(/kube-apiserver: \d+ same, \d+ differ/);
-    expect(run.stdout).toMatch(/^CIS 4\.x \(node\), per plane over its nodes: hardwire \(node2\): \d+ PASS \/ 0 FAIL/m);
-    expect(run.stdout).toMatch(/^ {2}kubeadm cmptest-kubeadm\/node1 \(kubeadm init: control plane and node\): \d+ processes; systemd units .*kubelet\.service/m);
-    expect(run.stdout).toMatch(/CIS cis-1\.12 \(kube-bench\), worst host of each plane: hardwire [1-9]\d* PASS \/ 0 FAIL/);
+  it('stderr has the summary (stdout is the JSON document under --json); Markdown is written; private keys appear nowhere', () => {
+    expect(run.stderr).toMatch(/kube-apiserver: \d+ same, \d+ differ/);
+    expect(run.stderr).toMatch(/^CIS 4\.x \(node\), per plane over its nodes: hardwire \(node2\): \d+ PASS \/ 0 FAIL/m);
+    expect(run.stderr).toMatch(/^ {2}kubeadm cmptest-kubeadm\/node1 \(kubeadm init: control plane and node\): \d+ processes; systemd units .*kubelet\.service/m);
+    expect(run.stderr).toMatch(/CIS cis-1\.12 \(kube-bench\), worst host of each plane: hardwire [1-9]\d* PASS \/ 0 FAIL/);
     const md = readFileSync(join(out, 'r.md'), 'utf8');
     expect(md).toMatch(/\| --enable-bootstrap-token-auth \| — \| true \| true \| partial \|/);
     expect(md).toMatch(/## k0s: controllers, topology and what runs inside k0s/);
     // k0s's worker is node2 of its own lab (node1 there is its controller).
-    expect(run.stdout).toContain(`node (kubelet, kube-proxy), worker per plane: hardwire: node2; kubeadm: node1; k0s: ${workerLabName(K0S_LAB)}/node2`);
+    expect(run.stderr).toContain(`node (kubelet, kube-proxy), worker per plane: hardwire: node2; kubeadm: node1; k0s: ${workerLabName(K0S_LAB)}/node2`);
     // k0s bootstraps its kubelet itself: no --bootstrap-kubeconfig, so its cell is "—", not "no worker".
     expect(md).toMatch(/\| --bootstrap-kubeconfig \| — \| <conf>\/bootstrap-kubelet\.conf \| — \| partial \|/);
     // On failure, the text around the first hit (kube-bench's 4.3.1 audit once carried kube-proxy's key).

@@ -1,4 +1,4 @@
-// kill-one's k0s half, end to end: `hardwire drill kill-one --plane k0s --keep-lab` brings up its own
+// kill-one's k0s half, end to end: `hardwire drill kill-one --plane k0s --keep-labs` brings up its own
 // 1-host k0s lab ("dk0s"), SIGKILLs the k0s controller and reports. While it runs, this test watches
 // the host itself once a second (systemctl show, ps, /readyz with k0s's admin cert), and afterwards
 // reads the kept host: NRestarts, the children's parents, the journal. The report is checked
@@ -85,7 +85,7 @@ describe('kill-one --plane k0s', () => {
       [['--plane', 'k0s', '--k0s-lab', 'Not_A_Label'], /^error: --k0s-lab: "Not_A_Label" must be a DNS label/],
       [['--plane', 'k0s', '--k0s-lab', 'lab'], /^error: --k0s-lab: "lab" is the default hardwire lab/],
       [['--plane', 'k0s', '--host', 'node1', '--k0s-lab', LAB], /^error: --host: does not apply to --plane k0s/],
-      [['--keep-lab'], /^error: --keep-lab: only applies to --plane k0s$/],
+      [['--keep-labs'], /^error: --keep-labs: only applies to --plane k0s$/],
     ] as const) {
       const r = hardwire(['drill', 'kill-one', ...args, '--state-dir', stateDir]);
       expect(r.code, r.stderr).toBe(2);
@@ -98,7 +98,7 @@ describe('kill-one --plane k0s', () => {
   it('SIGKILL of k0s: systemd restarts it once per exit (a new k0s that gives up is named with its error), the new k0s runs every child under its own PID, the kill is in the journal', async () => {
     const md = join(tmp, 'k0s.md');
     let done = false;
-    const child = hardwireAsync(['drill', 'kill-one', '--plane', 'k0s', '--k0s-lab', LAB, '--state-dir', stateDir, '--keep-lab', '--json', '--md', md], { timeoutMs: 1_200_000 })
+    const child = hardwireAsync(['drill', 'kill-one', '--plane', 'k0s', '--k0s-lab', LAB, '--state-dir', stateDir, '--keep-labs', '--json', '--md', md], { timeoutMs: 1_200_000 })
       .finally(() => { done = true; });
     // Watch the host from the moment the drill's lab answers SSH.
     const views: View[] = [];

@@ -4,7 +4,7 @@
 // kube-scheduler.json a small hand-made one whose sites are the flag map's own citations, with one
 // flag of each verdict and a site of each status. What the page shows is checked against the JSON
 // and against the committed flag map, and its layout is read from the laid-out page, not the CSS.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
@@ -25,10 +25,9 @@ describe.each(['etcd', 'kube-scheduler'])('hardwire flags prove --html, the %s r
   it('one page with a row per flag and per cited site, each site linked to its line at the tag, readable at 1400 px', async () => {
     const dir = tempDir('hardwire-prove-html-');
     try {
-      const r = hardwire(['flags', 'prove', '--report', file, '--html']);
-      expect(r.code, r.stderr).toBe(0);
       const out = join(dir, 'prove.html');
-      writeFileSync(out, r.stdout);
+      const r = hardwire(['flags', 'prove', '--report', file, '--html', out]);
+      expect(r.code, r.stderr).toBe(0);
       await withPage(out, async (page, requests) => {
         expect(await page.locator('h1').innerText()).toBe(`flags prove: ${component}`);
         expect(await page.locator('#summary').innerText()).toContain(`${report.counts.sitesHit} of ${report.counts.sites} cited read sites hit`);
@@ -92,8 +91,10 @@ describe.each(['etcd', 'kube-scheduler'])('hardwire flags prove --html, the %s r
 describe('hardwire flags prove --report: bad input', () => {
   it('bad input is one line naming the option, exit 2', () => {
     const cases: [string[], RegExp][] = [
-      [['--report', '/nonexistent/prove.json', '--html'], /^error: --report: .*does not exist/],
-      [['--report', FIXTURE, '--html', '--md'], /^error: --html: give one of --json, --md, --html/],
+      [['--report', '/nonexistent/prove.json'], /^error: --report: .*does not exist/],
+      [['--report', FIXTURE, '--html', '/nonexistent-dir/prove.html'], /^error: --html: \/nonexistent-dir does not exist; create it/],
+      [['--report', FIXTURE, '--md', '/tmp'], /^error: --md: \/tmp is a directory; name a file/],
+      [['--report', FIXTURE, '--html'], /^error: --html: needs a value: --html <file>/],
       [['--report', FIXTURE, '--component', 'etcd'], /^error: --component: is etcd, but .* proves kube-scheduler/],
       [['--report', FIXTURE, '--record'], /^error: --record: /],
       [['--reclassify', '--report', FIXTURE], /^error: --report: does not apply to --reclassify/],

@@ -1,5 +1,5 @@
-// upgrade plan --etcd VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
-// --etcd with exit 2, on the pure check and through the CLI; the default is read from the committed
+// upgrade plan --etcd-to VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
+// --etcd-to with exit 2, on the pure check and through the CLI; the default is read from the committed
 // v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it). The hop-only
 // patch v3.6.16 is checked in its etcd-only map (harness/flags/data/etcd/v3.6.16.json).
 import { readFileSync } from 'node:fs';
@@ -20,37 +20,37 @@ describe('etcdTarget, pure', () => {
   });
 
   it('refuses a version the build table does not have', () => {
-    expect(() => etcdTarget('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd: etcd v3\.7\.3 is not in the build table \(known: v3\.6\.8, v3\.6\.16, v3\.7\.0\)/);
+    expect(() => etcdTarget('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd-to: etcd v3\.7\.3 is not in the build table \(known: v3\.6\.8, v3\.6\.16, v3\.7\.0\)/);
   });
 
   it('refuses a downgrade', () => {
-    expect(() => etcdTarget('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd: etcd v3\.6\.8 is older than the cluster's v3\.6\.16: a downgrade is not planned$/);
+    expect(() => etcdTarget('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd-to: etcd v3\.6\.8 is older than the cluster's v3\.6\.16: a downgrade is not planned$/);
   });
 
   it('refuses a hop etcd\'s rule forbids: a skipped minor', () => {
-    expect(() => etcdTarget('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
+    expect(() => etcdTarget('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd-to: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
   });
 
   it('refuses when the hop the rule requires (3.6.11 or later before 3.7) cannot be built', () => {
-    expect(() => etcdTarget('v3.6.8', 'v3.7.0', ['v3.6.8', 'v3.7.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.7\.0 must pass through v3\.6\.16 \(.*upgrade_3_7\.md:19\)/);
+    expect(() => etcdTarget('v3.6.8', 'v3.7.0', ['v3.6.8', 'v3.7.0'])).toThrow(/^--etcd-to: etcd v3\.6\.8 → v3\.7\.0 must pass through v3\.6\.16 \(.*upgrade_3_7\.md:19\)/);
   });
 
   it('refuses what is not a version', () => {
-    expect(() => etcdTarget('v3.6.8', '3.7.0', KNOWN)).toThrow(/^--etcd: "3\.7\.0" is not an etcd version/);
+    expect(() => etcdTarget('v3.6.8', '3.7.0', KNOWN)).toThrow(/^--etcd-to: "3\.7\.0" is not an etcd version/);
   });
 });
 
-describe('upgrade plan --etcd through the CLI', () => {
-  const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd', etcd] : [])]);
+describe('upgrade plan --etcd-to through the CLI', () => {
+  const plan = (etcd?: string) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--json', ...(etcd ? ['--etcd-to', etcd] : [])]);
   type Row = { flag: string; status: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null; note: string };
   type Doc = { blocking: number; etcd: { from: string; to: string; hops: { from: string; to: string; rules: { cite: string }[]; flags: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: Row[] }[]; gates: { component: string }[] };
 
   for (const [etcd, why] of [
-    ['v3.6.1', /^error: --etcd: etcd v3\.6\.1 is older than the cluster's v3\.6\.8: a downgrade is not planned$/],
-    ['v3.7.9', /^error: --etcd: etcd v3\.7\.9 is not in the build table/],
-    ['v3.8.0', /^error: --etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/],
+    ['v3.6.1', /^error: --etcd-to: etcd v3\.6\.1 is older than the cluster's v3\.6\.8: a downgrade is not planned$/],
+    ['v3.7.9', /^error: --etcd-to: etcd v3\.7\.9 is not in the build table/],
+    ['v3.8.0', /^error: --etcd-to: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/],
   ] as const) {
-    it(`--etcd ${etcd}: exit 2, one line`, () => {
+    it(`--etcd-to ${etcd}: exit 2, one line`, () => {
       const r = plan(etcd);
       expect(r.code).toBe(2);
       expect(r.stdout).toBe('');
@@ -68,7 +68,7 @@ describe('upgrade plan --etcd through the CLI', () => {
     expect(JSON.parse(plan(want).stdout)).toEqual(doc);
   });
 
-  it('--etcd v3.6.8, the cluster\'s own: no hop, and etcd\'s flags checked in the v3.6.8 map at both ends', () => {
+  it('--etcd-to v3.6.8, the cluster\'s own: no hop, and etcd\'s flags checked in the v3.6.8 map at both ends', () => {
     const r = plan('v3.6.8');
     expect(r.code).toBe(0);
     const doc = JSON.parse(r.stdout) as Doc;
@@ -79,7 +79,7 @@ describe('upgrade plan --etcd through the CLI', () => {
     expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
   });
 
-  it('--etcd v3.6.16, the hop-only patch: one hop with its rule, etcd\'s flags checked in its etcd-only map', () => {
+  it('--etcd-to v3.6.16, the hop-only patch: one hop with its rule, etcd\'s flags checked in its etcd-only map', () => {
     const r = plan('v3.6.16');
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout) as Doc;
@@ -99,7 +99,7 @@ describe('upgrade plan --etcd through the CLI', () => {
       expect(row.from?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.8\//);
     }
     expect(doc.components.find((c) => c.component === 'kube-apiserver')!.toVersion).toBe('v1.37.2');
-    const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--etcd', 'v3.6.16', '--quiet']);
+    const text = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', EXAMPLE, '--etcd-to', 'v3.6.16', '--quiet']);
     expect(text.stdout).toContain('etcd v3.6.8 → v3.6.16 (');
     expect(text.stdout).not.toContain('etcd v3.6.16 → v3.7.0');
   });

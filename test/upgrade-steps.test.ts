@@ -84,12 +84,12 @@ describe('upgrade steps', () => {
   });
 });
 
-describe('upgrade apply --etcd VERSION: the path plan lists, then the steps', () => {
+describe('upgrade apply --etcd-to VERSION: the path plan lists, then the steps', () => {
   // The versions the build table has, and etcd's rule (3.6.11 or later before 3.7, one minor at a time), spelled here.
   const KNOWN = ['v3.6.8', 'v3.6.16', 'v3.7.0'];
   const etcdSteps = (s: ReturnType<typeof upgradeSteps>) => s.filter((x) => x.restart.includes('etcd')).map((x) => `${x.host} ${x.version}`);
 
-  it('the default target and --etcd v3.7.0: every member to v3.6.16 (>= 3.6.11), then every member to v3.7.0', () => {
+  it('the default target and --etcd-to v3.7.0: every member to v3.6.16 (>= 3.6.11), then every member to v3.7.0', () => {
     expect(etcdVersions().sort()).toEqual([...KNOWN].sort());
     const path = applyEtcdPath('v3.6.8', 'v3.7.0', KNOWN);
     expect(path).toEqual(['v3.6.16', 'v3.7.0']);
@@ -98,7 +98,7 @@ describe('upgrade apply --etcd VERSION: the path plan lists, then the steps', ()
     ]);
   });
 
-  it('--etcd v3.6.16: one hop, whose files are the target\'s etcd files; the Kubernetes steps unchanged', () => {
+  it('--etcd-to v3.6.16: one hop, whose files are the target\'s etcd files; the Kubernetes steps unchanged', () => {
     const path = applyEtcdPath('v3.6.8', 'v3.6.16', KNOWN);
     expect(path).toEqual(['v3.6.16']);
     const s = upgradeSteps(input([{}, {}, {}], path), 'v1.37.2');
@@ -107,21 +107,21 @@ describe('upgrade apply --etcd VERSION: the path plan lists, then the steps', ()
     expect(brief(s.slice(3))).toEqual(brief(upgradeSteps(input([{}, {}, {}]), 'v1.37.2').slice(6)));
   });
 
-  it('a re-run to v3.7.0 after --etcd v3.6.16 does only the last hop; a lower --etcd than a member runs is refused', () => {
+  it('a re-run to v3.7.0 after --etcd-to v3.6.16 does only the last hop; a lower --etcd-to than a member runs is refused', () => {
     const at3616 = { ...OLD, etcd: 'v3.6.16' };
     const s = upgradeSteps(input([{ running: at3616 }, { running: at3616 }, { running: at3616 }], applyEtcdPath('v3.6.8', 'v3.7.0', KNOWN)), 'v1.37.2');
     expect(etcdSteps(s)).toEqual(['node1 etcd v3.7.0', 'node2 etcd v3.7.0', 'node3 etcd v3.7.0']);
     expect(() => upgradeSteps(input([{}, { running: { ...OLD, etcd: 'v3.7.0' } }], ['v3.6.16']), 'v1.37.2'))
-      .toThrow(/^--etcd: etcd member node2 runs v3\.7\.0, newer than v3\.6\.16: an upgrade does not downgrade etcd/);
+      .toThrow(/^--etcd-to: etcd member node2 runs v3\.7\.0, newer than v3\.6\.16: an upgrade does not downgrade etcd/);
   });
 
   it('refuses, as plan does, a version not built, a skipped minor and a downgrade', () => {
-    expect(() => applyEtcdPath('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd: etcd v3\.7\.3 is not in the build table/);
-    expect(() => applyEtcdPath('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
-    expect(() => applyEtcdPath('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd: etcd v3\.6\.8 is older than the cluster's v3\.6\.16/);
+    expect(() => applyEtcdPath('v3.6.8', 'v3.7.3', KNOWN)).toThrow(/^--etcd-to: etcd v3\.7\.3 is not in the build table/);
+    expect(() => applyEtcdPath('v3.6.8', 'v3.8.0', [...KNOWN, 'v3.8.0'])).toThrow(/^--etcd-to: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/);
+    expect(() => applyEtcdPath('v3.6.16', 'v3.6.8', KNOWN)).toThrow(/^--etcd-to: etcd v3\.6\.8 is older than the cluster's v3\.6\.16/);
   });
 
-  it('the --etcd target\'s binaries replace the table\'s in what each host wants (etcd\'s files only)', () => {
+  it('the --etcd-to target\'s binaries replace the table\'s in what each host wants (etcd\'s files only)', () => {
     const b = (name: string, v: string) => ({ name, path: `/cache/${name}/${v}/${name}`, sha256: `${name}-${v}`, version: v, source: 'build' });
     const names = ['etcd', 'etcdctl', 'etcdutl'];
     const table = [...names.map((n) => b(n, 'v3.7.0')), b('kube-apiserver', 'v1.37.2')];
@@ -216,9 +216,9 @@ describe('upgrade apply refuses before touching a host (exit 2, one line)', () =
     });
   });
 
-  it('--etcd a version plan refuses (not built; a skipped minor)', () => {
-    for (const [etcd, re] of [['v3.7.3', /^error: --etcd: etcd v3\.7\.3 is not in the build table/], ['v3.8.0', /^error: --etcd: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/]] as const) {
-      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--etcd', etcd, '--inventory', EXAMPLE, '--dry-run']);
+  it('--etcd-to a version plan refuses (not built; a skipped minor)', () => {
+    for (const [etcd, re] of [['v3.7.3', /^error: --etcd-to: etcd v3\.7\.3 is not in the build table/], ['v3.8.0', /^error: --etcd-to: etcd v3\.6\.8 → v3\.8\.0 skips a minor version/]] as const) {
+      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--etcd-to', etcd, '--inventory', EXAMPLE, '--dry-run']);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(re);

@@ -1,5 +1,5 @@
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -13,11 +13,12 @@ import { caFingerprints, pushRenewed, renewOperatorCopies } from '../../core/cer
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { certNames, wrapList } from '../help.ts';
 
-const HELP = `
-usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--json]
+const HELP = () => `
+usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
        hardwire certs renew <name>...|all [--restart] [--new-key] [--inventory FILE] [--state-dir DIR]
-                            [--gate-timeout SECONDS] [--accept-new-host-keys] [--json]
+                            [--gate-timeout SECONDS] [--accept-new-host-keys] [--quiet] [--json]
 
 check   reads the certificates actually installed on every host over SSH, including the client
         certs embedded in kubeconfigs (only the client-certificate-data line is read; private keys
@@ -35,9 +36,8 @@ renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, ke
         kube-apiserver, then controller-manager and scheduler, one host at a time, each followed by
         its gate; then every gate must be green. --gate-timeout: how long each gate waits, in
         seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
-        Names (kubeadm's): admin.conf, apiserver, apiserver-etcd-client, apiserver-kubelet-client,
-        controller-manager.conf, etcd-healthcheck-client, etcd-peer, etcd-server,
-        front-proxy-client, scheduler.conf, super-admin.conf; or all.
+        Names (kubeadm's, from the certificate table; those of hosts' roles the inventory has):
+        ${wrapList([...certNames(), 'or all'], '        ')}.
 
 Without --inventory, the local lab is used.
 `;
@@ -49,12 +49,12 @@ async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, ac
   return out as T;
 }
 
-export async function certsCheck(inv: Inventory, stateDir: string, log: Logger): Promise<CheckReport> {
-  return withSessions(inv, stateDir, log, false, (sessions) => checkHosts(inv, sessions));
+export async function certsCheck(inv: Inventory, stateDir: string, log: Logger, acceptNewHostKeys = false): Promise<CheckReport> {
+  return withSessions(inv, stateDir, log, acceptNewHostKeys, (sessions) => checkHosts(inv, sessions));
 }
 
-interface Opts extends InventoryOpts { json?: boolean }
-interface RenewOpts extends Opts { restart?: boolean; newKey?: boolean; gateTimeout: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean }
+interface RenewOpts extends Opts { restart?: boolean; newKey?: boolean }
 
 export function declare(root: Cli): Cli {
   const certs = topCommand(root, 'certs', 'check expiry of the certs on the hosts (like kubeadm certs check-expiration); renew from the existing CA', HELP)
@@ -62,21 +62,20 @@ export function declare(root: Cli): Cli {
     .addOption(options.stateDir())
     .addOption(options.json());
 
-  certs.command('check').action(act(async ({ opts, log }: Run<Opts>) => {
+  hostOptions(certs.command('check'), { gates: false }).action(act(async ({ opts, log }: Run<Opts>) => {
     const inv = await inventoryOrLab(opts, log, false);
-    const report = await certsCheck(inv, stateDirFrom(opts), log);
+    const report = await certsCheck(inv, stateDirFrom(opts), log, opts.acceptNewHostKeys === true);
     const bad = problems(report);
     if (opts.json) printJson({ ok: bad.length === 0, ...report });
     else process.stdout.write(formatCheck(report));
     return bad.length === 0 ? 0 : 1;
   }));
 
-  certs.command('renew')
+  const renewCmd = certs.command('renew')
     .argument('<name...>', 'pass a certificate name such as scheduler.conf, or all')
     .option('--restart', 'restart the components that read the renewed files, gated')
-    .option('--new-key', 'generate a new key instead of keeping the current one')
-    .addOption(options.gateTimeout())
-    .addOption(options.acceptNewHostKeys())
+    .option('--new-key', 'generate a new key instead of keeping the current one');
+  hostOptions(renewCmd, { gates: true })
     .action(act(async ({ opts, log }: Run<RenewOpts>, names: string[]) => renew(opts, log, names)));
 
   return group(certs);
@@ -93,7 +92,7 @@ async function renew(opts: RenewOpts, log: Logger, names: string[]): Promise<num
   const before = caFingerprints(stateDir, inv).certs;
   log.step(`Renew ${chosen.join(', ')} from the existing CA`);
   const renewed = await renewOperatorCopies(stateDir, inv, leafIds, { newKey: opts.newKey === true, log });
-  const pushed = await pushRenewed(inv, stateDir, leafIds, { restart: opts.restart === true, gateTimeoutMs: gateTimeoutMs(opts), acceptNewHostKeys: opts.acceptNewHostKeys === true, log });
+  const pushed = await pushRenewed(inv, stateDir, leafIds, { restart: opts.restart === true, ...connection(opts), log });
   const after = caFingerprints(stateDir, inv).certs;
   const files = pushed.ctx.plan!.hosts.flatMap((h) => h.changes.map((c) => ({ host: h.host, path: c.path })));
   const report = {

@@ -1,8 +1,7 @@
 // hardwire cis: the real kube-bench on each host of a plane (cis/plane.ts), one table per host.
-import { existsSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { writeFileSync } from 'node:fs';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, oneOf, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, oneOf, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { StepError, InputError } from '../../lib/errors.ts';
 import { printJson } from '../../lib/log.ts';
@@ -12,6 +11,7 @@ import { CIS_PLANES, scanHardwire, type CisPlane } from '../../harness/cis/plane
 
 const HELP = `
 usage: hardwire cis [--plane hardwire|kubeadm|k0s] [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--quiet]
+                   [--accept-new-host-keys] [--gate-timeout SECONDS] [--kubeadm-lab NAME] [--k0s-lab NAME] [--keep-labs]
 
 Runs the real kube-bench (CIS Kubernetes Benchmark ${BENCHMARK}) on every host of the wired plane:
 copies kube-bench and its cfg/ to a temporary directory on the host, with hardwire's paths
@@ -34,30 +34,21 @@ use (see "hardwire components --help").
 Exit 0 when no check FAILs, 1 when one does.
 `;
 
-interface Opts extends InventoryOpts { plane: CisPlane; kubeadmLab: string; k0sLab: string; keepLabs?: boolean; json?: boolean; md?: string; gateTimeout: number; acceptNewHostKeys?: boolean }
-
-function checkMdPath(file: string): string {
-  const abs = resolve(file);
-  if (existsSync(abs) && statSync(abs).isDirectory()) throw new InputError('--md', `${abs} is a directory; name a file such as cis.md`);
-  if (!existsSync(dirname(abs))) throw new InputError('--md', `${dirname(abs)} does not exist; create it or name a file in an existing directory`);
-  return abs;
-}
+interface Opts extends InventoryOpts, HostOpts { plane: CisPlane; kubeadmLab: string; k0sLab: string; keepLabs?: boolean; json?: boolean; md?: string }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'cis', 'run the real kube-bench (CIS benchmark) on each host of the wired plane', HELP)
+  const cis = topCommand(root, 'cis', 'run the real kube-bench (CIS benchmark) on each host of the wired plane', HELP)
     .option('--plane <plane>', 'hardwire, kubeadm or k0s', oneOf('--plane', CIS_PLANES), 'hardwire')
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .addOption(options.acceptNewHostKeys())
-    .option('--md <file>', 'also write the report as Markdown')
-    .addOption(options.gateTimeout())
-    .addOption(options.json())
-    .addOption(options.quiet())
+    .addOption(options.md())
+    .addOption(options.json());
+  return hostOptions(cis, { gates: true })
     .option('--kubeadm-lab <name>', 'lab for the kubeadm plane (--plane kubeadm)', 'compare-kubeadm')
     .option('--k0s-lab <name>', 'lab for the k0s plane (--plane k0s)', 'compare-k0s')
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
     .action(act(async ({ opts, log, cmd }: Run<Opts>) => {
-      const md = opts.md === undefined ? undefined : checkMdPath(opts.md);
+      const md = opts.md;
       if (opts.plane === 'hardwire') {
         for (const [flag, src] of [['--kubeadm-lab', 'kubeadmLab'], ['--k0s-lab', 'k0sLab'], ['--keep-labs', 'keepLabs']] as const) {
           if (cmd.getOptionValueSource(src) === 'cli') throw new InputError(flag, 'only applies to --plane kubeadm or k0s');
@@ -67,7 +58,7 @@ export function declare(root: Cli): Cli {
       const stateDir = stateDirFrom(opts);
       let report: PlaneReport;
       if (opts.plane === 'hardwire') {
-        report = await scanHardwire(inv, stateDir, { acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+        report = await scanHardwire(inv, stateDir, connection(opts), log);
       } else {
         // The kubeadm and k0s planes exist only while compare's collector runs them on a fresh lab.
         const { clusterParams, pickHost } = await import('../../harness/compare/index.ts');

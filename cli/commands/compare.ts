@@ -1,23 +1,23 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { printJson } from '../../lib/log.ts';
 import { runCompare } from '../../harness/compare/index.ts';
 import { markdown, summary } from '../../harness/compare/text.ts';
 import { html } from '../../harness/compare/html.ts';
 import { PLANES } from '../../harness/compare/types.ts';
 import { wholeVerdict } from '../../harness/compare/ttfp-section.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
-import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
 import { DEFAULT_KUBERNETES } from '../../core/components/binaries/catalog.ts';
 import { HARDWIRE_LAB, hardwireLab, hardwireLabDown } from '../../harness/compare/hardwire-lab.ts';
 
 const HELP = `
-usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json FILE] [--md FILE] [--html FILE]
+usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
-                        [--upgrade VERSION] [--wire]
+                        [--upgrade VERSION] [--wire] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
 
 Collects three control planes built with the same parameters (advertise address, service CIDR,
 pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag by flag, cert by
@@ -55,10 +55,12 @@ Time to first Pod: per plane, from its bare lab (hosts up, nothing installed) to
 phases certs, control plane ready (/readyz ok), node Ready and Pod Running, polled the same way on
 every plane (harness/compare/ttfp-watch.ts). hardwire's is measured only when compare wires it.
 
-  --json FILE   the full report as one JSON document ("-" for stdout)
+  --json        the full report as one JSON document on stdout (the summary then goes to stderr)
   --md FILE     Markdown report
   --html FILE   one self-contained HTML file (sortable matrices, differences highlighted)
   --keep-labs   leave the hardwire (without --inventory), kubeadm and k0s lab hosts up for inspection
+  --accept-new-host-keys  trust the hardwire plane's unknown host keys on first contact
+  --gate-timeout SECONDS  how long each gate of the hardwire plane waits (--wire, CIS)
   --upgrade VERSION
                 the section "Upgrade to VERSION": that version's kubeadm (built from its Go module) is
                 put on the kubeadm host as /usr/bin/kubeadm-VERSION and runs the real "kubeadm upgrade
@@ -73,12 +75,12 @@ The inventory's cluster.extraArgs for etcd and the control plane are kubeadm's e
   --no-cis      skip the CIS section: by default the real kube-bench (CIS 1.12) runs on each live
                 plane while it is up (hardwire: every host; kubeadm: stock profile; k0s: the first
                 HA controller with harness/cis/k0s/config.yaml), and the report puts the checks side by side
-Without --json -, stdout carries a readable summary; progress goes to stderr.
+Without --json, stdout carries a readable summary; progress goes to stderr.
 `;
 
-interface Opts extends InventoryOpts {
+interface Opts extends InventoryOpts, HostOpts {
   host?: string;
-  json?: string;
+  json?: boolean;
   md?: string;
   html?: string;
   allowPartial?: boolean;
@@ -106,13 +108,13 @@ export async function labName(flag: string, name: string): Promise<string> {
 }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'compare', 'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes', HELP)
+  const compare = topCommand(root, 'compare', 'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes', HELP)
     .addOption(options.inventory())
     .option('--host <name>', 'the hardwire host to compare')
     .addOption(options.stateDir())
-    .option('--json <file>', 'the full report as JSON ("-" for stdout)')
-    .option('--md <file>', 'Markdown report')
-    .option('--html <file>', 'self-contained HTML report')
+    .addOption(options.json())
+    .addOption(options.md('the report'))
+    .addOption(options.html('the report (sortable matrices, differences highlighted)'))
     .option('--allow-partial', 'exit 0 even if a plane could not be collected')
     .option('--no-live', 'skip SSH: compare the rendered tree only')
     .option('--hardwire-lab <name>', 'lab for the hardwire plane when there is no --inventory', HARDWIRE_LAB)
@@ -122,8 +124,8 @@ export function declare(root: Cli): Cli {
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
     .option('--wire', 'wire the --inventory cluster inside the run (the hardwire plane\'s time to first Pod)')
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
-    .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's")
-    .addOption(options.quiet())
+    .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's");
+  return hostOptions(compare, { gates: true })
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const ownLab = opts.inventory ? undefined : await labName('--hardwire-lab', opts.hardwireLab);
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
@@ -147,27 +149,31 @@ async function compareOn(opts: Opts, log: Run<Opts>['log'], kubeadmLab: string, 
   // compare's own lab, or --wire: wired inside the run, so the hardwire plane's time to first Pod is measured.
   const wireIt = opts.wire === true && opts.live ? async () => {
     const { wire } = await import('../../core/apply/wire.ts');
-    await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+    await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, ...connection(opts) }, log);
   } : undefined;
   const report = await runCompare({
     inv, stateDir: stateDirFrom(opts), log, live: opts.live,
     ...(opts.host ? { host: opts.host } : {}),
-    kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live,
+    kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live, ...connection(opts),
     ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
     ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
     ...(wireIt ? { wire: wireIt } : {}),
   });
   const written: string[] = [];
   const write = (file: string | undefined, text: string) => {
-    if (!file || file === '-') return;
+    if (!file) return;
     writeFileSync(file, text);
     written.push(resolve(file));
   };
-  write(opts.json, `${JSON.stringify(report, null, 2)}\n`);
   write(opts.md, markdown(report));
   write(opts.html, html(report));
-  if (opts.json === '-') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  else process.stdout.write(summary(report, written));
+  // --json: the document alone on stdout, the summary on stderr (as every command keeps stdout for its one document).
+  if (opts.json) {
+    printJson(report);
+    process.stderr.write(summary(report, written));
+  } else {
+    process.stdout.write(summary(report, written));
+  }
   const missing = PLANES.filter((p) => !report.planes[p].collected);
   if (missing.length && opts.allowPartial !== true) {
     throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,

@@ -76,7 +76,8 @@ export function declare(root: Cli): Cli {
     cmd
       .argument('[names...]')
       .option('--from <dir>', 'use binaries from DIR instead')
-      .addOption(options.inventory())
+      // Not the inventory every other command acts on: only its versions and components.from are read (absent: the built-in versions).
+      .option('-i, --inventory <file>', 'an inventory file whose cluster.kubernetesVersion and components.from to use')
       .option('--kubernetes-version <version>', 'Kubernetes release; etcd and k0s versions follow it')
       .option('--version <version>', "the named binaries' own version (etcd v3.6.16, an upgrade's step)")
       .option('--force', 'rebuild or re-download even if cached')

@@ -2,7 +2,7 @@
 // subcommands of `hardwire drill`; cli/commands/drill.ts adds them with one call.
 import { writeFileSync } from 'node:fs';
 import { act, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, seconds, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, seconds, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -20,12 +20,13 @@ const COMMON = `
   --keep-broken           stop after the break and print the recovery command
   --observe-timeout SEC   how long to wait for the failure (default 120, at least 10)
   --gate-timeout SEC      how long each gate waits
+  --accept-new-host-keys  trust unknown host keys on first contact; --quiet: no progress lines
   --md FILE, --json       the report as Markdown in FILE, or one JSON document on stdout
 Exit 0 when recovered (or, with --keep-broken, when the break was observed); 1 otherwise, with one
 line naming the expectation that was not met.`;
 
-const DRILLS: { name: string; summary: string; help: string; run: Drill; listen: boolean }[] = [
-  { name: 'webhook-cabundle', run: cabundleDrill, listen: true, summary: '3.C1: flip one byte of a validating webhook caBundle (failurePolicy Fail)', help: `
+const DRILLS: { name: string; ids: string[]; summary: string; help: string; run: Drill; listen: boolean }[] = [
+  { name: 'webhook-cabundle', ids: ['3.C1'], run: cabundleDrill, listen: true, summary: '3.C1: flip one byte of a validating webhook caBundle (failurePolicy Fail)', help: `
 usage: hardwire drill webhook-cabundle [--listen ADDRESS] [--keep-broken] [--md FILE] [--json]
 
 Drill 3.C1. Runs a real HTTPS validating webhook (drill CA, never the cluster CA) on this machine's
@@ -33,14 +34,14 @@ address on the cluster network (--listen, default: the lab bridge address), regi
 failurePolicy Fail for one namespace, proves it admits writes, flips one byte of caBundle, captures
 the apiserver's "Failed calling webhook" line and the refused writes (the fix included), shows the
 label-exclusion fix, then recovers with the escape hatch (patch the configuration) and cleans up.${COMMON}` },
-  { name: 'conversion-webhook', run: conversionDrill, listen: true, summary: '3.C2: a CRD conversion webhook that returns garbage', help: `
+  { name: 'conversion-webhook', ids: ['3.C2'], run: conversionDrill, listen: true, summary: '3.C2: a CRD conversion webhook that returns garbage', help: `
 usage: hardwire drill conversion-webhook [--listen ADDRESS] [--keep-broken] [--md FILE] [--json]
 
 Drill 3.C2. A CRD with v1 (stored) and v2 (served) converted by the drill's HTTPS webhook; objects
 written in both versions; the webhook switches to garbage; reads of that type fail (captured with
 kubectl and from the apiserver journal) while other types and another CRD still read; the webhook
 is fixed and the objects are shown intact; everything is deleted.${COMMON}` },
-  { name: 'apf-starve', run: apfDrill, listen: false, summary: '3.C3: starve one APF priority level with a flood from one identity', help: `
+  { name: 'apf-starve', ids: ['3.C3'], run: apfDrill, listen: false, summary: '3.C3: starve one APF priority level with a flood from one identity', help: `
 usage: hardwire drill apf-starve [--keep-broken] [--md FILE] [--json]
 
 Drill 3.C3. A client cert from the cluster CA (CA unchanged) with read RBAC, a FlowSchema sending it
@@ -51,15 +52,14 @@ while an admin request and the controller-manager's Lease renewals sail through 
 measured). Everything it created is deleted.${COMMON}` },
 ];
 
-interface Opts extends InventoryOpts { json?: boolean; keepBroken?: boolean; observeTimeout: number; gateTimeout: number; md?: string; listen?: string }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean; keepBroken?: boolean; observeTimeout: number; md?: string; listen?: string }
 
 export function declareApiDrills(drill: Cli): void {
   for (const d of DRILLS) {
-    const cmd = drill.command(d.name).summary(d.summary).configureHelp({ formatHelp: () => `${d.help.trim()}\n` })
+    const cmd = hostOptions(drill.command(d.name).aliases(d.ids).summary(d.summary).configureHelp({ formatHelp: () => `${d.help.trim()}\n` })
       .option('--keep-broken', 'stop after the break; print the recovery command')
-      .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 120)
-      .addOption(options.gateTimeout())
-      .option('--md <file>', 'write the Markdown report to FILE');
+      .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 120), { gates: true })
+      .addOption(options.md());
     if (d.listen) {
       cmd.option('--listen <address>', 'IPv4 address of this machine for the drill webhook, reachable from every apiserver', (v: string) => {
         if (!isIPv4(v)) throw new InputError('--listen', `"${v}" is not an IPv4 address; pass this machine's address on the cluster network, e.g. the lab bridge 10.213.x.1`);
@@ -68,7 +68,7 @@ export function declareApiDrills(drill: Cli): void {
     }
     cmd.action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, false);
-      const r = await d.run(inv, stateDirFrom(opts), { gateTimeoutMs: gateTimeoutMs(opts), observeTimeoutMs: opts.observeTimeout * 1000, keepBroken: opts.keepBroken === true, listen: opts.listen }, log);
+      const r = await d.run(inv, stateDirFrom(opts), { ...connection(opts), observeTimeoutMs: opts.observeTimeout * 1000, keepBroken: opts.keepBroken === true, listen: opts.listen }, log);
       const md = apiDrillMarkdown(r);
       if (opts.md) writeFileSync(opts.md, md);
       if (opts.json) printJson(r);

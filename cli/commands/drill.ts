@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, oneOf, options, seconds, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, oneOf, options, seconds, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -10,9 +10,13 @@ import { declareApiserverDown, declareCertMistakes, declareKillOne } from './dri
 import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../harness/drills/cert-expiry.ts';
 
 const HELP = `
-usage: hardwire drill cert-expiry [--target TARGET] [--mode window|expired] [--window SECONDS]
-                                  [--observe-timeout SECONDS] [--gate-timeout SECONDS]
-                                  [--inventory FILE] [--state-dir DIR] [--md FILE] [--json]
+usage: hardwire drill list [--json]
+       hardwire drill NAME|ID ...   (a drill by its name or its curriculum id: "drill 3.C5" is "drill cert-expiry")
+       hardwire drill cert-expiry [--target TARGET] [--mode window|expired] [--window SECONDS]
+                                  [--observe-timeout SECONDS] [--gate-timeout SECONDS] [--accept-new-host-keys]
+                                  [--inventory FILE] [--state-dir DIR] [--md FILE] [--json] [--quiet]
+
+list: every drill with its curriculum id(s), name and summary (--json: one document).
 
 Drill 3.C5, the expired component certificate, against a wired cluster (the local lab by default).
   1. baseline: every gate green, CA fingerprints (operator copy and every host), Lease renew times
@@ -38,9 +42,9 @@ timeToRecoverMs: from the start of the renew to every gate green. Exit 1 unless 
 usage: hardwire drill cert-mistake --kind wrong-san|unknown-ca|wrong-client-cert [COMMON]
        hardwire drill apiserver-down [COMMON]
        hardwire drill kill-one [--host HOST] [COMMON]
-       hardwire drill kill-one --plane k0s [--k0s-lab NAME] [--keep-lab] [--observe-timeout S] [--md FILE] [--json]
+       hardwire drill kill-one --plane k0s [--k0s-lab NAME] [--keep-labs] [--observe-timeout S] [--md FILE] [--json]
 COMMON: [--keep-broken | --hold SECONDS] [--observe-timeout SECONDS] [--gate-timeout SECONDS]
-        [--inventory FILE] [--state-dir DIR] [--md FILE] [--json]
+        [--accept-new-host-keys] [--inventory FILE] [--state-dir DIR] [--md FILE] [--json] [--quiet]
 Each: baseline (every gate green, ca.crt hashed on each host), one real break, the first journal line
 naming the failure (host, unit, time) with the source line that emits it (module@version/file:line),
 the symptom through kubectl, what keeps working; then recovery and every gate green.
@@ -52,7 +56,7 @@ the symptom through kubectl, what keeps working; then recovery and every gate gr
                                   election lost, systemd restarts; then the level-triggered payoff
   kill-one (3.6, hardwire half)   SIGKILL kube-apiserver on one host; per-second health samples
   kill-one --plane k0s            a fresh 1-host lab (--k0s-lab, default drill-k0s, recreated each
-                                  run; --keep-lab leaves it up) with one k0s controller; SIGKILL the
+                                  run; --keep-labs leaves it up) with one k0s controller; SIGKILL the
                                   k0s controller (MainPID of k0scontroller); per-second samples of
                                   the unit, etcd /health, /readyz, both Leases and each child process
                                   (PID, parent); what went down, for how long, what became of each
@@ -61,13 +65,12 @@ the symptom through kubectl, what keeps working; then recovery and every gate gr
 re-renders from the table and starts what is down). --hold keeps it broken SECONDS, then recovers.
 `;
 
-interface Opts extends InventoryOpts {
+interface Opts extends InventoryOpts, HostOpts {
   json?: boolean;
   target: Target;
   mode: Mode;
   window: number;
   observeTimeout: number;
-  gateTimeout: number;
   md?: string;
 }
 
@@ -83,29 +86,48 @@ export function declare(root: Cli): Cli {
   declareApiserverDown(drill);
   declareKillOne(drill);
   declareApiDrills(drill);
+  drill.command('list').action(act(async ({ opts }: Run<{ json?: boolean }>) => {
+    const list = drills(drill);
+    if (opts.json) printJson({ drills: list });
+    else {
+      const w = Math.max(...list.map((d) => d.ids.join(', ').length));
+      const n = Math.max(...list.map((d) => d.name.length));
+      for (const d of list) process.stdout.write(`${d.ids.join(', ').padEnd(w)}  ${d.name.padEnd(n)}  ${d.summary}\n`);
+    }
+    return 0;
+  }));
   return group(drill);
 }
 
-/** Every drill subcommand with its summary (which names its curriculum id), read from the command tree so none is left out. */
+/**
+ * Every drill, read from the command tree so none is left out: its curriculum ids are its
+ * command aliases ("hardwire drill 3.C5" runs cert-expiry), and its summary starts with them.
+ */
+function drills(drill: Cli): { ids: string[]; name: string; summary: string }[] {
+  return drill.commands.filter((c) => c.aliases().length > 0)
+    .map((c) => ({ ids: c.aliases(), name: c.name(), summary: c.summary().replace(/^[^:]*: /, '') }))
+    .sort((a, b) => a.ids[0]!.localeCompare(b.ids[0]!, 'en', { numeric: true }));
+}
+
+/** Every drill subcommand with its summary (which names its curriculum id). */
 function drillList(drill: Cli): string {
-  const subs = drill.commands.map((c) => [c.name(), c.summary()] as const);
+  const subs = drill.commands.filter((c) => c.aliases().length > 0).map((c) => [c.name(), c.summary()] as const);
   const w = Math.max(...subs.map(([n]) => n.length));
-  return `drills, with their curriculum ids (hardwire drill NAME --help for one):\n${subs.map(([n, s]) => `  ${n.padEnd(w)}  ${s}`).join('\n')}\n`;
+  return `drills, with their curriculum ids (hardwire drill NAME --help for one; "hardwire drill list" lists them; an id runs its drill):\n${subs.map(([n, s]) => `  ${n.padEnd(w)}  ${s}`).join('\n')}\n`;
 }
 
 function declareCertExpiry(drill: Cli): void {
-  drill.command('cert-expiry').summary('3.C5: an expired component certificate (a window, or already expired), renewed with the CA unchanged')
+  hostOptions(drill.command('cert-expiry').alias('3.C5').summary('3.C5: an expired component certificate (a window, or already expired), renewed with the CA unchanged')
     .option('--target <target>', 'the component whose cert expires', oneOf('--target', TARGETS), 'kube-scheduler')
     .option('--mode <mode>', 'window or expired', oneOf('--mode', ['window', 'expired'] as const), 'window')
     .option('--window <seconds>', 'validity of the broken cert in window mode', seconds('--window', 10), 120)
-    .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 180)
-    .addOption(options.gateTimeout())
-    .option('--md <file>', 'write the Markdown report to FILE')
+    .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 180), { gates: true })
+    .addOption(options.md())
     .action(act(async ({ opts, log, cmd }: Run<Opts>) => {
       if (opts.mode === 'expired' && cmd.getOptionValueSource('window') === 'cli') throw new InputError('--window', 'only applies to --mode window');
       const inv = await inventoryOrLab(opts, log, false);
       const report = await certExpiryDrill(inv, stateDirFrom(opts), {
-        target: opts.target, mode: opts.mode, windowS: opts.window, observeTimeoutMs: opts.observeTimeout * 1000, gateTimeoutMs: gateTimeoutMs(opts),
+        target: opts.target, mode: opts.mode, windowS: opts.window, observeTimeoutMs: opts.observeTimeout * 1000, ...connection(opts),
       }, log);
       const md = drillMarkdown(report);
       if (opts.md) writeFileSync(opts.md, md);

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext, session } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -16,9 +16,9 @@ import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
-usage: hardwire etcd snapshot save    [--inventory FILE] [--state-dir DIR] [--json]
+usage: hardwire etcd snapshot save    [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
        hardwire etcd snapshot list    [--inventory FILE] [--state-dir DIR] [--json]
-       hardwire etcd snapshot restore FILE [--inventory FILE] [--state-dir DIR] [--dry-run] [--gate-timeout SECONDS] [--json]
+       hardwire etcd snapshot restore FILE [--inventory FILE] [--state-dir DIR] [--dry-run] [--gate-timeout SECONDS] [--accept-new-host-keys] [--quiet] [--json]
 
 save: etcdctl snapshot save on a healthy member (mTLS, healthcheck-client cert), copied to
 DIR/<cluster>/snapshots/<run-id>.db (0600) and verified with etcdutl snapshot status.
@@ -35,8 +35,8 @@ restore, step by step (what it runs, in order):
      waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000})
 `;
 
-interface Opts extends InventoryOpts { json?: boolean }
-interface RestoreOpts extends Opts { dryRun?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean }
+interface RestoreOpts extends Opts { dryRun?: boolean }
 
 export function declare(root: Cli): Cli {
   const etcd = topCommand(root, 'etcd', 'etcd snapshots: save (verified), list, restore (all members, then a gated restart)', HELP)
@@ -45,10 +45,10 @@ export function declare(root: Cli): Cli {
     .addOption(options.json());
   const snapshot = etcd.command('snapshot');
 
-  snapshot.command('save').action(act(async ({ opts, log }: Run<Opts>) => {
+  hostOptions(snapshot.command('save'), { gates: false }).action(act(async ({ opts, log }: Run<Opts>) => {
     const inv = await inventoryOrLab(opts, log, false);
     const stateDir = stateDirFrom(opts);
-    const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
+    const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
     let out: unknown;
     await runPhases([connectPhase, { id: 'save', title: 'Snapshot etcd', async run(c) {
       // The first member that reports a healthy cluster gives the snapshot.
@@ -72,15 +72,14 @@ export function declare(root: Cli): Cli {
     return 0;
   }));
 
-  snapshot.command('restore')
+  hostOptions(snapshot.command('restore')
     .argument('<FILE>', 'pass a snapshot from "hardwire etcd snapshot list"')
-    .addOption(options.dryRun())
-    .addOption(options.gateTimeout())
+    .addOption(options.dryRun()), { gates: true })
     .action(act(async ({ opts, log }: Run<RestoreOpts>, file: string) => {
       if (!existsSync(file)) throw new InputError('FILE', `${file} does not exist; pass a snapshot from "hardwire etcd snapshot list"`);
       const inv = await inventoryOrLab(opts, log, false);
       const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, acceptNewHostKeys: false, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, ...connection(opts) }, log);
       await runPhases([connectPhase, restorePhase(resolve(file)), ...START_PHASES], ctx);
       if (opts.json) printJson({ restoredFrom: resolve(file), dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
       return 0;

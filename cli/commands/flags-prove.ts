@@ -1,18 +1,18 @@
 // `hardwire flags prove`: the flag map's citations, hit live by delve (harness/prove).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { FlagMap } from '../../harness/flags/map.ts';
 import type { ProveReport } from '../../harness/prove/index.ts';
 import { act, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { gateTimeoutMs, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 
-interface Opts extends InventoryOpts { component?: string; json?: boolean; md?: boolean; html?: boolean; report?: string; map?: string; record?: boolean; reclassify?: boolean; flagsOf?: string; gateTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts, HostOpts { component?: string; json?: boolean; md?: string; html?: string; report?: string; map?: string; record?: boolean; reclassify?: boolean; flagsOf?: string }
 
 /** --reclassify: the committed records' site statuses re-derived from the map and each run's argv, written back; one line (or object) per record. */
 async function reclassifyRecords(opts: Opts): Promise<number> {
-  for (const [o, set] of [['--report', opts.report !== undefined], ['--record', opts.record], ['--map', opts.map !== undefined], ['--md', opts.md], ['--html', opts.html], ['--flags-of', opts.flagsOf !== undefined]] as const) {
+  for (const [o, set] of [['--report', opts.report !== undefined], ['--record', opts.record], ['--map', opts.map !== undefined], ['--md', opts.md !== undefined], ['--html', opts.html !== undefined], ['--flags-of', opts.flagsOf !== undefined]] as const) {
     if (set) throw new InputError(o, 'does not apply to --reclassify, which rewrites the committed records from the committed map; drop it');
   }
   const { PROVABLE } = await import('../../harness/prove/index.ts');
@@ -64,32 +64,30 @@ async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
 }
 
 export function declareProve(flags: Cli): void {
-  flags.command('prove')
+  const prove = flags.command('prove')
     .description('run the debug build under delve on the first control-plane host, with its unit\'s flags, and report which cited read sites it hits')
     .option('--component <name>', 'the component to prove (kube-scheduler, kube-controller-manager, kube-apiserver, etcd)')
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .addOption(options.acceptNewHostKeys())
-    .addOption(options.gateTimeout())
     .addOption(options.json())
-    .option('--md', 'the report as Markdown')
-    .option('--html', 'the report as one self-contained HTML page (sortable tables, each site linked to its line at the tag)')
-    .option('--report <file>', 'render a report saved with --json (as text, --md or --html) instead of running prove')
+    .addOption(options.md())
+    .addOption(options.html('the report (sortable tables, each site linked to its line at the tag)'))
+    .option('--report <file>', 'render a report saved with --json (as text, JSON, --md FILE or --html FILE) instead of running prove')
     .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
     .option('--reclassify', 'no lab: re-derive each committed record\'s site statuses (hit, not hit, off: ruled out by the unit\'s flags) from the flag map and the run\'s argv, write them back, print the counts')
     .option('--flags-of <tool>', 'prove the flags kubeadm (its own `init phase … --dry-run`) or k0s (read live from a k0s controller on a lab host of its own) passes to the component, each file mapped by role to hardwire\'s, on hardwire\'s host')
-    .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)')
-    .addOption(options.quiet())
+    .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)');
+  hostOptions(prove, { gates: true })
     .action(act(async ({ opts, log }: Run<Opts>) => {
       if (opts.reclassify) return reclassifyRecords(opts);
-      const formats = (['json', 'md', 'html'] as const).filter((f) => opts[f]);
-      if (formats.length > 1) throw new InputError(`--${formats[1]}`, `give one of --json, --md, --html, not ${formats.map((f) => `--${f}`).join(' and ')}`);
       if (opts.report !== undefined && (opts.record || opts.map !== undefined)) throw new InputError(opts.record ? '--record' : '--map', 'proves live; drop it to render a saved --report');
       const report = opts.report === undefined ? await runProve(opts, log) : savedReport(opts.report, opts.component);
       const { formatMarkdown, formatText } = await import('../../harness/prove/format.ts');
+      // --md FILE and --html FILE write files (as every command's do); stdout gets the text, or the JSON document.
+      if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
+      if (opts.html) writeFileSync(opts.html, (await import('../../harness/prove/html.ts')).formatHtml(report));
       if (opts.json) printJson(report);
-      else if (opts.html) process.stdout.write((await import('../../harness/prove/html.ts')).formatHtml(report));
-      else process.stdout.write(opts.md ? formatMarkdown(report) : formatText(report));
+      else process.stdout.write(formatText(report));
       return report.exited === undefined ? 0 : 1;
     }));
 }

@@ -13,7 +13,8 @@ usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
        hardwire flags explain <component> --<flag-name> [--json] [--version V]
        hardwire flags verify [--json] [--version V | --etcd V]
        hardwire flags --regenerate [--version V | --etcd V]
-       hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json|--md]
+       hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--html FILE]
+                            [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
        hardwire flags prove --reclassify [--component C] [--json]
 
 Shows the flag map: for every flag of etcd, kube-apiserver, kube-controller-manager,

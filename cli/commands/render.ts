@@ -1,5 +1,6 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { options, requireInventory, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { inventoryOrLabFile } from '../lab-inventory.ts';
 import { ensurePki, clusterStateDir } from '../../core/pki/store.ts';
 import { renderHostTree } from '../../core/render/host-tree.ts';
 import { writeHostTree } from '../../core/render/write.ts';
@@ -7,13 +8,14 @@ import { citer } from '../../core/render/citations.ts';
 import { printJson } from '../../lib/log.ts';
 
 const HELP = `
-usage: hardwire render --inventory FILE [--state-dir DIR] [--json]
+usage: hardwire render [--inventory FILE] [--state-dir DIR] [--json]
 
 Loads or creates the PKI (as "hardwire pki" does), then writes DIR/<cluster>/hosts/<host>/,
 which mirrors exactly what wire puts on that host: /etc/kubernetes/pki/..., the kubeconfigs,
 /etc/kubernetes/encryption-config.yaml and /etc/systemd/system/<component>.service.
 Every flag in a unit comes from core/components/models/ with the reason it is set and, where the
 flag map has one, the file:line in Kubernetes source that reads it. Nothing touches a host.
+Without --inventory, the local lab's inventory file is used (the lab need not be running).
 `;
 
 interface Opts extends InventoryOpts { json?: boolean }
@@ -24,7 +26,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.stateDir())
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = requireInventory(opts, log);
+      const inv = await inventoryOrLabFile(opts, log);
       const stateDir = stateDirFrom(opts);
       const pki = await ensurePki(stateDir, inv);
       const cite = await citer(inv.cluster.kubernetesVersion);

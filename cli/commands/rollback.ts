@@ -1,5 +1,5 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -13,8 +13,8 @@ import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { BACKUP_ROOT } from '../../core/apply/backup.ts';
 
 const HELP = `
-usage: hardwire rollback <run-id> [--inventory FILE] [--state-dir DIR] [--dry-run] [--gate-timeout SECONDS] [--json]
-       hardwire rollback --list [--inventory FILE] [--state-dir DIR] [--json]
+usage: hardwire rollback <run-id> [--inventory FILE] [--state-dir DIR] [--dry-run] [--gate-timeout SECONDS] [--accept-new-host-keys] [--quiet] [--json]
+       hardwire rollback --list [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--json]
 
 Every wire run that changes a host first copies the files it will overwrite to
 ${BACKUP_ROOT}/<run-id>/ on that host (the newest 5 runs are kept) and records the files it
@@ -24,23 +24,23 @@ not changed: the next "hardwire wire" applies it again.
 --gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 `;
 
-interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; list?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean; dryRun?: boolean; list?: boolean }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'rollback', 'undo a wire run on the hosts from its on-host backups, then restart what it touched (gated)', HELP)
+  const rollback = topCommand(root, 'rollback', 'undo a wire run on the hosts from its on-host backups, then restart what it touched (gated)', HELP)
     .argument('[run-id]')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .option('--list', 'list the backups on every host')
-    .addOption(options.dryRun())
-    .addOption(options.gateTimeout())
+    .addOption(options.dryRun());
+  return hostOptions(rollback, { gates: true })
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>, runId: string | undefined) => {
       if (opts.list && runId !== undefined) throw new InputError('run-id', `"rollback --list" takes no run id (got ${runId})`);
       if (!opts.list && runId === undefined) throw new InputError('run-id', 'missing; give one run id (see "hardwire rollback --list")');
       const inv = await inventoryOrLab(opts, log, false);
       const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, acceptNewHostKeys: false, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, ...connection(opts) }, log);
       if (opts.list) {
         const lists: Record<string, string[]> = {};
         await runPhases([connectPhase, { id: 'list', title: 'List backups', async run(c) {

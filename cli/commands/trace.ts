@@ -2,13 +2,14 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { options, seconds, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { hostOptions, options, seconds, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 
 const HELP = `
 usage: hardwire trace apply [-f FILE] [--authz-user NAME | --webhook-reject] [--md FILE] [--html FILE] [--json] [--inventory FILE] [--state-dir DIR]
+                           [--ready-timeout SECONDS] [--accept-new-host-keys] [--quiet]
 
 Runs a debug kube-apiserver (-N -l, symbols kept) under delve on the first control-plane host,
 beside the unit (same flags; port 16443, its own audit log, no endpoint reconciler; the unit keeps
@@ -35,22 +36,22 @@ outermost first; the curriculum's nine are marked. The debug instance is removed
   --ready-timeout  seconds to wait for the debug apiserver to be healthy (default 600)
 `;
 
-interface Opts extends InventoryOpts { authzUser?: string; webhookReject?: boolean; filename?: string; md?: string; html?: string; json?: boolean; readyTimeout?: number; acceptNewHostKeys?: boolean }
+interface Opts extends InventoryOpts, HostOpts { authzUser?: string; webhookReject?: boolean; filename?: string; md?: string; html?: string; json?: boolean; readyTimeout?: number }
 
 export function declare(root: Cli): Cli {
   const trace = topCommand(root, 'trace', 'trace one kubectl apply through a debug kube-apiserver under delve, stage by stage', HELP);
-  trace.command('apply')
+  const apply = trace.command('apply')
     .option('-f, --filename <file>', 'the object to create')
     .option('--authz-user <name>', 'first a create authorization rejects (no binding), then admits (bound)')
     .option('--webhook-reject', 'trace a create that a validating webhook rejects')
-    .option('--md <file>', 'write the trace as Markdown')
-    .option('--html <file>', 'write the trace as HTML')
+    .addOption(options.md('the trace'))
+    .addOption(options.html('the trace'))
     .option('--ready-timeout <seconds>', 'how long the debug apiserver may take to start', seconds('--ready-timeout', 1))
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .addOption(options.acceptNewHostKeys())
-    .addOption(options.json())
-    .addOption(options.quiet())
+    .addOption(options.json());
+  // Its one wait is the debug apiserver's start, --ready-timeout; it runs no gate of wire's.
+  hostOptions(apply, { gates: false })
     .action(act(async ({ opts, log }: Run<Opts>) => {
       if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser)) throw new InputError('--authz-user', `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`);
       const { readObject, defaultObject } = await import('../../harness/trace/object.ts');

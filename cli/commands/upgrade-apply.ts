@@ -1,7 +1,7 @@
 // hardwire upgrade apply: refuses what `upgrade plan` refuses or finds blocking, then rolls the
 // cluster to the target (core/upgrade/apply).
 import { act, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, gateTimeoutMs, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
@@ -20,15 +20,16 @@ import { InputError } from '../../lib/errors.ts';
 import { printJson } from '../../lib/log.ts';
 
 export const APPLY_HELP = `
-usage: hardwire upgrade apply --to VERSION [--etcd VERSION] [--inventory FILE] [--dry-run] [--gate-timeout SECONDS] [--json]
+usage: hardwire upgrade apply --to VERSION [--etcd-to VERSION] [--inventory FILE] [--dry-run] [--gate-timeout SECONDS]
+                             [--accept-new-host-keys] [--quiet] [--json]
 
 Refuses (exit 2, one line) what "upgrade plan" refuses, and any blocking finding of the plan: a
 flag the target's binary no longer registers, a feature gate it removed or locked. Then, before
 any write, the plan's live checks, the same code: verify's gates must pass, and no kind VERSION
 stops serving may have objects reached through its removed version (exit 2, one line, nothing
 changed on any host; --dry-run shows them too). Then: a verified etcd snapshot; each etcd member,
-one at a time, through each hop to --etcd that upgrade plan lists (default: v3.6.16, then
-v3.7.0; an --etcd plan refuses is refused here too), each gated on etcd health and the member's
+one at a time, through each hop to --etcd-to that upgrade plan lists (default: v3.6.16, then
+v3.7.0; an --etcd-to plan refuses is refused here too), each gated on etcd health and the member's
 version as etcd reports it; each kube-apiserver, one host at a time (gate /readyz);
 kube-controller-manager and kube-scheduler per host (gate: their Leases); containerd, kubelet and
 kube-proxy last (wire's gates). Each step backs up what it overwrites; a failed gate restores that
@@ -39,7 +40,7 @@ changes nothing. cluster.kubernetesVersion names the version the inventory was w
 VERSION once the upgrade is done: then apply only finishes what is left).
 `;
 
-interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; dryRun?: boolean; acceptNewHostKeys?: boolean; gateTimeout?: number }
+interface Opts extends InventoryOpts, HostOpts { to?: string; etcdTo?: string; json?: boolean; dryRun?: boolean }
 
 /** The first blocking finding, as the one line apply refuses with. */
 function refuseBlocking(doc: PlanDoc): void {
@@ -63,7 +64,7 @@ function atTarget(inv: Inventory, to: string): Inventory {
   return { ...inv, cluster, doc: { ...inv.doc, cluster } };
 }
 
-/** The etcd versions to pass through: the hops from the etcd of `from` (the version table's pairing) to --etcd, or to `to`'s etcd. */
+/** The etcd versions to pass through: the hops from the etcd of `from` (the version table's pairing) to --etcd-to, or to `to`'s etcd. */
 function etcdPath(from: string, to: string, etcd: string | undefined): string[] {
   return applyEtcdPath(versionsFor(from).etcd, etcd ?? versionsFor(to).etcd, etcdVersions());
 }
@@ -71,22 +72,20 @@ function etcdPath(from: string, to: string, etcd: string | undefined): string[] 
 const TABLE = VERSION_TABLE.map((r) => r.kubernetes);
 
 export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string, etcd?: string) => PlanDoc): void {
-  upgrade.command('apply')
+  const apply = upgrade.command('apply')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
-    .option('--etcd <version>', "target etcd version, as upgrade plan's (default: the target Kubernetes version's etcd in the version table)")
+    .option('--etcd-to <version>', "target etcd version, as upgrade plan's (default: the target Kubernetes version's etcd in the version table)")
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
-    .addOption(options.acceptNewHostKeys())
-    .addOption(options.gateTimeout())
-    .addOption(options.json())
-    .addOption(options.quiet())
+    .addOption(options.json());
+  renamed(hostOptions(apply, { gates: true }), '--etcd', '--etcd-to', 'version')
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const to = opts.to ?? '';
       // Bad input first: the refusals need no host, so they come before the lab and key checks.
       const refuse = (inv: Inventory): string[] => {
-        if (inv.cluster.kubernetesVersion !== to) refuseBlocking(planFor(inv, to, opts.etcd));
-        return etcdPath(sourceVersion(inv.cluster.kubernetesVersion, to, TABLE), to, opts.etcd);
+        if (inv.cluster.kubernetesVersion !== to) refuseBlocking(planFor(inv, to, opts.etcdTo));
+        return etcdPath(sourceVersion(inv.cluster.kubernetesVersion, to, TABLE), to, opts.etcdTo);
       };
       if (opts.inventory !== undefined) refuse(loadValidInventory(opts.inventory));
       const inv = await inventoryOrLab(opts, log, false);
@@ -94,11 +93,11 @@ export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string,
       const from = sourceVersion(inv.cluster.kubernetesVersion, to, TABLE);
       const t0 = performance.now();
       // The plan's live checks, before any write: verify's gates, then objects in APIs the target removes.
-      const live = await liveFor(inv, stateDirFrom(opts), loadApiLifecycle(to), from, to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'apply' });
+      const live = await liveFor(inv, stateDirFrom(opts), loadApiLifecycle(to), from, to, { ...connection(opts), log, who: 'apply' });
       refuseStored(live, from, to);
       log.info(liveTitle(live, to));
       const liveMs = Math.round(performance.now() - t0);
-      const { ctx, run } = await upgradeApply(atTarget(inv, to), stateDirFrom(opts), { dryRun: opts.dryRun === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, path, log);
+      const { ctx, run } = await upgradeApply(atTarget(inv, to), stateDirFrom(opts), { dryRun: opts.dryRun === true, ...connection(opts) }, path, log);
       const totalMs = Math.round(performance.now() - t0);
       if (opts.json) {
         printJson({

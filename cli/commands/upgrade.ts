@@ -1,10 +1,9 @@
 // hardwire upgrade plan: what the target version's binaries say about each flag the units pass.
 // Read-only and offline: the committed flag maps at both versions and the rendered unit models.
 import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
+import { connection, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import { inventoryOrLab, inventoryOrLabFile } from '../lab-inventory.ts';
 import { liveFor, type Live } from '../../core/upgrade/live.ts';
 import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
@@ -29,7 +28,8 @@ import { etcdVersions, versionsFor } from '../../core/components/binaries/catalo
 import { APPLY_HELP, declareApply } from './upgrade-apply.ts';
 
 const HELP = `
-usage: hardwire upgrade plan --to VERSION [--etcd VERSION] [--inventory FILE] [--offline] [--gate-timeout S] [--json] [--md FILE] [--html FILE]
+usage: hardwire upgrade plan --to VERSION [--etcd-to VERSION] [--inventory FILE] [--offline] [--gate-timeout S] [--accept-new-host-keys]
+                            [--json] [--md FILE] [--html FILE] [--quiet]
 
 For each component, every flag its unit passes (the unit model rendered for the inventory,
 cluster.extraArgs included; no --inventory means the local lab's) is looked up in that binary's
@@ -55,26 +55,28 @@ is listed at its removed group/version, and a kind with objects blocks. Nothing 
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
                  in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
-  --etcd VERSION the etcd the members go to (default: VERSION's etcd in the version table,
+  --etcd-to VERSION
+                 the etcd the members go to (default: VERSION's etcd in the version table,
                  core/components/binaries/catalog.ts); the hops, one etcd flag table per hop
                  (each checked in etcd's map at both ends of that hop) and the etcd gates are
                  planned for it
   --offline      plan from the flag maps alone; the output says the live checks were skipped
   --gate-timeout S  how long each of verify's gates may take, in seconds, as verify's
+  --accept-new-host-keys  trust unknown host keys on first contact (the live checks)
   --md FILE      also write the plan as Markdown
   --html FILE    also write the plan as HTML (a table per component)
   --json         one JSON document on stdout
 Exit 0 when no passed flag or config field is removed or renamed, no gate is removed or locked
 to another value at the target and no removed API holds objects, 1 when one does; 2 for a cluster
 that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipped minor version or a target
-without a flag map and gate tables, and on --etcd for a version the build table cannot build, a
+without a flag map and gate tables, and on --etcd-to for a version the build table cannot build, a
 downgrade, a hop etcd's rule forbids (a skipped minor), or a hop whose etcd has no flag map
 (harness/flags/data/<kubernetes>/etcd.json, or data/etcd/<etcd>.json for a hop-only patch such as
 v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are checked at each
 hop too, in etcd's gate table at both ends (a release's feature-gates.json, or data/etcd/<etcd>.feature-gates.json).
 ${APPLY_HELP}`;
 
-interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolean; md?: string; html?: string; offline?: boolean; gateTimeout?: number }
+interface Opts extends InventoryOpts, HostOpts { to?: string; etcdTo?: string; json?: boolean; md?: string; html?: string; offline?: boolean }
 
 /**
  * The live half, after every offline refusal: verify's gates on the inventory's hosts (exit 2 with
@@ -83,20 +85,7 @@ interface Opts extends InventoryOpts { to?: string; etcd?: string; json?: boolea
 async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
   if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
   const inv = await inventoryOrLab(opts, log, false);
-  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { gateTimeoutMs: gateTimeoutMs(opts), log, who: 'plan' });
-}
-
-async function inventoryFor(opts: Opts, log: Logger): Promise<Inventory> {
-  let file = opts.inventory;
-  if (!file) {
-    // Only the lab's inventory file is read: the plan needs no running host.
-    const lab = await import('../../harness/lab/index.ts');
-    file = (await lab.labStatus({ ...(opts.stateDir ? { stateDir: opts.stateDir } : {}), log })).inventory;
-    log.info(`using the local lab's inventory: ${file}`);
-  }
-  const inv = loadValidInventory(file);
-  for (const w of inv.warnings) log.warn(w);
-  return inv;
+  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { ...connection(opts), log, who: 'plan' });
 }
 
 /** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
@@ -113,8 +102,8 @@ const ETCD_PIN: Record<string, string> = {
   'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
-/** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd). */
-const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd');
+/** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd-to). */
+const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
 export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
@@ -141,31 +130,31 @@ export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
     components: [...etcdPlans.plans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
     new: newAtTarget(fromMaps, toMaps, ordered),
     gates: [...etcdPlans.gates, ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions })],
-    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
+    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd-to ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
     order: upgradeOrder(planned),
   });
 }
 
 export function declare(root: Cli): Cli {
   const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host', HELP);
-  upgrade.command('plan')
+  const plan = upgrade.command('plan')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
-    .option('--etcd <version>', "target etcd version (default: the target Kubernetes version's etcd in the version table)")
+    .option('--etcd-to <version>', "target etcd version (default: the target Kubernetes version's etcd in the version table)")
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .addOption(options.gateTimeout())
     .option('--offline', "plan from the flag maps alone: skip verify's gates and the stored objects in removed APIs")
-    .option('--md <file>', 'also write the plan as Markdown')
-    .option('--html <file>', 'also write the plan as HTML')
-    .addOption(options.json())
-    .addOption(options.quiet())
+    .addOption(options.md('the plan'))
+    .addOption(options.html('the plan (a table per component)'))
+    .addOption(options.json());
+  renamed(hostOptions(plan, { gates: true }), '--etcd', '--etcd-to', 'version')
     .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryFor(opts, log);
-      const offline = planFor(inv, opts.to ?? '', opts.etcd);
+      // Only the inventory file is read here (the lab's without --inventory): the offline plan needs no running host.
+      const inv = await inventoryOrLabFile(opts, log);
+      const offline = planFor(inv, opts.to ?? '', opts.etcdTo);
       const { blocking: _, ...rest } = offline;
       const doc = planDoc({ ...rest, live: await live(opts, offline, log) });
-      if (opts.md) writeFileSync(resolve(opts.md), formatMarkdown(doc));
-      if (opts.html) writeFileSync(resolve(opts.html), formatHtml(doc));
+      if (opts.md) writeFileSync(opts.md, formatMarkdown(doc));
+      if (opts.html) writeFileSync(opts.html, formatHtml(doc));
       if (opts.json) printJson(doc);
       else process.stdout.write(formatText(doc));
       return doc.blocking === 0 ? 0 : 1;

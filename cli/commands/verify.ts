@@ -1,5 +1,5 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -10,7 +10,7 @@ import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 const HELP = `
-usage: hardwire verify [--inventory FILE] [--state-dir DIR] [--gate-timeout SECONDS] [--json]
+usage: hardwire verify [--inventory FILE] [--state-dir DIR] [--gate-timeout SECONDS] [--accept-new-host-keys] [--quiet] [--json]
 
 Gates: etcd health over mTLS and member list; each apiserver's /livez and /readyz; the
 controller-manager and scheduler Leases held and renewing. Smoke test through admin.conf:
@@ -21,18 +21,18 @@ back while etcd holds it encrypted (k8s:enc:aescbc:v1: checked with etcdctl). Cl
 Exit 1 if any check fails.
 `;
 
-interface Opts extends InventoryOpts { json?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'verify', 're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)', HELP)
+  const verify = topCommand(root, 'verify', 're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)', HELP)
     .addOption(options.inventory())
-    .addOption(options.stateDir())
-    .addOption(options.gateTimeout())
+    .addOption(options.stateDir());
+  return hostOptions(verify, { gates: true })
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, false);
       const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: false, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, ...connection(opts) }, log);
       const report: VerifyReport = { gates: [], smoke: [] };
       await runPhases([connectPhase, verifyPhase(report)], ctx);
       const all = [...report.gates, ...report.smoke];

@@ -1,23 +1,25 @@
 import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { gateTimeoutMs, options, stateDirFrom, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { wire } from '../../core/apply/wire.ts';
+import { PLAN_PHASES, WIRE_PHASES, wire } from '../../core/apply/wire.ts';
 import { adminKubeconfigPath } from '../../core/apply/creds.ts';
 import { formatPlan } from '../../core/plan/format.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
-const HELP = `
-usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--json]
+/** The steps that change hosts, from wire's own phase list (core/apply/wire.ts), so a new component's stage is listed. */
+function steps(): string {
+  return WIRE_PHASES.filter((p) => !PLAN_PHASES.includes(p)).map((p, i) => `  ${String(i + 1).padStart(2)}. ${p.title}`).join('\n');
+}
+
+const HELP = () => `
+usage: hardwire wire [--inventory FILE] [--state-dir DIR] [--dry-run] [--verify-hashes] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet] [--json]
 
 Without --inventory, uses the local lab (brings it up if needed: "hardwire lab up").
-Order and gates:
-  1. etcd on every etcd host; gate: every member healthy over mTLS (healthcheck-client cert)
-     and the member list equals the inventory
-  2. kube-apiserver; gate: /livez and /readyz return 200 with the admin credentials
-  3. ClusterRoleBinding kubeadm:cluster-admins -> cluster-admin, created as super-admin
-  4. kube-controller-manager and kube-scheduler; gate: their Leases are held and renewing
+First the local work (PKI, rendered host trees, binaries), then it connects, reads each host and
+plans. Then, in order (each start or restart stage gated; the gates come from the component registry):
+${steps()}
 A file is sent only when its hash or its mode differs, atomically, with its mode. A component
 restarts only when something it reads changed, one host at a time, each followed by its gate.
 Each host keeps a record of what wire wrote (/var/lib/hardwire/installed.json: sha256, size, inode,
@@ -29,21 +31,20 @@ rendered trees under the state dir are still created, since the plan is computed
 Host keys are pinned (inventory knownHosts); unknown keys are refused unless --accept-new-host-keys.
 `;
 
-interface Opts extends InventoryOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean; acceptNewHostKeys?: boolean; gateTimeout: number }
+interface Opts extends InventoryOpts, HostOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean }
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers, gate each step', HELP)
+  const wireCmd = topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers -> workers, gate each step', HELP)
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
-    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'))
-    .addOption(options.acceptNewHostKeys())
-    .addOption(options.gateTimeout())
+    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'));
+  return hostOptions(wireCmd, { gates: true })
     .addOption(options.json())
     .action(act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, !opts.dryRun);
       const t0 = performance.now();
-      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: gateTimeoutMs(opts) }, log);
+      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, ...connection(opts) }, log);
       const totalMs = Math.round(performance.now() - t0);
       const report = {
         dryRun: ctx.opts.dryRun,

@@ -11,7 +11,7 @@ import { planUpgrade, type ComponentPlan, type PassedFlag } from './plan.ts';
 /** etcd's committed map and gate table at one etcd version, and the map's file (for the hop's line). */
 export interface EtcdMapAt { map: FlagMap; file: string; gates: GateData }
 
-/** Throws (one line on --etcd) for a version with no map. */
+/** Throws (one line on --etcd-to) for a version with no map. */
 export type EtcdMapLookup = (version: string) => EtcdMapAt;
 
 /** [from, to] of each table: the hops, or the cluster's etcd against itself when there is none. */

@@ -27,6 +27,9 @@ const NEEDS: Record<LiveFor, string> = {
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
+/** How the live checks connect: each gate's timeout, and --accept-new-host-keys. */
+interface LiveOptions { gateTimeoutMs: number; acceptNewHostKeys?: boolean; log: Logger; who: LiveFor }
+
 /** exit 2 with one line: the first failing gate (its name carries the host where it has one), and how many more. */
 function refuse(failed: { name: string; detail: string }[], who: LiveFor): InputError {
   const [first, ...rest] = failed;
@@ -34,8 +37,8 @@ function refuse(failed: { name: string; detail: string }[], who: LiveFor): Input
   return new InputError('verify', `${first!.name}: ${oneLine(first!.detail).slice(0, 300)}${more}; ${NEEDS[who]}`);
 }
 
-export async function liveChecks(inv: Inventory, stateDir: string, removed: readonly RemovedKind[], o: { gateTimeoutMs: number; log: Logger; who: LiveFor }): Promise<Live> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: true, acceptNewHostKeys: false, gateTimeoutMs: o.gateTimeoutMs }, o.log);
+export async function liveChecks(inv: Inventory, stateDir: string, removed: readonly RemovedKind[], o: LiveOptions): Promise<Live> {
+  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: true, acceptNewHostKeys: o.acceptNewHostKeys === true, gateTimeoutMs: o.gateTimeoutMs }, o.log);
   let live: Live | undefined;
   try {
     await runPhases([connectPhase, {
@@ -64,7 +67,7 @@ export async function liveChecks(inv: Inventory, stateDir: string, removed: read
  * api-lifecycle.json (`lifecycle`, loadApiLifecycle in harness/flags, which core does not import;
  * a missing one is refused on --to, exit 2), then liveChecks.
  */
-export function liveFor(inv: Inventory, stateDir: string, lifecycle: ApiLifecycle | null, from: string, to: string, o: { gateTimeoutMs: number; log: Logger; who: LiveFor }): Promise<Live> {
+export function liveFor(inv: Inventory, stateDir: string, lifecycle: ApiLifecycle | null, from: string, to: string, o: LiveOptions): Promise<Live> {
   const offline = o.who === 'plan' ? ', or plan with --offline' : '';
   if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`);
   return liveChecks(inv, stateDir, removedBetween(lifecycle.kinds, from, to), o);

@@ -69,10 +69,10 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
   const steps: UpgradeStep[] = [];
   const owned = new Map(input.hosts.map((h) => [h.host, assign(h, input.ownerOf)]));
   const last = input.etcdPath.at(-1);
-  // The path only goes up: a member already past its last version (a re-run with a lower --etcd) is refused, not downgraded.
+  // The path only goes up: a member already past its last version (a re-run with a lower --etcd-to) is refused, not downgraded.
   for (const h of input.hosts) {
     const now = h.running.etcd;
-    if (last && now && /^v\d/.test(now) && cmp(now, last) > 0) throw new InputError('--etcd', `etcd member ${h.host} runs ${now}, newer than ${last}: an upgrade does not downgrade etcd; name ${now} or newer`);
+    if (last && now && /^v\d/.test(now) && cmp(now, last) > 0) throw new InputError('--etcd-to', `etcd member ${h.host} runs ${now}, newer than ${last}: an upgrade does not downgrade etcd; name ${now} or newer`);
   }
   // etcd: every member through one hop before any member takes the next (one minor at a time).
   for (const v of input.etcdPath) {

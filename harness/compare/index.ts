@@ -8,7 +8,7 @@ import { k0sCollector } from './planes/k0s/index.ts';
 import { buildReport } from './build.ts';
 import { PLANES, emptyPlane } from './types.ts';
 import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';
-import { APISERVER_PORT } from '../../lib/constants.ts';
+import { APISERVER_PORT, DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { compareExtraArgs, upgradeSection } from './upgrade.ts';
 
 export interface CompareOptions {
@@ -22,6 +22,9 @@ export interface CompareOptions {
   k0sLab: string;
   k0sBinary?: string;
   keepLabs: boolean;
+  /** --accept-new-host-keys and --gate-timeout, for the hardwire plane's hosts. */
+  acceptNewHostKeys?: boolean;
+  gateTimeoutMs?: number;
   /** kube-bench on every plane, for the CIS section. */
   cis: boolean;
   /** The upgrade target: kubeadm's real `upgrade plan` beside hardwire's (checked first, upgrade-target.ts). */
@@ -70,7 +73,7 @@ export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
 export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
   const host = pickHost(opts.inv, opts.host);
   const params = clusterParams(opts.inv, host);
-  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log, cis: opts.cis };
+  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log, cis: opts.cis, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: opts.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS };
   const planes = {} as Record<PlaneName, PlaneData>;
   // One plane at a time: each kubeadm/k0s run boots its own lab host on a small machine.
   for (const c of collectors(opts, host)) {

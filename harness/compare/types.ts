@@ -180,6 +180,9 @@ export interface CollectContext {
   log: Logger;
   /** Run kube-bench on the plane while it is up. */
   cis: boolean;
+  /** The hardwire plane's hosts: trust an unknown host key on first contact (--accept-new-host-keys), and each gate's timeout. */
+  acceptNewHostKeys?: boolean;
+  gateTimeoutMs?: number;
 }
 
 /** One plane's collector. A k0s collector plugs in here like the other two. */

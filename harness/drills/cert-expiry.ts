@@ -35,6 +35,8 @@ export interface DrillOptions {
   mode: Mode;
   windowS: number;
   gateTimeoutMs: number;
+  /** Trust an unknown host key on first contact (--accept-new-host-keys). */
+  acceptNewHostKeys?: boolean;
   /** How long to wait for the x509 line and the symptom once the cert is invalid. */
   observeTimeoutMs: number;
 }
@@ -42,7 +44,7 @@ export interface DrillOptions {
 
 export async function certExpiryDrill(inv: Inventory, stateDir: string, opts: DrillOptions, log: Logger): Promise<DrillReport> {
   const timeline = new Timeline(log);
-  return withConnected(inv, stateDir, opts.gateTimeoutMs, log, (ctx) => drill(ctx, targetDef(opts.target), opts, timeline));
+  return withConnected(inv, stateDir, opts, log, (ctx) => drill(ctx, targetDef(opts.target), opts, timeline));
 }
 
 async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timeline: Timeline): Promise<DrillReport> {
@@ -163,7 +165,7 @@ async function drill(ctx: WireContext, def: TargetDef, opts: DrillOptions, timel
   recovery.push({ step: `renew ${def.cert} in the operator PKI from the existing ${caId} (subject, SANs, usages and key kept)`, why: 'the CA is not the problem and must not change: every other cert and every host trusts it; only the leaf is reissued', at: iso() });
   await renewOperatorCopies(stateDir, inv, [def.leafId], { newKey: false, log });
   recovery.push({ step: `push ${def.cert} to ${names} atomically; restart ${def.component} where it runs, one host at a time, each followed by its gate (start it where it is down); then every gate`, why: `${def.component} reads the file only at start; wire's order (etcd, kube-apiserver, controllers) restarts a dependency before its clients, and one host at a time keeps quorum and a ready apiserver`, at: iso() });
-  const pushed = await pushRenewed(inv, stateDir, [def.leafId], { restart: true, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: false, log });
+  const pushed = await pushRenewed(inv, stateDir, [def.leafId], { restart: true, gateTimeoutMs: opts.gateTimeoutMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, log });
   for (const e of changes(pushed.ctx.wet.intents)) recovery.push({ step: e.event, why: WIRE_ROLL, at: e.at });
   const finalGates = await runGateChecks(ctx);
   const recovered = finalGates.every((g) => g.ok);

@@ -76,6 +76,8 @@ export interface RunOptions {
   inventoryFile: string;
   observeTimeoutMs: number;
   gateTimeoutMs: number;
+  /** Trust an unknown host key on first contact (--accept-new-host-keys). */
+  acceptNewHostKeys?: boolean;
   keepBroken: boolean;
   /** Seconds to keep the cluster broken after observing, before recovering (to poke at it). */
   holdS: number;
@@ -88,7 +90,7 @@ export function recoveryCommand(o: Pick<RunOptions, 'inventoryFile'>, stateDir: 
 }
 
 export async function runDrill<B extends Broken>(inv: Inventory, stateDir: string, def: DrillDef<B>, opts: RunOptions, log: Logger): Promise<DrillRun> {
-  return withConnected(inv, stateDir, opts.gateTimeoutMs, log, (ctx) => {
+  return withConnected(inv, stateDir, opts, log, (ctx) => {
     const env: DrillEnv = {
       ctx, inv, stateDir, log, creds: adminCreds(ctx.clusterDir), adminKubeconfig: adminKubeconfigPath(ctx.clusterDir), timeline: new Timeline(log),
       session: (h) => session(ctx, h),

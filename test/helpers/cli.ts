@@ -11,6 +11,8 @@ export function hardwire(args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: 
     env: { ...process.env, ...opts.env },
     encoding: 'utf8',
     timeout: opts.timeoutMs ?? 120_000,
+    // A --json document can be several MB (compare's report): spawnSync's default keeps 1 MB.
+    maxBuffer: 64 << 20,
   });
   return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }

@@ -36,7 +36,7 @@ async function watchWire(plane: PlaneData, ctx: CollectContext, wire: (() => Pro
   const worker = ctx.inv.workerHosts[0];
   if (!worker) { plane.notes.push('no worker host in the inventory: no Pod to watch, so the plane is not whole'); return; }
   const { connect } = await import('../../../core/transport/index.ts');
-  const s = await connect(ctx.inv.hosts.find((h) => h.isControlPlane)!, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+  const s = await connect(ctx.inv.hosts.find((h) => h.isControlPlane)!, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), acceptNewHostKeys: ctx.acceptNewHostKeys === true, timeoutMs: 8000 });
   const dir = clusterStateDir(ctx.stateDir, ctx.inv);
   const watch = watchTtfp(hardwireChecks(s, '/etc/kubernetes/pki/apiserver.crt', () => adminCreds(dir), worker.name, { ns: PROBE_NS, name: probeName(worker.name) }),
     { worker: worker.name, pod: `${PROBE_NS}/${probeName(worker.name)}` });
@@ -127,7 +127,7 @@ async function readNode(plane: PlaneData, s: Session): Promise<void> {
 
 async function live(plane: PlaneData, tree: HostTree, workerTree: HostTree | undefined, ctx: CollectContext): Promise<void> {
   const { connect } = await import('../../../core/transport/index.ts');
-  const opts = { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 };
+  const opts = { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), acceptNewHostKeys: ctx.acceptNewHostKeys === true, timeoutMs: 8000 };
   const t0 = performance.now();
   const s = await connect(tree.host, opts);
   try {
@@ -165,7 +165,7 @@ async function hostsProcs(s: Session, host: Host, ctx: CollectContext, plane: Pl
   const out = await readPlaneProcs([{ s, host: host.name, role: rolesOf(host) }], plane);
   for (const h of ctx.inv.hosts.filter((x) => x.name !== host.name)) {
     try {
-      const o = await connect(h, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), timeoutMs: 8000 });
+      const o = await connect(h, { ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}), acceptNewHostKeys: ctx.acceptNewHostKeys === true, timeoutMs: 8000 });
       try { out.push(...await readPlaneProcs([{ s: o, host: h.name, role: rolesOf(h) }], plane)); } finally { await o.close(); }
     } catch (err) {
       plane.notes.push(`process tree of ${h.name} not read: ${(err as Error).message}`);
@@ -211,7 +211,7 @@ export function hardwireCollector(opts: HardwireOptions): PlaneCollector {
       }
       if (ctx.cis && plane.mode === 'live') {
         const { scanHardwire } = await import('../../cis/plane.ts');
-        plane.cis = await scanHardwire(ctx.inv, ctx.stateDir, { acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, ctx.log);
+        plane.cis = await scanHardwire(ctx.inv, ctx.stateDir, { acceptNewHostKeys: ctx.acceptNewHostKeys === true, gateTimeoutMs: ctx.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS }, ctx.log);
       }
       plane.why = plane.mode === 'live'
         ? `rendered host tree of ${opts.host.name} and live /proc/<pid>/cmdline of its ${tree.components.length} units`

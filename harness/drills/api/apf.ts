@@ -71,7 +71,7 @@ async function audit429(d: DrillCtx, sinceMs: number): Promise<CapturedLine | un
 }
 
 export async function apfDrill(inv: Inventory, stateDir: string, opts: ApiDrillOptions, log: Logger): Promise<ApiDrillReport> {
-  return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, 'apf-starve', async (d) => {
+  return withDrillCtx(inv, stateDir, opts, log, 'apf-starve', async (d) => {
     const base = await baseline(d);
     await cleanup(d);
     return drill(d, base, opts);

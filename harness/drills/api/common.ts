@@ -15,10 +15,10 @@ import { runGateChecks } from '../../../core/gates/checks.ts';
 import { kubeRequest, type KubeCreds } from '../../../core/transport/kube-api.ts';
 import { FirstLines, type JournalLine } from '../journal.ts';
 import { Timeline } from '../timeline.ts';
-import { iso, withConnected } from '../connected.ts';
+import { iso, withConnected, type Connection } from '../connected.ts';
 import type { GateResult } from '../report.ts';
 
-export interface ApiDrillOptions { gateTimeoutMs: number; observeTimeoutMs: number; keepBroken: boolean; listen?: string | undefined }
+export interface ApiDrillOptions extends Connection { observeTimeoutMs: number; keepBroken: boolean; listen?: string | undefined }
 
 export interface DrillCtx {
   inv: Inventory;
@@ -34,8 +34,8 @@ export interface DrillCtx {
 export const LABEL = 'hardwire.dev/drill';
 export { iso, sleep } from '../connected.ts';
 
-export async function withDrillCtx<T>(inv: Inventory, stateDir: string, gateTimeoutMs: number, log: Logger, drill: string, fn: (d: DrillCtx) => Promise<T>): Promise<T> {
-  return withConnected(inv, stateDir, gateTimeoutMs, log, (ctx) => fn({
+export async function withDrillCtx<T>(inv: Inventory, stateDir: string, conn: Connection, log: Logger, drill: string, fn: (d: DrillCtx) => Promise<T>): Promise<T> {
+  return withConnected(inv, stateDir, conn, log, (ctx) => fn({
     inv, ctx, creds: adminCreds(ctx.clusterDir), adminConf: adminKubeconfigPath(ctx.clusterDir), dir: join(ctx.clusterDir, 'drills', drill), log, timeline: new Timeline(log),
   }));
 }

@@ -124,11 +124,11 @@ export async function startDrillServer(dir: string, listen: string, name: string
  * the server up for the drill's body and closed however it ends.
  */
 export async function webhookDrill<T>(
-  inv: Inventory, stateDir: string, opts: { listen?: string | undefined; gateTimeoutMs: number }, log: Logger, name: string, mode: string,
+  inv: Inventory, stateDir: string, opts: { listen?: string | undefined; gateTimeoutMs: number; acceptNewHostKeys?: boolean | undefined }, log: Logger, name: string, mode: string,
   cleanup: (d: DrillCtx) => Promise<void>, body: (d: DrillCtx, server: DrillServer, base: Awaited<ReturnType<typeof baseline>>) => Promise<T>,
 ): Promise<T> {
   const listen = listenAddressFor(inv, opts.listen);
-  return withDrillCtx(inv, stateDir, opts.gateTimeoutMs, log, name, async (d) => {
+  return withDrillCtx(inv, stateDir, opts, log, name, async (d) => {
     const base = await baseline(d);
     await cleanup(d);
     const server = await startDrillServer(d.dir, listen, mode);
