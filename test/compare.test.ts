@@ -571,7 +571,7 @@ describe('hardwire compare on the lab', () => {
     }
     expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/^## Upgrade to v1\.37\.2$/m);
     expect(readFileSync(join(out, 'r.html'), 'utf8')).toContain(`data-name="--${REMOVED.flag}" data-said="no"`);
-    expect(run.stdout).toMatch(/∅ kubeadm kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);
+    expect(run.stderr).toMatch(/∅ kubeadm kube-controller-manager flag --concurrent-service-syncs: removed \(blocking\); kubeadm: nothing/);
     console.log(`upgrade: kubeadm plan ${u.kubeadm.text.ms} ms (text), ${u.kubeadm.json.ms} ms (json); ${u.findings.length} findings, kubeadm silent on ${u.silent}`);
   });
 
@@ -663,7 +663,7 @@ describe('hardwire compare on the lab', () => {
       console.log(`time to first Pod, ${p}: ${x.phases!.map((ph) => `${ph.phase} ${(ph.ms / 1000).toFixed(1)} s`).join(', ')}; total ${(x.totalMs! / 1000).toFixed(1)} s`);
     }
     expect(readFileSync(join(out, 'r.md'), 'utf8')).toMatch(/## Time to first Pod/);
-    expect(run.stdout).toMatch(/time to first Pod/);
+    expect(run.stderr).toMatch(/time to first Pod/);
   });
 
   it('bad input is exit 2', () => {
