@@ -34,22 +34,34 @@ export async function unitClocks(lab: TestLab, hosts: readonly string[], units: 
  * leader Lease while its apiserver restarts exits by design, and systemd restarts it. That is allowed
  * only when systemd counted the restart (NRestarts) and the unit's journal since `before` logs the
  * lost lease (kube-controller-manager: controllermanager.go:413, kube-scheduler: server.go:328 at
- * v1.36.3); it is printed, never silent.
+ * v1.36.3); it is printed, never silent. Such a unit in `order` is still checked for its restart, but
+ * its last exit may be its own, so the one-at-a-time check skips it.
  */
 export async function expectRolled(lab: TestLab, before: UnitClocks, after: UnitClocks, order: readonly string[]): Promise<void> {
+  const lost = new Map<string, string>();
+  for (const k of Object.keys(before)) {
+    const line = await lostLease(lab, k, before[k]!, after[k]!);
+    if (line) lost.set(k, line);
+  }
   for (const k of order) expect.soft(after[k]!.enter, `${k} restarted`).toBeGreaterThan(before[k]!.enter);
   for (let i = 1; i < order.length; i++) {
-    expect.soft(after[order[i]!]!.exit, `${order[i]} went down only after ${order[i - 1]} was up again`).toBeGreaterThan(after[order[i - 1]!]!.enter);
+    const k = order[i]!;
+    // Its last exit is its own when it lost the Lease just before its turn (systemd's auto-restart); printed below.
+    if (lost.has(k)) continue;
+    expect.soft(after[k]!.exit, `${k} went down only after ${order[i - 1]} was up again`).toBeGreaterThan(after[order[i - 1]!]!.enter);
   }
   for (const k of Object.keys(before).filter((x) => !order.includes(x))) {
     const [b, a] = [before[k]!, after[k]!];
     if (a.enter === b.enter && a.exit === b.exit) continue;
-    const [host, unit] = k.split('/') as [string, string];
-    const lost = /^kube-(controller-manager|scheduler)\.service$/.test(unit)
-      ? (await onHost(lab, host, ['journalctl', '-u', unit, `--since=@${Math.floor(b.readAt / 1000) - 1}`, '-o', 'cat', '--no-pager', '--case-sensitive=false', '--grep', 'leaderelection lost'])).trim().split('\n')[0] ?? ''
-      : '';
-    const why = `${k} moved outside the roll (enter ${b.enter} -> ${a.enter}, exit ${b.exit} -> ${a.exit}, NRestarts ${b.restarts} -> ${a.restarts})`;
-    expect.soft(a.restarts > b.restarts && lost !== '', `${why}: only a leader that lost its Lease, restarted by systemd, may`).toBe(true);
-    if (a.restarts > b.restarts && lost !== '') console.log(`${why}: it lost its leader Lease while an apiserver restarted, and systemd restarted it: ${lost}`);
+    expect.soft(lost.has(k), `${k} moved outside the roll (enter ${b.enter} -> ${a.enter}, exit ${b.exit} -> ${a.exit}, NRestarts ${b.restarts} -> ${a.restarts}): only a leader that lost its Lease, restarted by systemd, may`).toBe(true);
   }
+  for (const [k, line] of lost) console.log(`${k} lost its leader Lease while an apiserver restarted, and systemd restarted it (NRestarts ${before[k]!.restarts} -> ${after[k]!.restarts}): ${line}`);
+}
+
+/** The journal line of a lost leader Lease, when systemd also counted a restart of the unit since `b`; else ''. */
+async function lostLease(lab: TestLab, k: string, b: UnitClocks[string], a: UnitClocks[string]): Promise<string> {
+  const [host, unit] = k.split('/') as [string, string];
+  if (a.restarts <= b.restarts || !/^kube-(controller-manager|scheduler)\.service$/.test(unit)) return '';
+  const text = await onHost(lab, host, ['journalctl', '-u', unit, `--since=@${Math.floor(b.readAt / 1000) - 1}`, '-o', 'cat', '--no-pager', '--case-sensitive=false', '--grep', 'leaderelection lost']);
+  return text.trim().split('\n')[0] ?? '';
 }
