@@ -87,7 +87,9 @@ describe('drill cert-expiry on a wired 2-host lab', () => {
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/--window: only applies to --mode window/);
     expect(hardwire(['drill', 'nope', '--inventory', inv]).code).toBe(2);
-    expect(hardwire(['drill', '--help']).stdout).toMatch(/^usage: hardwire drill cert-expiry/);
+    const help = hardwire(['drill', '--help']).stdout;
+    expect(help).toMatch(/^usage: hardwire drill list/);
+    expect(help).toMatch(/^ {7}hardwire drill cert-expiry \[--target TARGET\]/m);
   });
 
   it('kube-scheduler, 60 s window: the apiserver journal shows the x509 rejection, the Lease stops, recovery renews it', async () => {
