@@ -9,6 +9,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:f
 import { join, relative } from 'node:path';
 import { $ } from 'zx';
 import { repoRoot } from '../lib/paths.ts';
+import { UNIT_TESTS } from '../vitest.unit.config.ts';
+
+const UNIT = new Set(UNIT_TESTS);
 
 const PHASES = ['boot', 'wire', 'save', 'restore', 'gate'] as const;
 type Phase = (typeof PHASES)[number];
@@ -41,7 +44,6 @@ function rows(dir: string, reports = readReports(dir)): FileRow[] {
       phases.set(r.file, p);
     }
   }
-  const UNIT_TESTS = unitTests();
   return [...reports].flatMap(([name, report]) => {
     // vitest's startTime comes after the file's beforeAll (where a lab boots and wires); in a lane,
     // one file at a time, a file's wall is from the previous file's end (or the lane's start) to its own.
@@ -52,7 +54,7 @@ function rows(dir: string, reports = readReports(dir)): FileRow[] {
   }).map(({ t, file, wallMs }) => {
     return {
       file,
-      project: UNIT_TESTS.has(file) ? 'unit' : 'lab',
+      project: UNIT.has(file) ? 'unit' : 'lab',
       report: reportOf.get(t)!,
       wallMs,
       tests: t.assertionResults.length,
@@ -60,11 +62,6 @@ function rows(dir: string, reports = readReports(dir)): FileRow[] {
       phases: phases.get(file) ?? { boot: 0, wire: 0, save: 0, restore: 0, gate: 0 },
     };
   }).sort((a, b) => b.wallMs - a.wallMs);
-}
-
-function unitTests(): Set<string> {
-  const text = readFileSync(join(repoRoot, 'vitest.unit.config.ts'), 'utf8');
-  return new Set([...text.matchAll(/'(test\/[^']+\.test\.ts)'/g)].map((m) => m[1]!));
 }
 
 const s = (ms: number) => (ms / 1000).toFixed(1);
