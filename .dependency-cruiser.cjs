@@ -1,5 +1,7 @@
-// `pnpm test` fails on an import loop, type-only imports included (a loop of types still ties
-// the modules' meaning together, and was how validating an inventory loaded gate code).
+// `pnpm loops` (in `pnpm test`): the folder rules of docs/architecture.md, and no import loop, type-only
+// imports included (a loop of types still ties the modules' meaning together, and was how validating
+// an inventory loaded gate code). scripts/import-types.ts runs first, so that every type dependency
+// is an `import type` this graph sees.
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -11,11 +13,36 @@ module.exports = {
       to: { circular: true },
     },
     {
-      name: 'core-not-harness',
+      name: 'core-only-core-and-lib',
       severity: 'error',
-      comment: 'The pipeline (core/) stands apart from the harness around it; it reads only the flag map, whose citations it renders.',
+      comment: 'The pipeline (core/) imports only core and lib: the harness, the CLI, scripts and tests stand around it.',
       from: { path: '^core/' },
-      to: { path: '^harness/', pathNot: '^harness/flags/map\\.ts$' },
+      to: { path: '^(harness|cli|scripts|test)/' },
+    },
+    {
+      name: 'lib-imports-nothing-of-the-project',
+      severity: 'error',
+      comment: 'lib/ is plumbing under everything: it imports only node and packages.',
+      from: { path: '^lib/' },
+      to: { path: '^(core|harness|cli|scripts|test)/' },
+    },
+    {
+      name: 'nothing-imports-cli',
+      severity: 'error',
+      comment: 'cli/ is the outermost shell; only the tests that walk its command tree import it.',
+      from: { pathNot: '^(cli|test)/' },
+      to: { path: '^cli/' },
+    },
+    {
+      name: 'harness-feature-internals',
+      severity: 'error',
+      comment:
+        "A harness feature reaches another only through that feature's index.ts. Shared pieces (harness/planes, harness/delve) have folders of their own and are not features.",
+      from: { path: '^harness/([^/]+)/' },
+      to: {
+        path: '^harness/(cis|compare|drills|flags|lab|prove|trace)/',
+        pathNot: ['^harness/$1/', '^harness/[^/]+/index\\.ts$'],
+      },
     },
   ],
   options: {

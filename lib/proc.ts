@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createRequire } from 'node:module';
 import type { Options, Result, SyncOptions, SyncResult } from 'execa';
 import { StepError } from './errors.ts';
-import { shJoin } from '../core/transport/quote.ts';
+import { shJoin } from './quote.ts';
 
 export interface RunOptions {
   /** The step named in the error (`error: [host] step: message`). */

@@ -11,7 +11,7 @@ import { $ } from 'zx';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 import { ensureBinary } from '../core/components/binaries/index.ts';
 import { clusterParams } from '../harness/compare/index.ts';
-import { kubeadmConfig } from '../harness/compare/planes/kubeadm.ts';
+import { kubeadmConfig } from '../harness/planes/kubeadm.ts';
 
 const runs = Number(process.argv[2] ?? 5);
 const root = join(import.meta.dirname, '..');

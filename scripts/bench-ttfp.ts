@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { $ } from 'zx';
 import type { CompareReport } from '../harness/compare/types.ts';
 import { PHASE_LABEL } from '../harness/compare/ttfp-section.ts';
-import { TTFP_PHASES } from '../harness/compare/ttfp-watch.ts';
+import { TTFP_PHASES } from '../harness/planes/ttfp-watch.ts';
 
 const PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
 

@@ -10,13 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { withPage } from './helpers/chromium.ts';
 import { tempDir } from './helpers/tmp.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import { buildReport } from '../harness/compare/build.ts';
 import { html } from '../harness/compare/html.ts';
-import { KUBEADM_TOKENS } from '../harness/compare/normalize.ts';
-import { COMPONENTS, emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/compare/types.ts';
-import type { NodeComponent, PlaneNode } from '../harness/compare/node-types.ts';
-import { buildTree, countsOf, parseProcDump } from '../harness/compare/proc-tree.ts';
+import { KUBEADM_TOKENS } from '../harness/planes/normalize.ts';
+import { COMPONENTS, emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/planes/types.ts';
+import type { NodeComponent, PlaneNode } from '../harness/planes/node-types.ts';
+import { buildTree, countsOf, parseProcDump } from '../harness/planes/proc-tree.ts';
 
 const VERSION = 'v1.36.3';
 /** A citation shorter than this is cramped: "validation_linux.go:35" at 11 px monospace is about 150 px. */

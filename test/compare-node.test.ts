@@ -2,10 +2,10 @@
 // /proc cmdline splitting, and why kubeadm passes each kubelet flag (its drop-in, kubeadm-flags.env).
 // The lab run (test/compare.test.ts) checks the rows against /proc on the hosts.
 import { describe, expect, it } from 'vitest';
-import { loadFlagMap } from '../harness/flags/map.ts';
-import { configValues } from '../harness/compare/node-section.ts';
-import { cmdlineArgv } from '../harness/compare/planes/node-read.ts';
-import { kubeletFlagReasons } from '../harness/compare/planes/kubeadm-node-rows.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
+import { configValues } from '../harness/planes/config-values.ts';
+import { cmdlineArgv } from '../harness/planes/node-read.ts';
+import { kubeletFlagReasons } from '../harness/planes/kubeadm-node-rows.ts';
 
 const KUBELET_KEYS = new Set(loadFlagMap('kubelet', 'v1.36.3').config!.fields.map((f) => f.key));
 

@@ -1,7 +1,7 @@
 // The pure halves of issue 23's node view: the process tree from a /proc dump (proc-tree.ts) and
 // CIS 4.x rows merged across planes (node-cis.ts), on dumps and kube-bench results written here.
 import { describe, expect, it } from 'vitest';
-import { buildTree, countsOf, parseProcDump, podOf, settled, unitOf } from '../harness/compare/proc-tree.ts';
+import { buildTree, countsOf, parseProcDump, podOf, settled, unitOf } from '../harness/planes/proc-tree.ts';
 import { failWhy, mergeNodeChecks, nodeHosts } from '../harness/compare/node-cis.ts';
 import { procHtml, procMarkdown } from '../harness/compare/proc-section.ts';
 import { auditPaths, type CheckResult, type HostReport } from '../harness/cis/report.ts';

@@ -1,9 +1,9 @@
 // Whole planes and time to first Pod, without a lab: the watcher on fake checks (its clock, its order,
 // "bare"), and the verdict compare exits on.
 import { describe, expect, it } from 'vitest';
-import { watchTtfp, TTFP_PHASES, type TtfpChecks, type TtfpWatch } from '../harness/compare/ttfp-watch.ts';
+import { watchTtfp, TTFP_PHASES, type TtfpChecks, type TtfpWatch } from '../harness/planes/ttfp-watch.ts';
 import { ttfpPlane, ttfpSection, wholeVerdict, ttfpMarkdown, ttfpHtml, ttfpSummary } from '../harness/compare/ttfp-section.ts';
-import { emptyPlane } from '../harness/compare/types.ts';
+import { emptyPlane } from '../harness/planes/types.ts';
 
 /** Checks that start holding `after` ms from now, in a given order. */
 function timed(after: Record<string, number>): TtfpChecks {

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { ConfigFieldEntry, FlagMap } from '../harness/flags/map.ts';
+import type { ConfigFieldEntry, FlagMap } from '../core/flags/map.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { moduleDir, reopen, reopenSite } from './helpers/modcache.ts';
 
@@ -17,7 +17,7 @@ const DEFAULTS = {
 const VERSIONS = ['v1.36.3', 'v1.37.2'] as const;
 
 function fields(version: string, component: string): ConfigFieldEntry[] {
-  return (JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap).config!.fields;
+  return (JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap).config!.fields;
 }
 
 function fileLines(module: string, version: string, file: string): string[] {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { binaryPath } from '../core/components/binaries/cache.ts';
-import { flagVersions, loadFlagMap } from '../harness/flags/map.ts';
+import { flagVersions, loadFlagMap } from '../core/flags/map.ts';
 
 const COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet', 'kube-proxy'] as const;
 

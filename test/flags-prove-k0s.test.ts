@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { wiredTestLab, type WiredLab } from './helpers/lab.ts';
 import { independentProblem, selectorOf } from './helpers/prove-evidence.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import { cacheDir } from '../lib/paths.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
 import { independentProblem, selectorOf } from './helpers/prove-evidence.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import { loadInventory } from '../core/inventory/load.ts';
 import { ensureBinary } from '../core/components/binaries/index.ts';
 import type { ProveReport } from '../harness/prove/index.ts';

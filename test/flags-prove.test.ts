@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
 import { enclosingFunc, sourceLines } from '../harness/prove/source.ts';
 import { independentProblem, selectorOf } from './helpers/prove-evidence.ts';

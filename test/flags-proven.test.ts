@@ -1,4 +1,4 @@
-// The committed "proven live" records (harness/flags/proven/<version>/<component>.json, written by
+// The committed "proven live" records (core/flags/proven/<version>/<component>.json, written by
 // `flags prove --record`, issue 25) against the flag map they claim to prove: every site a record
 // names is a site the map cites for that flag at that version, in the map's order; each hit lies in
 // the function delve named, read back from the Go module cache; and `hardwire flags` and compare's
@@ -7,16 +7,16 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
-import { loadFlagMap, normalizeFlagName, siteRef } from '../harness/flags/map.ts';
-import type { ProvenRecord } from '../harness/flags/proven.ts';
+import { loadFlagMap, normalizeFlagName, siteRef } from '../core/flags/map.ts';
+import type { ProvenRecord } from '../core/flags/proven.ts';
 import { flagRows } from '../harness/compare/build.ts';
-import { emptyPlane, type Component, type PlaneData } from '../harness/compare/types.ts';
+import { emptyPlane, type Component, type PlaneData } from '../harness/planes/types.ts';
 import { enclosingFunc, sameFunction, sourceLines } from '../harness/prove/source.ts';
 import { decideSite, unitFlags } from '../harness/prove/decide.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { repoRoot } from '../lib/paths.ts';
 
-const ROOT = join(repoRoot, 'harness', 'flags', 'proven');
+const ROOT = join(repoRoot, 'core', 'flags', 'proven');
 /** The components `flags prove --record` was run for at the pinned version (each on a 1-host lab). */
 const RECORDED = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 

@@ -1,12 +1,12 @@
 // The k0s worker's pure parts: the controller's cluster config, the process-tree walk, the report rows.
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { k0sConfig, k0sWorkerClusterConfig, WORKER_PROFILE } from '../harness/compare/planes/k0s/config.ts';
-import { treeFrom } from '../harness/compare/planes/k0s/worker-read.ts';
-import { firstNodeRange } from '../harness/compare/planes/k0s/worker.ts';
-import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
+import { k0sConfig, k0sWorkerClusterConfig, WORKER_PROFILE } from '../harness/planes/k0s/config.ts';
+import { treeFrom } from '../harness/planes/k0s/worker-read.ts';
+import { firstNodeRange } from '../harness/planes/k0s/worker.ts';
+import { workerLabName } from '../harness/planes/k0s/worker-lab.ts';
 import { treeRows, workerFacts } from '../harness/compare/k0s-worker-section.ts';
-import { CONTAINERD_OOM_DROPIN, IPTABLES_DEBS } from '../harness/compare/planes/k0s/worker-host.ts';
+import { CONTAINERD_OOM_DROPIN, IPTABLES_DEBS } from '../harness/planes/k0s/worker-host.ts';
 
 const params = {
   kubernetesVersion: 'v1.36.3', clusterName: 'c', nodeName: 'node1', advertiseAddress: '', serviceCIDR: '10.96.0.0/12',

@@ -1,4 +1,4 @@
-// compare's k0s worker alone (harness/compare/planes/k0s/worker.ts), on a fresh lab of two worker lab
+// compare's k0s worker alone (harness/planes/k0s/worker.ts), on a fresh lab of two worker lab
 // hosts: a k0s controller, and a worker joined to it with `k0s token create --role=worker`, from the
 // same source-built k0s. Every assertion reads the hosts itself (ps, /proc, journalctl, k0s's own
 // kubectl and ctr) and holds what the collector reported against it.
@@ -11,11 +11,11 @@ import { parse as parseYaml } from 'yaml';
 import { ensureAll, ensureBinary } from '../core/components/binaries/index.ts';
 import { IMAGES, KUBEADM_IMAGES } from '../core/components/images.ts';
 import { labConnect, labDown, labUp } from '../harness/lab/index.ts';
-import { emptyPlane, type PlaneData } from '../harness/compare/types.ts';
-import { K0S_PARTS } from '../harness/compare/planes/k0s/index.ts';
-import { runWorkerPair, WORKER_POD, type K0sWorker } from '../harness/compare/planes/k0s/worker.ts';
-import { COREDNS_NONROOT } from '../harness/compare/planes/k0s/images.ts';
-import type { WorkerProcs } from '../harness/compare/planes/k0s/worker-read.ts';
+import { emptyPlane, type PlaneData } from '../harness/planes/types.ts';
+import { K0S_PARTS } from '../harness/planes/k0s/index.ts';
+import { runWorkerPair, WORKER_POD, type K0sWorker } from '../harness/planes/k0s/worker.ts';
+import { COREDNS_NONROOT } from '../harness/planes/k0s/images.ts';
+import type { WorkerProcs } from '../harness/planes/k0s/worker-read.ts';
 import type { Session } from '../core/transport/index.ts';
 import { remote } from './helpers/lab.ts';
 

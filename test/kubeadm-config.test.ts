@@ -4,10 +4,10 @@
 // cmd/kubeadm/app/cmd/token.go:264-265). No lab: test/kubeadm-real.test.ts runs them for real.
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { kubeadmConfig, nodeRange } from '../harness/compare/planes/kubeadm.ts';
-import { joinConfig, parseJoinCommand } from '../harness/compare/planes/kubeadm-join.ts';
-import { withCertificateKey } from '../harness/compare/planes/kubeadm-join-cp.ts';
-import { crictlConfig } from '../harness/compare/planes/crictl.ts';
+import { kubeadmConfig, nodeRange } from '../harness/planes/kubeadm.ts';
+import { joinConfig, parseJoinCommand } from '../harness/planes/kubeadm-join.ts';
+import { withCertificateKey } from '../harness/planes/kubeadm-join-cp.ts';
+import { crictlConfig } from '../harness/planes/crictl.ts';
 
 const params = {
   kubernetesVersion: 'v1.36.3', clusterName: 'c', nodeName: 'node1', advertiseAddress: '10.0.0.2', serviceCIDR: '10.96.0.0/12',

@@ -6,8 +6,8 @@ import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, runSync } from '../lib/proc.ts';
-import { readKubeletCerts } from '../harness/compare/kubelet-certs.ts';
-import { emptyPlane } from '../harness/compare/types.ts';
+import { readKubeletCerts } from '../harness/planes/kubelet-certs.ts';
+import { emptyPlane } from '../harness/planes/types.ts';
 import type { Session } from '../core/transport/index.ts';
 
 const ssl = (dir: string, args: string[]) => runSync('openssl', args, { step: 'openssl', cwd: dir, env: process.env });

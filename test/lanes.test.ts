@@ -7,7 +7,7 @@ import { LAB_LANES } from './lanes.ts';
 import { UNIT_TESTS } from '../vitest.unit.config.ts';
 import { labPlan } from '../harness/lab/plan.ts';
 import { K0S_FLAGS_LAB } from '../harness/prove/foreign/k0s.ts';
-import { workerLabName } from '../harness/compare/planes/k0s/worker-lab.ts';
+import { workerLabName } from '../harness/planes/k0s/worker-lab.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const labFiles = readdirSync(join(repoRoot, 'test')).filter((f) => f.endsWith('.test.ts')).map((f) => `test/${f}`).filter((f) => !UNIT_TESTS.includes(f));

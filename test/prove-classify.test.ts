@@ -6,7 +6,7 @@ import { classify } from '../harness/prove/classify.ts';
 import { sourceLines } from '../harness/prove/source.ts';
 import type { FlagPlan } from '../harness/prove/sites.ts';
 import type { SiteTrace } from '../harness/prove/trace.ts';
-import type { FlagEntry, ReadCondition, ReadSite } from '../harness/flags/map.ts';
+import type { FlagEntry, ReadCondition, ReadSite } from '../core/flags/map.ts';
 
 const MOD = 'go.etcd.io/etcd/server/v3';
 const VER = 'v3.6.8';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { classify } from '../harness/prove/classify.ts';
 import { sourceLines } from '../harness/prove/source.ts';
 import { evaluate } from '../harness/prove/expr.ts';
-import { loadFlagMap, siteRef, type ReadSite } from '../harness/flags/map.ts';
+import { loadFlagMap, siteRef, type ReadSite } from '../core/flags/map.ts';
 import type { FlagPlan } from '../harness/prove/sites.ts';
 import type { SiteTrace } from '../harness/prove/trace.ts';
 

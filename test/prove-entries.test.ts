@@ -1,4 +1,4 @@
-// A tracepoint must catch every execution of its line (harness/prove/entries.ts). The real delve and
+// A tracepoint must catch every execution of its line (harness/delve/entries.ts). The real delve and
 // the real debug kube-scheduler (the cached builds `flags prove` copies to its host), run here with no
 // lab: delve listens on a unix socket, kube-scheduler runs with --v=1 and a kubeconfig that does not
 // exist, so it validates its logging options and exits. component-base's options.go:170 reads
@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ensureAll } from '../core/components/binaries/index.ts';
-import { DlvClient, type DlvBreakpoint } from '../harness/prove/dlv-rpc.ts';
+import { DlvClient, type DlvBreakpoint } from '../harness/delve/rpc.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 
 const FILE = 'k8s.io/component-base@v0.36.3/logs/api/v1/options.go';

@@ -14,7 +14,7 @@ import { hardwireFiles } from '../harness/prove/foreign/roles.ts';
 import { k0sRole, kubeadmRole, translateArgv } from '../harness/prove/foreign/translate.ts';
 import { manifestCommand } from '../harness/prove/foreign/kubeadm.ts';
 import { withOriginals } from '../harness/prove/index.ts';
-import { besideArgv } from '../harness/trace/beside.ts';
+import { besideArgv } from '../harness/delve/beside.ts';
 
 const INV = 'hosts/example.yaml';
 let tree = '';

@@ -5,13 +5,13 @@
 // scripted delve stands in for the real one here (test/flags-prove.test.ts runs the real thing):
 // it answers each tracepoint's variables from a table, as delve's evaluator would.
 import { describe, expect, it } from 'vitest';
-import { loadFlagMap, siteRef, type ReadSite } from '../harness/flags/map.ts';
+import { loadFlagMap, siteRef, type ReadSite } from '../core/flags/map.ts';
 import { sourceLines } from '../harness/prove/source.ts';
 import { planGuards, type FlagPlan } from '../harness/prove/sites.ts';
 import { setTracepoints, traceUntil, HIT_CAP } from '../harness/prove/trace.ts';
 import { classify } from '../harness/prove/classify.ts';
 import { operands } from '../harness/prove/guards.ts';
-import type { DlvClient, DlvState, DlvVariable } from '../harness/prove/dlv-rpc.ts';
+import type { DlvClient, DlvState, DlvVariable } from '../harness/delve/rpc.ts';
 
 const map = loadFlagMap('etcd', 'v1.36.3');
 

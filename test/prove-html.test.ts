@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
 import { withPage } from './helpers/chromium.ts';
 import { tempDir } from './helpers/tmp.ts';
-import { loadFlagMap, siteRef } from '../harness/flags/map.ts';
+import { loadFlagMap, siteRef } from '../core/flags/map.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
 
 const fixture = (name: string) => join(import.meta.dirname, 'fixtures', 'prove', `${name}.json`);

@@ -3,10 +3,10 @@
 // the real one (the lab test, test/flags-prove.test.ts, runs the real thing): its tracepoint stops
 // are the ones kube-apiserver's map cites for --shutdown-watch-termination-grace-period.
 import { describe, expect, it } from 'vitest';
-import type { DlvClient, DlvState } from '../harness/prove/dlv-rpc.ts';
+import type { DlvClient, DlvState } from '../harness/delve/rpc.ts';
 import { traceUntil, type SiteTrace, type Traced } from '../harness/prove/trace.ts';
 import { planFlags } from '../harness/prove/sites.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import { classify } from '../harness/prove/classify.ts';
 
 const PID = 4242;

@@ -3,11 +3,11 @@
 // here from the wrapper module's go.mod text; and which flags a run beside the unit changes.
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { binaryVersions } from '../harness/trace/modules.ts';
+import { binaryVersions } from '../harness/delve/modules.ts';
 import { planFlags } from '../harness/prove/sites.ts';
-import { loadFlagMap } from '../harness/flags/map.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
 import { changedFlags } from '../harness/prove/index.ts';
-import { besideArgv } from '../harness/trace/beside.ts';
+import { besideArgv } from '../harness/delve/beside.ts';
 
 const goMod = readFileSync('core/components/go/kubernetes/go.mod', 'utf8');
 

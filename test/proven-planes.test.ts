@@ -1,14 +1,14 @@
 // compare's "proven live" column per plane (issue 25): each plane that passes a flag shows its own
 // `flags prove --record` (hardwire's unit, or `--flags-of kubeadm|k0s`), one without a record "-".
-// The records are written to a temp dir (HARDWIRE_PROVEN_DIR), never to harness/flags/proven/.
+// The records are written to a temp dir (HARDWIRE_PROVEN_DIR), never to core/flags/proven/.
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from './helpers/tmp.ts';
-import { provenCell, writeProven, type ProvenFlag, type ProvenRecord } from '../harness/flags/proven.ts';
+import { provenCell, writeProven, type ProvenFlag, type ProvenRecord } from '../core/flags/proven.ts';
 import { buildReport, flagRows } from '../harness/compare/build.ts';
 import { markdown } from '../harness/compare/text.ts';
 import { html } from '../harness/compare/html.ts';
-import { emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/compare/types.ts';
+import { emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/planes/types.ts';
 
 /** A version with no flag map and no committed record: every cell comes from the temp dir. */
 const V = 'v0.0.0-proven-planes';

@@ -88,8 +88,8 @@ export function demoModel({ inv }: ModelContext): UnitModel {
 const CHECK = `
 import { COMPONENT_NAMES, LEASES, STAGES, BINARIES, binariesFor, componentsOn, COMPONENTS, flagTargets } from './core/components/registry/index.ts';
 import { START_PHASES } from './core/apply/phases/start.ts';
-import { COMPONENTS as COMPARED } from './harness/compare/types.ts';
-import { flagComponents } from './harness/flags/map.ts';
+import { COMPONENTS as COMPARED } from './harness/planes/types.ts';
+import { flagComponents } from './core/flags/map.ts';
 import { loadValidInventory as loadInventory } from './core/validate/inventory.ts';
 import { ensurePki, pkiDir } from './core/pki/store.ts';
 import { renderHostTree } from './core/render/host-tree.ts';

@@ -58,7 +58,7 @@ describe('render', () => {
     // The expected citation is read straight from the committed flag map JSON (not through
     // flags/map.ts, which the renderer uses): the first ranked read site of that flag, with its hop count.
     for (const c of ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']) {
-      const map = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'harness', 'flags', 'data', PINNED_KUBERNETES, `${c}.json`), 'utf8')) as {
+      const map = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'core', 'flags', 'data', PINNED_KUBERNETES, `${c}.json`), 'utf8')) as {
         flags: { name: string; consumedAt: { module: string; version: string; file: string; line: number; kind: string; hop?: number; copyTo?: string }[] }[];
       };
       const lines = unit('cp-0', c).split('\n').map((l) => l.trim());

@@ -1,6 +1,6 @@
-// lib/systemctl.ts: the one parse of `systemctl show`, on output as systemd prints it.
+// core/transport/systemctl.ts: the one parse of `systemctl show`, on output as systemd prints it.
 import { describe, expect, it } from 'vitest';
-import { parseShow, showArgv } from '../lib/systemctl.ts';
+import { parseShow, showArgv } from '../core/transport/systemctl.ts';
 
 describe('systemctl show', () => {
   it('one record per unit, in order; a value keeps its own "=" and spaces', () => {

@@ -9,7 +9,7 @@ import {
   appendKnownHost, checkHostKey, entryMatchesHost, formatKnownHost, knownHostName, parseKnownHosts, readKnownHostsFile,
 } from '../core/transport/known-hosts.ts';
 import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../core/transport/keygen.ts';
-import { shJoin, shQuote } from '../core/transport/quote.ts';
+import { shJoin, shQuote } from '../lib/quote.ts';
 import { parseProxyJump } from '../core/transport/dial.ts';
 import { isReadOnlyCommand } from '../core/transport/read-only.ts';
 import { tempDir } from './helpers/tmp.ts';

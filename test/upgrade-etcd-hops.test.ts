@@ -7,19 +7,19 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
-import type { FlagEntry } from '../harness/flags/map.ts';
+import type { FlagEntry } from '../core/flags/map.ts';
 import { etcdHopPlans, type EtcdMapAt } from '../core/upgrade/etcd-flags.ts';
 import { etcdHops } from '../core/upgrade/etcd.ts';
-import { etcdMapFile, loadEtcdMap } from '../harness/flags/etcd-maps.ts';
+import { etcdMapFile, loadEtcdMap } from '../core/flags/etcd-maps.ts';
 import { ETCD_ONLY_PINS } from '../harness/flags/etcd-regenerate.ts';
 import { ETCD_STEPS } from '../core/components/binaries/catalog.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const EXAMPLE = join(repoRoot, 'hosts/example.yaml');
 const FILES: Record<string, string> = {
-  'v3.6.8': 'harness/flags/data/v1.36.3/etcd.json',
-  'v3.6.16': 'harness/flags/data/etcd/v3.6.16.json',
-  'v3.7.0': 'harness/flags/data/v1.37.2/etcd.json',
+  'v3.6.8': 'core/flags/data/v1.36.3/etcd.json',
+  'v3.6.16': 'core/flags/data/etcd/v3.6.16.json',
+  'v3.7.0': 'core/flags/data/v1.37.2/etcd.json',
 };
 const committed = (v: string) => JSON.parse(readFileSync(join(repoRoot, FILES[v]!), 'utf8')) as { componentVersion: string; flags: FlagEntry[] };
 const cite = (f: FlagEntry | undefined) => (f?.registeredAt ? `${f.registeredAt.module}@${f.registeredAt.version}/${f.registeredAt.file}:${f.registeredAt.line}` : null);
@@ -133,9 +133,9 @@ describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
 
 describe('etcd feature gates set through extraArgs', () => {
   const GATE_FILES: Record<string, string> = {
-    'v3.6.8': 'harness/flags/data/v1.36.3/feature-gates.json',
-    'v3.6.16': 'harness/flags/data/etcd/v3.6.16.feature-gates.json',
-    'v3.7.0': 'harness/flags/data/v1.37.2/feature-gates.json',
+    'v3.6.8': 'core/flags/data/v1.36.3/feature-gates.json',
+    'v3.6.16': 'core/flags/data/etcd/v3.6.16.feature-gates.json',
+    'v3.7.0': 'core/flags/data/v1.37.2/feature-gates.json',
   };
   type Table = { module: string; version: string; file: string; gates: { name: string; specs: { default: boolean; line: number }[] }[] };
   const etcdTable = (v: string) => (JSON.parse(readFileSync(join(repoRoot, GATE_FILES[v]!), 'utf8')) as { tables: Table[] }).tables.find((t) => t.module === 'go.etcd.io/etcd/server/v3')!;

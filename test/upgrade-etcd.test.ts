@@ -1,7 +1,7 @@
 // upgrade plan --etcd-to VERSION (issue 24): the etcd target of the hops. Each refusal is one line on
 // --etcd-to with exit 2, on the pure check and through the CLI; the default is read from the committed
 // v1.37.2 etcd map (kubeadm v1.37.2's etcd, which the version table pairs with it). The hop-only
-// patch v3.6.16 is checked in its etcd-only map (harness/flags/data/etcd/v3.6.16.json).
+// patch v3.6.16 is checked in its etcd-only map (core/flags/data/etcd/v3.6.16.json).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -61,7 +61,7 @@ describe('upgrade plan --etcd-to through the CLI', () => {
   }
 
   it('the default is the target\'s etcd: the committed v1.37.2 etcd map\'s version, through v3.6.16', () => {
-    const want = (JSON.parse(readFileSync(join(repoRoot, 'harness/flags/data/v1.37.2/etcd.json'), 'utf8')) as { componentVersion: string }).componentVersion;
+    const want = (JSON.parse(readFileSync(join(repoRoot, 'core/flags/data/v1.37.2/etcd.json'), 'utf8')) as { componentVersion: string }).componentVersion;
     const doc = JSON.parse(plan().stdout) as Doc;
     expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: want });
     expect(doc.etcd.hops.map((h) => h.to)).toEqual(['v3.6.16', want]);
@@ -86,11 +86,11 @@ describe('upgrade plan --etcd-to through the CLI', () => {
     expect(doc.etcd).toMatchObject({ from: 'v3.6.8', to: 'v3.6.16' });
     expect(doc.etcd.hops.map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.8→v3.6.16']);
     expect(doc.etcd.hops[0]!.rules.map((x) => x.cite).join(' ')).toContain('upgrading-etcd.md:14');
-    expect(doc.etcd.hops[0]!.flags).toBe('checked in harness/flags/data/v1.36.3/etcd.json and harness/flags/data/etcd/v3.6.16.json (the etcd v3.6.8 → v3.6.16 table)');
+    expect(doc.etcd.hops[0]!.flags).toBe('checked in core/flags/data/v1.36.3/etcd.json and core/flags/data/etcd/v3.6.16.json (the etcd v3.6.8 → v3.6.16 table)');
     const tables = doc.components.filter((c) => c.component === 'etcd');
     expect(tables.map((t) => [t.fromVersion, t.toVersion])).toEqual([['v3.6.8', 'v3.6.16']]);
     // The same flags the default plan checks, each cited in v3.6.16's module (read from the committed file).
-    const m = JSON.parse(readFileSync(join(repoRoot, 'harness/flags/data/etcd/v3.6.16.json'), 'utf8')) as { flags: { name: string; registeredAt: { file: string; line: number } | null }[] };
+    const m = JSON.parse(readFileSync(join(repoRoot, 'core/flags/data/etcd/v3.6.16.json'), 'utf8')) as { flags: { name: string; registeredAt: { file: string; line: number } | null }[] };
     const byDefault = (JSON.parse(plan().stdout) as Doc).components.find((c) => c.component === 'etcd')!.rows.map((x) => x.flag);
     expect(tables[0]!.rows.map((x) => x.flag)).toEqual(byDefault);
     for (const row of tables[0]!.rows) {

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { moduleDir, reopen } from './helpers/modcache.ts';
-import type { ConfigFieldEntry, FlagMap, Site } from '../harness/flags/map.ts';
+import type { ConfigFieldEntry, FlagMap, Site } from '../core/flags/map.ts';
 import { blocking, planUpgrade } from '../core/upgrade/plan.ts';
 import { formatMarkdown, formatText, planDoc } from '../core/upgrade/format.ts';
 import { formatHtml } from '../core/upgrade/html.ts';
@@ -37,7 +37,7 @@ function renderedKeys(render: typeof kubeletConfig): string[] {
 }
 
 function committedConfig(version: string, component: string): ConfigFieldEntry[] {
-  return (JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap).config!.fields;
+  return (JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap).config!.fields;
 }
 
 type Row = { key: string; status: string; note: string; from: { registeredAt: string } | null; to: { registeredAt: string } | null };

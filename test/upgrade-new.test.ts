@@ -6,14 +6,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hardwire } from './helpers/cli.ts';
 import { moduleDir, reopen } from './helpers/modcache.ts';
-import type { FlagEntry, FlagMap } from '../harness/flags/map.ts';
+import type { FlagEntry, FlagMap } from '../core/flags/map.ts';
 import { newAtTarget } from '../core/upgrade/new.ts';
 import { repoRoot } from '../lib/paths.ts';
 
 const WORKERS = join(repoRoot, 'hosts/example-workers.yaml');
 
 function committed(version: string, component: string): FlagMap {
-  return JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap;
+  return JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', version, `${component}.json`), 'utf8')) as FlagMap;
 }
 
 type Row = { kind: string; name: string; recommended: unknown };

@@ -15,7 +15,7 @@ import { previousPin } from '../harness/flags/regenerate.ts';
 import { modcache } from './helpers/modcache.ts';
 import { DISABLED_AT_SOURCE, removedBetween } from '../core/upgrade/stored-apis.ts';
 
-const committed = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'harness/flags/data/v1.37.2/api-lifecycle.json'), 'utf8')) as ApiLifecycle;
+const committed = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'core/flags/data/v1.37.2/api-lifecycle.json'), 'utf8')) as ApiLifecycle;
 const API = moduleDir('k8s.io/api', 'v0.37.2');
 
 /** dir/Kind of every non-List kind whose APILifecycleRemoved() returns 1, 37, by grep. */

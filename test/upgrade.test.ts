@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import type { FlagEntry, FlagMap, Registration } from '../harness/flags/map.ts';
+import type { FlagEntry, FlagMap, Registration } from '../core/flags/map.ts';
 import { planUpgrade, type FlagStatus } from '../core/upgrade/plan.ts';
 import { checkTarget } from '../core/upgrade/target.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -95,7 +95,7 @@ describe('refusals (exit 2, one line)', () => {
 
 type Side = { flags: FlagEntry[]; componentVersion: string };
 function committed(version: string, component: string): Side {
-  return JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', version, `${component}.json`), 'utf8')) as Side;
+  return JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', version, `${component}.json`), 'utf8')) as Side;
 }
 /** etcd's tables are one per hop: each end's map by etcd version (a release's etcd.json, or the etcd-only map). */
 const ETCD_AT: Record<string, [string, string]> = { 'v3.6.8': ['v1.36.3', 'etcd'], 'v3.6.16': ['etcd', 'v3.6.16'], 'v3.7.0': ['v1.37.2', 'etcd'] };

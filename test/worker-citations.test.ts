@@ -1,5 +1,5 @@
 // The workers' citations, each re-opened here in the Go module cache. The config fields the kubelet
-// and kube-proxy models set are cited by the flag map (harness/flags/data: each field's declaration
+// and kube-proxy models set are cited by the flag map (core/flags/data: each field's declaration
 // in the versioned type and where the running code reads it): every field a model sets must be there,
 // with a read site, and the rendered config.yaml must carry both. The models' reasons and containerd's
 // config cite source by file:line themselves (containerd has no flag map). Not in `pnpm test:unit`:
@@ -32,9 +32,9 @@ const lineOf = (root: string, file: string, line: number) => reopen(join(modcach
 
 interface Site { module: string; version: string; file: string; line: number }
 interface MapField { key: string; goField: string; registeredAt: Site; convertedAt?: Site; readBy: string; consumedAt: (Site & { selector: string })[] }
-/** The committed map's config fields, read straight from its JSON (not through harness/flags/map.ts). */
+/** The committed map's config fields, read straight from its JSON (not through core/flags/map.ts). */
 function mapFields(component: string): Map<string, MapField> {
-  const doc = JSON.parse(readFileSync(join(repoRoot, 'harness', 'flags', 'data', PINNED_KUBERNETES, `${component}.json`), 'utf8')) as { config?: { fields: MapField[] } };
+  const doc = JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', PINNED_KUBERNETES, `${component}.json`), 'utf8')) as { config?: { fields: MapField[] } };
   return new Map((doc.config?.fields ?? []).map((f) => [f.key, f]));
 }
 const ref = (s: Site) => `${s.module}@${s.version}/${s.file}:${s.line}`;

@@ -14,6 +14,7 @@ import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { certNames, wrapList } from '../help.ts';
+import type { ReadSession } from '../../core/transport/index.ts';
 
 const HELP = () => `
 usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
@@ -42,7 +43,7 @@ renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, ke
 Without --inventory, the local lab is used.
 `;
 
-async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, import('../../core/transport/index.ts').ReadSession>) => Promise<T>): Promise<T> {
+async function withSessions<T>(inv: Inventory, stateDir: string, log: Logger, acceptNew: boolean, fn: (sessions: Map<string, ReadSession>) => Promise<T>): Promise<T> {
   const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: acceptNew, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
   let out: T | undefined;
   await runPhases([connectPhase, { id: 'read-certs', title: 'Read certificates on every host', run: async (c) => { out = await fn(c.sessions); } }], ctx);

@@ -68,8 +68,8 @@ export function declare(root: Cli): Cli {
         const { labName } = await import('./compare.ts');
         const lab = opts.plane === 'kubeadm' ? await labName('--kubeadm-lab', opts.kubeadmLab) : await labName('--k0s-lab', opts.k0sLab);
         const collector = opts.plane === 'kubeadm'
-          ? (await import('../../harness/compare/planes/kubeadm.ts')).kubeadmCollector({ lab, keep })
-          : (await import('../../harness/compare/planes/k0s/index.ts')).k0sCollector({ lab, keep });
+          ? (await import('../../harness/planes/kubeadm.ts')).kubeadmCollector({ lab, keep })
+          : (await import('../../harness/planes/k0s/index.ts')).k0sCollector({ lab, keep });
         const plane = await collector.collect(ctx);
         if (!plane.cis) throw new StepError('cis', `the ${opts.plane} plane did not come up: ${plane.why}`);
         report = plane.cis;

@@ -7,7 +7,7 @@ import { printJson } from '../../lib/log.ts';
 import { runCompare } from '../../harness/compare/index.ts';
 import { markdown, summary } from '../../harness/compare/text.ts';
 import { html } from '../../harness/compare/html.ts';
-import { PLANES } from '../../harness/compare/types.ts';
+import { PLANES } from '../../harness/planes/types.ts';
 import { wholeVerdict } from '../../harness/compare/ttfp-section.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
@@ -40,7 +40,7 @@ cert and process by process. Every value comes from running the tool:
             The node column: a worker joined with "k0s token create --role=worker" to a
             controller of its own, on a second lab (<k0s-lab>-w, 2 hosts)
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
-"registered at" / "read at" come from the flag map (harness/flags/data/<version>/).
+"registered at" / "read at" come from the flag map (core/flags/data/<version>/).
 
 Without --inventory, the hardwire plane gets a fresh lab of its own (--hardwire-lab, default
 "compare-hardwire", recreated each run): node1 etcd and control plane (no kubelet: hardwire runs the
@@ -53,7 +53,7 @@ its first worker's probe Pod; kubeadm: a worker joined with "kubeadm join"; k0s:
 otherwise one line names the plane and what is missing, exit 1 unless --allow-partial.
 Time to first Pod: per plane, from its bare lab (hosts up, nothing installed) to that Pod, with the
 phases certs, control plane ready (/readyz ok), node Ready and Pod Running, polled the same way on
-every plane (harness/compare/ttfp-watch.ts). hardwire's is measured only when compare wires it.
+every plane (harness/planes/ttfp-watch.ts). hardwire's is measured only when compare wires it.
 
   --json        the full report as one JSON document on stdout (the summary then goes to stderr)
   --md FILE     Markdown report

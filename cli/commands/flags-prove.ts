@@ -1,6 +1,6 @@
 // `hardwire flags prove`: the flag map's citations, hit live by delve (harness/prove).
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import type { FlagMap } from '../../harness/flags/map.ts';
+import type { FlagMap } from '../../core/flags/map.ts';
 import type { ProveReport } from '../../harness/prove/index.ts';
 import { act, type Cli, type Run } from '../command.ts';
 import { gateTimeoutMs, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
@@ -17,8 +17,8 @@ async function reclassifyRecords(opts: Opts): Promise<number> {
   }
   const { PROVABLE } = await import('../../harness/prove/index.ts');
   if (opts.component !== undefined && !Object.hasOwn(PROVABLE, opts.component)) throw new InputError('--component', `"${opts.component}" has no record; one of ${Object.keys(PROVABLE).join(', ')}`);
-  const { loadProven, recordCounts, writeProven } = await import('../../harness/flags/proven.ts');
-  const { loadFlagMap, defaultFlagVersion } = await import('../../harness/flags/map.ts');
+  const { loadProven, recordCounts, writeProven } = await import('../../core/flags/proven.ts');
+  const { loadFlagMap, defaultFlagVersion } = await import('../../core/flags/map.ts');
   const { reclassify } = await import('../../harness/prove/reclassify.ts');
   const out = [];
   for (const component of opts.component ? [opts.component] : Object.keys(PROVABLE)) {
@@ -57,7 +57,7 @@ async function runProve(opts: Opts, log: Logger): Promise<ProveReport> {
   const report = await prove(inv, stateDirFrom(opts), opts.component, { gateTimeoutMs: gateMs, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(map ? { map } : {}), ...(flagsOf ? { flagsOf } : {}) }, log);
   if (opts.record && report.exited === undefined) {
     const { provenRecord } = await import('../../harness/prove/index.ts');
-    const { writeProven } = await import('../../harness/flags/proven.ts');
+    const { writeProven } = await import('../../core/flags/proven.ts');
     log.info(`recorded in ${writeProven(provenRecord(report))}`);
   }
   return report;
@@ -73,7 +73,7 @@ export function declareProve(flags: Cli): void {
     .addOption(options.md())
     .addOption(options.html('the report (sortable tables, each site linked to its line at the tag)'))
     .option('--report <file>', 'render a report saved with --json (as text, JSON, --md FILE or --html FILE) instead of running prove')
-    .option('--record', 'write the result to harness/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
+    .option('--record', 'write the result to core/flags/proven/<version>/<component>.json: the "proven live" column of the flag map and of compare')
     .option('--reclassify', 'no lab: re-derive each committed record\'s site statuses (hit, not hit, off: ruled out by the unit\'s flags) from the flag map and the run\'s argv, write them back, print the counts')
     .option('--flags-of <tool>', 'prove the flags kubeadm (its own `init phase … --dry-run`) or k0s (read live from a k0s controller on a lab host of its own) passes to the component, each file mapped by role to hardwire\'s, on hardwire\'s host')
     .option('--map <file>', 'a flag map JSON to prove instead of the committed one (the test proves a mutated citation with it)');

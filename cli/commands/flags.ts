@@ -5,7 +5,7 @@ import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
   bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef, type ConfigSection,
-} from '../../harness/flags/map.ts';
+} from '../../core/flags/map.ts';
 import { declareProve } from './flags-prove.ts';
 
 const help = `
@@ -46,11 +46,11 @@ data generated from the real source by harness/flags/analyzer.
                    needs a flag the unit does not pass, or a comparison its value makes false)
                    is "off", counted apart; --reclassify re-derives the committed records'
                    statuses without a lab
-  --regenerate     rebuild harness/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
+  --regenerate     rebuild core/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an
                    upgrade to etcd 3.7 passes through): --regenerate writes
-                   harness/flags/data/etcd/V.json and its gate table V.feature-gates.json,
+                   core/flags/data/etcd/V.json and its gate table V.feature-gates.json,
                    verify checks the map's citations
   --json           one JSON document on stdout
 `;
@@ -63,7 +63,7 @@ export function declare(root: Cli): Cli {
     .option('--flag <name>', 'only that flag, with its trace')
     .addOption(options.json())
     .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
-    .option('--regenerate', 'rebuild harness/flags/data/<version>/ with the Go analyzer')
+    .option('--regenerate', 'rebuild core/flags/data/<version>/ with the Go analyzer')
     .option('--etcd <version>', "etcd's map alone at that etcd version (with --regenerate or verify)")
     .addOption(options.quiet());
 
@@ -88,7 +88,7 @@ export function declare(root: Cli): Cli {
     only(opts, 'verify');
     if (opts.flag !== undefined) throw new InputError('--flag', 'does not apply to "flags verify"; it checks every citation');
     const { verifyFlagMaps } = await import('../../harness/flags/verify.ts');
-    const res = verifyFlagMaps(opts.etcd ? { maps: [(await import('../../harness/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] } : { version: opts.version });
+    const res = verifyFlagMaps(opts.etcd ? { maps: [(await import('../../core/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] } : { version: opts.version });
     for (const d of res.downloaded) log.info(`downloaded ${d}`);
     if (opts.json) printJson(res);
     else {
@@ -163,7 +163,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
   }
   const width = Math.max(...map.flags.map((f) => f.name.length)) + 2;
   // The "proven live" column: what `flags prove --record` saw (hardwire passes these flags only).
-  const { provenCell } = await import('../../harness/flags/proven.ts');
+  const { provenCell } = await import('../../core/flags/proven.ts');
   const proven = map.flags.map((f) => provenCell(component, f.name, version));
   const pw = Math.max(...proven.map((p) => p.length)) + 1;
   map.flags.forEach((f, i) => {

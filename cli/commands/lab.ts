@@ -3,11 +3,13 @@ import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options, stateDirFrom, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
-import { shJoin } from '../../core/transport/quote.ts';
+import { shJoin } from '../../lib/quote.ts';
 import type { LabHostInfo, LabInfo } from '../../harness/lab/index.ts';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import type * as LabModule from '../../harness/lab/index.ts';
+import type { LabShape } from '../../harness/lab/snapshot.ts';
 
 const help = `
 usage: hardwire lab up|down|status|ssh|stop|start|cut|heal|save [host|snapshot] [options]
@@ -58,7 +60,7 @@ environment:
 
 interface Opts { name?: string; json?: boolean; quiet?: boolean }
 
-type Lab = typeof import('../../harness/lab/index.ts');
+type Lab = typeof LabModule;
 
 /** Imported only when a lab subcommand runs, so that listing commands does not load ssh2 and the lab. */
 const loadLab = (): Promise<Lab> => import('../../harness/lab/index.ts');
@@ -188,7 +190,7 @@ async function upFrom(l: Lab, o: { name?: string; log: Logger }, snapshot: strin
   const src = snap.savedSnapshotDir(snapshot);
   const meta = snap.readSnapshotMeta(src);
   if (!meta) throw new InputError('--from', `no snapshot "${snapshot}" in ${dirname(src)}; make one with: hardwire lab save ${snapshot}`);
-  const shape = JSON.parse(meta.inputs.shape) as import('../../harness/lab/snapshot.ts').LabShape;
+  const shape = JSON.parse(meta.inputs.shape) as LabShape;
   if (o.name !== undefined && o.name !== shape.name) throw new InputError('--name', `snapshot "${snapshot}" is of lab "${shape.name}"; restore it with --name ${shape.name}`);
   if (meta.clusterDir && meta.clusterDir !== join(stateDir, shape.name)) {
     throw new InputError('--state-dir', `snapshot "${snapshot}" holds the cluster state of ${meta.clusterDir}; pass --state-dir ${dirname(meta.clusterDir)}`);

@@ -1,13 +1,13 @@
 // hardwire upgrade apply: refuses what `upgrade plan` refuses or finds blocking, then rolls the
 // cluster to the target (core/upgrade/apply).
 import { act, type Cli, type Run } from '../command.ts';
-import { connection, gateTimeoutMs, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import { connection, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import { liveText, type PlanDoc } from '../../core/upgrade/format.ts';
 import { liveFor, refuseStored } from '../../core/upgrade/live.ts';
-import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
+import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
 import { liveTitle } from '../../core/upgrade/live-format.ts';
 import { sourceVersion } from '../../core/upgrade/target.ts';
 import { BLOCKING, BLOCKING_FIELD } from '../../core/upgrade/plan.ts';

@@ -5,27 +5,13 @@ import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { connection, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab, inventoryOrLabFile } from '../lab-inventory.ts';
 import { liveFor, type Live } from '../../core/upgrade/live.ts';
-import { loadApiLifecycle } from '../../harness/flags/api-lifecycle.ts';
-import type { Inventory } from '../../core/inventory/load.ts';
+import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
 import type { Logger } from '../../lib/log.ts';
 import { printJson } from '../../lib/log.ts';
-import { loadValidInventory } from '../../core/validate/inventory.ts';
-import { COMPONENT_NAMES } from '../../core/components/registry/index.ts';
-import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../../harness/flags/map.ts';
-import { checkTarget } from '../../core/upgrade/target.ts';
-import { passedFields, passedFlags } from '../../core/upgrade/passed.ts';
-import { planUpgrade } from '../../core/upgrade/plan.ts';
-import { etcdHopPlans, hopFlags, type EtcdMapLookup } from '../../core/upgrade/etcd-flags.ts';
-import { loadEtcdMap } from '../../harness/flags/etcd-maps.ts';
 import { formatMarkdown, formatText, planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { formatHtml } from '../../core/upgrade/html.ts';
-import { planGates } from '../../core/upgrade/gates.ts';
-import { newAtTarget } from '../../core/upgrade/new.ts';
-import { etcdTarget } from '../../core/upgrade/etcd-target.ts';
-import { upgradeOrder } from '../../core/upgrade/order.ts';
-import { loadGateData } from '../../harness/flags/gates.ts';
-import { etcdVersions, versionsFor } from '../../core/components/binaries/catalog.ts';
 import { APPLY_HELP, declareApply } from './upgrade-apply.ts';
+import { planFor } from '../../core/upgrade/plan-for.ts';
 
 const HELP = `
 usage: hardwire upgrade plan --to VERSION [--etcd-to VERSION] [--inventory FILE] [--offline] [--gate-timeout S] [--accept-new-host-keys]
@@ -54,7 +40,7 @@ VERSION stops serving (APILifecycleRemoved() in k8s.io/api at VERSION, flags/dat
 is listed at its removed group/version, and a kind with objects blocks. Nothing changes on a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
-                 in harness/flags/data/ ("hardwire flags --version VERSION --regenerate")
+                 in core/flags/data/ ("hardwire flags --version VERSION --regenerate")
   --etcd-to VERSION
                  the etcd the members go to (default: VERSION's etcd in the version table,
                  core/components/binaries/catalog.ts); the hops, one etcd flag table per hop
@@ -71,7 +57,7 @@ to another value at the target and no removed API holds objects, 1 when one does
 that fails verify's gates (or a host SSH cannot reach), for a downgrade, a skipped minor version or a target
 without a flag map and gate tables, and on --etcd-to for a version the build table cannot build, a
 downgrade, a hop etcd's rule forbids (a skipped minor), or a hop whose etcd has no flag map
-(harness/flags/data/<kubernetes>/etcd.json, or data/etcd/<etcd>.json for a hop-only patch such as
+(core/flags/data/<kubernetes>/etcd.json, or data/etcd/<etcd>.json for a hop-only patch such as
 v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are checked at each
 hop too, in etcd's gate table at both ends (a release's feature-gates.json, or data/etcd/<etcd>.feature-gates.json).
 ${APPLY_HELP}`;
@@ -86,53 +72,6 @@ async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
   if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
   const inv = await inventoryOrLab(opts, log, false);
   return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { ...connection(opts), log, who: 'plan' });
-}
-
-/** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
-function mappedVersions(components: readonly string[]): string[] {
-  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return loadGateData(v) !== null && components.every((c) => have.includes(c)); });
-}
-
-function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
-  return Object.fromEntries(components.map((c) => [c, loadFlagMap(c, version)]));
-}
-
-/** Where each target's etcd comes from: kubeadm's DefaultEtcdVersion at that tag. */
-const ETCD_PIN: Record<string, string> = {
-  'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
-};
-
-/** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd-to). */
-const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
-
-/** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
-export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
-  const from = inv.cluster.kubernetesVersion;
-  const passed = passedFlags(inv);
-  // The components this inventory runs that have flag maps (containerd has none): a worker's
-  // kubelet needs a map at both versions too.
-  const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
-  checkTarget(from, to, mappedVersions(planned));
-  // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
-  const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
-  const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
-  const runsEtcd = planned.includes('etcd');
-  // One etcd table per hop (and gate table, if its unit sets gates), each against etcd's map at both ends (refused here if one has none).
-  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : { plans: [], gates: [] };
-  const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
-  const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
-  const fromMaps = mapsAt(from, planned);
-  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}) };
-  const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
-  const kube = (c: string) => c !== 'etcd';
-  return planDoc({
-    from, to,
-    components: [...etcdPlans.plans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
-    new: newAtTarget(fromMaps, toMaps, ordered),
-    gates: [...etcdPlans.gates, ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions })],
-    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd-to ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
-    order: upgradeOrder(planned),
-  });
 }
 
 export function declare(root: Cli): Cli {

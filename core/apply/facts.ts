@@ -5,7 +5,7 @@ import type { ComponentName } from '../components/models/index.ts';
 import type { Account } from '../components/models/types.ts';
 import type { AccountFacts, HostFacts, UnitFacts } from '../plan/types.ts';
 import { readRecord, sameStat, statMany } from './manifest.ts';
-import { parseShow, showArgv } from '../../lib/systemctl.ts';
+import { parseShow, showArgv } from '../transport/systemctl.ts';
 
 export async function unitFacts(s: Session, components: ComponentName[]): Promise<Map<ComponentName, UnitFacts>> {
   const out = new Map<ComponentName, UnitFacts>();

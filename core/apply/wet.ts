@@ -4,7 +4,7 @@
 // cannot miss a change: there is no other way to write.
 import type { Logger } from '../../lib/log.ts';
 import type { Session } from '../transport/index.ts';
-import { shJoin } from '../transport/quote.ts';
+import { shJoin } from '../../lib/quote.ts';
 
 export interface Intent {
   host: string;

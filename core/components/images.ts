@@ -70,7 +70,7 @@ export const KUBEADM_IMAGES = {
   // etcdctl beside etcd, as upstream's etcd image has it: `etcdctl member list` inside the Pod.
   etcd: cp('etcd', 'registry.k8s.io/etcd:3.6.8-0', 'kubeadm\'s local etcd static Pod (kubeadm v1.36.3 pins etcd 3.6.8-0, the etcd hardwire runs)', ['etcdctl']),
   // /usr/sbin on its PATH: knftables looks nft up there. The nft itself, with its libraries, is copied from the
-  // lab's Debian rootfs by the plane that imports it (harness/compare/planes/kube-proxy-image.ts).
+  // lab's Debian rootfs by the plane that imports it (harness/planes/kube-proxy-image.ts).
   'kube-proxy': {
     ref: 'registry.k8s.io/kube-proxy:v1.36.3', from: ['kube-proxy'],
     args: (b) => ['-env', 'PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '-entrypoint', '/usr/local/bin/kube-proxy', '-add', `/usr/local/bin/kube-proxy=${b('kube-proxy')}`],

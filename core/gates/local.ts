@@ -4,7 +4,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import type { ReadSession } from '../transport/index.ts';
-import { showUnit } from '../../lib/systemctl.ts';
+import { showUnit } from '../transport/systemctl.ts';
 
 export interface UnitState { active: string; sub: string; nRestarts: number }
 

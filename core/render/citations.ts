@@ -1,7 +1,7 @@
 // Bridges the flag map (flags/) to unit comments: the source line that best explains each flag.
 // Without map data for a version, units carry only the model's reason.
 import type { Citer } from './systemd.ts';
-import { bestCitation, configCitation, findFlag, flagVersions, isFlagComponent, mappedComponents } from '../../harness/flags/map.ts';
+import { bestCitation, configCitation, findFlag, flagVersions, isFlagComponent, mappedComponents } from '../flags/map.ts';
 import type { UnitModel } from '../components/models/index.ts';
 import { InputError } from '../../lib/errors.ts';
 

@@ -3,7 +3,7 @@
 // a dry run. So a dry run cannot write: code outside Wet has no session to write with, and a
 // mutating command run through this one throws before it is sent.
 import { BIN_DIR } from '../../lib/constants.ts';
-import { shJoin } from './quote.ts';
+import { shJoin } from '../../lib/quote.ts';
 import type { ExecOptions, ExecResult, Session, SshTarget } from './session.ts';
 
 export interface ReadSession {

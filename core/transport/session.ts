@@ -3,7 +3,7 @@
 import type { Client, ClientChannel } from 'ssh2';
 import type { HostDoc } from '../inventory/schema.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
-import { shJoin, shQuote } from './quote.ts';
+import { shJoin, shQuote } from '../../lib/quote.ts';
 import { BATCH_SCRIPT, batchArgs, tarOf, type BatchFile } from './batch.ts';
 
 /** What the transport needs of an inventory host (an inventory `Host` fits). */

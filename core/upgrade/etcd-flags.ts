@@ -2,7 +2,7 @@
 // flag the units pass looked up in etcd's own flag set at both ends of THAT hop, so a flag a middle
 // release drops is caught at the member restart that would fail, not only at the last one. The
 // gates in etcd's --feature-gates likewise, in etcd's gate table at both ends of each hop.
-import type { FlagMap } from '../../harness/flags/map.ts';
+import type { FlagMap } from '../flags/map.ts';
 import type { GateData } from './gate-data.ts';
 import type { Hop } from './etcd.ts';
 import { planGates, type GatePlan } from './gates.ts';

@@ -2,8 +2,8 @@
 // leaves it out, as the flag map records it at each tag (analyzer/cfgdefaults.go: SetDefaults_<Type>'s
 // assignment, else the doc comment's `Default:` line), compared after spelling differences that
 // change nothing ("4h" in a comment, 4h0m0s from the code).
-import type { ConfigFieldEntry, FlagMap } from '../../harness/flags/map.ts';
-import { siteRef } from '../../harness/flags/map.ts';
+import type { ConfigFieldEntry, FlagMap } from '../flags/map.ts';
+import { siteRef } from '../flags/map.ts';
 import { goDurationNs } from '../../lib/go-duration.ts';
 
 export interface DefaultSide {

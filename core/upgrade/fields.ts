@@ -2,8 +2,8 @@
 // component's own config section (the flag map's `config`: the versioned type's json-tagged
 // fields, analyzer/config.go) at both versions: unchanged, default-changed, deprecated, renamed or
 // removed. Defaults and `Deprecated:` doc text come from analyzer/cfgdefaults.go, cited at both tags.
-import type { ConfigFieldEntry, FlagMap } from '../../harness/flags/map.ts';
-import { siteRef } from '../../harness/flags/map.ts';
+import type { ConfigFieldEntry, FlagMap } from '../flags/map.ts';
+import { siteRef } from '../flags/map.ts';
 import { defaultChanged, defaultSide, defaultText, type DefaultSide } from './field-defaults.ts';
 
 /** A config-file field by its json path (`authentication.x509.clientCAFile`), the value as JSON. */

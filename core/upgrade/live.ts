@@ -69,7 +69,7 @@ export async function liveChecks(inv: Inventory, stateDir: string, removed: read
  */
 export function liveFor(inv: Inventory, stateDir: string, lifecycle: ApiLifecycle | null, from: string, to: string, o: LiveOptions): Promise<Live> {
   const offline = o.who === 'plan' ? ', or plan with --offline' : '';
-  if (!lifecycle) throw new InputError('--to', `no harness/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`);
+  if (!lifecycle) throw new InputError('--to', `no core/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`);
   return liveChecks(inv, stateDir, removedBetween(lifecycle.kinds, from, to), o);
 }
 

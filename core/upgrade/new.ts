@@ -6,8 +6,8 @@
 // kube-proxy's `fs.MarkDeprecated("healthz-port", "… Please use --healthz-bind-address instead.")`
 // (k8s.io/kubernetes@v1.36.3/cmd/kube-proxy/app/options.go:175). Help text and release notes are
 // not read, and the map records no deprecation for config fields, so no new field is recommended.
-import type { FlagEntry, FlagMap } from '../../harness/flags/map.ts';
-import { siteRef } from '../../harness/flags/map.ts';
+import type { FlagEntry, FlagMap } from '../flags/map.ts';
+import { siteRef } from '../flags/map.ts';
 import type { PassedFlag } from './plan.ts';
 
 export interface Recommendation {

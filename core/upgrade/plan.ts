@@ -2,8 +2,8 @@
 // one row per passed flag out. Each flag is looked up in THAT binary's own flag set at each
 // version (the map's `flags` list, which the analyzer built from the real cobra command), never
 // by searching source files: a registration file can outlive the flag in one binary.
-import type { FlagEntry, FlagMap, Registration } from '../../harness/flags/map.ts';
-import { siteRef } from '../../harness/flags/map.ts';
+import type { FlagEntry, FlagMap, Registration } from '../flags/map.ts';
+import { siteRef } from '../flags/map.ts';
 import { planFields, type FieldRow, type FieldStatus, type PassedField } from './fields.ts';
 import { unsetDefaultChanges, type DefaultChange } from './field-defaults.ts';
 

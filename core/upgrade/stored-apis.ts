@@ -5,7 +5,7 @@
 // so it cannot tell objects in networking.k8s.io/v1beta1 from the same objects in v1.
 import { kubeJson, type KubeCreds } from '../transport/kube-api.ts';
 
-/** A kind k8s.io/api marks removed (harness/flags/api-lifecycle.ts reads them from the module cache). */
+/** A kind k8s.io/api marks removed (core/flags/api-lifecycle.ts reads them from the module cache). */
 export interface RemovedKind {
   group: string;
   version: string;

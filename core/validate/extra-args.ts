@@ -5,7 +5,7 @@ import { InputError } from '../../lib/errors.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir, findFlag } from '../../harness/flags/map.ts';
+import { dataDir, findFlag } from '../flags/map.ts';
 import { flagValueProblem } from '../inventory/flag-values.ts';
 
 /** Flags that print and exit: under systemd the unit would restart forever instead of serving. */

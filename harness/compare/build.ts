@@ -1,14 +1,15 @@
 // Builds the report from collected planes: flag matrices, certificate matrix, process models.
-import { findFlag } from '../flags/map.ts';
-import { loadProven, provenText, type ProvenRecord } from '../flags/proven.ts';
-import { flagsOf, normalizeValue } from './normalize.ts';
+import { findFlag } from '../../core/flags/map.ts';
+import { loadProven, provenText, type ProvenRecord } from '../../core/flags/proven.ts';
+import { flagsOf, normalizeValue } from '../planes/normalize.ts';
 import { buildNodeSection } from './node-section.ts';
-import { kubeletCertsSection } from './kubelet-certs.ts';
+import { kubeletCertsSection } from './kubelet-cert-section.ts';
 import { ttfpSection } from './ttfp-section.ts';
 import { buildProcSection } from './proc-section.ts';
 import { buildNodeCis } from './node-cis.ts';
-import { COMPONENTS, PLANES } from './types.ts';
-import type { CertRow, ClusterParams, CompareReport, Component, FlagClass, FlagRow, PlaneData, PlaneName } from './types.ts';
+import { COMPONENTS, PLANES } from '../planes/types.ts';
+import type { ClusterParams, Component, PlaneData, PlaneName } from '../planes/types.ts';
+import type { CertRow, CompareReport, FlagClass, FlagRow } from './types.ts';
 
 type PerPlane<T> = Record<PlaneName, T>;
 const perPlane = <T>(f: (p: PlaneName) => T): PerPlane<T> => Object.fromEntries(PLANES.map((p) => [p, f(p)])) as PerPlane<T>;

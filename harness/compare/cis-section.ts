@@ -1,7 +1,8 @@
 // The CIS section of the compare report: the same kube-bench checks side by side for each plane.
-import { STATUSES, type HostReport, type Status } from '../cis/report.ts';
-import type { PlaneReport } from '../cis/format.ts';
-import { PLANES, type CompareReport, type PlaneName } from './types.ts';
+import { STATUSES, type HostReport, type Status } from '../cis/index.ts';
+import type { PlaneReport } from '../cis/index.ts';
+import { PLANES, type PlaneName } from '../planes/types.ts';
+import { type CompareReport } from './types.ts';
 import { esc } from '../../lib/html.ts';
 
 export interface CisRow { id: string; text: string; scored: boolean; status: Partial<Record<PlaneName, Status>> }

@@ -1,12 +1,13 @@
 // One self-contained HTML file: no external CSS, JS or fonts. Tables sort on a header click;
 // differing rows and cells are highlighted; citations link to upstream source at the tag.
-import { COMPONENTS, PLANES } from './types.ts';
+import { COMPONENTS, PLANES } from '../planes/types.ts';
 import { provenLiveText } from './text.ts';
-import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
+import type { PlaneName } from '../planes/types.ts';
+import type { CertRow, CompareReport, FlagRow } from './types.ts';
 import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
 import { nodeHtml } from './node-render.ts';
-import { kubeletCertsHtml } from './kubelet-certs.ts';
+import { kubeletCertsHtml } from './kubelet-cert-section.ts';
 import { ttfpHtml } from './ttfp-section.ts';
 import { upgradeHtml } from './upgrade-render.ts';
 import { procHtml } from './proc-section.ts';

@@ -2,12 +2,13 @@
 import type { Inventory, Host } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
-import { hardwireCollector } from './planes/hardwire.ts';
-import { kubeadmCollector } from './planes/kubeadm.ts';
-import { k0sCollector } from './planes/k0s/index.ts';
+import { hardwireCollector } from '../planes/hardwire.ts';
+import { kubeadmCollector } from '../planes/kubeadm.ts';
+import { k0sCollector } from '../planes/k0s/index.ts';
 import { buildReport } from './build.ts';
-import { PLANES, emptyPlane } from './types.ts';
-import type { ClusterParams, CompareReport, PlaneCollector, PlaneData, PlaneName } from './types.ts';
+import { PLANES, emptyPlane } from '../planes/types.ts';
+import type { ClusterParams, PlaneCollector, PlaneData, PlaneName } from '../planes/types.ts';
+import type { CompareReport } from './types.ts';
 import { APISERVER_PORT, DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { compareExtraArgs, upgradeSection } from './upgrade.ts';
 

@@ -1,6 +1,7 @@
 // The part of the report only k0s has: its controllers (single and HA), what runs inside the k0s
 // process, and what changes from one controller to three. Markdown and HTML from the same rows.
-import type { CompareReport, K0sModel } from './types.ts';
+import type { K0sModel } from '../planes/types.ts';
+import type { CompareReport } from './types.ts';
 import { esc } from '../../lib/html.ts';
 import { workerHtml, workerMarkdown } from './k0s-worker-section.ts';
 

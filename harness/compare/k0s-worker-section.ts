@@ -1,6 +1,6 @@
 // The k0s worker in the report (planes/k0s/worker.ts): how it joined, how long to Ready and to a
 // Running Pod, kube-proxy and CoreDNS on it, and its process tree as read from /proc.
-import type { K0sModel } from './types.ts';
+import type { K0sModel } from '../planes/types.ts';
 import { esc } from '../../lib/html.ts';
 
 type Worker = NonNullable<K0sModel['worker']>;

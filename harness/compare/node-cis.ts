@@ -2,9 +2,9 @@
 // kube-proxy) on each plane's nodes, one row per check id, and for each row where one plane FAILs
 // and another does not, one line saying why, from kube-bench's own audit (the file it read, what it
 // found) or, where the cause was read on the hosts, from NODE_FAIL_WHY.
-import { STATUSES, zero, type Counts, type HostReport, type Status } from '../cis/report.ts';
-import type { PlaneReport } from '../cis/format.ts';
-import { PLANES, type PlaneName } from './plane-names.ts';
+import { STATUSES, zero, type Counts, type HostReport, type Status } from '../cis/index.ts';
+import type { PlaneReport } from '../cis/index.ts';
+import { PLANES, type PlaneName } from '../planes/plane-names.ts';
 import { esc } from '../../lib/html.ts';
 
 export interface NodeCisRow {

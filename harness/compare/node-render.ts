@@ -1,6 +1,6 @@
 // The node section (node-section.ts) as terminal lines, Markdown and HTML, from the same rows.
-import { PLANES } from './plane-names.ts';
-import { NODE_COMPONENTS, type NodeComponent, type NodeRow, type NodeSection } from './node-types.ts';
+import { PLANES } from '../planes/plane-names.ts';
+import { NODE_COMPONENTS, type NodeComponent, type NodeRow, type NodeSection } from '../planes/node-types.ts';
 import { nodeCell } from './node-section.ts';
 import { esc, link, wrapAt } from '../../lib/html.ts';
 

@@ -2,46 +2,16 @@
 // worker's argv) and config fields (from the file its --config names), side by side, each cited to
 // its registration (a config field: its declaration) and read sites from the flag map. A plane
 // without a worker (k0s, for now) gets "no worker" in its column, not a blank.
-import { parse as parseYaml } from 'yaml';
-import { findConfigField, findFlag, loadFlagMap } from '../flags/map.ts';
-import { flagsOf, normalizeValue } from './normalize.ts';
-import { PLANES, type PlaneName } from './plane-names.ts';
-import { NODE_COMPONENTS, type NodeComponent, type NodeComponentRows, type NodeRow, type NodeRowClass, type NodeSection, type PlaneNode } from './node-types.ts';
+import { findConfigField, findFlag } from '../../core/flags/map.ts';
+import { configKeys, configValues } from '../planes/config-values.ts';
+import { flagsOf, normalizeValue } from '../planes/normalize.ts';
+import { PLANES, type PlaneName } from '../planes/plane-names.ts';
+import { NODE_COMPONENTS, type NodeComponent, type NodeComponentRows, type NodeRow, type NodeRowClass, type NodeSection, type PlaneNode } from '../planes/node-types.ts';
 
 /** What the section needs of a collected plane. */
 export interface NodeInput { collected: boolean; node?: PlaneNode; pathTokens: [string, string][] }
 
 const perPlane = <T>(f: (p: PlaneName) => T): Record<PlaneName, T> => Object.fromEntries(PLANES.map((p) => [p, f(p)])) as Record<PlaneName, T>;
-
-/** The json paths the flag map has for a component's config file. */
-export function configKeys(component: NodeComponent, version: string): Set<string> {
-  try {
-    return new Set(loadFlagMap(component, version).config?.fields.map((f) => f.key) ?? []);
-  } catch {
-    return new Set(); // no map at this version: the whole file is one level of keys
-  }
-}
-
-/**
- * A config file's values by json path, at the flag map's granularity: an object is walked into while
- * the map has fields below it (authentication.x509.clientCAFile), else shown whole as JSON
- * (evictionHard, featureGates). apiVersion and kind are the file's type, not fields.
- */
-export function configValues(text: string, known: Set<string>): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (obj: Record<string, unknown>, prefix: string) => {
-    for (const [k, v] of Object.entries(obj)) {
-      if (!prefix && (k === 'apiVersion' || k === 'kind')) continue;
-      const path = prefix ? `${prefix}.${k}` : k;
-      const nested = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
-      if (nested && [...known].some((x) => x.startsWith(`${path}.`))) walk(v as Record<string, unknown>, path);
-      else out.set(path, typeof v === 'string' ? v : JSON.stringify(v));
-    }
-  };
-  const doc = parseYaml(text) as unknown;
-  if (doc && typeof doc === 'object') walk(doc as Record<string, unknown>, '');
-  return out;
-}
 
 function site(s: { file: string; line: number; url: string; module: string; version: string }) {
   return { file: s.file, line: s.line, url: s.url, module: s.module, version: s.version };

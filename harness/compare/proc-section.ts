@@ -1,8 +1,8 @@
 // The process model per node in the report (issue 23): for each plane, each node's process tree as
 // read from its /proc (planes/proc-read.ts), with what runs each process: systemd, k0s, a containerd
 // shim, the kubelet. Text (counts), Markdown and HTML (the tree, argv wrapped as the k0s worker's is).
-import { PLANES, type PlaneName } from './plane-names.ts';
-import type { HostProcs, ProcNode } from './proc-tree.ts';
+import { PLANES, type PlaneName } from '../planes/plane-names.ts';
+import type { HostProcs, ProcNode } from '../planes/proc-tree.ts';
 import { esc } from '../../lib/html.ts';
 
 export type NodeProcsSection = Record<PlaneName, HostProcs[] | { none: string }>;

@@ -1,14 +1,15 @@
 // The terminal summary and the Markdown report.
-import { COMPONENTS, PLANES } from './types.ts';
+import { COMPONENTS, PLANES } from '../planes/types.ts';
 import { k0sMarkdown } from './k0s-section.ts';
 import { cisMarkdown, worstHost } from './cis-section.ts';
 import { nodeMarkdown, nodeSummary } from './node-render.ts';
-import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-certs.ts';
+import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-cert-section.ts';
 import { upgradeMarkdown, upgradeSummary } from './upgrade-render.ts';
 import { ttfpMarkdown, ttfpSummary } from './ttfp-section.ts';
 import { procMarkdown, procSummary } from './proc-section.ts';
 import { nodeCisMarkdown, nodeCisSummary } from './node-cis.ts';
-import type { CertRow, CompareReport, FlagRow, PlaneName } from './types.ts';
+import type { PlaneName } from '../planes/types.ts';
+import type { CertRow, CompareReport, FlagRow } from './types.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
 const mdEsc = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');

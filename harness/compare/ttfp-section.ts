@@ -1,8 +1,8 @@
 // Whole planes and time to first Pod (issue 23): per plane, whether a worker Node is Ready with the
 // busybox Pod Running on it, and the four phase boundaries its watcher saw (ttfp-watch.ts).
-import { PLANES } from './types.ts';
-import type { PlaneData, PlaneName } from './types.ts';
-import { TTFP_PHASES, type TtfpPhase, type TtfpWatch } from './ttfp-watch.ts';
+import { PLANES } from '../planes/types.ts';
+import type { PlaneData, PlaneName } from '../planes/types.ts';
+import { TTFP_PHASES, type TtfpPhase, type TtfpWatch } from '../planes/ttfp-watch.ts';
 
 export const PHASE_LABEL: Record<TtfpPhase, string> = {
   certs: 'certs (apiserver cert on the host)', controlPlaneReady: 'control plane ready (/readyz ok)', nodeReady: 'node Ready (the worker)', podRunning: 'Pod Running (on the worker)',
@@ -75,7 +75,7 @@ export function ttfpSummary(t: Record<PlaneName, TtfpPlane>): string[] {
 export function ttfpMarkdown(t: Record<PlaneName, TtfpPlane>): string[] {
   const out = ['## Whole planes', '', '| plane | whole | worker | Pod |', '|---|---|---|---|'];
   for (const p of PLANES) out.push(`| ${p} | ${t[p].whole ? 'whole' : `**not whole**: ${t[p].missing}`} | ${t[p].worker ?? '—'} | ${t[p].pod ?? '—'} |`);
-  out.push('', '## Time to first Pod', '', 'From the bare lab (hosts up, nothing installed) to the busybox Pod Running on a worker, one monotonic clock per plane, the same four polls on every plane (`harness/compare/ttfp-watch.ts`). Each cell is the phase\'s own length.', '');
+  out.push('', '## Time to first Pod', '', 'From the bare lab (hosts up, nothing installed) to the busybox Pod Running on a worker, one monotonic clock per plane, the same four polls on every plane (`harness/planes/ttfp-watch.ts`). Each cell is the phase\'s own length.', '');
   out.push(`| plane | ${TTFP_PHASES.map((ph) => PHASE_LABEL[ph]).join(' | ')} | total |`, `|---|${TTFP_PHASES.map(() => '---|').join('')}---|`);
   for (const p of PLANES) {
     const x = t[p];

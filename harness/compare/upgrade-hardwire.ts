@@ -4,21 +4,21 @@
 // hardwire says about the very command lines `kubeadm upgrade plan` was run against.
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
-import { planFor } from '../../cli/commands/upgrade.ts';
+import { planFor } from '../../core/upgrade/plan-for.ts';
 import { liveFor, type Live } from '../../core/upgrade/live.ts';
 import { planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { planUpgrade, type ComponentPlan } from '../../core/upgrade/plan.ts';
 import { planGates, type GatePlan } from '../../core/upgrade/gates.ts';
-import { loadApiLifecycle } from '../flags/api-lifecycle.ts';
-import { loadFlagMap, type FlagMap } from '../flags/map.ts';
-import { loadGateData } from '../flags/gates.ts';
-import { flagsOf } from './normalize.ts';
+import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
+import { loadFlagMap, type FlagMap } from '../../core/flags/map.ts';
+import { loadGateData } from '../../core/flags/gates.ts';
+import { flagsOf } from '../planes/normalize.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
-import type { Component, ComponentCommand } from './types.ts';
+import type { Component, ComponentCommand } from '../planes/types.ts';
 import { parse as parseYaml } from 'yaml';
 import type { PassedField } from '../../core/upgrade/fields.ts';
 import type { PassedFlag } from '../../core/upgrade/plan.ts';
-import type { PlaneNode } from './node-types.ts';
+import type { PlaneNode } from '../planes/node-types.ts';
 
 /** hardwire's plan of its own plane, as `hardwire upgrade plan --to <to>` makes it; a refused live check is the reason, not an abort. */
 export async function hardwirePlan(inv: Inventory, stateDir: string, to: string, live: boolean, log: Logger): Promise<PlanDoc> {

@@ -5,7 +5,7 @@
 import type { PlanDoc } from '../../core/upgrade/format.ts';
 import type { ComponentPlan } from '../../core/upgrade/plan.ts';
 import type { GatePlan } from '../../core/upgrade/gates.ts';
-import type { KubeadmUpgradePlan } from './upgrade-types.ts';
+import type { KubeadmUpgradePlan } from '../planes/upgrade-types.ts';
 
 export type FindingKind = 'flag' | 'config field' | 'feature gate';
 

@@ -5,9 +5,9 @@
 import { InputError } from '../../lib/errors.ts';
 import { checkTarget } from '../../core/upgrade/target.ts';
 import { VERSION_TABLE } from '../../core/components/binaries/catalog.ts';
-import { flagVersions, mappedComponents } from '../flags/map.ts';
-import { loadGateData } from '../flags/gates.ts';
-import { COMPONENTS } from './types.ts';
+import { flagVersions, mappedComponents } from '../../core/flags/map.ts';
+import { loadGateData } from '../../core/flags/gates.ts';
+import { COMPONENTS } from '../planes/types.ts';
 
 /** Versions with a flag map for each compared component and gate tables. */
 function mapped(): string[] {

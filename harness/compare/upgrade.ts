@@ -4,7 +4,7 @@ import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { hardwirePlan, planOfCommands } from './upgrade-hardwire.ts';
 import { buildUpgradeSection, type UpgradeSection } from './upgrade-section.ts';
-import { COMPONENTS, type ClusterParams, type Component, type PlaneData } from './types.ts';
+import { COMPONENTS, type ClusterParams, type Component, type PlaneData } from '../planes/types.ts';
 
 const why = (err: unknown) => (err instanceof Error ? err.message : String(err));
 

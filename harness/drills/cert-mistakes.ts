@@ -19,6 +19,7 @@ import { WIRE_ROLL, type RecoveryStep } from './report.ts';
 import { kubectl, kubectlWithHostKubeconfig, type KubectlResult } from './kubectl.ts';
 import { blastRadius, readyzOn } from './probes.ts';
 import type { Broken, DrillDef, DrillEnv } from './runner.ts';
+import type { Intent } from '../../core/apply/wet.ts';
 
 export const MISTAKES = ['wrong-san', 'unknown-ca', 'wrong-client-cert'] as const;
 export type Mistake = typeof MISTAKES[number];
@@ -41,7 +42,7 @@ async function installAndRestart(env: DrillEnv, path: string, data: (host: strin
 }
 
 /** Re-render the leaf's files from the table and push them with wire's phases (restart readers in order, gated). */
-async function rerender(env: DrillEnv, leafId: string, why: string): Promise<{ steps: RecoveryStep[]; wets: { intents: readonly import('../../core/apply/wet.ts').Intent[] }[] }> {
+async function rerender(env: DrillEnv, leafId: string, why: string): Promise<{ steps: RecoveryStep[]; wets: { intents: readonly Intent[] }[] }> {
   const steps: RecoveryStep[] = [{ step: `re-render ${leafId} from the cert table and push it with wire's phases (certs renew --restart without reissuing: the operator copy was never wrong)`, why, at: new Date().toISOString() }];
   const pushed = await pushRenewed(env.inv, env.stateDir, [leafId], { restart: true, gateTimeoutMs: env.ctx.opts.gateTimeoutMs, acceptNewHostKeys: env.ctx.opts.acceptNewHostKeys, log: env.log });
   for (const e of changes(pushed.ctx.wet.intents)) steps.push({ step: e.event, why: WIRE_ROLL, at: e.at });

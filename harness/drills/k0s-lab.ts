@@ -4,10 +4,10 @@
 // ok and both controllers' Leases are held and renewing.
 import { ensureAll, ensureBinary } from '../../core/components/binaries/index.ts';
 import { clusterParams } from '../compare/index.ts';
-import { K0S_PARTS } from '../compare/planes/k0s/index.ts';
-import { K0S_DATA, k0sConfig } from '../compare/planes/k0s/config.ts';
-import { settledTree, stageBinaries, startController, step } from '../compare/planes/k0s/controller.ts';
-import { emptyPlane, type PlaneData } from '../compare/types.ts';
+import { K0S_PARTS } from '../planes/k0s/index.ts';
+import { K0S_DATA, k0sConfig } from '../planes/k0s/config.ts';
+import { settledTree, stageBinaries, startController, step } from '../planes/k0s/controller.ts';
+import { emptyPlane, type PlaneData } from '../planes/types.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import { credsFromKubeconfigText, withServer, type KubeCreds } from '../../core/transport/kube-api.ts';
 import { RENEW_INTERVAL_MS, readLease } from '../../core/gates/leases.ts';

@@ -2,14 +2,14 @@
 // etcd's /health, kube-apiserver's /readyz, both controllers' Leases, and each child k0s supervises
 // (present or not, its PID and parent PID). One `systemctl show` + `ps` per tick serves every
 // process probe, and every such snapshot is kept: what happened to the children is read from them.
-import { CHILD_OF } from '../compare/planes/k0s/components.ts';
-import { processName } from '../compare/planes/k0s/controller.ts';
+import { CHILD_OF } from '../planes/k0s/components.ts';
+import { processName } from '../planes/k0s/controller.ts';
 import { readLease } from '../../core/gates/leases.ts';
 import { kubeRequest, type KubeCreds } from '../../core/transport/kube-api.ts';
-import { flagsOf } from '../compare/normalize.ts';
+import { flagsOf } from '../planes/normalize.ts';
 import type { Session } from '../../core/transport/index.ts';
-import { parseShow, showArgv } from '../../lib/systemctl.ts';
-import { shJoin } from '../../core/transport/quote.ts';
+import { parseShow, showArgv } from '../../core/transport/systemctl.ts';
+import { shJoin } from '../../lib/quote.ts';
 import type { Probe, ProbeResult } from './sampler.ts';
 import { LEASE_DURATION_MS } from './probes.ts';
 import { errText } from './symptoms.ts';

@@ -3,10 +3,10 @@
 // every component once a second through drills/sampler.ts, and report what went down, for how
 // long, what became of the children k0s supervises, and who brought them back.
 import { join } from 'node:path';
-import { processTree, processName } from '../compare/planes/k0s/controller.ts';
+import { processTree, processName } from '../planes/k0s/controller.ts';
 import { cacheDir } from '../../lib/paths.ts';
 import { StepError } from '../../lib/errors.ts';
-import { showUnit } from '../../lib/systemctl.ts';
+import { showUnit } from '../../core/transport/systemctl.ts';
 import type { Logger } from '../../lib/log.ts';
 import { kubeRequest } from '../../core/transport/kube-api.ts';
 import { firstJournalLine, journalLines, type JournalLine } from './journal.ts';

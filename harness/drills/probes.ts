@@ -5,7 +5,7 @@ import { readLease } from '../../core/gates/leases.ts';
 import { kubeRequest, withServer } from '../../core/transport/kube-api.ts';
 import { LEASES } from '../../core/components/registry/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
-import { showUnit } from '../../lib/systemctl.ts';
+import { showUnit } from '../../core/transport/systemctl.ts';
 import type { ReadSession } from '../../core/transport/index.ts';
 import type { DrillEnv } from './runner.ts';
 import type { BlastItem } from './run-report.ts';

@@ -21,6 +21,7 @@ import { traceLine } from './trace.ts';
 import type { KubectlResult } from './kubectl.ts';
 import type { GateResult, RecoveryStep } from './report.ts';
 import type { BlastItem, DrillRun, TracedLine } from './run-report.ts';
+import type { Intent } from '../../core/apply/wet.ts';
 
 export interface DrillEnv {
   ctx: WireContext;
@@ -67,7 +68,7 @@ export interface DrillDef<B extends Broken = Broken> {
   /** The symptom as kubectl shows it; undefined while it does not show. */
   symptom(env: DrillEnv, b: B): Promise<KubectlResult | undefined>;
   blastRadius(env: DrillEnv, b: B): Promise<BlastItem[]>;
-  recover(env: DrillEnv, b: B): Promise<{ steps: RecoveryStep[]; wets: { intents: readonly import('../../core/apply/wet.ts').Intent[] }[]; extra?: Extra }>;
+  recover(env: DrillEnv, b: B): Promise<{ steps: RecoveryStep[]; wets: { intents: readonly Intent[] }[]; extra?: Extra }>;
   /** Runs after the recovery and also after a failed one (a namespace the drill made). */
   cleanup?(env: DrillEnv): Promise<void>;
 }

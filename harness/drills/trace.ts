@@ -7,8 +7,8 @@
 // itself reads no source, so a drill runs without the module cache.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { escapeModule } from '../flags/verify.ts';
-import { goEnv } from '../flags/regenerate.ts';
+import { escapeModule } from '../flags/index.ts';
+import { goEnv } from '../flags/index.ts';
 import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 
 /** The Go standard library's pseudo-module: its source is $GOROOT/src, its version $GOROOT/VERSION. */

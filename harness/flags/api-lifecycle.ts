@@ -5,15 +5,13 @@
 // k8s.io/api (scheduling/v1alpha2 at v0.37.2). Those are found by comparing the package directories
 // of the previous minor's module tree with this one's, and listed with the same shape, cited at
 // their registration in the previous tree. Committed beside the flag maps as
-// flags/data/<v>/api-lifecycle.json; reading it needs no Go.
+// core/flags/data/<v>/api-lifecycle.json; reading it needs no Go (core/flags/api-lifecycle.ts).
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
-import { dataDir } from './map.ts';
 import { goEnv } from './go.ts';
 import type { ApiLifecycle, RemovedKind } from '../../core/upgrade/stored-apis.ts';
 
 export type { ApiLifecycle } from '../../core/upgrade/stored-apis.ts';
-
 
 const FUNC = /^func \(in \*(\w+)\) APILifecycleRemoved\(\) \(major, minor int\) \{$/;
 const RETURN = /^\treturn (\d+), (\d+)$/;
@@ -108,9 +106,4 @@ export function deriveApiLifecycle(kubernetes: string, modcache = goEnv().GOMODC
 /** `previous`: the Kubernetes release one minor below whose k8s.io/api tree is compared (none: no comparison). */
 export function writeApiLifecycle(kubernetes: string, outDir: string, previous?: string): void {
   writeFileSync(join(outDir, 'api-lifecycle.json'), `${JSON.stringify(deriveApiLifecycle(kubernetes, undefined, previous), null, 2)}\n`);
-}
-
-export function loadApiLifecycle(kubernetes: string): ApiLifecycle | null {
-  const file = join(dataDir(kubernetes), 'api-lifecycle.json');
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ApiLifecycle : null;
 }

@@ -11,7 +11,7 @@ import { InputError } from '../../lib/errors.ts';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
 import { flagTargets } from '../../core/components/registry/index.ts';
-import { etcdDataDir, etcdGateFile, etcdMapFile } from './etcd-maps.ts';
+import { etcdDataDir, etcdGateFile, etcdMapFile } from '../../core/flags/etcd-maps.ts';
 import { regenerateEtcdGates } from './gates-regenerate.ts';
 import { goBinary, goEnv, step } from './go.ts';
 

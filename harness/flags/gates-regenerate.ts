@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { dataDir } from './map.ts';
-import { GATE_FILE, GATE_SOURCES, gateSourceArgs, type GateData, type GateTable } from './gates.ts';
+import { dataDir } from '../../core/flags/map.ts';
+import { GATE_FILE, GATE_SOURCES, gateSourceArgs, type GateData, type GateTable } from '../../core/flags/gates.ts';
 import { goBinary, goEnv } from './go.ts';
 
 /** Builds cmd/featuregates and dumps the tables of `args` (module@version/file each). */

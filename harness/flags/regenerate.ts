@@ -8,7 +8,7 @@ import type { Logger } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { dataDir, defaultFlagVersion } from './map.ts';
+import { dataDir, defaultFlagVersion } from '../../core/flags/map.ts';
 import { flagTargets } from '../../core/components/registry/index.ts';
 import { regenerateGates } from './gates-regenerate.ts';
 import { goBinary, goEnv, step } from './go.ts';

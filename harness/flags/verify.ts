@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runSync } from '../../lib/proc.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { mappedComponents, loadFlagMap, type ConfigFieldEntry, type FlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from './map.ts';
+import { mappedComponents, loadFlagMap, type ConfigFieldEntry, type FlagMap, type Registration, type ReadSite, type Site, defaultFlagVersion } from '../../core/flags/map.ts';
 import { goBinary, goEnv } from './go.ts';
 
 export interface CitationFailure {

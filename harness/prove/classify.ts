@@ -1,7 +1,7 @@
 // From tracepoint outcomes to the verdicts the issue asks for: each flag hit (value seen), not hit
 // (with the condition from the source that guards the site), or not provable (why).
 import type { FlagPlan, PassedFlag } from './sites.ts';
-import { normalizeFlagName, type ReadSite } from '../flags/map.ts';
+import { normalizeFlagName, type ReadSite } from '../../core/flags/map.ts';
 import type { SiteTrace } from './trace.ts';
 import { compare, type Seen } from './values.ts';
 import { conditionOperand, earlyReturns, enclosingCondition, enclosingLiteral, sameFunction, sourceLines } from './source.ts';

@@ -6,7 +6,7 @@
 // unit does not pass, or when a simple comparison (`== 0`, `!= ""`, `len(x) == 0`, `!x`, a bool)
 // on the unit's values makes the expression what the read cannot run under. A condition on
 // anything else (a field set by code, the environment) stays undecided.
-import { normalizeFlagName, type FlagMap, type ReadCondition, type ReadSite } from '../flags/map.ts';
+import { normalizeFlagName, type FlagMap, type ReadCondition, type ReadSite } from '../../core/flags/map.ts';
 import { passedFlags } from './sites.ts';
 import { evaluate, type Tri } from './expr.ts';
 

@@ -9,7 +9,7 @@ import { localHealthz } from '../../core/gates/local.ts';
 import { readLease } from '../../core/gates/leases.ts';
 import { checkEtcd } from '../../core/gates/etcd.ts';
 import { StepError } from '../../lib/errors.ts';
-import { DEBUG_PORT } from '../trace/beside.ts';
+import { DEBUG_PORT } from '../delve/beside.ts';
 import { ETCD_CLIENT_PORT } from '../../lib/constants.ts';
 
 /** Waits until the traced instance passes, or the signal aborts it; resolves to what proves it. */

@@ -3,8 +3,8 @@
 // the condition and each of its operands before the line runs. A read not hit whose guard delve
 // saw keep it out at every stop is explained by the run itself: off in this run. A read hit though
 // its guard kept it out at every stop would be a contradiction of this reasoning, and is reported.
-import type { ReadGuard, ReadSite } from '../flags/map.ts';
-import type { DlvVariable } from './dlv-rpc.ts';
+import type { ReadGuard, ReadSite } from '../../core/flags/map.ts';
+import type { DlvVariable } from '../delve/rpc.ts';
 import { evaluate } from './expr.ts';
 
 /** One tracepoint's worth of guard: where, and what delve evaluates there (the whole condition first, then each operand). */

@@ -2,13 +2,13 @@
 // of the release binary, the unit stopped meanwhile and started again afterwards whatever happens;
 // or (kube-apiserver) beside the running unit, with the few flags that must differ changed.
 import { readFile } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../../core/transport/index.ts';
 import { StepError } from '../../lib/errors.ts';
 import { UNIT_DIR } from '../../lib/constants.ts';
 import type { Logger } from '../../lib/log.ts';
-import { execStartArgv } from '../compare/normalize.ts';
-import { DlvClient } from './dlv-rpc.ts';
+import { execStartArgv } from '../planes/normalize.ts';
+import type { DlvClient } from '../delve/rpc.ts';
+import { connectDlv, unitProperties } from '../delve/connect.ts';
 import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
 import type { GuardProbe } from './guards.ts';
 import type { TraceSite } from './sites.ts';
@@ -32,7 +32,7 @@ export interface HostRun {
   gateTimeoutMs: number;
   /**
    * Run beside the unit, which keeps running: the debuggee's argv from the unit's and the scratch
-   * dir (kube-apiserver: its own port, audit log and reconciler, harness/trace/beside.ts).
+   * dir (kube-apiserver: its own port, audit log and reconciler, harness/delve/beside.ts).
    */
   beside?: (unitArgv: string[], dir: string) => string[];
   /**
@@ -56,35 +56,6 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
   const r = await s.exec(argv, { allowFail: true });
   if (r.code !== 0) throw new StepError('flags prove', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
   return r.stdout.trim();
-}
-
-export async function connectDlv(s: Session, socket: string, deadline: number): Promise<DlvClient> {
-  for (;;) {
-    try {
-      const ch = await s.openLocalSocket(socket);
-      const c = new DlvClient(ch);
-      await c.breakpoints(); // answers once delve has loaded the binary
-      return c;
-    } catch (err) {
-      if (Date.now() > deadline) throw new StepError('flags prove', `delve did not answer on ${socket}: ${String(err)}`, { host: s.host.name });
-      await sleep(1000);
-    }
-  }
-}
-
-/**
- * What the transient unit takes over from the component's unit, as systemd-run properties: its
- * account (etcd runs as etcd: files the debuggee writes keep the unit's owner), and its systemd
- * credentials. etcd's flags name its cert and key under /run/credentials/etcd.service, which systemd
- * removes when etcd.service stops; the transient unit loads the same credentials into its own
- * directory, and that directory is bind-mounted where the flags look, so the flags stay the unit's.
- */
-export function unitProperties(unitText: string, unit: string, debugUnit: string): { user?: string; props: string[] } {
-  const directive = (key: string) => [...unitText.matchAll(new RegExp(`^${key}=(.+)$`, 'gm'))].map((m) => m[1]!.trim());
-  const [user] = directive('User');
-  const props = [...directive('User').map((v) => `User=${v}`), ...directive('Group').map((v) => `Group=${v}`), ...directive('LoadCredential').map((v) => `LoadCredential=${v}`)];
-  if (directive('LoadCredential').length) props.push(`BindReadOnlyPaths=/run/credentials/${debugUnit}.service:/run/credentials/${unit}`);
-  return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }
 
 export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => { sites: TraceSite[]; guards: GuardProbe[] }, log: Logger): Promise<HostOutcome> {

@@ -6,7 +6,7 @@
 // the units that use it and moves its data dir aside (harness/prove/first-boot.ts).
 import type { Wet } from '../../core/apply/wet.ts';
 import { StepError } from '../../lib/errors.ts';
-import { shJoin } from '../../core/transport/quote.ts';
+import { shJoin } from '../../lib/quote.ts';
 
 /** One host change: its Wet message and the command that makes it. */
 export interface HostStep { host: string; msg: string; argv: string[] }

@@ -1,9 +1,9 @@
 // A committed "proven live" record re-classified without a lab: each site's status re-derived
 // from what the run traced (hit, not hit, no tracepoint), the flag map and the run's argv
 // (decide.ts), so that a change to the decision, or to the map's conditions, shows in the records.
-import type { FlagMap } from '../flags/map.ts';
-import { normalizeFlagName, siteRef } from '../flags/map.ts';
-import type { ProvenRecord, ProvenSite } from '../flags/proven.ts';
+import type { FlagMap } from '../../core/flags/map.ts';
+import { normalizeFlagName, siteRef } from '../../core/flags/map.ts';
+import type { ProvenRecord, ProvenSite } from '../../core/flags/proven.ts';
 import { InputError } from '../../lib/errors.ts';
 import { decideSite, unitFlags } from './decide.ts';
 

@@ -1,6 +1,6 @@
 // What to trace for one unit: every read site the flag map cites for each flag the unit passes,
 // with the location delve knows it by and an expression that reads the value at that line.
-import { normalizeFlagName, siteRef, type FlagEntry, type FlagMap, type ReadSite } from '../flags/map.ts';
+import { normalizeFlagName, siteRef, type FlagEntry, type FlagMap, type ReadSite } from '../../core/flags/map.ts';
 import { guardProbes, type GuardProbe } from './guards.ts';
 
 export interface PassedFlag { name: string; value: string }
@@ -57,7 +57,7 @@ export function planGuards(plans: FlagPlan[], binary: BinaryVersions = new Map()
   return guardProbes(plans.flatMap((p) => p.sites.map((t) => t.site)), namer(binary));
 }
 
-/** `binary`: modules the debug build names at another version than the one cited (harness/trace/modules.ts). */
+/** `binary`: modules the debug build names at another version than the one cited (harness/delve/modules.ts). */
 export function planFlags(map: FlagMap, argv: string[], binary: BinaryVersions = new Map()): FlagPlan[] {
   const name = namer(binary);
   const named = (s: ReadSite) => name(s.module, s.version, s.file);

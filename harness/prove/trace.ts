@@ -1,7 +1,7 @@
 // The tracing loop: one tracepoint per cited read site, continue until the gate passes, then halt
 // and read the hit counts. Delve stops at a tracepoint and hands the stop to the client (as its own
 // `trace` command does), so the loop continues after each one.
-import type { DlvBreakpoint, DlvClient, DlvState, DlvVariable } from './dlv-rpc.ts';
+import type { DlvBreakpoint, DlvClient, DlvState, DlvVariable } from '../delve/rpc.ts';
 import type { TraceSite } from './sites.ts';
 import type { GuardProbe, GuardTrace } from './guards.ts';
 

@@ -1,6 +1,6 @@
 // Comparing the value delve read at a hit with the flag's value in the unit. Only kinds whose
 // text form is unambiguous are compared; anything else is shown as seen, not judged.
-import type { DlvVariable } from './dlv-rpc.ts';
+import type { DlvVariable } from '../delve/rpc.ts';
 import { goDurationNs as durationNs } from '../../lib/go-duration.ts';
 
 // reflect.Kind numbers, as delve sends them.

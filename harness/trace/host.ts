@@ -6,15 +6,15 @@ import type { Session } from '../../core/transport/index.ts';
 import { StepError } from '../../lib/errors.ts';
 import { UNIT_DIR } from '../../lib/constants.ts';
 import type { Logger } from '../../lib/log.ts';
-import { execStartArgv } from '../compare/normalize.ts';
+import { execStartArgv } from '../planes/normalize.ts';
 import { localHealthz } from '../../core/gates/local.ts';
-import { connectDlv, unitProperties } from '../prove/host.ts';
-import type { DlvClient } from '../prove/dlv-rpc.ts';
+import { connectDlv, unitProperties } from '../delve/connect.ts';
+import type { DlvClient } from '../delve/rpc.ts';
 import { forwardLocal } from './forward.ts';
 import { continueWhile, recordHits, type Kubectl } from './record.ts';
 import { sinksFor, type Sink } from './sinks.ts';
 import type { Hit } from './stages.ts';
-import { besideArgv, DEBUG_PORT } from './beside.ts';
+import { besideArgv, DEBUG_PORT } from '../delve/beside.ts';
 
 const DEBUG_UNIT = 'hardwire-trace-kube-apiserver';
 
@@ -71,7 +71,7 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
     // finisher goroutine leads back to the filters' goroutines (delve's Ancestors).
     await sh(s, ['systemd-run', `--unit=${DEBUG_UNIT}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/debugger`, '--setenv=GODEBUG=tracebackancestors=10',
       '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`, '--api-version=2', '--check-go-version=false', argv[0]!, '--', ...argv.slice(1)], 'start delve');
-    client = await connectDlv(s, socket, Date.now() + 180_000);
+    client = await connectDlv(s, socket, Date.now() + 180_000, 'trace apply');
     log.info(`  the debug kube-apiserver runs under delve on port ${DEBUG_PORT}; waiting for its /healthz`);
     await runUntilHealthy(s, client, run.readyTimeoutMs).catch(async (err: unknown) => {
       const j = await s.exec(['journalctl', '-u', `${DEBUG_UNIT}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });

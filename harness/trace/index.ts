@@ -19,7 +19,7 @@ import { FORBIDDEN, type Sink } from './sinks.ts';
 import { rejectThenAdmit, rejection, unbind, type AuthzTrace } from './authz.ts';
 import { CURRICULUM, deriveStages, requestHits, type Hit, type Stage } from './stages.ts';
 import type { TraceObject } from './object.ts';
-import { debugBuildReplaces } from './modules.ts';
+import { debugBuildReplaces } from '../delve/modules.ts';
 import { armWebhook, CONFIGURATION, WEBHOOK_NAME, WEBHOOK_SINKS, webhookPoints, webhookRequestHits, type ArmedWebhook, type WebhookTrace } from './webhook.ts';
 
 export interface TraceReport {

@@ -2,7 +2,7 @@
 // and those of the goroutines that started it (while they hold apiserver frames: the HTTP
 // server's accept loop above them is not this request's), then continue. When kubectl has
 // exited, halt. delve's replies are kept verbatim in each hit.
-import type { DlvClient, DlvFrame, DlvState } from '../prove/dlv-rpc.ts';
+import type { DlvClient, DlvFrame, DlvState } from '../delve/rpc.ts';
 import type { Sink } from './sinks.ts';
 import type { Frame, GoroutineStack, Hit } from './stages.ts';
 

@@ -16,7 +16,7 @@
 //     then; its caller is the rejection point, `trace apply --authz-user`).
 // The handler-chain filters above them (request info, authentication, authorization, ...) are
 // on the stacks of the goroutines that started the finisher's (GODEBUG=tracebackancestors).
-import type { DlvClient } from '../prove/dlv-rpc.ts';
+import type { DlvClient } from '../delve/rpc.ts';
 
 export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn' | 'forbidden'
   | 'webhook-call' | 'webhook-answer' | 'webhook-rejection'; // --webhook-reject (webhook.ts)

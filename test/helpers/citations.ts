@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { ConfigSection, FlagEntry, Site } from '../../harness/flags/map.ts';
+import type { ConfigSection, FlagEntry, Site } from '../../core/flags/map.ts';
 import { moduleDir } from './modcache.ts';
 
 /** The maps' files, each `{ component, flags, config? }` as committed; returns how many citations were checked. */

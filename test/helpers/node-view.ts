@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Session } from '../../core/transport/index.ts';
-import type { HostProcs } from '../../harness/compare/proc-tree.ts';
+import type { HostProcs } from '../../harness/planes/proc-tree.ts';
 
 type Ps = Map<number, { ppid: number; args: string }>;
 

@@ -1,8 +1,8 @@
 // What a prove test checks of a hit without trusting prove: the cited line, re-opened in the Go
 // module cache, lies in the function delve reported and spells the flag's selector.
 import { PINNED_KUBERNETES } from '../../lib/constants.ts';
-import { debugBuildReplaces } from '../../harness/trace/modules.ts';
-import type { FlagMap } from '../../harness/flags/map.ts';
+import { debugBuildReplaces } from '../../harness/delve/modules.ts';
+import type { FlagMap } from '../../core/flags/map.ts';
 import type { SiteResult } from '../../harness/prove/classify.ts';
 import { enclosingFunc, sameFunction, sourceLines } from '../../harness/prove/source.ts';
 

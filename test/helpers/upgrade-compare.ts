@@ -3,7 +3,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
 import type { Session } from '../../core/transport/index.ts';
-import type { KubeadmPlanDoc } from '../../harness/compare/upgrade-types.ts';
+import type { KubeadmPlanDoc } from '../../harness/planes/upgrade-types.ts';
 
 /** kube-controller-manager's --concurrent-service-syncs: registered at v1.36.3, gone at v1.37.2 (README's flag table). */
 export const REMOVED = { component: 'kube-controller-manager', flag: 'concurrent-service-syncs', value: '2' } as const;

@@ -6,7 +6,7 @@ import { stringify } from 'yaml';
 export interface ConfigField {
   key: string;
   value: unknown;
-  /** Why it is set. Its citations come from the flag map's config fields (harness/flags/data). */
+  /** Why it is set. Its citations come from the flag map's config fields (core/flags/data). */
   why: string;
 }
 

@@ -16,12 +16,12 @@ export function kubeProxyConfig(ctx: ModelContext): string {
 
 /**
  * What kube-proxy needs on a lab host whoever runs it: hardwire's worker unit (below) and kubeadm's
- * kube-proxy DaemonSet on compare's kubeadm plane (harness/compare/planes/kubeadm-init.ts) set the same.
+ * kube-proxy DaemonSet on compare's kubeadm plane (harness/planes/kubeadm-init.ts) set the same.
  */
 export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [
   {
     key: 'mode', value: 'nftables',
-    why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian\'s nftables package for it (harness/lab/rootfs.ts), and kubeadm\'s kube-proxy image a copy of that nft with its libraries (harness/compare/planes/kube-proxy-image.ts)',
+    why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian\'s nftables package for it (harness/lab/rootfs.ts), and kubeadm\'s kube-proxy image a copy of that nft with its libraries (harness/planes/kube-proxy-image.ts)',
   },
   {
     key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },

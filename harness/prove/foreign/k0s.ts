@@ -10,10 +10,10 @@ import type { Session } from '../../../core/transport/index.ts';
 import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { clusterParams } from '../../compare/index.ts';
-import { emptyPlane } from '../../compare/types.ts';
-import { K0S_PARTS } from '../../compare/planes/k0s/index.ts';
-import { k0sConfig } from '../../compare/planes/k0s/config.ts';
-import { processName, settledTree, stageBinaries, startController } from '../../compare/planes/k0s/controller.ts';
+import { emptyPlane } from '../../planes/types.ts';
+import { K0S_PARTS } from '../../planes/k0s/index.ts';
+import { k0sConfig } from '../../planes/k0s/config.ts';
+import { processName, settledTree, stageBinaries, startController } from '../../planes/k0s/controller.ts';
 import type { ToolArgv } from './kubeadm.ts';
 
 /** The lab k0s runs on, under the prove's state dir (a test's lab helper removes what a crashed run left there). */

@@ -12,7 +12,7 @@ import { ensureBinary } from '../../../core/components/binaries/index.ts';
 import { run } from '../../../lib/proc.ts';
 import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
-import { kubeadmConfig } from '../../compare/planes/kubeadm.ts';
+import { kubeadmConfig } from '../../planes/kubeadm.ts';
 import { clusterParams } from '../../compare/index.ts';
 import type { HostValue, Tool } from './translate.ts';
 

@@ -5,7 +5,7 @@
 // (name, address, CIDRs, endpoint), so the addresses and ports it writes are the host's. k0s's flags
 // are read from a k0s controller on a lab host of its own: that host's address and name become the
 // host's (`hosts`); the ports are the same defaults (6443, 2379, 2380).
-import { roleOf } from '../../compare/normalize.ts';
+import { roleOf } from '../../planes/normalize.ts';
 import type { Role, RoleFile } from './roles.ts';
 
 export type Tool = 'kubeadm' | 'k0s';

@@ -3,7 +3,7 @@ import { session } from '../../../apply/context.ts';
 import type { UpgradeRun } from '../state.ts';
 import type { Running } from '../../steps.ts';
 import { specOf, type ComponentName } from '../../../components/registry/index.ts';
-import { parseShow, showArgv } from '../../../../lib/systemctl.ts';
+import { parseShow, showArgv } from '../../../transport/systemctl.ts';
 import { memberVersions } from '../etcd-gate.ts';
 
 /**

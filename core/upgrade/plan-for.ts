@@ -1,0 +1,65 @@
+// The plan of `upgrade plan`, and what `upgrade apply` and compare's upgrade section refuse on: the
+// inventory's passed flags and fields against the flag maps at both versions, the gates, the etcd
+// hops and the order. Offline: the live checks are core/upgrade/live.ts.
+import type { Inventory } from '../inventory/load.ts';
+import { COMPONENT_NAMES } from '../components/registry/index.ts';
+import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../flags/map.ts';
+import { loadEtcdMap } from '../flags/etcd-maps.ts';
+import { loadGateData } from '../flags/gates.ts';
+import { etcdVersions, versionsFor } from '../components/binaries/catalog.ts';
+import { checkTarget } from './target.ts';
+import { passedFields, passedFlags } from './passed.ts';
+import { planUpgrade } from './plan.ts';
+import { etcdHopPlans, hopFlags, type EtcdMapLookup } from './etcd-flags.ts';
+import { planDoc, type PlanDoc } from './format.ts';
+import { planGates } from './gates.ts';
+import { newAtTarget } from './new.ts';
+import { etcdTarget } from './etcd-target.ts';
+import { upgradeOrder } from './order.ts';
+
+/** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
+function mappedVersions(components: readonly string[]): string[] {
+  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return loadGateData(v) !== null && components.every((c) => have.includes(c)); });
+}
+
+function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
+  return Object.fromEntries(components.map((c) => [c, loadFlagMap(c, version)]));
+}
+
+/** Where each target's etcd comes from: kubeadm's DefaultEtcdVersion at that tag. */
+const ETCD_PIN: Record<string, string> = {
+  'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
+};
+
+/** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd-to). */
+const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
+
+/** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
+export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
+  const from = inv.cluster.kubernetesVersion;
+  const passed = passedFlags(inv);
+  // The components this inventory runs that have flag maps (containerd has none): a worker's
+  // kubelet needs a map at both versions too.
+  const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
+  checkTarget(from, to, mappedVersions(planned));
+  // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
+  const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
+  const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
+  const runsEtcd = planned.includes('etcd');
+  // One etcd table per hop (and gate table, if its unit sets gates), each against etcd's map at both ends (refused here if one has none).
+  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : { plans: [], gates: [] };
+  const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
+  const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
+  const fromMaps = mapsAt(from, planned);
+  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}) };
+  const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
+  const kube = (c: string) => c !== 'etcd';
+  return planDoc({
+    from, to,
+    components: [...etcdPlans.plans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
+    new: newAtTarget(fromMaps, toMaps, ordered),
+    gates: [...etcdPlans.gates, ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions })],
+    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd-to ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
+    order: upgradeOrder(planned),
+  });
+}
