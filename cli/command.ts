@@ -39,22 +39,28 @@ export class Cli extends Command {
 
 /** The root: only the command being run is declared on it (all of them for the command list). */
 export function rootCli(): Cli {
-  return new Cli('hardwire')
-    .exitOverride()
-    .configureOutput({
-      writeOut: (s) => process.stdout.write(s),
-      writeErr: (s) => process.stderr.write(s),
-      outputError: () => {},
-    });
+  return new Cli('hardwire').exitOverride().configureOutput({
+    writeOut: (s) => process.stdout.write(s),
+    writeErr: (s) => process.stderr.write(s),
+    outputError: () => {},
+  });
 }
 
 /**
  * Declares a top-level command. Its help text serves the command and every subcommand declared
  * under it afterwards (commander copies the help configuration to subcommands as they are made).
  */
-export function topCommand(root: Cli, name: string, summary: string, help: string | (() => string)): Cli {
+export function topCommand(
+  root: Cli,
+  name: string,
+  summary: string,
+  help: string | (() => string),
+): Cli {
   // A function is called when help is shown, so it can list subcommands declared after this call.
-  return root.command(name).summary(summary).configureHelp({ formatHelp: () => `${(typeof help === 'string' ? help : help()).trim()}\n` });
+  return root
+    .command(name)
+    .summary(summary)
+    .configureHelp({ formatHelp: () => `${(typeof help === 'string' ? help : help()).trim()}\n` });
 }
 
 /** Parses argv (without "hardwire") and runs the action; returns its exit code, 0 after --help. */
@@ -63,8 +69,13 @@ export async function runCli(root: Cli, argv: string[]): Promise<number> {
     await root.parseAsync(argv, { from: 'user' });
     return root.result;
   } catch (err) {
-    if (err instanceof CommanderError && (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')) return 0;
-    if (err instanceof CommanderError) throw new InputError('argv', `${oneLine(err.message)} (see "hardwire --help")`);
+    if (
+      err instanceof CommanderError &&
+      (err.code === 'commander.helpDisplayed' || err.code === 'commander.version')
+    )
+      return 0;
+    if (err instanceof CommanderError)
+      throw new InputError('argv', `${oneLine(err.message)} (see "hardwire --help")`);
     throw err;
   }
 }
@@ -81,10 +92,15 @@ export interface Run<O> {
  * Wraps an action: fn gets the parsed options, a logger and the command's arguments as commander
  * declares them (a variadic argument is an array), and returns the exit code.
  */
-export function act<O extends object, A extends unknown[]>(fn: (run: Run<O>, ...args: A) => Promise<number>) {
+export function act<O extends object, A extends unknown[]>(
+  fn: (run: Run<O>, ...args: A) => Promise<number>,
+) {
   return async function (this: Cli): Promise<void> {
     const opts = this.optsWithGlobals<O & { json?: unknown; quiet?: unknown }>();
-    const log = stderrLogger(opts.quiet === true, process.stderr.isTTY === true && opts.json === undefined);
+    const log = stderrLogger(
+      opts.quiet === true,
+      process.stderr.isTTY === true && opts.json === undefined,
+    );
     const code = await fn({ opts, log, cmd: this }, ...(this.processedArgs as A));
     rootOf(this).result = code;
   };
@@ -106,7 +122,13 @@ export function group(cmd: Cli): Cli {
       // An option the group does not know, written before the subcommand.
       if (first && names.includes(first) && option) throw unknownOption(this, option);
       const what = first ? `unknown "${first}"` : 'missing';
-      const use = names.length <= 3 ? listOf(names.map((n) => `"${pathOf(this)} ${n}"`), 'or') : `one of ${names.join(', ')}`;
+      const use =
+        names.length <= 3
+          ? listOf(
+              names.map((n) => `"${pathOf(this)} ${n}"`),
+              'or',
+            )
+          : `one of ${names.join(', ')}`;
       throw new InputError('subcommand', `${what}; use ${use} (${help(this)})`);
     });
 }
@@ -132,11 +154,18 @@ function topOf(cmd: Command): Command {
 }
 
 function listOf(items: string[], conj: string): string {
-  return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} ${conj} ${items.at(-1)}`;
+  return items.length <= 1
+    ? (items[0] ?? '')
+    : `${items.slice(0, -1).join(', ')} ${conj} ${items.at(-1)}`;
 }
 
 function oneLine(s: string): string {
-  return s.replace(/^error: /, '').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  return s
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
 }
 
 function help(cmd: Command): string {
@@ -148,12 +177,16 @@ function unknownOption(cmd: Command, arg: string, suggestion?: string): InputErr
   const flag = arg.split('=')[0] ?? arg;
   const takers: string[] = [];
   const visit = (c: Command) => {
-    if (c !== cmd && c.options.some((o) => o.long === flag || o.short === flag)) takers.push(`"${pathOf(c)}"`);
+    if (c !== cmd && c.options.some((o) => o.long === flag || o.short === flag))
+      takers.push(`"${pathOf(c)}"`);
     c.commands.forEach(visit);
   };
   visit(topOf(cmd));
   if (takers.length > 0) return new InputError(flag, `only applies to ${listOf(takers, 'and')}`);
-  return new InputError(flag, `unknown option${suggestion ? `; did you mean ${suggestion}?` : ''} (${help(cmd)})`);
+  return new InputError(
+    flag,
+    `unknown option${suggestion ? `; did you mean ${suggestion}?` : ''} (${help(cmd)})`,
+  );
 }
 
 /** Commander's parse errors, by code, as one line naming the field and the fix. */
@@ -165,16 +198,28 @@ function parseError(cmd: Cli, message: string, code: string): InputError {
     case 'commander.optionMissingArgument': {
       // quoted is the option's flags, e.g. "-i, --inventory <file>"
       const flag = /--[\w-]+/.exec(quoted)?.[0] ?? quoted;
-      return new InputError(flag, `needs a value: ${flag} ${quoted.split(' ').at(-1)} (${help(cmd)})`);
+      return new InputError(
+        flag,
+        `needs a value: ${flag} ${quoted.split(' ').at(-1)} (${help(cmd)})`,
+      );
     }
     case 'commander.missingArgument': {
       const arg = cmd.registeredArguments.find((a) => a.name() === quoted);
-      return new InputError(quoted, `missing; ${arg?.description || `"hardwire ${pathOf(cmd)}" needs it`} (${help(cmd)})`);
+      return new InputError(
+        quoted,
+        `missing; ${arg?.description || `"hardwire ${pathOf(cmd)}" needs it`} (${help(cmd)})`,
+      );
     }
     case 'commander.excessArguments': {
       const extra = cmd.args.slice(cmd.registeredArguments.length);
-      const takes = cmd.registeredArguments.length === 0 ? 'takes no arguments' : `takes ${cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`;
-      return new InputError('argv', `unexpected ${extra.map((a) => `"${a}"`).join(' ')}; "hardwire ${pathOf(cmd)}" ${takes} (${help(cmd)})`);
+      const takes =
+        cmd.registeredArguments.length === 0
+          ? 'takes no arguments'
+          : `takes ${cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`;
+      return new InputError(
+        'argv',
+        `unexpected ${extra.map((a) => `"${a}"`).join(' ')}; "hardwire ${pathOf(cmd)}" ${takes} (${help(cmd)})`,
+      );
     }
     default:
       return new InputError('argv', `${oneLine(message)} (${help(cmd)})`);

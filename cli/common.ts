@@ -12,22 +12,26 @@ import { DEFAULT_GATE_TIMEOUT_MS } from '../lib/constants.ts';
 export function seconds(flag: string, min?: number): (value: string) => number {
   return (value) => {
     const n = value.trim() === '' ? Number.NaN : Number(value);
-    if (min === undefined && !(Number.isFinite(n) && n > 0)) throw new InputError(flag, `"${value}" is not a positive number of seconds`);
-    if (min !== undefined && !(Number.isFinite(n) && n >= min)) throw new InputError(flag, `"${value}" must be a number of seconds, at least ${min}`);
+    if (min === undefined && !(Number.isFinite(n) && n > 0))
+      throw new InputError(flag, `"${value}" is not a positive number of seconds`);
+    if (min !== undefined && !(Number.isFinite(n) && n >= min))
+      throw new InputError(flag, `"${value}" must be a number of seconds, at least ${min}`);
     return n;
   };
 }
 
 export function wholeNumber(flag: string): (value: string) => number {
   return (value) => {
-    if (!/^\d+$/.test(value)) throw new InputError(flag, `"${value}" is not a whole number; use e.g. ${flag} 3`);
+    if (!/^\d+$/.test(value))
+      throw new InputError(flag, `"${value}" is not a whole number; use e.g. ${flag} 3`);
     return Number(value);
   };
 }
 
 export function oneOf<T extends string>(flag: string, values: readonly T[]): (value: string) => T {
   return (value) => {
-    if (!(values as readonly string[]).includes(value)) throw new InputError(flag, `"${value}" is not one of ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(value))
+      throw new InputError(flag, `"${value}" is not one of ${values.join(', ')}`);
     return value as T;
   };
 }
@@ -39,8 +43,13 @@ export function oneOf<T extends string>(flag: string, values: readonly T[]): (va
 export function outFile(flag: string, example: string): (value: string) => string {
   return (value) => {
     const abs = resolve(value);
-    if (existsSync(abs) && statSync(abs).isDirectory()) throw new InputError(flag, `${abs} is a directory; name a file such as ${example}`);
-    if (!existsSync(dirname(abs))) throw new InputError(flag, `${dirname(abs)} does not exist; create it or name a file in an existing directory`);
+    if (existsSync(abs) && statSync(abs).isDirectory())
+      throw new InputError(flag, `${abs} is a directory; name a file such as ${example}`);
+    if (!existsSync(dirname(abs)))
+      throw new InputError(
+        flag,
+        `${dirname(abs)} does not exist; create it or name a file in an existing directory`,
+      );
     return abs;
   };
 }
@@ -52,21 +61,33 @@ export const options = {
   /** Always a boolean: the one JSON document goes to stdout, everything else to stderr. */
   json: () => new Option('--json', 'one JSON document on stdout'),
   /** --md FILE and --html FILE write a file, everywhere; the path is checked before any work. */
-  md: (what = 'the report') => new Option('--md <file>', `also write ${what} as Markdown to FILE`).argParser(outFile('--md', 'report.md')),
-  html: (what = 'the report') => new Option('--html <file>', `also write ${what} as one self-contained HTML file`).argParser(outFile('--html', 'report.html')),
+  md: (what = 'the report') =>
+    new Option('--md <file>', `also write ${what} as Markdown to FILE`).argParser(
+      outFile('--md', 'report.md'),
+    ),
+  html: (what = 'the report') =>
+    new Option('--html <file>', `also write ${what} as one self-contained HTML file`).argParser(
+      outFile('--html', 'report.html'),
+    ),
   quiet: () => new Option('--quiet', 'no progress lines'),
   dryRun: () => new Option('--dry-run', 'print what would change; change nothing on any host'),
-  acceptNewHostKeys: () => new Option('--accept-new-host-keys', 'trust unknown host keys on first contact'),
+  acceptNewHostKeys: () =>
+    new Option('--accept-new-host-keys', 'trust unknown host keys on first contact'),
   /** Every command that gates takes this; the value is in seconds, DEFAULT_GATE_TIMEOUT_MS by default. */
-  gateTimeout: () => new Option('--gate-timeout <seconds>', 'how long each gate waits')
-    .argParser(seconds('--gate-timeout'))
-    .default(DEFAULT_GATE_TIMEOUT_MS / 1000),
+  gateTimeout: () =>
+    new Option('--gate-timeout <seconds>', 'how long each gate waits')
+      .argParser(seconds('--gate-timeout'))
+      .default(DEFAULT_GATE_TIMEOUT_MS / 1000),
 };
 
-export const INVENTORY_DESCRIPTION = 'inventory file (default: the local lab\'s)';
+export const INVENTORY_DESCRIPTION = "inventory file (default: the local lab's)";
 
 /** What hostOptions adds, as the action reads them. */
-export interface HostOpts { acceptNewHostKeys?: boolean; gateTimeout?: number; quiet?: boolean }
+export interface HostOpts {
+  acceptNewHostKeys?: boolean;
+  gateTimeout?: number;
+  quiet?: boolean;
+}
 
 /**
  * The options of every command that connects to an inventory's hosts, added by this one call:
@@ -88,7 +109,10 @@ export function renamed<C extends Cli>(cmd: C, old: string, now: string, arg?: s
   const o = new Option(arg ? `${old} <${arg}>` : old, `renamed ${now}`).hideHelp();
   cmd.addOption(o);
   cmd.on(`option:${o.name()}`, () => {
-    throw new InputError(old, `is now ${now} (one name per meaning across the CLI); use ${now}${arg ? ` ${arg.toUpperCase()}` : ''}`);
+    throw new InputError(
+      old,
+      `is now ${now} (one name per meaning across the CLI); use ${now}${arg ? ` ${arg.toUpperCase()}` : ''}`,
+    );
   });
   return cmd;
 }

@@ -6,12 +6,16 @@ import { join } from 'node:path';
 
 const [major] = process.versions.node.split('.').map(Number);
 if ((major ?? 0) < 22) {
-  process.stderr.write(`error: node: hardwire needs Node.js >= 22 (found ${process.versions.node}); run scripts/setup.sh\n`);
+  process.stderr.write(
+    `error: node: hardwire needs Node.js >= 22 (found ${process.versions.node}); run scripts/setup.sh\n`,
+  );
   process.exit(2);
 }
 // Node keeps the stripped and compiled modules here, so a run after the first skips stripping the
 // types of ~150 files: `wire --help` went from 4.3 s to 1.8 s on the lab machine under load.
 // Before main is imported, or its modules would already be loaded.
-enableCompileCache(join(process.env.HARDWIRE_CACHE ?? join(homedir(), '.cache', 'hardwire'), 'node-compile-cache'));
+enableCompileCache(
+  join(process.env.HARDWIRE_CACHE ?? join(homedir(), '.cache', 'hardwire'), 'node-compile-cache'),
+);
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2));

@@ -8,11 +8,15 @@ import { COMPONENT_NAMES } from '../core/components/registry/index.ts';
 
 /** One host of every role: every certificate any inventory can have is in its tables. */
 function everyRole() {
-  return parseInventory([
-    'apiVersion: hardwire/v1', 'kind: Inventory',
-    'cluster: { name: help, serviceCIDR: 10.96.0.0/12, podCIDR: 10.244.0.0/16 }',
-    'hosts: [{ name: h, address: 192.0.2.10, roles: [etcd, control-plane, worker] }]',
-  ].join('\n'), '<help>');
+  return parseInventory(
+    [
+      'apiVersion: hardwire/v1',
+      'kind: Inventory',
+      'cluster: { name: help, serviceCIDR: 10.96.0.0/12, podCIDR: 10.244.0.0/16 }',
+      'hosts: [{ name: h, address: 192.0.2.10, roles: [etcd, control-plane, worker] }]',
+    ].join('\n'),
+    '<help>',
+  );
 }
 
 /** "a, b, c" wrapped at width, each further line indented. */

@@ -13,15 +13,26 @@ export function checkSshIdentities(inv: Inventory): void {
   inv.hosts.forEach((h, i) => {
     const file = expandHome(h.ssh.identityFile);
     if (!existsSync(file) || !statSync(file).isFile()) {
-      throw new InputError(`hosts[${i}].ssh.identityFile`, `${file} does not exist; point it at the private key for ${h.ssh.user}@${h.name}, or start ssh-agent`);
+      throw new InputError(
+        `hosts[${i}].ssh.identityFile`,
+        `${file} does not exist; point it at the private key for ${h.ssh.user}@${h.name}, or start ssh-agent`,
+      );
     }
   });
-  if (inv.knownHostsFile && existsSync(inv.knownHostsFile) && !statSync(inv.knownHostsFile).isFile()) {
+  if (
+    inv.knownHostsFile &&
+    existsSync(inv.knownHostsFile) &&
+    !statSync(inv.knownHostsFile).isFile()
+  ) {
     throw new InputError('knownHosts', `${inv.knownHostsFile} is not a file`);
   }
 }
 
-export async function inventoryOrLab(opts: { inventory?: string | undefined; stateDir?: string | undefined }, log: Logger, bringUp: boolean): Promise<Inventory> {
+export async function inventoryOrLab(
+  opts: { inventory?: string | undefined; stateDir?: string | undefined },
+  log: Logger,
+  bringUp: boolean,
+): Promise<Inventory> {
   let file = opts.inventory;
   if (!file) {
     const lab = await import('../harness/lab/index.ts');
@@ -45,13 +56,20 @@ export async function inventoryOrLab(opts: { inventory?: string | undefined; sta
  * For commands that read the inventory and touch no host (pki, render, upgrade plan's offline
  * half): --inventory, else the local lab's inventory file, read as it is (the lab may be down).
  */
-export async function inventoryOrLabFile(opts: { inventory?: string | undefined; stateDir?: string | undefined }, log: Logger): Promise<Inventory> {
+export async function inventoryOrLabFile(
+  opts: { inventory?: string | undefined; stateDir?: string | undefined },
+  log: Logger,
+): Promise<Inventory> {
   let file = opts.inventory;
   if (!file) {
     const lab = await import('../harness/lab/index.ts');
     const { DEFAULT_LAB_NAME } = await import('../harness/lab/plan.ts');
     file = lab.labPaths(opts.stateDir ? { stateDir: opts.stateDir } : {}).inventory;
-    if (!existsSync(file)) throw new InputError('--inventory', `not given, and the local lab "${DEFAULT_LAB_NAME}" has no inventory yet (${file}); run "hardwire lab up", or pass an inventory file such as hosts/example.yaml`);
+    if (!existsSync(file))
+      throw new InputError(
+        '--inventory',
+        `not given, and the local lab "${DEFAULT_LAB_NAME}" has no inventory yet (${file}); run "hardwire lab up", or pass an inventory file such as hosts/example.yaml`,
+      );
     log.info(`using the local lab's inventory: ${file}`);
   }
   const inv = loadValidInventory(file);

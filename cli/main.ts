@@ -21,7 +21,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const root = rootCli();
-    if (!(await declareCommand(root, name))) throw new InputError('command', `unknown command "${name}"; run "hardwire --help" for the list`);
+    if (!(await declareCommand(root, name)))
+      throw new InputError(
+        'command',
+        `unknown command "${name}"; run "hardwire --help" for the list`,
+      );
     return await runCli(root, argv);
   } catch (err) {
     if (err instanceof InputError) {
@@ -31,7 +35,9 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`error: ${where}${err.step}: ${err.message}\n`);
       for (const line of err.detail) process.stderr.write(`  | ${line}\n`);
     } else {
-      process.stderr.write(`error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(
+        `error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      );
     }
     return exitCodeOf(err);
   }

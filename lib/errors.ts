@@ -17,7 +17,11 @@ export class StepError extends Error {
   readonly host: string | undefined;
   readonly step: string;
   readonly detail: string[];
-  constructor(step: string, message: string, opts: { host?: string; detail?: string[]; cause?: unknown } = {}) {
+  constructor(
+    step: string,
+    message: string,
+    opts: { host?: string; detail?: string[]; cause?: unknown } = {},
+  ) {
     super(message, { cause: opts.cause });
     this.name = 'StepError';
     this.step = step;

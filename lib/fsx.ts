@@ -1,6 +1,14 @@
 // Local file writes: atomic (temp + rename), explicit mode, and a no-op when the bytes are equal,
 // so a second run changes no byte and no mtime.
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync, statSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+  statSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
 import { randomBytes } from 'node:crypto';
 

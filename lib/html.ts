@@ -2,13 +2,19 @@
 // links to upstream source, the page shell and the sortable tables. Each page is one self-contained
 // file: no external CSS, JS or fonts.
 
-export const esc = (s: string): string => s.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+export const esc = (s: string): string =>
+  s
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;');
 
 /** A value may wrap after a path, list or key separator before it wraps mid-word. */
 export const wrapAt = (v: string): string => esc(v).replace(/([/,=])/g, '$1<wbr>');
 
 /** A link only to an https URL (a citation at its tag); anything else stays text. */
-export const link = (text: string, url: string | undefined): string => (url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text));
+export const link = (text: string, url: string | undefined): string =>
+  url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text);
 
 /** Sorts a `table.sortable` on a header click (numbers as numbers); a second click reverses. */
 export const SORT_SCRIPT = `
@@ -29,9 +35,15 @@ document.querySelectorAll('table.sortable th').forEach(function (th) {
 });`;
 
 /** The header arrows of a sortable table. */
-export const SORT_STYLE = 'th[data-dir=asc]::after{content:" ▲"} th[data-dir=desc]::after{content:" ▼"}';
+export const SORT_STYLE =
+  'th[data-dir=asc]::after{content:" ▲"} th[data-dir=desc]::after{content:" ▼"}';
 
-export function htmlPage(p: { title: string; style: string; body: string; script?: string }): string {
+export function htmlPage(p: {
+  title: string;
+  style: string;
+  body: string;
+  script?: string;
+}): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>${esc(p.title)}</title><style>${p.style}</style></head>
 <body>

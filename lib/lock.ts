@@ -59,13 +59,23 @@ function removeStale(file: string, seen: string): void {
     throw err;
   }
   if (read(aside) !== seen) {
-    try { linkSync(aside, file); } catch { /* a third process holds it now; the moved owner will find out when it releases */ }
+    try {
+      linkSync(aside, file);
+    } catch {
+      /* a third process holds it now; the moved owner will find out when it releases */
+    }
   }
   rmSync(aside, { force: true });
 }
 
 /** Runs `fn` holding the lock `file`; waits for a live owner up to `timeoutMs`, then fails naming it. */
-export async function withLock<T>(file: string, what: string, timeoutMs: number, fn: () => Promise<T>, opts: LockOptions = {}): Promise<T> {
+export async function withLock<T>(
+  file: string,
+  what: string,
+  timeoutMs: number,
+  fn: () => Promise<T>,
+  opts: LockOptions = {},
+): Promise<T> {
   mkdirSync(dirname(file), { recursive: true });
   const me = `${process.pid} ${procStartTime(process.pid) ?? ''}`;
   const deadline = Date.now() + timeoutMs;
@@ -78,8 +88,12 @@ export async function withLock<T>(file: string, what: string, timeoutMs: number,
       removeStale(file, text);
       continue;
     }
-    if (Date.now() > deadline) throw new StepError('lock', `${what} is busy: process ${owner} holds ${file}`);
-    if (!waited) { opts.onWait?.(); waited = true; }
+    if (Date.now() > deadline)
+      throw new StepError('lock', `${what} is busy: process ${owner} holds ${file}`);
+    if (!waited) {
+      opts.onWait?.();
+      waited = true;
+    }
     await sleep(opts.pollMs ?? 200);
   }
   try {

@@ -20,10 +20,17 @@ export interface LogStream {
 
 const ESC = '\x1b[';
 
-export function stderrLogger(quiet = false, progress = process.stderr.isTTY === true, out: LogStream = process.stderr): Logger {
+export function stderrLogger(
+  quiet = false,
+  progress = process.stderr.isTTY === true,
+  out: LogStream = process.stderr,
+): Logger {
   const tty = out.isTTY === true;
-  const paint = (s: Parameters<typeof styleText>[0], m: string) => (tty ? styleText(s, m, { validateStream: false }) : m);
-  let emit = (t: string) => { out.write(t); };
+  const paint = (s: Parameters<typeof styleText>[0], m: string) =>
+    tty ? styleText(s, m, { validateStream: false }) : m;
+  let emit = (t: string) => {
+    out.write(t);
+  };
   let open: { title: string; t0: number } | undefined;
   // The live region: one line per host, redrawn in place. Lines are cut to the terminal width,
   // because a wrapped line would break the cursor-up arithmetic.
@@ -42,7 +49,8 @@ export function stderrLogger(quiet = false, progress = process.stderr.isTTY === 
   };
   const settle = () => {
     erase();
-    for (const [h, s] of hosts) emit(`${cut(`  [${h}] ${s.count} change${s.count === 1 ? '' : 's'}, last: ${s.last}`)}\n`);
+    for (const [h, s] of hosts)
+      emit(`${cut(`  [${h}] ${s.count} change${s.count === 1 ? '' : 's'}, last: ${s.last}`)}\n`);
     hosts.clear();
   };
   // Another line ends the live region (settled as it stands), so the output stays in time order.
@@ -53,7 +61,9 @@ export function stderrLogger(quiet = false, progress = process.stderr.isTTY === 
   const close = () => {
     settle();
     if (!open) return;
-    emit(`${paint('green', '✔')} ${open.title} ${paint('dim', `(${((performance.now() - open.t0) / 1000).toFixed(1)} s)`)}\n`);
+    emit(
+      `${paint('green', '✔')} ${open.title} ${paint('dim', `(${((performance.now() - open.t0) / 1000).toFixed(1)} s)`)}\n`,
+    );
     open = undefined;
   };
   if (progress && out === process.stderr) {
@@ -61,16 +71,29 @@ export function stderrLogger(quiet = false, progress = process.stderr.isTTY === 
     // region: from then on the region is left as it stands and never erased over that text. The
     // logger's own output keeps the unwrapped write.
     const write = process.stderr.write.bind(process.stderr);
-    emit = (t) => { write(t); };
+    emit = (t) => {
+      write(t);
+    };
     for (const stream of [process.stdout, process.stderr]) {
       const orig = stream.write.bind(stream) as (...a: unknown[]) => boolean;
-      stream.write = ((...a: unknown[]) => { drawn = 0; return orig(...a); }) as typeof stream.write;
+      stream.write = ((...a: unknown[]) => {
+        drawn = 0;
+        return orig(...a);
+      }) as typeof stream.write;
     }
-    process.once('exit', (code) => { if (code === 0) close(); });
+    process.once('exit', (code) => {
+      if (code === 0) close();
+    });
   }
   return {
-    info: (m) => { if (!quiet) (progress ? line(m) : emit(`${m}\n`)); },
-    warn: (m) => { const w = `${paint('yellow', 'warning:')} ${m}`; if (progress) line(w); else emit(`${w}\n`); },
+    info: (m) => {
+      if (!quiet) progress ? line(m) : emit(`${m}\n`);
+    },
+    warn: (m) => {
+      const w = `${paint('yellow', 'warning:')} ${m}`;
+      if (progress) line(w);
+      else emit(`${w}\n`);
+    },
     step: (m) => {
       if (quiet) return;
       if (progress) close();

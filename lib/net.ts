@@ -1,7 +1,11 @@
 // IPv4 and CIDR arithmetic for the inventory checks and the apiserver's service IP.
 import { isIPv4 } from 'node:net';
 
-export interface Cidr { base: number; bits: number; text: string }
+export interface Cidr {
+  base: number;
+  bits: number;
+  text: string;
+}
 
 export function ipv4ToInt(ip: string): number {
   return ip.split('.').reduce((acc, o) => acc * 256 + Number(o), 0);

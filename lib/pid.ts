@@ -16,6 +16,14 @@ export function procStartTime(pid: number): string | undefined {
 }
 
 /** True only for the very process we recorded: same PID and same start time. */
-export function isSameProcess(pid: number | null | undefined, startTime: string | null | undefined): boolean {
-  return typeof pid === 'number' && pid > 0 && typeof startTime === 'string' && procStartTime(pid) === startTime;
+export function isSameProcess(
+  pid: number | null | undefined,
+  startTime: string | null | undefined,
+): boolean {
+  return (
+    typeof pid === 'number' &&
+    pid > 0 &&
+    typeof startTime === 'string' &&
+    procStartTime(pid) === startTime
+  );
 }

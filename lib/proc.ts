@@ -64,7 +64,22 @@ export class ProcError extends StepError {
   readonly errno: string | undefined;
   readonly stdout: string;
   readonly stderr: string;
-  constructor(step: string, message: string, f: { failure: ProcFailure; argv: string[]; exitStatus?: number; signal?: string; errno?: string; stdout: string; stderr: string; host?: string; detail: string[]; cause?: unknown }) {
+  constructor(
+    step: string,
+    message: string,
+    f: {
+      failure: ProcFailure;
+      argv: string[];
+      exitStatus?: number;
+      signal?: string;
+      errno?: string;
+      stdout: string;
+      stderr: string;
+      host?: string;
+      detail: string[];
+      cause?: unknown;
+    },
+  ) {
     super(step, message, { ...(f.host ? { host: f.host } : {}), detail: f.detail, cause: f.cause });
     this.name = 'ProcError';
     this.failure = f.failure;
@@ -80,11 +95,20 @@ export class ProcError extends StepError {
 
 /** The last non-empty lines of some output, for StepError detail. */
 export function tail(text: string, n = 20): string[] {
-  return text.split('\n').map((l) => l.trimEnd()).filter((l) => l !== '').slice(-n);
+  return text
+    .split('\n')
+    .map((l) => l.trimEnd())
+    .filter((l) => l !== '')
+    .slice(-n);
 }
 
 function lineCallback(fn: (line: string) => void) {
-  return { transform: function* (line: string) { fn(line); yield line; } };
+  return {
+    transform: function* (line: string) {
+      fn(line);
+      yield line;
+    },
+  };
 }
 
 /** execa's options for a RunOptions; stdio as the caller asked, output kept unless inherited. */
@@ -97,16 +121,22 @@ function execaOptions(opts: RunOptions) {
     stripFinalNewline: false,
     maxBuffer: 256 * 1024 * 1024,
     all: opts.tailOf === 'all',
-    ...(opts.inherit ? { stdio: 'inherit' as const } : {
-      ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
-      ...(opts.onStdoutLine ? { stdout: lineCallback(opts.onStdoutLine) } : {}),
-      ...(opts.onStderrLine ? { stderr: lineCallback(opts.onStderrLine) } : {}),
-    }),
+    ...(opts.inherit
+      ? { stdio: 'inherit' as const }
+      : {
+          ...(opts.input !== undefined ? { input: opts.input } : { stdin: 'ignore' as const }),
+          ...(opts.onStdoutLine ? { stdout: lineCallback(opts.onStdoutLine) } : {}),
+          ...(opts.onStderrLine ? { stderr: lineCallback(opts.onStderrLine) } : {}),
+        }),
   } satisfies Options & SyncOptions;
 }
 
 /** Runs `file` with `args` (no shell) and collects its output. Throws ProcError unless it exits 0 (or allowFail). */
-export async function run(file: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+export async function run(
+  file: string,
+  args: readonly string[],
+  opts: RunOptions,
+): Promise<RunResult> {
   // Loaded on first use: execa is ~130 modules, which a no-op wire never needs.
   const { execa } = await import('execa');
   return settle(await execa(file, args, execaOptions(opts) as Options), file, args, opts);
@@ -128,17 +158,36 @@ export function runSync(file: string, args: readonly string[], opts: RunOptions)
  * started it (a lab host's systemd-nspawn). stdout and stderr go to the file `output`, truncated first.
  * Resolves with its PID once it runs; a program that cannot start is a ProcError, as in run().
  */
-export async function spawnDetached(file: string, args: readonly string[], opts: Pick<RunOptions, 'step' | 'host' | 'hint' | 'cwd'> & { output: string }): Promise<number> {
+export async function spawnDetached(
+  file: string,
+  args: readonly string[],
+  opts: Pick<RunOptions, 'step' | 'host' | 'hint' | 'cwd'> & { output: string },
+): Promise<number> {
   const { execa } = await import('execa');
   // A descriptor of its own, not execa's { file }, which pipes through this process and would stop when it exits.
   const out = openSync(opts.output, 'w', 0o644);
   try {
     // execa's types name descriptors 3-9 only; any open one goes to spawn as it is.
     const fd = out as 3;
-    const child = execa(file, args, { cwd: opts.cwd, detached: true, cleanup: false, reject: false, stdin: 'ignore', stdout: fd, stderr: fd });
+    const child = execa(file, args, {
+      cwd: opts.cwd,
+      detached: true,
+      cleanup: false,
+      reject: false,
+      stdin: 'ignore',
+      stdout: fd,
+      stderr: fd,
+    });
     // It runs ('spawn'), or it could not start: then execa's result says why.
-    const outcome = await Promise.race([once(child.nodeChildProcess, 'spawn').then(() => 'running' as const, () => child), child]);
-    if (outcome !== 'running' || child.pid === undefined) throw failure(outcome === 'running' ? await child : outcome, file, args, opts);
+    const outcome = await Promise.race([
+      once(child.nodeChildProcess, 'spawn').then(
+        () => 'running' as const,
+        () => child,
+      ),
+      child,
+    ]);
+    if (outcome !== 'running' || child.pid === undefined)
+      throw failure(outcome === 'running' ? await child : outcome, file, args, opts);
     child.nodeChildProcess.unref();
     return child.pid;
   } finally {
@@ -147,8 +196,14 @@ export async function spawnDetached(file: string, args: readonly string[], opts:
 }
 
 /** A finished execa result as RunResult; throws the ProcError that says why the program failed. */
-function settle(r: Result | SyncResult, file: string, args: readonly string[], opts: RunOptions): RunResult {
-  if (r.exitCode === 0 || (opts.allowFail && typeof r.exitCode === 'number')) return { code: r.exitCode, stdout: text(r.stdout), stderr: text(r.stderr) };
+function settle(
+  r: Result | SyncResult,
+  file: string,
+  args: readonly string[],
+  opts: RunOptions,
+): RunResult {
+  if (r.exitCode === 0 || (opts.allowFail && typeof r.exitCode === 'number'))
+    return { code: r.exitCode, stdout: text(r.stdout), stderr: text(r.stderr) };
   throw failure(r, file, args, opts);
 }
 
@@ -157,28 +212,65 @@ function text(out: unknown): string {
 }
 
 /** Why a program failed: it never started, timed out, printed too much, was killed, or exited non-zero. */
-function failure(r: Result | SyncResult, file: string, args: readonly string[], opts: RunOptions): ProcError {
+function failure(
+  r: Result | SyncResult,
+  file: string,
+  args: readonly string[],
+  opts: RunOptions,
+): ProcError {
   const argv = [file, ...args];
   const stdout = text(r.stdout);
   const stderr = text(r.stderr);
   const n = opts.tailLines ?? 20;
-  const detail = opts.tailOf === 'all' ? tail(typeof r.all === 'string' ? r.all : '', n) : tail(stderr, n).length > 0 ? tail(stderr, n) : tail(stdout, n);
+  const detail =
+    opts.tailOf === 'all'
+      ? tail(typeof r.all === 'string' ? r.all : '', n)
+      : tail(stderr, n).length > 0
+        ? tail(stderr, n)
+        : tail(stdout, n);
   const what = opts.label ?? shJoin(argv);
-  const common = { argv, stdout, stderr, detail, cause: r, ...(opts.host ? { host: opts.host } : {}) };
+  const common = {
+    argv,
+    stdout,
+    stderr,
+    detail,
+    cause: r,
+    ...(opts.host ? { host: opts.host } : {}),
+  };
   if (r.exitCode === undefined && !r.timedOut && !r.signal && !r.isMaxBuffer) {
     // Never started: the program (or the cwd) is missing, or not executable.
     const errno = r.code ?? 'unknown error';
     const why = opts.cwd && !existsSync(opts.cwd) ? `${errno} (no directory ${opts.cwd})` : errno;
-    return new ProcError(opts.step, `cannot run ${file}: ${why}${opts.hint ? `; ${opts.hint}` : ''}`, { ...common, failure: 'spawn', errno: r.code, detail: [] });
+    return new ProcError(
+      opts.step,
+      `cannot run ${file}: ${why}${opts.hint ? `; ${opts.hint}` : ''}`,
+      { ...common, failure: 'spawn', errno: r.code, detail: [] },
+    );
   }
   if (r.timedOut) {
-    return new ProcError(opts.step, `${what} timed out after ${opts.timeoutMs} ms (killed)`, { ...common, failure: 'timeout', signal: r.signal });
+    return new ProcError(opts.step, `${what} timed out after ${opts.timeoutMs} ms (killed)`, {
+      ...common,
+      failure: 'timeout',
+      signal: r.signal,
+    });
   }
   if (r.isMaxBuffer) {
-    return new ProcError(opts.step, `${what} printed more output than hardwire keeps (killed)`, { ...common, failure: 'output', signal: r.signal });
+    return new ProcError(opts.step, `${what} printed more output than hardwire keeps (killed)`, {
+      ...common,
+      failure: 'output',
+      signal: r.signal,
+    });
   }
   if (r.signal) {
-    return new ProcError(opts.step, `${what} was killed by ${r.signal}`, { ...common, failure: 'signal', signal: r.signal });
+    return new ProcError(opts.step, `${what} was killed by ${r.signal}`, {
+      ...common,
+      failure: 'signal',
+      signal: r.signal,
+    });
   }
-  return new ProcError(opts.step, `${what} failed (exit ${r.exitCode})`, { ...common, failure: 'exit', exitStatus: r.exitCode });
+  return new ProcError(opts.step, `${what} failed (exit ${r.exitCode})`, {
+    ...common,
+    failure: 'exit',
+    exitStatus: r.exitCode,
+  });
 }

@@ -21,7 +21,9 @@ export function abort(reason: unknown): Abort {
 
 /** For a step inside a probe whose failure is not "not yet" (a lost connection, say): it ends the wait with its error. */
 export function orAbort<T>(p: Promise<T>): Promise<T> {
-  return p.catch((err: unknown) => { throw abort(err); });
+  return p.catch((err: unknown) => {
+    throw abort(err);
+  });
 }
 
 export interface RetryOptions<T> {
@@ -82,9 +84,16 @@ export function lastSeen<T>(last: unknown): T {
 const NOT_YET = new Error('not yet');
 
 /** A predicate as a probe: whether it came to hold within `timeoutMs`, asked every `everyMs`. An error from it ends the wait. */
-export async function waitFor(pred: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<boolean> {
-  return retry(async () => {
-    if (!(await orAbort(Promise.resolve().then(pred)))) throw NOT_YET;
-    return true;
-  }, { timeoutMs, intervalMs: everyMs, onTimeout: () => false });
+export async function waitFor(
+  pred: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 50,
+): Promise<boolean> {
+  return retry(
+    async () => {
+      if (!(await orAbort(Promise.resolve().then(pred)))) throw NOT_YET;
+      return true;
+    },
+    { timeoutMs, intervalMs: everyMs, onTimeout: () => false },
+  );
 }

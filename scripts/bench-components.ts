@@ -25,7 +25,10 @@ async function duBytes(paths: string[]): Promise<number> {
 }
 
 function isEmpty(dir: string): boolean {
-  return !existsSync(dir) || readdirSync(dir).filter((f) => f !== 'README' && f !== 'trim.txt').length === 0;
+  return (
+    !existsSync(dir) ||
+    readdirSync(dir).filter((f) => f !== 'README' && f !== 'trim.txt').length === 0
+  );
 }
 
 const gib = (b: number) => `${(b / 2 ** 30).toFixed(2)} GiB`;
@@ -44,7 +47,11 @@ const sampler = (async () => {
   }
 })();
 
-interface Row { what: string; seconds?: number; error?: string }
+interface Row {
+  what: string;
+  seconds?: number;
+  error?: string;
+}
 const rows: Row[] = [];
 async function timed(what: string, names: readonly BinaryName[], force: boolean): Promise<void> {
   const t = Date.now();
@@ -52,8 +59,13 @@ async function timed(what: string, names: readonly BinaryName[], force: boolean)
     await ensureAll(names, { source: 'build', force, log });
     rows.push({ what, seconds: Math.round((Date.now() - t) / 100) / 10 });
   } catch (err) {
-    const detail = (err as { detail?: string[] }).detail?.find((l) => /403|error|cannot|not available/i.test(l));
-    rows.push({ what, error: `${(err as Error).message.split('\n')[0]}${detail ? `: ${detail.trim()}` : ''}` });
+    const detail = (err as { detail?: string[] }).detail?.find((l) =>
+      /403|error|cannot|not available/i.test(l),
+    );
+    rows.push({
+      what,
+      error: `${(err as Error).message.split('\n')[0]}${detail ? `: ${detail.trim()}` : ''}`,
+    });
   }
 }
 
@@ -63,8 +75,16 @@ try {
   await timed(`kubernetes v1.36.3 (5 binaries), ${mode}`, KUBERNETES_NAMES, true);
   await timed(`etcd v3.6.8 (etcd, etcdctl), ${mode}`, ETCD_NAMES, true);
   if (values.k0s) await timed(`k0s v1.36.3+k0s.2, ${mode}`, K0S_NAMES, true);
-  await timed('kubernetes + etcd again, Go caches warm (forced go build)', [...KUBERNETES_NAMES, ...ETCD_NAMES], true);
-  await timed('kubernetes + etcd again, binaries cached (no go build)', [...KUBERNETES_NAMES, ...ETCD_NAMES], false);
+  await timed(
+    'kubernetes + etcd again, Go caches warm (forced go build)',
+    [...KUBERNETES_NAMES, ...ETCD_NAMES],
+    true,
+  );
+  await timed(
+    'kubernetes + etcd again, binaries cached (no go build)',
+    [...KUBERNETES_NAMES, ...ETCD_NAMES],
+    false,
+  );
 } finally {
   sampling = false;
   await sampler;
@@ -80,16 +100,29 @@ rmSync(scratch, { recursive: true, force: true });
 const report = {
   machine: { cores: (await import('node:os')).availableParallelism(), go: caches },
   coldMeasured: cold,
-  note: cold ? 'Go caches were empty: the first two rows are cold builds' : 'Go caches were already filled: cold builds not measured (empty ~/.cache/go-build and ~/.cache/hardwire/gomod on a fresh machine to measure them)',
+  note: cold
+    ? 'Go caches were empty: the first two rows are cold builds'
+    : 'Go caches were already filled: cold builds not measured (empty ~/.cache/go-build and ~/.cache/hardwire/gomod on a fresh machine to measure them)',
   rows,
-  disk: { goCachesBeforeBytes: before, gomodBytes: sizes.gomod, gocacheBytes: sizes.gocache, binariesBytes: sizes.binaries, peakBytes: peak },
+  disk: {
+    goCachesBeforeBytes: before,
+    gomodBytes: sizes.gomod,
+    gocacheBytes: sizes.gocache,
+    binariesBytes: sizes.binaries,
+    peakBytes: peak,
+  },
 };
 if (values.json) {
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 } else {
   const out = [`components bench (${report.machine.cores} cores): ${report.note}`];
-  for (const r of rows) out.push(`  ${r.what.padEnd(62)} ${r.seconds !== undefined ? `${r.seconds}s` : `failed: ${r.error}`}`);
-  out.push(`  disk: module cache ${gib(sizes.gomod)}, build cache ${gib(sizes.gocache)}, binaries ${gib(sizes.binaries)}, peak total ${gib(peak)} (sampled every 5s)`);
+  for (const r of rows)
+    out.push(
+      `  ${r.what.padEnd(62)} ${r.seconds !== undefined ? `${r.seconds}s` : `failed: ${r.error}`}`,
+    );
+  out.push(
+    `  disk: module cache ${gib(sizes.gomod)}, build cache ${gib(sizes.gocache)}, binaries ${gib(sizes.binaries)}, peak total ${gib(peak)} (sampled every 5s)`,
+  );
   process.stdout.write(`${out.join('\n')}\n`);
 }
 process.exitCode = rows.some((r) => r.error && !r.what.startsWith('k0s')) ? 1 : 0;

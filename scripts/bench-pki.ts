@@ -20,7 +20,12 @@ async function time(fn: () => Promise<unknown>): Promise<number> {
   return performance.now() - t0;
 }
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const keygen = () => gen('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs1', format: 'pem' } });
+const keygen = () =>
+  gen('rsa', {
+    modulusLength: 2048,
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+    privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+  });
 
 const pki: number[] = [];
 const floorPar: number[] = [];
@@ -30,12 +35,22 @@ for (let i = 0; i < runs; i++) {
   pki.push(await time(() => ensurePki(dir, inv)));
   rmSync(dir, { recursive: true });
   floorPar.push(await time(() => Promise.all(Array.from({ length: keys }, keygen))));
-  floorSeq.push(await time(async () => { for (let k = 0; k < keys; k++) await keygen(); }));
+  floorSeq.push(
+    await time(async () => {
+      for (let k = 0; k < keys; k++) await keygen();
+    }),
+  );
 }
 const p = median(pki);
 const f = median(floorPar);
 const s = median(floorSeq);
-console.log(`hardwire pki, 3-host cluster (${keys} RSA-2048 keys, ${allLeaves(inv).length + CAS.length} certs of which 4 sit in kubeconfigs), median of ${runs}:`);
+console.log(
+  `hardwire pki, 3-host cluster (${keys} RSA-2048 keys, ${allLeaves(inv).length + CAS.length} certs of which 4 sit in kubeconfigs), median of ${runs}:`,
+);
 console.log(`  hardwire pki                     ${p.toFixed(0).padStart(6)} ms`);
-console.log(`  floor: ${keys} native keygens, parallel ${f.toFixed(0).padStart(6)} ms   ratio ${(p / f).toFixed(2)}x`);
-console.log(`  ${keys} native keygens, sequential     ${s.toFixed(0).padStart(6)} ms   ratio ${(p / s).toFixed(2)}x`);
+console.log(
+  `  floor: ${keys} native keygens, parallel ${f.toFixed(0).padStart(6)} ms   ratio ${(p / f).toFixed(2)}x`,
+);
+console.log(
+  `  ${keys} native keygens, sequential     ${s.toFixed(0).padStart(6)} ms   ratio ${(p / s).toFixed(2)}x`,
+);

@@ -19,5 +19,8 @@ if (!name || !(name in benches)) {
   process.stderr.write(`usage: pnpm bench <${Object.keys(benches).join('|')}> [options]\n`);
   process.exit(name === '--help' || name === '-h' ? 0 : 2);
 }
-const r = await $({ stdio: 'inherit', nothrow: true })`${process.execPath} ${join(import.meta.dirname, benches[name]!)} ${rest}`;
+const r = await $({
+  stdio: 'inherit',
+  nothrow: true,
+})`${process.execPath} ${join(import.meta.dirname, benches[name]!)} ${rest}`;
 process.exit(r.exitCode ?? 1);

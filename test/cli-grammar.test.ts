@@ -16,7 +16,12 @@ import { declareAll } from '../cli/registry.ts';
 import { INVENTORY_DESCRIPTION } from '../cli/common.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../lib/constants.ts';
 
-interface Node { path: string; cmd: Cli; own: readonly Option[]; all: readonly Option[] }
+interface Node {
+  path: string;
+  cmd: Cli;
+  own: readonly Option[];
+  all: readonly Option[];
+}
 
 /** Every command with its own options and those in scope from the commands above it. */
 async function tree(): Promise<Node[]> {
@@ -36,10 +41,10 @@ const takesValue = (o: Option) => o.required || o.optional;
 
 /** Commands that connect to an inventory's hosts; true: they also wait on gates. */
 const CONNECTS: Record<string, boolean> = {
-  'wire': true,
-  'verify': true,
-  'teardown': false,
-  'rollback': true,
+  wire: true,
+  verify: true,
+  teardown: false,
+  rollback: true,
   'certs check': false,
   'certs renew': true,
   'etcd snapshot save': false,
@@ -51,8 +56,8 @@ const CONNECTS: Record<string, boolean> = {
   'drill webhook-cabundle': true,
   'drill conversion-webhook': true,
   'drill apf-starve': true,
-  'compare': true,
-  'cis': true,
+  compare: true,
+  cis: true,
   'flags prove': true,
   'upgrade plan': true,
   'upgrade apply': true,
@@ -61,7 +66,17 @@ const CONNECTS: Record<string, boolean> = {
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */
-const READS_INVENTORY_ONLY = ['pki', 'render', 'kubeconfig', 'etcd snapshot list', 'drill list', 'certs', 'drill', 'etcd', 'etcd snapshot'];
+const READS_INVENTORY_ONLY = [
+  'pki',
+  'render',
+  'kubeconfig',
+  'etcd snapshot list',
+  'drill list',
+  'certs',
+  'drill',
+  'etcd',
+  'etcd snapshot',
+];
 
 /** --inventory means something else here: the versions and components.from to build with (no default). */
 const INVENTORY_FOR_VERSIONS = ['components build', 'components fetch'];
@@ -96,7 +111,8 @@ const MEANING: Record<string, RegExp> = {
 
 /** Names that still carry two meanings, left for a later change (see the report): any new one fails. */
 const TWO_MEANINGS_LEFT: Record<string, string> = {
-  '--version': 'flags: the Kubernetes release of the flag map; components build/fetch: the named binaries\' own version',
+  '--version':
+    "flags: the Kubernetes release of the flag map; components build/fetch: the named binaries' own version",
   '--from': 'components build/fetch: a directory of binaries; lab up: a saved snapshot',
 };
 
@@ -109,22 +125,37 @@ const RENAMED: Record<string, { under: string; now: string }> = {
 
 describe('one grammar across the CLI', () => {
   it('--json is a boolean everywhere: one document on stdout', async () => {
-    const bad = (await tree()).flatMap((n) => n.own.filter((o) => o.long === '--json' && (takesValue(o) || o.negate)).map(() => n.path));
+    const bad = (await tree()).flatMap((n) =>
+      n.own.filter((o) => o.long === '--json' && (takesValue(o) || o.negate)).map(() => n.path),
+    );
     expect(bad, 'commands whose --json takes a value').toEqual([]);
   });
 
   it('--md and --html take a FILE everywhere, refused in one line when it is a directory or its directory is missing', async () => {
-    const reports = (await tree()).flatMap((n) => n.own.filter((o) => o.long === '--md' || o.long === '--html').map((o) => ({ path: n.path, o })));
+    const reports = (await tree()).flatMap((n) =>
+      n.own
+        .filter((o) => o.long === '--md' || o.long === '--html')
+        .map((o) => ({ path: n.path, o })),
+    );
     expect(reports.length).toBeGreaterThan(10);
-    expect(reports.filter(({ o }) => !o.required).map(({ path, o }) => `${path} ${o.long}`), 'a report option that takes no FILE').toEqual([]);
+    expect(
+      reports.filter(({ o }) => !o.required).map(({ path, o }) => `${path} ${o.long}`),
+      'a report option that takes no FILE',
+    ).toEqual([]);
     for (const { path, o } of reports) {
-      expect(() => o.parseArg!('/tmp', undefined), `${path} ${o.long} /tmp`).toThrow(new RegExp(`^${o.long}: /tmp is a directory; name a file`));
-      expect(() => o.parseArg!('/no-such-dir/r.out', undefined), `${path} ${o.long}`).toThrow(new RegExp(`^${o.long}: /no-such-dir does not exist`));
+      expect(() => o.parseArg!('/tmp', undefined), `${path} ${o.long} /tmp`).toThrow(
+        new RegExp(`^${o.long}: /tmp is a directory; name a file`),
+      );
+      expect(() => o.parseArg!('/no-such-dir/r.out', undefined), `${path} ${o.long}`).toThrow(
+        new RegExp(`^${o.long}: /no-such-dir does not exist`),
+      );
     }
   });
 
   it('the commands that connect to hosts are the ones listed, marked by hostOptions', async () => {
-    const marked = Object.fromEntries((await tree()).filter((n) => n.cmd.connects).map((n) => [n.path, n.cmd.connects!.gates]));
+    const marked = Object.fromEntries(
+      (await tree()).filter((n) => n.cmd.connects).map((n) => [n.path, n.cmd.connects!.gates]),
+    );
     expect(marked).toEqual(CONNECTS);
   });
 
@@ -132,59 +163,117 @@ describe('one grammar across the CLI', () => {
     const problems: string[] = [];
     for (const n of (await tree()).filter((x) => x.cmd.connects)) {
       const has = (flag: string) => n.own.find((o) => o.long === flag);
-      for (const flag of ['--accept-new-host-keys', '--quiet']) if (!has(flag)) problems.push(`${n.path}: no ${flag}`);
+      for (const flag of ['--accept-new-host-keys', '--quiet'])
+        if (!has(flag)) problems.push(`${n.path}: no ${flag}`);
       const gt = has('--gate-timeout');
       if (n.cmd.connects!.gates && !gt) problems.push(`${n.path}: gates, but no --gate-timeout`);
       if (!n.cmd.connects!.gates && gt) problems.push(`${n.path}: no gate, yet --gate-timeout`);
-      if (gt && (gt.defaultValue !== DEFAULT_GATE_TIMEOUT_MS / 1000 || !gt.required)) problems.push(`${n.path}: --gate-timeout is not the shared one`);
+      if (gt && (gt.defaultValue !== DEFAULT_GATE_TIMEOUT_MS / 1000 || !gt.required))
+        problems.push(`${n.path}: --gate-timeout is not the shared one`);
     }
     expect(problems).toEqual([]);
   });
 
   it('every command that reads an inventory either connects (and is marked) or is listed as reading the file only', async () => {
     const nodes = await tree();
-    const withInventory = nodes.filter((n) => n.all.some((o) => o.long === '--inventory')).map((n) => n.path);
-    const unclassified = withInventory.filter((p) => !(p in CONNECTS) && !READS_INVENTORY_ONLY.includes(p) && !INVENTORY_FOR_VERSIONS.includes(p));
-    expect(unclassified, 'take --inventory: add to CONNECTS (hostOptions) or READS_INVENTORY_ONLY').toEqual([]);
+    const withInventory = nodes
+      .filter((n) => n.all.some((o) => o.long === '--inventory'))
+      .map((n) => n.path);
+    const unclassified = withInventory.filter(
+      (p) =>
+        !(p in CONNECTS) &&
+        !READS_INVENTORY_ONLY.includes(p) &&
+        !INVENTORY_FOR_VERSIONS.includes(p),
+    );
+    expect(
+      unclassified,
+      'take --inventory: add to CONNECTS (hostOptions) or READS_INVENTORY_ONLY',
+    ).toEqual([]);
     // Every connecting command reads an inventory.
     expect(Object.keys(CONNECTS).filter((p) => !withInventory.includes(p))).toEqual([]);
   });
 
-  it('every --inventory is the same option: -i, --inventory <file>, the lab\'s by default', async () => {
-    const all = (await tree()).flatMap((n) => n.own.filter((o) => o.long === '--inventory').map((o) => ({ path: n.path, o })));
+  it("every --inventory is the same option: -i, --inventory <file>, the lab's by default", async () => {
+    const all = (await tree()).flatMap((n) =>
+      n.own.filter((o) => o.long === '--inventory').map((o) => ({ path: n.path, o })),
+    );
     expect(all.length).toBeGreaterThan(10);
-    const odd = all.filter(({ path, o }) => o.flags !== '-i, --inventory <file>' || o.defaultValue !== undefined
-      || (INVENTORY_FOR_VERSIONS.includes(path) ? o.description === INVENTORY_DESCRIPTION : o.description !== INVENTORY_DESCRIPTION));
+    const odd = all.filter(
+      ({ path, o }) =>
+        o.flags !== '-i, --inventory <file>' ||
+        o.defaultValue !== undefined ||
+        (INVENTORY_FOR_VERSIONS.includes(path)
+          ? o.description === INVENTORY_DESCRIPTION
+          : o.description !== INVENTORY_DESCRIPTION),
+    );
     expect(odd.map(({ path, o }) => `${path}: ${o.flags} "${o.description}"`)).toEqual([]);
   });
 
   it('one name per meaning: a shared option name is one kind and one meaning; old spellings are hidden hints', async () => {
     const byName = new Map<string, { path: string; o: Option }[]>();
-    for (const n of await tree()) for (const o of n.own.filter(visible)) byName.set(o.long!, [...(byName.get(o.long!) ?? []), { path: n.path, o }]);
+    for (const n of await tree())
+      for (const o of n.own.filter(visible))
+        byName.set(o.long!, [...(byName.get(o.long!) ?? []), { path: n.path, o }]);
     const problems: string[] = [];
     const twoMeanings: string[] = [];
     for (const [name, uses] of byName) {
       const old = RENAMED[name];
-      for (const u of uses) if (old && (u.path === old.under || u.path.startsWith(`${old.under} `) || old.under === '')) problems.push(`${u.path} ${name} is visible; it was renamed ${old.now}`);
+      for (const u of uses)
+        if (old && (u.path === old.under || u.path.startsWith(`${old.under} `) || old.under === ''))
+          problems.push(`${u.path} ${name} is visible; it was renamed ${old.now}`);
       if (uses.length < 2) continue;
-      if (new Set(uses.map((u) => takesValue(u.o))).size > 1) problems.push(`${name}: a value on some commands, a boolean on others`);
-      if (name in TWO_MEANINGS_LEFT) { twoMeanings.push(name); continue; }
+      if (new Set(uses.map((u) => takesValue(u.o))).size > 1)
+        problems.push(`${name}: a value on some commands, a boolean on others`);
+      if (name in TWO_MEANINGS_LEFT) {
+        twoMeanings.push(name);
+        continue;
+      }
       const meaning = MEANING[name];
-      if (!meaning) { problems.push(`${name} is on ${uses.map((u) => u.path).join(', ')}: declare its one meaning in MEANING`); continue; }
-      for (const u of uses) if (!meaning.test(u.o.description)) problems.push(`${u.path} ${name}: "${u.o.description}" is not ${meaning}`);
+      if (!meaning) {
+        problems.push(
+          `${name} is on ${uses.map((u) => u.path).join(', ')}: declare its one meaning in MEANING`,
+        );
+        continue;
+      }
+      for (const u of uses)
+        if (!meaning.test(u.o.description))
+          problems.push(`${u.path} ${name}: "${u.o.description}" is not ${meaning}`);
     }
     expect(problems).toEqual([]);
     expect(twoMeanings.sort()).toEqual(Object.keys(TWO_MEANINGS_LEFT).sort());
   });
 
   it('the old spellings (--keep-lab, --etcd on upgrade) give one line naming the new one', async () => {
-    const hidden = (await tree()).flatMap((n) => n.own.filter((o) => !visible(o)).map((o) => `${n.path} ${o.long}`));
-    expect(hidden.sort()).toEqual(['drill kill-one --keep-lab', 'upgrade apply --etcd', 'upgrade plan --etcd']);
+    const hidden = (await tree()).flatMap((n) =>
+      n.own.filter((o) => !visible(o)).map((o) => `${n.path} ${o.long}`),
+    );
+    expect(hidden.sort()).toEqual([
+      'drill kill-one --keep-lab',
+      'upgrade apply --etcd',
+      'upgrade plan --etcd',
+    ]);
     const { hardwire } = await import('./helpers/cli.ts');
-    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--etcd', 'v3.7.0', '--offline', '--inventory', 'hosts/example.yaml']);
-    expect([r.code, r.stdout, r.stderr]).toEqual([2, '', 'error: --etcd: is now --etcd-to (one name per meaning across the CLI); use --etcd-to VERSION\n']);
+    const r = hardwire([
+      'upgrade',
+      'plan',
+      '--to',
+      'v1.37.2',
+      '--etcd',
+      'v3.7.0',
+      '--offline',
+      '--inventory',
+      'hosts/example.yaml',
+    ]);
+    expect([r.code, r.stdout, r.stderr]).toEqual([
+      2,
+      '',
+      'error: --etcd: is now --etcd-to (one name per meaning across the CLI); use --etcd-to VERSION\n',
+    ]);
     const k = hardwire(['drill', 'kill-one', '--keep-lab']);
-    expect([k.code, k.stderr]).toEqual([2, 'error: --keep-lab: is now --keep-labs (one name per meaning across the CLI); use --keep-labs\n']);
+    expect([k.code, k.stderr]).toEqual([
+      2,
+      'error: --keep-lab: is now --keep-labs (one name per meaning across the CLI); use --keep-labs\n',
+    ]);
   });
 
   it('drill list names every drill with its curriculum ids, and an id runs its drill', async () => {
@@ -192,26 +281,43 @@ describe('one grammar across the CLI', () => {
     const drills = (drill.commands as Cli[]).filter((c) => c.name() !== 'list');
     for (const c of drills) {
       expect(c.aliases().length, `${c.name()} has a curriculum id`).toBeGreaterThan(0);
-      expect(c.summary().startsWith(c.aliases().join(' and ')), `${c.name()}'s summary starts with its ids`).toBe(true);
+      expect(
+        c.summary().startsWith(c.aliases().join(' and ')),
+        `${c.name()}'s summary starts with its ids`,
+      ).toBe(true);
     }
     const { hardwire } = await import('./helpers/cli.ts');
     const r = hardwire(['drill', 'list', '--json']);
     expect(r.code).toBe(0);
     const listed = (JSON.parse(r.stdout) as { drills: { ids: string[]; name: string }[] }).drills;
     expect(listed.map((d) => d.name).sort()).toEqual(drills.map((c) => c.name()).sort());
-    for (const id of ['3.C1', '3.C2', '3.C3', '3.C4', '3.C5', '3.6']) expect(listed.some((d) => d.ids.includes(id)), id).toBe(true);
+    for (const id of ['3.C1', '3.C2', '3.C3', '3.C4', '3.C5', '3.6'])
+      expect(
+        listed.some((d) => d.ids.includes(id)),
+        id,
+      ).toBe(true);
     // By id, the same command: its help, and its parse errors name it.
-    expect(hardwire(['drill', '3.C5', '--help']).stdout).toBe(hardwire(['drill', 'cert-expiry', '--help']).stdout);
+    expect(hardwire(['drill', '3.C5', '--help']).stdout).toBe(
+      hardwire(['drill', 'cert-expiry', '--help']).stdout,
+    );
     const bad = hardwire(['drill', '3.C5', '--mode', 'nope']);
-    expect([bad.code, bad.stderr]).toEqual([2, 'error: --mode: "nope" is not one of window, expired\n']);
+    expect([bad.code, bad.stderr]).toEqual([
+      2,
+      'error: --mode: "nope" is not one of window, expired\n',
+    ]);
   });
 
   it('help that lists components, steps or certificates comes from the registry', async () => {
     const { hardwire } = await import('./helpers/cli.ts');
     const wire = hardwire(['wire', '--help']).stdout;
-    for (const c of ['etcd', 'kube-apiserver', 'containerd', 'kubelet and kube-proxy']) expect(wire).toContain(`Start or restart ${c}`);
-    expect(hardwire(['teardown', '--help']).stdout).toContain('kube-proxy, kubelet, containerd, kube-scheduler, kube-controller-manager, kube-apiserver, etcd');
-    for (const id of ['kubelet-server', 'kubeconfig-kubelet', 'kubeconfig-kube-proxy']) expect(hardwire(['pki', '--help']).stdout).toContain(id);
-    for (const name of ['kubelet-server', 'kubelet.conf', 'kube-proxy.conf']) expect(hardwire(['certs', '--help']).stdout).toContain(name);
+    for (const c of ['etcd', 'kube-apiserver', 'containerd', 'kubelet and kube-proxy'])
+      expect(wire).toContain(`Start or restart ${c}`);
+    expect(hardwire(['teardown', '--help']).stdout).toContain(
+      'kube-proxy, kubelet, containerd, kube-scheduler, kube-controller-manager, kube-apiserver, etcd',
+    );
+    for (const id of ['kubelet-server', 'kubeconfig-kubelet', 'kubeconfig-kube-proxy'])
+      expect(hardwire(['pki', '--help']).stdout).toContain(id);
+    for (const name of ['kubelet-server', 'kubelet.conf', 'kube-proxy.conf'])
+      expect(hardwire(['certs', '--help']).stdout).toContain(name);
   });
 });

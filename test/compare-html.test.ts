@@ -14,7 +14,13 @@ import { loadFlagMap } from '../core/flags/map.ts';
 import { buildReport } from '../harness/compare/build.ts';
 import { html } from '../harness/compare/html.ts';
 import { KUBEADM_TOKENS } from '../harness/planes/normalize.ts';
-import { COMPONENTS, emptyPlane, type ClusterParams, type PlaneData, type PlaneName } from '../harness/planes/types.ts';
+import {
+  COMPONENTS,
+  emptyPlane,
+  type ClusterParams,
+  type PlaneData,
+  type PlaneName,
+} from '../harness/planes/types.ts';
 import type { NodeComponent, PlaneNode } from '../harness/planes/node-types.ts';
 import { buildTree, countsOf, parseProcDump } from '../harness/planes/proc-tree.ts';
 
@@ -23,13 +29,25 @@ const VERSION = 'v1.36.3';
 const MIN_READ_AT_PX = 150;
 
 const params: ClusterParams = {
-  kubernetesVersion: VERSION, clusterName: 'fixture', nodeName: 'node1', advertiseAddress: '10.0.0.2', serviceCIDR: '10.96.0.0/12',
-  podCIDR: '10.244.0.0/16', dnsDomain: 'cluster.local', extraSANs: [], firstServiceIp: '10.96.0.1',
+  kubernetesVersion: VERSION,
+  clusterName: 'fixture',
+  nodeName: 'node1',
+  advertiseAddress: '10.0.0.2',
+  serviceCIDR: '10.96.0.0/12',
+  podCIDR: '10.244.0.0/16',
+  dnsDomain: 'cluster.local',
+  extraSANs: [],
+  firstServiceIp: '10.96.0.1',
 };
 
 /** Every flag of the component's map, with its default (or a stand-in) as the value. */
 function everyFlag(component: string, binary: string): string[] {
-  return [binary, ...loadFlagMap(component, VERSION).flags.map((f) => `--${f.name}=${f.type === 'bool' ? 'true' : f.default || '/etc/kubernetes/pki/x.crt'}`)];
+  return [
+    binary,
+    ...loadFlagMap(component, VERSION).flags.map(
+      (f) => `--${f.name}=${f.type === 'bool' ? 'true' : f.default || '/etc/kubernetes/pki/x.crt'}`,
+    ),
+  ];
 }
 
 /** A config file setting every leaf field of the map's config section. */
@@ -46,8 +64,17 @@ function everyField(component: NodeComponent): string {
 }
 
 function node(host: string, reason: string): PlaneNode {
-  const proc = (c: NodeComponent) => ({ argv: everyFlag(c, `/usr/bin/${c}`), argvSource: `/proc/1/cmdline on ${host}`, config: everyField(c), configSource: `/proc/1/root/${c}.yaml on ${host}` });
-  return { host, components: { kubelet: proc('kubelet'), 'kube-proxy': proc('kube-proxy') }, reasons: { kubelet: { '--config': { text: reason } } } };
+  const proc = (c: NodeComponent) => ({
+    argv: everyFlag(c, `/usr/bin/${c}`),
+    argvSource: `/proc/1/cmdline on ${host}`,
+    config: everyField(c),
+    configSource: `/proc/1/root/${c}.yaml on ${host}`,
+  });
+  return {
+    host,
+    components: { kubelet: proc('kubelet'), 'kube-proxy': proc('kube-proxy') },
+    reasons: { kubelet: { '--config': { text: reason } } },
+  };
 }
 
 function plane(p: PlaneName, withNode: boolean): PlaneData {
@@ -55,21 +82,48 @@ function plane(p: PlaneName, withNode: boolean): PlaneData {
   d.pathTokens = KUBEADM_TOKENS;
   for (const c of COMPONENTS) d.commands[c] = { argv: everyFlag(c, c), source: 'fixture' };
   // A long list value, as k0s's cipher suites are.
-  d.commands['kube-apiserver']!.argv.push(`--tls-cipher-suites=${Array(12).fill('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256').join(',')}`);
-  if (withNode) d.node = node(`${p}-node1`, 'everything that has a config field is set there, with its reason, as hardwire\'s model says for this flag of the kubelet');
+  d.commands['kube-apiserver']!.argv.push(
+    `--tls-cipher-suites=${Array(12).fill('TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256').join(',')}`,
+  );
+  if (withNode)
+    d.node = node(
+      `${p}-node1`,
+      "everything that has a config field is set there, with its reason, as hardwire's model says for this flag of the kubelet",
+    );
   // A node's process tree whose deepest process passes every kube-apiserver flag on one argv.
-  const line = (pid: number, comm: string, ppid: number, cgroup: string, argv: string[]) => `${pid} (${comm}) S ${ppid} ${pid} 0\t${cgroup}\t${argv.join('\u0001')}\u0001`;
-  const procs = buildTree(parseProcDump([
-    line(1, 'systemd', 0, '/init.scope', ['/sbin/init']),
-    line(200, 'containerd-shim', 1, '/system.slice/containerd.service', ['/usr/local/bin/containerd-shim-runc-v2', '-id', 'ab'.repeat(32)]),
-    line(220, 'kube-apiserver', 200, '/kubepods/burstable/pod3f2a9c1e-0b7d-4e55-9a1c-77d0e2b4c6f1/cd', everyFlag('kube-apiserver', 'kube-apiserver')),
-  ].join('\n')));
-  d.nodeProcs = [{ host: `${p}-node1`, role: 'fixture', source: 'fixture', procs, counts: countsOf(procs) }];
+  const line = (pid: number, comm: string, ppid: number, cgroup: string, argv: string[]) =>
+    `${pid} (${comm}) S ${ppid} ${pid} 0\t${cgroup}\t${argv.join('\u0001')}\u0001`;
+  const procs = buildTree(
+    parseProcDump(
+      [
+        line(1, 'systemd', 0, '/init.scope', ['/sbin/init']),
+        line(200, 'containerd-shim', 1, '/system.slice/containerd.service', [
+          '/usr/local/bin/containerd-shim-runc-v2',
+          '-id',
+          'ab'.repeat(32),
+        ]),
+        line(
+          220,
+          'kube-apiserver',
+          200,
+          '/kubepods/burstable/pod3f2a9c1e-0b7d-4e55-9a1c-77d0e2b4c6f1/cd',
+          everyFlag('kube-apiserver', 'kube-apiserver'),
+        ),
+      ].join('\n'),
+    ),
+  );
+  d.nodeProcs = [
+    { host: `${p}-node1`, role: 'fixture', source: 'fixture', procs, counts: countsOf(procs) },
+  ];
   return d;
 }
 
 describe('compare HTML at 1400 px (fixture report, no lab)', () => {
-  const report = buildReport(params, { hardwire: plane('hardwire', true), kubeadm: plane('kubeadm', true), k0s: plane('k0s', false) });
+  const report = buildReport(params, {
+    hardwire: plane('hardwire', true),
+    kubeadm: plane('kubeadm', true),
+    k0s: plane('k0s', false),
+  });
 
   it('every flag and config field name on one line, every "read at" citation on one line in a cell at least 150 px wide, k0s\'s node column "no worker"', async () => {
     const dir = tempDir('hardwire-compare-html-');
@@ -78,30 +132,52 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
     await withPage(file, async (page, requests) => {
       const layout = await page.evaluate((minPx) => {
         const bad: string[] = [];
-        let names = 0, reads = 0, longest = '';
-        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.flag'))) {
+        let names = 0,
+          reads = 0,
+          longest = '';
+        for (const td of Array.from(
+          document.querySelectorAll<HTMLTableCellElement>('table.matrix td.flag'),
+        )) {
           const r = document.createRange();
           r.selectNodeContents(td);
           const lh = parseFloat(getComputedStyle(td).lineHeight);
-          if (!(lh > 0) || r.getBoundingClientRect().height > lh * 1.5) bad.push(`${td.textContent}: ${r.getBoundingClientRect().height} px high, line-height ${lh}`);
+          if (!(lh > 0) || r.getBoundingClientRect().height > lh * 1.5)
+            bad.push(
+              `${td.textContent}: ${r.getBoundingClientRect().height} px high, line-height ${lh}`,
+            );
           if (td.textContent!.length > longest.length) longest = td.textContent!;
           names++;
         }
-        for (const td of Array.from(document.querySelectorAll<HTMLTableCellElement>('table.matrix td.read'))) {
+        for (const td of Array.from(
+          document.querySelectorAll<HTMLTableCellElement>('table.matrix td.read'),
+        )) {
           reads++;
           const box = td.getBoundingClientRect();
-          if (box.width < minPx) bad.push(`read at cell of ${td.parentElement!.getAttribute('data-flag')} is ${box.width} px wide`);
+          if (box.width < minPx)
+            bad.push(
+              `read at cell of ${td.parentElement!.getAttribute('data-flag')} is ${box.width} px wide`,
+            );
           for (const a of Array.from(td.querySelectorAll('a'))) {
             if (a.getClientRects().length !== 1) bad.push(`${a.textContent} wraps`);
-            if (a.getBoundingClientRect().right > box.right + 0.5) bad.push(`${a.textContent} overflows its cell`);
+            if (a.getBoundingClientRect().right > box.right + 0.5)
+              bad.push(`${a.textContent} overflows its cell`);
           }
         }
-        const noWorker = Array.from(document.querySelectorAll('table[data-node] td[data-plane=k0s]')).map((td) => td.textContent);
+        const noWorker = Array.from(
+          document.querySelectorAll('table[data-node] td[data-plane=k0s]'),
+        ).map((td) => td.textContent);
         return { bad, names, reads, longest, noWorker };
       }, MIN_READ_AT_PX);
-      const rows = COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0)
-        + (['kubelet', 'kube-proxy'] as const).reduce((n, c) => n + report.node.components[c].flags.length + report.node.components[c].fields.length, 0);
-      console.log(`compare HTML: ${layout.names} names (longest ${layout.longest}), ${layout.reads} read-at cells`);
+      const rows =
+        COMPONENTS.reduce((n, c) => n + report.components[c].flags.length, 0) +
+        (['kubelet', 'kube-proxy'] as const).reduce(
+          (n, c) =>
+            n + report.node.components[c].flags.length + report.node.components[c].fields.length,
+          0,
+        );
+      console.log(
+        `compare HTML: ${layout.names} names (longest ${layout.longest}), ${layout.reads} read-at cells`,
+      );
       expect(layout.names).toBe(rows);
       expect(layout.names).toBeGreaterThan(900);
       expect(layout.reads).toBe(rows);
@@ -112,15 +188,21 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
     });
   }, 120_000);
 
-  it('each node\'s process tree fits 1400 px: a process with every kube-apiserver flag on its argv wraps in its cell', async () => {
+  it("each node's process tree fits 1400 px: a process with every kube-apiserver flag on its argv wraps in its cell", async () => {
     const dir = tempDir('hardwire-compare-html-');
     const file = join(dir, 'r.html');
     writeFileSync(file, html(report));
     await withPage(file, async (page) => {
-      const boxes = await page.evaluate(() => Array.from(document.querySelectorAll<HTMLElement>('table.proc-tree')).map((t) => {
-        const pre = Array.from(t.querySelectorAll('pre')).map((p) => p.getBoundingClientRect());
-        return { right: t.getBoundingClientRect().right, widest: Math.max(...pre.map((r) => r.right)), lines: Math.max(...pre.map((r) => r.height)) };
-      }));
+      const boxes = await page.evaluate(() =>
+        Array.from(document.querySelectorAll<HTMLElement>('table.proc-tree')).map((t) => {
+          const pre = Array.from(t.querySelectorAll('pre')).map((p) => p.getBoundingClientRect());
+          return {
+            right: t.getBoundingClientRect().right,
+            widest: Math.max(...pre.map((r) => r.right)),
+            lines: Math.max(...pre.map((r) => r.height)),
+          };
+        }),
+      );
       expect(boxes).toHaveLength(3);
       for (const b of boxes) {
         expect(b.right).toBeLessThanOrEqual(1400);
@@ -130,14 +212,20 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
     });
   }, 120_000);
 
-  it('the node rows hold each worker\'s flags and config fields, cited from the flag map', () => {
+  it("the node rows hold each worker's flags and config fields, cited from the flag map", () => {
     const kubelet = report.node.components.kubelet;
     const map = loadFlagMap('kubelet', VERSION);
     expect(kubelet.flags.map((f) => f.name)).toEqual(map.flags.map((f) => f.name).sort());
-    expect(report.node.planes).toEqual({ hardwire: { host: 'hardwire-node1' }, kubeadm: { host: 'kubeadm-node1' }, k0s: { none: 'no worker' } });
+    expect(report.node.planes).toEqual({
+      hardwire: { host: 'hardwire-node1' },
+      kubeadm: { host: 'kubeadm-node1' },
+      k0s: { none: 'no worker' },
+    });
     const config = kubelet.flags.find((f) => f.name === 'config')!;
     expect(config).toMatchObject({ class: 'same', values: { k0s: null }, inFlagMap: true });
-    expect(config.registeredAt?.url).toBe(map.flags.find((f) => f.name === 'config')!.registeredAt!.url);
+    expect(config.registeredAt?.url).toBe(
+      map.flags.find((f) => f.name === 'config')!.registeredAt!.url,
+    );
     expect(config.reasons.map((r) => r.plane)).toEqual(['hardwire', 'kubeadm']);
     const x509 = kubelet.fields.find((f) => f.name === 'authentication.x509.clientCAFile')!;
     expect(x509.registeredAt?.file).toBe('config/v1beta1/types.go');

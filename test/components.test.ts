@@ -5,7 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { serveFiles } from './helpers/file-server.ts';
 import type { AddressInfo } from 'node:net';
@@ -23,7 +32,12 @@ const COLD_BUILD_MS = 60 * 60_000;
 
 function recorder(): Logger & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, info: (m) => lines.push(m), warn: (m) => lines.push(`warning: ${m}`), step: (m) => lines.push(`==> ${m}`) };
+  return {
+    lines,
+    info: (m) => lines.push(m),
+    warn: (m) => lines.push(`warning: ${m}`),
+    step: (m) => lines.push(`==> ${m}`),
+  };
 }
 
 function sha256(file: string): string {
@@ -38,7 +52,8 @@ async function withCache<T>(fn: (dir: string) => Promise<T>): Promise<T> {
   try {
     return await fn(dir);
   } finally {
-    if (saved === undefined) delete process.env.HARDWIRE_CACHE; else process.env.HARDWIRE_CACHE = saved;
+    if (saved === undefined) delete process.env.HARDWIRE_CACHE;
+    else process.env.HARDWIRE_CACHE = saved;
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -46,9 +61,14 @@ async function withCache<T>(fn: (dir: string) => Promise<T>): Promise<T> {
 /** The CLI in a child process without blocking this event loop (the loopback server lives here). */
 function hardwireAsync(args: string[], env: NodeJS.ProcessEnv): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), ...args], { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 120_000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [join(repoRoot, 'cli', 'hardwire.ts'), ...args],
+      { cwd: repoRoot, env: { ...process.env, ...env }, timeout: 120_000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -68,7 +88,11 @@ function script(path: string, lines: string[]): void {
 
 describe('version table', () => {
   it('derives etcd and k0s from the Kubernetes version and refuses unknown versions', () => {
-    expect(versionsFor()).toMatchObject({ kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2' });
+    expect(versionsFor()).toMatchObject({
+      kubernetes: 'v1.36.3',
+      etcd: 'v3.6.8',
+      k0s: 'v1.36.3+k0s.2',
+    });
     expect(() => versionsFor('v1.35.0')).toThrow(InputError);
     expect(() => versionsFor('v1.35.0')).toThrow(/v1\.35\.0 has no etcd\/k0s pairing/);
   });
@@ -77,48 +101,78 @@ describe('version table', () => {
 describe('Go module builds (real cache)', () => {
   const names = [...KUBERNETES_NAMES, 'etcd', 'etcdctl'] as const;
 
-  it('builds Kubernetes and etcd binaries that report their real versions', async () => {
-    const log = recorder();
-    const got = await ensureAll(names, { source: 'build', log });
-    expect(got.map((b) => b.name)).toEqual(names);
-    for (const b of got) {
-      expect(b.source).toBe('build');
-      expect(sha256(b.path)).toBe(b.sha256);
-    }
-    const path = (n: string) => got.find((b) => b.name === n)!.path;
-    const out = (n: string, args: string[]) => execFileSync(path(n), args, { encoding: 'utf8' });
-    expect(out('kube-apiserver', ['--version']).trim()).toBe('Kubernetes v1.36.3');
-    expect(out('kube-controller-manager', ['--version']).trim()).toBe('Kubernetes v1.36.3');
-    expect(out('kube-scheduler', ['--version']).trim()).toBe('Kubernetes v1.36.3');
-    expect(out('kubeadm', ['version', '-o', 'short']).trim()).toBe('v1.36.3');
-    expect(JSON.parse(out('kubeadm', ['version', '-o', 'json'])).clientVersion).toMatchObject({ gitVersion: 'v1.36.3', major: '1', minor: '36', gitTreeState: 'clean' });
-    expect(out('kubectl', ['version', '--client'])).toMatch(/^Client Version: v1\.36\.3$/m);
-    expect(out('etcd', ['--version'])).toMatch(/^etcd Version: 3\.6\.8$/m);
-    expect(out('etcdctl', ['version'])).toMatch(/^etcdctl version: 3\.6\.8$/m);
-    // Static binaries, so they run on any Linux host they are copied to.
-    expect(execFileSync('file', [path('kube-apiserver')], { encoding: 'utf8' })).toMatch(/statically linked/);
-  }, COLD_BUILD_MS);
+  it(
+    'builds Kubernetes and etcd binaries that report their real versions',
+    async () => {
+      const log = recorder();
+      const got = await ensureAll(names, { source: 'build', log });
+      expect(got.map((b) => b.name)).toEqual(names);
+      for (const b of got) {
+        expect(b.source).toBe('build');
+        expect(sha256(b.path)).toBe(b.sha256);
+      }
+      const path = (n: string) => got.find((b) => b.name === n)!.path;
+      const out = (n: string, args: string[]) => execFileSync(path(n), args, { encoding: 'utf8' });
+      expect(out('kube-apiserver', ['--version']).trim()).toBe('Kubernetes v1.36.3');
+      expect(out('kube-controller-manager', ['--version']).trim()).toBe('Kubernetes v1.36.3');
+      expect(out('kube-scheduler', ['--version']).trim()).toBe('Kubernetes v1.36.3');
+      expect(out('kubeadm', ['version', '-o', 'short']).trim()).toBe('v1.36.3');
+      expect(JSON.parse(out('kubeadm', ['version', '-o', 'json'])).clientVersion).toMatchObject({
+        gitVersion: 'v1.36.3',
+        major: '1',
+        minor: '36',
+        gitTreeState: 'clean',
+      });
+      expect(out('kubectl', ['version', '--client'])).toMatch(/^Client Version: v1\.36\.3$/m);
+      expect(out('etcd', ['--version'])).toMatch(/^etcd Version: 3\.6\.8$/m);
+      expect(out('etcdctl', ['version'])).toMatch(/^etcdctl version: 3\.6\.8$/m);
+      // Static binaries, so they run on any Linux host they are copied to.
+      expect(execFileSync('file', [path('kube-apiserver')], { encoding: 'utf8' })).toMatch(
+        /statically linked/,
+      );
+    },
+    COLD_BUILD_MS,
+  );
 
-  it('a second build with warm caches rebuilds nothing and finishes in seconds', () => {
-    // Every cached file of the binaries this build covers, as the file system has it: a rebuild or
-    // re-copy changes its inode or mtime. (Only these: other binaries may land in a shared cache meanwhile.)
-    const stats = () => Object.fromEntries(names.flatMap((n) => readdirSync(join(cacheDir(), 'bin', n), { recursive: true, withFileTypes: true })).filter((e) => e.isFile())
-      .map((e) => { const p = join(e.parentPath, e.name); const st = statSync(p); return [p, `${st.ino} ${st.size} ${st.mtimeMs}`]; }));
-    const before = stats();
-    const started = Date.now();
-    const r = hardwire(['components', 'build', 'kubernetes', 'etcd', 'etcdctl', '--json'], { timeoutMs: COLD_BUILD_MS });
-    const ms = Date.now() - started;
-    expect(r.code, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { binaries: Array<{ name: string; acquired: boolean; source: string }> };
-    expect(doc.binaries).toHaveLength(7);
-    expect(doc.binaries.filter((b) => b.acquired)).toEqual([]);
-    expect(r.stderr).not.toMatch(/go build/);
-    expect(Object.keys(before).length).toBeGreaterThanOrEqual(7);
-    expect(stats(), 'no cached binary was rewritten').toEqual(before);
-    // Generous: building any one of these takes minutes; the no-op only reads the cache's records and
-    // probes versions, which a loaded 2-core machine can still stretch to tens of seconds.
-    expect(ms).toBeLessThan(120_000);
-  }, COLD_BUILD_MS);
+  it(
+    'a second build with warm caches rebuilds nothing and finishes in seconds',
+    () => {
+      // Every cached file of the binaries this build covers, as the file system has it: a rebuild or
+      // re-copy changes its inode or mtime. (Only these: other binaries may land in a shared cache meanwhile.)
+      const stats = () =>
+        Object.fromEntries(
+          names
+            .flatMap((n) =>
+              readdirSync(join(cacheDir(), 'bin', n), { recursive: true, withFileTypes: true }),
+            )
+            .filter((e) => e.isFile())
+            .map((e) => {
+              const p = join(e.parentPath, e.name);
+              const st = statSync(p);
+              return [p, `${st.ino} ${st.size} ${st.mtimeMs}`];
+            }),
+        );
+      const before = stats();
+      const started = Date.now();
+      const r = hardwire(['components', 'build', 'kubernetes', 'etcd', 'etcdctl', '--json'], {
+        timeoutMs: COLD_BUILD_MS,
+      });
+      const ms = Date.now() - started;
+      expect(r.code, r.stderr).toBe(0);
+      const doc = JSON.parse(r.stdout) as {
+        binaries: Array<{ name: string; acquired: boolean; source: string }>;
+      };
+      expect(doc.binaries).toHaveLength(7);
+      expect(doc.binaries.filter((b) => b.acquired)).toEqual([]);
+      expect(r.stderr).not.toMatch(/go build/);
+      expect(Object.keys(before).length).toBeGreaterThanOrEqual(7);
+      expect(stats(), 'no cached binary was rewritten').toEqual(before);
+      // Generous: building any one of these takes minutes; the no-op only reads the cache's records and
+      // probes versions, which a loaded 2-core machine can still stretch to tens of seconds.
+      expect(ms).toBeLessThan(120_000);
+    },
+    COLD_BUILD_MS,
+  );
 
   it('lists every cached binary with name, version, path, sha256 and source', () => {
     const r = hardwire(['components', 'list', '--json']);
@@ -133,55 +187,85 @@ describe('Go module builds (real cache)', () => {
 });
 
 describe('corrupted cache entries', () => {
-  it('detects a changed sha256, never hands the binary out, and rebuilds it', async () => {
-    await withCache(async (dir) => {
-      const first = await ensureBinary('etcdctl', { source: 'build' });
-      expect(first.path.startsWith(dir)).toBe(true);
-      expect(first.path).toBe(join(dir, 'bin', 'etcdctl', 'v3.6.8', 'etcdctl'));
-      // Corrupt it: same size, one byte flipped in the middle.
-      const bytes = readFileSync(first.path);
-      const mid = bytes.length >> 1;
-      bytes[mid] = bytes[mid]! ^ 0xff;
-      writeFileSync(first.path, bytes);
-      expect(sha256(first.path)).not.toBe(first.sha256);
+  it(
+    'detects a changed sha256, never hands the binary out, and rebuilds it',
+    async () => {
+      await withCache(async (dir) => {
+        const first = await ensureBinary('etcdctl', { source: 'build' });
+        expect(first.path.startsWith(dir)).toBe(true);
+        expect(first.path).toBe(join(dir, 'bin', 'etcdctl', 'v3.6.8', 'etcdctl'));
+        // Corrupt it: same size, one byte flipped in the middle.
+        const bytes = readFileSync(first.path);
+        const mid = bytes.length >> 1;
+        bytes[mid] = bytes[mid]! ^ 0xff;
+        writeFileSync(first.path, bytes);
+        expect(sha256(first.path)).not.toBe(first.sha256);
 
-      const listed = await listBinaries();
-      expect(listed.find((b) => b.name === 'etcdctl')?.source).toBe('corrupt');
+        const listed = await listBinaries();
+        expect(listed.find((b) => b.name === 'etcdctl')?.source).toBe('corrupt');
 
-      const log = recorder();
-      process.env.HARDWIRE_PROGRESS_MS = '100';
-      const again = await ensureBinary('etcdctl', { source: 'build', log }).finally(() => { delete process.env.HARDWIRE_PROGRESS_MS; });
-      expect(log.lines.join('\n')).toMatch(/still building etcd v3\.6\.8 \(etcdctl\): \d+s elapsed/);
-      expect(log.lines.join('\n')).toMatch(/etcdctl v3\.6\.8 is corrupt: sha256 [0-9a-f]{64} does not match its manifest/);
-      expect(log.lines.join('\n')).toMatch(/go build etcd v3\.6\.8/);
-      expect(again.acquired).toBe(true);
-      expect(again.source).toBe('build');
-      // The build is reproducible, so the rebuilt binary is byte-identical to the first one.
-      expect(again.sha256).toBe(first.sha256);
-      expect(sha256(again.path)).toBe(first.sha256);
-      expect(execFileSync(again.path, ['version'], { encoding: 'utf8' })).toMatch(/^etcdctl version: 3\.6\.8$/m);
-    });
-  }, COLD_BUILD_MS);
+        const log = recorder();
+        process.env.HARDWIRE_PROGRESS_MS = '100';
+        const again = await ensureBinary('etcdctl', { source: 'build', log }).finally(() => {
+          delete process.env.HARDWIRE_PROGRESS_MS;
+        });
+        expect(log.lines.join('\n')).toMatch(
+          /still building etcd v3\.6\.8 \(etcdctl\): \d+s elapsed/,
+        );
+        expect(log.lines.join('\n')).toMatch(
+          /etcdctl v3\.6\.8 is corrupt: sha256 [0-9a-f]{64} does not match its manifest/,
+        );
+        expect(log.lines.join('\n')).toMatch(/go build etcd v3\.6\.8/);
+        expect(again.acquired).toBe(true);
+        expect(again.source).toBe('build');
+        // The build is reproducible, so the rebuilt binary is byte-identical to the first one.
+        expect(again.sha256).toBe(first.sha256);
+        expect(sha256(again.path)).toBe(first.sha256);
+        expect(execFileSync(again.path, ['version'], { encoding: 'utf8' })).toMatch(
+          /^etcdctl version: 3\.6\.8$/m,
+        );
+      });
+    },
+    COLD_BUILD_MS,
+  );
 
-  it('builds a group once when several callers ask at the same time', async () => {
-    await withCache(async () => {
-      const log = recorder();
-      const [a, b] = await Promise.all([ensureBinary('etcd', { source: 'build', log }), ensureBinary('etcd', { source: 'build', log })]);
-      expect(log.lines.filter((l) => l.startsWith('==> go build'))).toHaveLength(1);
-      expect([a.acquired, b.acquired].sort()).toEqual([false, true]);
-      expect(a.sha256).toBe(b.sha256);
-    });
-  }, COLD_BUILD_MS);
+  it(
+    'builds a group once when several callers ask at the same time',
+    async () => {
+      await withCache(async () => {
+        const log = recorder();
+        const [a, b] = await Promise.all([
+          ensureBinary('etcd', { source: 'build', log }),
+          ensureBinary('etcd', { source: 'build', log }),
+        ]);
+        expect(log.lines.filter((l) => l.startsWith('==> go build'))).toHaveLength(1);
+        expect([a.acquired, b.acquired].sort()).toEqual([false, true]);
+        expect(a.sha256).toBe(b.sha256);
+      });
+    },
+    COLD_BUILD_MS,
+  );
 
-  it('falls back to a Go build when the release server cannot be reached', async () => {
-    await withCache(async () => {
-      const log = recorder();
-      const port = await closedPort();
-      const got = await ensureBinary('etcdctl', { urls: { etcd: `http://127.0.0.1:${port}` }, log });
-      expect(got.source).toBe('build');
-      expect(log.lines.join('\n')).toMatch(new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/v3\\.6\\.8/SHA256SUMS: ECONNREFUSED; building etcd v3\\.6\\.8 from Go modules instead`));
-    });
-  }, COLD_BUILD_MS);
+  it(
+    'falls back to a Go build when the release server cannot be reached',
+    async () => {
+      await withCache(async () => {
+        const log = recorder();
+        const port = await closedPort();
+        const got = await ensureBinary('etcdctl', {
+          urls: { etcd: `http://127.0.0.1:${port}` },
+          log,
+        });
+        expect(got.source).toBe('build');
+        expect(log.lines.join('\n')).toMatch(
+          new RegExp(
+            `cannot reach http://127\\.0\\.0\\.1:${port}/v3\\.6\\.8/SHA256SUMS: ECONNREFUSED; building etcd v3\\.6\\.8 from Go modules instead`,
+          ),
+        );
+      });
+    },
+    COLD_BUILD_MS,
+  );
 });
 
 describe('release download over loopback', () => {
@@ -201,24 +285,36 @@ describe('release download over loopback', () => {
     const tgz = readFileSync(join(work, 'etcd.tgz'));
     const tgzSha = createHash('sha256').update(tgz).digest('hex');
     files.set(`/good/etcd/v3.6.8/${stem}.tar.gz`, tgz);
-    files.set('/good/etcd/v3.6.8/SHA256SUMS', Buffer.from(`${'0'.repeat(64)}  etcd-v3.6.8-darwin-arm64.zip\n${tgzSha}  ${stem}.tar.gz\n`));
+    files.set(
+      '/good/etcd/v3.6.8/SHA256SUMS',
+      Buffer.from(`${'0'.repeat(64)}  etcd-v3.6.8-darwin-arm64.zip\n${tgzSha}  ${stem}.tar.gz\n`),
+    );
     files.set(`/bad/etcd/v3.6.8/${stem}.tar.gz`, tgz);
     files.set('/bad/etcd/v3.6.8/SHA256SUMS', Buffer.from(`${'e'.repeat(64)}  ${stem}.tar.gz\n`));
     // Kubernetes: bare binary plus <name>.sha256 holding only the digest.
     script(join(work, 'kubectl'), ['Client Version: v1.36.3', 'Kustomize Version: v5.8.1']);
     const kubectl = readFileSync(join(work, 'kubectl'));
     files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kubectl`, kubectl);
-    files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kubectl.sha256`, Buffer.from(createHash('sha256').update(kubectl).digest('hex')));
+    files.set(
+      `/good/k8s/v1.36.3/bin/linux/${arch}/kubectl.sha256`,
+      Buffer.from(createHash('sha256').update(kubectl).digest('hex')),
+    );
     // k0s: the "+" of the tag is percent-encoded in the URL; sha256sums.txt is "sha256sum -b" output.
     script(join(work, 'k0s'), ['v1.36.3+k0s.2']);
     const k0s = readFileSync(join(work, 'k0s'));
     files.set(`/good/k0s/v1.36.3%2Bk0s.2/k0s-v1.36.3%2Bk0s.2-${arch}`, k0s);
-    files.set('/good/k0s/v1.36.3%2Bk0s.2/sha256sums.txt', Buffer.from(`${createHash('sha256').update(k0s).digest('hex')} *k0s-v1.36.3+k0s.2-${arch}\n`));
+    files.set(
+      '/good/k0s/v1.36.3%2Bk0s.2/sha256sums.txt',
+      Buffer.from(`${createHash('sha256').update(k0s).digest('hex')} *k0s-v1.36.3+k0s.2-${arch}\n`),
+    );
     // A release whose binary says the wrong version, with a correct checksum.
     script(join(work, 'kube-scheduler'), ['Kubernetes v1.35.0']);
     const sched = readFileSync(join(work, 'kube-scheduler'));
     files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kube-scheduler`, sched);
-    files.set(`/good/k8s/v1.36.3/bin/linux/${arch}/kube-scheduler.sha256`, Buffer.from(createHash('sha256').update(sched).digest('hex')));
+    files.set(
+      `/good/k8s/v1.36.3/bin/linux/${arch}/kube-scheduler.sha256`,
+      Buffer.from(createHash('sha256').update(sched).digest('hex')),
+    );
 
     ({ base, close: closeServer } = await serveFiles(files));
   });
@@ -229,13 +325,19 @@ describe('release download over loopback', () => {
 
   it('parses both checksum file formats', () => {
     expect(checksumFor(`${'a'.repeat(64)}\n`, 'kubectl')).toBe('a'.repeat(64));
-    expect(checksumFor(`${'b'.repeat(64)}  x.tar.gz\n${'c'.repeat(64)} *y\n`, 'y')).toBe('c'.repeat(64));
+    expect(checksumFor(`${'b'.repeat(64)}  x.tar.gz\n${'c'.repeat(64)} *y\n`, 'y')).toBe(
+      'c'.repeat(64),
+    );
     expect(checksumFor(`${'b'.repeat(64)}  x.tar.gz\n`, 'z')).toBeUndefined();
   });
 
   it('downloads, verifies and caches etcd, Kubernetes and k0s release binaries', async () => {
     await withCache(async (dir) => {
-      const urls = { etcd: `${base}/good/etcd`, kubernetes: `${base}/good/k8s`, k0s: `${base}/good/k0s` };
+      const urls = {
+        etcd: `${base}/good/etcd`,
+        kubernetes: `${base}/good/k8s`,
+        k0s: `${base}/good/k0s`,
+      };
       const got = await ensureAll(['etcd', 'etcdctl', 'kubectl', 'k0s'], { source: 'fetch', urls });
       for (const b of got) {
         expect(b.source).toBe('fetch');
@@ -246,9 +348,14 @@ describe('release download over loopback', () => {
       expect(got.map((b) => b.version)).toEqual(['v3.6.8', 'v3.6.8', 'v1.36.3', 'v1.36.3+k0s.2']);
       expect(got[0]!.sha256).toBe(sha256(join(work, stem, 'etcd')));
       expect(got[0]!.origin).toBe(`${base}/good/etcd/v3.6.8/${stem}.tar.gz`);
-      expect(execFileSync(got[3]!.path, ['version'], { encoding: 'utf8' }).trim()).toBe('v1.36.3+k0s.2');
+      expect(execFileSync(got[3]!.path, ['version'], { encoding: 'utf8' }).trim()).toBe(
+        'v1.36.3+k0s.2',
+      );
       // Cached now: a second call downloads nothing even with the server gone from the URLs.
-      const again = await ensureAll(['etcd', 'kubectl'], { source: 'fetch', urls: { etcd: 'http://127.0.0.1:9', kubernetes: 'http://127.0.0.1:9' } });
+      const again = await ensureAll(['etcd', 'kubectl'], {
+        source: 'fetch',
+        urls: { etcd: 'http://127.0.0.1:9', kubernetes: 'http://127.0.0.1:9' },
+      });
       expect(again.every((b) => !b.acquired)).toBe(true);
       expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
     });
@@ -256,34 +363,53 @@ describe('release download over loopback', () => {
 
   it('rejects a bad checksum with a clear error and leaves nothing in the cache', async () => {
     await withCache(async (dir) => {
-      const err = await ensureBinary('etcd', { source: 'fetch', urls: { etcd: `${base}/bad/etcd` } }).catch((e: unknown) => e);
+      const err = await ensureBinary('etcd', {
+        source: 'fetch',
+        urls: { etcd: `${base}/bad/etcd` },
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DownloadError);
       expect((err as DownloadError).kind).toBe('checksum');
-      expect((err as Error).message).toBe(`sha256 mismatch for ${stem}.tar.gz: the release says ${'e'.repeat(64)}, the download is ${sha256(join(work, 'etcd.tgz'))}; refusing to use it (nothing was cached)`);
+      expect((err as Error).message).toBe(
+        `sha256 mismatch for ${stem}.tar.gz: the release says ${'e'.repeat(64)}, the download is ${sha256(join(work, 'etcd.tgz'))}; refusing to use it (nothing was cached)`,
+      );
       expect(existsSync(join(dir, 'bin'))).toBe(false);
       expect(readdirSync(join(dir, 'tmp'))).toEqual([]);
       // auto mode does not paper over a bad checksum with a build
-      await expect(ensureBinary('etcd', { urls: { etcd: `${base}/bad/etcd` } })).rejects.toThrow(/sha256 mismatch/);
+      await expect(ensureBinary('etcd', { urls: { etcd: `${base}/bad/etcd` } })).rejects.toThrow(
+        /sha256 mismatch/,
+      );
 
       // Through the CLI: exit 1, one error line, nothing cached.
-      const r = await hardwireAsync(['components', 'fetch', 'etcd'], { HARDWIRE_CACHE: dir, HARDWIRE_ETCD_RELEASE_URL: `${base}/bad/etcd` });
+      const r = await hardwireAsync(['components', 'fetch', 'etcd'], {
+        HARDWIRE_CACHE: dir,
+        HARDWIRE_ETCD_RELEASE_URL: `${base}/bad/etcd`,
+      });
       expect(r.code).toBe(1);
-      expect(r.stderr).toMatch(/^error: fetch etcd v3\.6\.8: sha256 mismatch for etcd-v3\.6\.8-linux-.*\.tar\.gz/m);
+      expect(r.stderr).toMatch(
+        /^error: fetch etcd v3\.6\.8: sha256 mismatch for etcd-v3\.6\.8-linux-.*\.tar\.gz/m,
+      );
       expect(existsSync(join(dir, 'bin'))).toBe(false);
     });
   });
 
   it('rejects a release binary that reports another version', async () => {
     await withCache(async (dir) => {
-      await expect(ensureBinary('kube-scheduler', { source: 'fetch', urls: { kubernetes: `${base}/good/k8s` } }))
-        .rejects.toThrow(/does not report v1\.36\.3: expected a line "Kubernetes v1\.36\.3"/);
+      await expect(
+        ensureBinary('kube-scheduler', {
+          source: 'fetch',
+          urls: { kubernetes: `${base}/good/k8s` },
+        }),
+      ).rejects.toThrow(/does not report v1\.36\.3: expected a line "Kubernetes v1\.36\.3"/);
       expect(existsSync(join(dir, 'bin', 'kube-scheduler'))).toBe(false);
     });
   });
 
   it('reports a missing release file as an HTTP error', async () => {
     await withCache(async () => {
-      const err = await ensureBinary('kube-apiserver', { source: 'fetch', urls: { kubernetes: `${base}/good/k8s` } }).catch((e: unknown) => e);
+      const err = await ensureBinary('kube-apiserver', {
+        source: 'fetch',
+        urls: { kubernetes: `${base}/good/k8s` },
+      }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(DownloadError);
       expect((err as DownloadError).kind).toBe('http');
       expect((err as Error).message).toMatch(/kube-apiserver\.sha256 answered 404/);
@@ -297,21 +423,38 @@ describe('local directory source', () => {
       const from = tempDir('hardwire-from-');
       script(join(from, 'etcd'), ['etcd Version: 3.6.8']);
       const got = await ensureBinary('etcd', { from });
-      expect(got).toMatchObject({ name: 'etcd', version: 'v3.6.8', source: 'local', origin: join(from, 'etcd'), acquired: true });
+      expect(got).toMatchObject({
+        name: 'etcd',
+        version: 'v3.6.8',
+        source: 'local',
+        origin: join(from, 'etcd'),
+        acquired: true,
+      });
       expect(got.sha256).toBe(sha256(join(from, 'etcd')));
       expect((await ensureBinary('etcd', { from })).acquired).toBe(false);
 
       script(join(from, 'etcd'), ['etcd Version: 3.5.0']);
       await expect(ensureBinary('etcd', { from })).rejects.toThrow(StepError);
-      await expect(ensureBinary('etcdctl', { from })).rejects.toThrow(/etcdctl is missing or not executable/);
+      await expect(ensureBinary('etcdctl', { from })).rejects.toThrow(
+        /etcdctl is missing or not executable/,
+      );
 
       // The inventory's components.from, relative to the inventory file.
       script(join(from, 'etcd'), ['etcd Version: 3.6.8']);
       const inv = join(from, 'inv.yaml');
-      writeFileSync(inv, 'apiVersion: hardwire/v1\nkind: Inventory\ncluster:\n  name: demo\nhosts:\n  - name: cp-0\n    address: 198.51.100.10\ncomponents:\n  from: .\n');
-      const r = hardwire(['components', 'fetch', 'etcd', '--inventory', inv, '--json'], { env: { HARDWIRE_CACHE: dir } });
+      writeFileSync(
+        inv,
+        'apiVersion: hardwire/v1\nkind: Inventory\ncluster:\n  name: demo\nhosts:\n  - name: cp-0\n    address: 198.51.100.10\ncomponents:\n  from: .\n',
+      );
+      const r = hardwire(['components', 'fetch', 'etcd', '--inventory', inv, '--json'], {
+        env: { HARDWIRE_CACHE: dir },
+      });
       expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout).binaries[0]).toMatchObject({ name: 'etcd', source: 'local', origin: join(from, 'etcd') });
+      expect(JSON.parse(r.stdout).binaries[0]).toMatchObject({
+        name: 'etcd',
+        source: 'local',
+        origin: join(from, 'etcd'),
+      });
       rmSync(from, { recursive: true, force: true });
     });
   });

@@ -8,11 +8,15 @@ import { hardwire } from './helpers/cli.ts';
 describe('drill --help', () => {
   it('lists every drill subcommand with its curriculum id', () => {
     // Every drill: each subcommand but "list", which lists them.
-    const accepted = declare(rootCli()).commands.map((c) => c.name()).filter((n) => n !== 'list');
+    const accepted = declare(rootCli())
+      .commands.map((c) => c.name())
+      .filter((n) => n !== 'list');
     expect(accepted.length).toBeGreaterThanOrEqual(7);
     const r = hardwire(['drill', '--help']);
     expect(r.code).toBe(0);
-    const listed = r.stdout.split('\n').flatMap((l) => /^ {2}([a-z0-9-]+) +(3\.C?\d)\b/.exec(l)?.slice(1, 2) ?? []);
+    const listed = r.stdout
+      .split('\n')
+      .flatMap((l) => /^ {2}([a-z0-9-]+) +(3\.C?\d)\b/.exec(l)?.slice(1, 2) ?? []);
     expect(listed.sort()).toEqual([...accepted].sort());
     for (const id of ['3.C1', '3.C2', '3.C3', '3.C4', '3.C5']) expect(r.stdout).toContain(`${id}:`);
   });

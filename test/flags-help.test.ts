@@ -9,7 +9,13 @@ import { describe, expect, it } from 'vitest';
 import { binaryPath } from '../core/components/binaries/cache.ts';
 import { flagVersions, loadFlagMap } from '../core/flags/map.ts';
 
-const COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'kubelet', 'kube-proxy'] as const;
+const COMPONENTS = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubelet',
+  'kube-proxy',
+] as const;
 
 /**
  * The long flag names a --help prints, one per option line ("  -v, --v Level   ...", "      --config string ...").
@@ -18,7 +24,11 @@ const COMPONENTS = ['kube-apiserver', 'kube-controller-manager', 'kube-scheduler
 function helpFlags(bin: string): string[] {
   let out: string;
   try {
-    out = execFileSync(bin, ['--help'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 60_000 });
+    out = execFileSync(bin, ['--help'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 60_000,
+    });
   } catch (err) {
     // Some print help and exit non-zero; what they printed is still the flag set.
     const e = err as { stdout?: string; stderr?: string };
@@ -40,11 +50,20 @@ describe('the flag map lists the flags each built binary prints', () => {
         expect(existsSync(bin), `${bin} is not built: scripts/setup.sh test builds it`).toBe(true);
         const printed = helpFlags(bin);
         expect(printed.length, `${c} --help printed no flags`).toBeGreaterThan(20);
-        const mapped = loadFlagMap(c, version).flags.filter((f) => !f.hidden).map((f) => f.name);
+        const mapped = loadFlagMap(c, version)
+          .flags.filter((f) => !f.hidden)
+          .map((f) => f.name);
         const cobraHelp = c === 'kube-proxy' ? ['help'] : [];
-        expect(mapped.sort(), `${c} ${version}: the map's visible flags`).toEqual(printed.filter((n) => !cobraHelp.includes(n)));
+        expect(mapped.sort(), `${c} ${version}: the map's visible flags`).toEqual(
+          printed.filter((n) => !cobraHelp.includes(n)),
+        );
         // Every flag has its registration cited.
-        expect(loadFlagMap(c, version).flags.filter((f) => !f.registeredAt).map((f) => f.name), `${c} ${version}: flags with no registration`).toEqual([]);
+        expect(
+          loadFlagMap(c, version)
+            .flags.filter((f) => !f.registeredAt)
+            .map((f) => f.name),
+          `${c} ${version}: flags with no registration`,
+        ).toEqual([]);
       });
     }
   }

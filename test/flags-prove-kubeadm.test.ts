@@ -34,13 +34,31 @@ async function kubeadmFlags(phase: string[], manifest: string): Promise<Map<stri
   const h = inv.hosts[0]!;
   const dir = mkdtempSync(join(tmpdir(), 'kubeadm-test-'));
   try {
-    writeFileSync(join(dir, 'c.yaml'), [
-      'apiVersion: kubeadm.k8s.io/v1beta4', 'kind: InitConfiguration', `localAPIEndpoint: {advertiseAddress: ${h.address}, bindPort: 6443}`, `nodeRegistration: {name: ${h.name}}`, '---',
-      'apiVersion: kubeadm.k8s.io/v1beta4', 'kind: ClusterConfiguration', `kubernetesVersion: ${inv.cluster.kubernetesVersion}`, `clusterName: ${inv.cluster.name}`,
-      `networking: {serviceSubnet: ${inv.cluster.serviceCIDR}, podSubnet: ${inv.cluster.podCIDR}, dnsDomain: ${inv.cluster.dnsDomain}}`, '',
-    ].join('\n'));
+    writeFileSync(
+      join(dir, 'c.yaml'),
+      [
+        'apiVersion: kubeadm.k8s.io/v1beta4',
+        'kind: InitConfiguration',
+        `localAPIEndpoint: {advertiseAddress: ${h.address}, bindPort: 6443}`,
+        `nodeRegistration: {name: ${h.name}}`,
+        '---',
+        'apiVersion: kubeadm.k8s.io/v1beta4',
+        'kind: ClusterConfiguration',
+        `kubernetesVersion: ${inv.cluster.kubernetesVersion}`,
+        `clusterName: ${inv.cluster.name}`,
+        `networking: {serviceSubnet: ${inv.cluster.serviceCIDR}, podSubnet: ${inv.cluster.podCIDR}, dnsDomain: ${inv.cluster.dnsDomain}}`,
+        '',
+      ].join('\n'),
+    );
     const bin = await ensureBinary('kubeadm', { kubernetesVersion: inv.cluster.kubernetesVersion });
-    const r = spawnSync(bin.path, ['init', 'phase', ...phase, '--dry-run', '--config', join(dir, 'c.yaml')], { env: { PATH: process.env.PATH, KUBEADM_INIT_DRYRUN_DIR: join(dir, 'out') }, encoding: 'utf8' });
+    const r = spawnSync(
+      bin.path,
+      ['init', 'phase', ...phase, '--dry-run', '--config', join(dir, 'c.yaml')],
+      {
+        env: { PATH: process.env.PATH, KUBEADM_INIT_DRYRUN_DIR: join(dir, 'out') },
+        encoding: 'utf8',
+      },
+    );
     expect(r.status, r.stderr).toBe(0);
     const text = readFileSync(join(dir, 'out', manifest), 'utf8');
     return new Map([...text.matchAll(/^ {4}- --([\w-]+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]));
@@ -50,20 +68,45 @@ async function kubeadmFlags(phase: string[], manifest: string): Promise<Map<stri
 }
 
 function prove(component: string): ProveReport {
-  const r = hardwire(['flags', 'prove', '--component', component, '--flags-of', 'kubeadm', '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: PROVE_MS });
+  const r = hardwire(
+    [
+      'flags',
+      'prove',
+      '--component',
+      component,
+      '--flags-of',
+      'kubeadm',
+      '--inventory',
+      w.inv,
+      '--state-dir',
+      w.state,
+      '--json',
+    ],
+    { timeoutMs: PROVE_MS },
+  );
   if (r.code !== 0) throw new Error(`flags prove exited ${r.code}: ${r.stderr.slice(-3000)}`);
   writeFileSync(join(w.lab.stateDir, `${component}.kubeadm.prove.json`), r.stdout); // kept for the README's figures
   return JSON.parse(r.stdout) as ProveReport;
 }
 
-async function onHost<T>(f: (s: Awaited<ReturnType<WiredLab['lab']['ssh']>>) => Promise<T>): Promise<T> {
+async function onHost<T>(
+  f: (s: Awaited<ReturnType<WiredLab['lab']['ssh']>>) => Promise<T>,
+): Promise<T> {
   const s = await w.lab.ssh(w.lab.info.hosts[0]!.name);
-  try { return await f(s); } finally { await s.close(); }
+  try {
+    return await f(s);
+  } finally {
+    await s.close();
+  }
 }
 
 const COMPONENTS: [string, string[], string][] = [
   ['kube-apiserver', ['control-plane', 'apiserver'], 'kube-apiserver.yaml'],
-  ['kube-controller-manager', ['control-plane', 'controller-manager'], 'kube-controller-manager.yaml'],
+  [
+    'kube-controller-manager',
+    ['control-plane', 'controller-manager'],
+    'kube-controller-manager.yaml',
+  ],
   ['kube-scheduler', ['control-plane', 'scheduler'], 'kube-scheduler.yaml'],
   ['etcd', ['etcd', 'local'], 'etcd.yaml'],
 ];
@@ -72,52 +115,88 @@ describe.each(COMPONENTS)('flags prove --flags-of kubeadm: %s', (component, phas
   let report: ProveReport;
   let kubeadm: Map<string, string>;
 
-  it('runs the debug build with every flag kubeadm\'s manifest passes, each hit, kubeadm\'s value kept beside the value run', async () => {
-    kubeadm = await kubeadmFlags(phase, manifest);
-    expect(kubeadm.size).toBeGreaterThan(4);
-    const pid = await onHost((s) => remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', `${component}.service`]));
-    report = prove(component);
-    expect(report.flagsOf?.tool).toBe('kubeadm');
-    expect(report.exited).toBeUndefined();
-    for (const [flag, value] of kubeadm) {
-      const t = report.flagsOf!.flags.find((x) => x.flag === flag);
-      expect(t?.original, `--${flag}`).toBe(value);
-      const row = report.flags.find((f) => f.flag === flag);
-      expect(row, `--${flag} is not in the report`).toBeDefined();
-      expect(row!.original ?? row!.value, `--${flag}`).toBe(value);
-      expect(row!.verdict, `--${flag}: ${row!.reason ?? ''}`).toBe('hit');
-    }
-    expect(report.flagsOf!.flags.map((t) => t.flag).sort()).toEqual([...kubeadm.keys()].sort());
-    if (component === 'kube-apiserver') {
-      // Beside the unit, which kept its process: only the port and the reconciler changed, and no audit log kubeadm does not write.
-      expect(await onHost((s) => remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', `${component}.service`]))).toBe(pid);
-      expect(report.changed?.map((c) => c.flag).sort()).toEqual(['endpoint-reconciler-type', 'secure-port']);
-      expect(report.changed!.find((c) => c.flag === 'secure-port')!.unit).toBe(kubeadm.get('secure-port'));
-      expect(report.argv.some((a) => a.startsWith('--audit-log-path='))).toBe(false);
-    }
-    const c = report.counts;
-    console.log(`${component} (kubeadm's flags): flags ${c.hit}/${c.flags} hit, sites ${c.sitesHit}/${c.sites} hit, first citations ${report.flags.filter((f) => f.sites[0]?.status === 'hit').length}/${report.flags.length}, ${report.seconds.total.toFixed(1)} s`);
-  }, PROVE_MS);
+  it(
+    "runs the debug build with every flag kubeadm's manifest passes, each hit, kubeadm's value kept beside the value run",
+    async () => {
+      kubeadm = await kubeadmFlags(phase, manifest);
+      expect(kubeadm.size).toBeGreaterThan(4);
+      const pid = await onHost((s) =>
+        remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', `${component}.service`]),
+      );
+      report = prove(component);
+      expect(report.flagsOf?.tool).toBe('kubeadm');
+      expect(report.exited).toBeUndefined();
+      for (const [flag, value] of kubeadm) {
+        const t = report.flagsOf!.flags.find((x) => x.flag === flag);
+        expect(t?.original, `--${flag}`).toBe(value);
+        const row = report.flags.find((f) => f.flag === flag);
+        expect(row, `--${flag} is not in the report`).toBeDefined();
+        expect(row!.original ?? row!.value, `--${flag}`).toBe(value);
+        expect(row!.verdict, `--${flag}: ${row!.reason ?? ''}`).toBe('hit');
+      }
+      expect(report.flagsOf!.flags.map((t) => t.flag).sort()).toEqual([...kubeadm.keys()].sort());
+      if (component === 'kube-apiserver') {
+        // Beside the unit, which kept its process: only the port and the reconciler changed, and no audit log kubeadm does not write.
+        expect(
+          await onHost((s) =>
+            remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', `${component}.service`]),
+          ),
+        ).toBe(pid);
+        expect(report.changed?.map((c) => c.flag).sort()).toEqual([
+          'endpoint-reconciler-type',
+          'secure-port',
+        ]);
+        expect(report.changed!.find((c) => c.flag === 'secure-port')!.unit).toBe(
+          kubeadm.get('secure-port'),
+        );
+        expect(report.argv.some((a) => a.startsWith('--audit-log-path='))).toBe(false);
+      }
+      const c = report.counts;
+      console.log(
+        `${component} (kubeadm's flags): flags ${c.hit}/${c.flags} hit, sites ${c.sitesHit}/${c.sites} hit, first citations ${report.flags.filter((f) => f.sites[0]?.status === 'hit').length}/${report.flags.length}, ${report.seconds.total.toFixed(1)} s`,
+      );
+    },
+    PROVE_MS,
+  );
 
-  it('ran each file kubeadm names as hardwire\'s file of the same role, which is on the host', async () => {
+  it("ran each file kubeadm names as hardwire's file of the same role, which is on the host", async () => {
     const files = report.flagsOf!.flags.filter((t) => t.original.startsWith('/'));
     expect(files.length).toBeGreaterThan(0);
-    const unit = await onHost((s) => remote(s, ['cat', `/etc/systemd/system/${component}.service`]));
+    const unit = await onHost((s) =>
+      remote(s, ['cat', `/etc/systemd/system/${component}.service`]),
+    );
     // A systemd credential exists only while its unit runs: the file the unit loads it from is checked instead.
-    const loaded = new Map([...unit.matchAll(/^LoadCredential=([^:\n]+):(.+)$/gm)].map((m) => [`/run/credentials/${component}.service/${m[1]}`, m[2]!]));
+    const loaded = new Map(
+      [...unit.matchAll(/^LoadCredential=([^:\n]+):(.+)$/gm)].map((m) => [
+        `/run/credentials/${component}.service/${m[1]}`,
+        m[2]!,
+      ]),
+    );
     for (const t of files) {
       expect(t.notProvable, `--${t.flag}`).toBeUndefined();
       expect(report.argv, `--${t.flag}`).toContain(`--${t.flag}=${t.run}`);
       const onDisk = loaded.get(t.run!) ?? t.run!;
-      expect(await onHost((s) => s.exec(['test', '-e', onDisk], { allowFail: true }).then((r) => r.code)), `--${t.flag}: ${onDisk}`).toBe(0);
-      if (t.run !== t.original) expect(loaded.get(t.run!), `--${t.flag}: ${t.run} is neither kubeadm's path nor a credential of the unit`).toBe(t.original);
+      expect(
+        await onHost((s) =>
+          s.exec(['test', '-e', onDisk], { allowFail: true }).then((r) => r.code),
+        ),
+        `--${t.flag}: ${onDisk}`,
+      ).toBe(0);
+      if (t.run !== t.original)
+        expect(
+          loaded.get(t.run!),
+          `--${t.flag}: ${t.run} is neither kubeadm's path nor a credential of the unit`,
+        ).toBe(t.original);
     }
-    if (component === 'etcd') expect(unit).toContain(`--cert-file=${files.find((t) => t.flag === 'cert-file')!.run}`); // where hardwire's own unit reads the server cert
+    if (component === 'etcd')
+      expect(unit).toContain(`--cert-file=${files.find((t) => t.flag === 'cert-file')!.run}`); // where hardwire's own unit reads the server cert
   });
 
   it('each hit site re-opened in the module cache lies in the function delve named', () => {
     const map = loadFlagMap(component);
-    const hits = report.flags.flatMap((f) => f.sites.filter((s) => s.status === 'hit').map((s) => [f.flag, s] as const));
+    const hits = report.flags.flatMap((f) =>
+      f.sites.filter((s) => s.status === 'hit').map((s) => [f.flag, s] as const),
+    );
     expect(hits.length).toBeGreaterThan(0);
     for (const [flag, s] of hits) {
       const sel = selectorOf(map, flag, s.ref);
@@ -127,7 +206,13 @@ describe.each(COMPONENTS)('flags prove --flags-of kubeadm: %s', (component, phas
   });
 
   it('leaves the unit running and no scratch dir behind', async () => {
-    expect(await onHost((s) => remote(s, ['systemctl', 'is-active', `${component}.service`]))).toBe('active');
-    expect(await onHost((s) => remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-prove.* 2>/dev/null || true']))).toBe('');
+    expect(await onHost((s) => remote(s, ['systemctl', 'is-active', `${component}.service`]))).toBe(
+      'active',
+    );
+    expect(
+      await onHost((s) =>
+        remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-prove.* 2>/dev/null || true']),
+      ),
+    ).toBe('');
   });
 });

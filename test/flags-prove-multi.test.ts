@@ -30,25 +30,60 @@ async function units(): Promise<Record<string, { active: string; pid: string }>>
   for (const h of w.lab.info.hosts) {
     const s = await w.lab.ssh(h.name);
     try {
-      out[h.name] = { active: await remote(s, ['systemctl', 'is-active', UNIT]), pid: await remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', UNIT]) };
-    } finally { await s.close(); }
+      out[h.name] = {
+        active: await remote(s, ['systemctl', 'is-active', UNIT]),
+        pid: await remote(s, ['systemctl', 'show', '-p', 'MainPID', '--value', UNIT]),
+      };
+    } finally {
+      await s.close();
+    }
   }
   return out;
 }
 
 describe('flags prove kube-scheduler on a 3-host lab', () => {
-  it('stops the other hosts\' schedulers through the Wet gate, the traced instance on node1 holds the Lease, and all run again after', async () => {
+  it("stops the other hosts' schedulers through the Wet gate, the traced instance on node1 holds the Lease, and all run again after", async () => {
     const before = await units();
     expect(Object.values(before).map((u) => u.active)).toEqual(['active', 'active', 'active']);
     // The test's own watch of the Lease's holder, a process of its own writing to a file while prove runs.
     const admin = join(w.state, loadInventory(w.inv).cluster.name, 'kubeconfigs', 'admin.conf');
     const file = join(w.lab.stateDir, 'lease-watch.txt');
     const fd = openSync(file, 'w');
-    const watch = spawn(kubectlPath(), ['--kubeconfig', admin, '-n', 'kube-system', 'get', 'lease', 'kube-scheduler', '-w', '-o', 'jsonpath={.spec.holderIdentity}{"\\n"}'], { stdio: ['ignore', fd, fd] });
+    const watch = spawn(
+      kubectlPath(),
+      [
+        '--kubeconfig',
+        admin,
+        '-n',
+        'kube-system',
+        'get',
+        'lease',
+        'kube-scheduler',
+        '-w',
+        '-o',
+        'jsonpath={.spec.holderIdentity}{"\\n"}',
+      ],
+      { stdio: ['ignore', fd, fd] },
+    );
     let r: ReturnType<typeof hardwire>;
     try {
       await new Promise((res) => setTimeout(res, 2000));
-      r = hardwire(['flags', 'prove', '--component', 'kube-scheduler', '--inventory', w.inv, '--state-dir', w.state, '--json', '--gate-timeout', '60'], { timeoutMs: 600_000 });
+      r = hardwire(
+        [
+          'flags',
+          'prove',
+          '--component',
+          'kube-scheduler',
+          '--inventory',
+          w.inv,
+          '--state-dir',
+          w.state,
+          '--json',
+          '--gate-timeout',
+          '60',
+        ],
+        { timeoutMs: 600_000 },
+      );
       await new Promise((res) => setTimeout(res, 2000));
     } finally {
       watch.kill();
@@ -60,8 +95,11 @@ describe('flags prove kube-scheduler on a 3-host lab', () => {
     expect(report.holder).toMatch(/^node1_/);
     expect(report.counts.hit).toBe(report.counts.flags);
     // The Lease was held by the traced instance (its holder is none of the units' before), as the test's own watch saw.
-    const seen = readFileSync(file, 'utf8').split('\n').map((l) => l.trim()).filter(Boolean);
-    expect(seen, 'the test\'s lease watch').toContain(report.holder);
+    const seen = readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter(Boolean);
+    expect(seen, "the test's lease watch").toContain(report.holder);
     // Each other host's stop and start went through the Wet gate (its "[host] …" intent line), in that order.
     for (const h of ['node2', 'node3']) {
       const stop = r.stderr.indexOf(`[${h}] stop ${UNIT} for the proof`);

@@ -6,12 +6,21 @@ import { MIN_FREE_DISK, checkLabDisk, freeFraction } from '../harness/lab/disk.t
 
 describe('lab disk check', () => {
   it('reads the free fraction df reports, from the nearest existing directory', () => {
-    const [avail, size] = execFileSync('df', ['--output=avail,size', '-B1', '/tmp'], { encoding: 'utf8' }).trim().split('\n')[1]!.trim().split(/\s+/).map(Number);
+    const [avail, size] = execFileSync('df', ['--output=avail,size', '-B1', '/tmp'], {
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')[1]!
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     expect(freeFraction('/tmp/hardwire-no-such-lab/a/b')).toBeCloseTo(avail! / size!, 2);
   });
 
   it('refuses below the bound with one line naming the fix, and passes above it', () => {
-    expect(() => checkLabDisk('/tmp/x', MIN_FREE_DISK - 0.05)).toThrow(/^the filesystem of \/tmp\/x has 15% free; .*free disk until at least 20% is free$/);
+    expect(() => checkLabDisk('/tmp/x', MIN_FREE_DISK - 0.05)).toThrow(
+      /^the filesystem of \/tmp\/x has 15% free; .*free disk until at least 20% is free$/,
+    );
     expect(() => checkLabDisk('/tmp/x', MIN_FREE_DISK + 0.01)).not.toThrow();
   });
 });

@@ -25,7 +25,9 @@ const address = plan.hosts[0]!.address;
 
 /** The main-table route for exactly the lab range: its type ("unreachable") or undefined. */
 function labRangeRouteType(): string | undefined {
-  const routes = JSON.parse(execFileSync('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text]).toString() || '[]') as { type?: string }[];
+  const routes = JSON.parse(
+    execFileSync('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text]).toString() || '[]',
+  ) as { type?: string }[];
   return routes[0] ? (routes[0].type ?? 'unicast') : undefined;
 }
 
@@ -34,7 +36,6 @@ function routeGet(addr: string): { code: number; text: string } {
   const r = spawnSync('ip', ['-4', 'route', 'get', addr], { encoding: 'utf8' });
   return { code: r.status ?? -1, text: `${r.stdout}${r.stderr}`.trim() };
 }
-
 
 /** The address has no way off this machine: the kernel says unreachable, and a connect fails at once. */
 async function expectFailsLocally(addr: string): Promise<void> {
@@ -63,7 +64,10 @@ describe('lab inventories (pure)', () => {
     expect(labNameOf({ cluster: { name: 'other' }, hosts })).toBeUndefined();
     expect(labNameOf({ cluster: { name: 'lab' }, hosts: hosts.slice(1) })).toBeUndefined();
     expect(labNameOf({ cluster: { name: 'Not_A_Lab' }, hosts })).toBeUndefined();
-    expect(labInventoryPath('/x/state/lab/lab/inventory.yaml')).toEqual({ stateDir: '/x/state', name: 'lab' });
+    expect(labInventoryPath('/x/state/lab/lab/inventory.yaml')).toEqual({
+      stateDir: '/x/state',
+      name: 'lab',
+    });
     expect(labInventoryPath('/x/hosts/example.yaml')).toBeUndefined();
   });
 });
@@ -71,7 +75,9 @@ describe('lab inventories (pure)', () => {
 describe('the lab range route (root, in a network namespace of its own)', () => {
   it('is added once, kept as it is on re-runs, and never replaces a route someone else set on the range', () => {
     const script = join(tempDir(), 'route.mjs');
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       import { execFileSync } from 'node:child_process';
       import { ensureLabRangeUnreachable } from ${JSON.stringify(join(repoRoot, 'harness', 'lab', 'route.ts'))};
       const ip = (...a) => execFileSync('ip', a).toString().trim();
@@ -84,14 +90,17 @@ describe('the lab range route (root, in a network namespace of its own)', () => 
       try { await ensureLabRangeUnreachable(); out.push('accepted'); } catch (e) { out.push(e.message); }
       out.push(ip('-4', 'route', 'show'));
       console.log(JSON.stringify(out));
-    `);
+    `,
+    );
     // unshare -n: a fresh network namespace, so this machine's routes and other labs are not touched.
     const r = spawnSync('unshare', ['-n', process.execPath, script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const [first, again, foreign, after] = JSON.parse(r.stdout) as string[];
     expect(first).toBe(`unreachable ${LAB_RANGE.text}`);
     expect(again).toBe(first);
-    expect(foreign).toMatch(/^10\.213\.0\.0\/16 is routed by "10\.213\.0\.0\/16 dev vpn0", but hardwire labs need that range/);
+    expect(foreign).toMatch(
+      /^10\.213\.0\.0\/16 is routed by "10\.213\.0\.0\/16 dev vpn0", but hardwire labs need that range/,
+    );
     expect(after).toMatch(/^10\.213\.0\.0\/16 dev vpn0/);
   });
 });
@@ -99,7 +108,9 @@ describe('the lab range route (root, in a network namespace of its own)', () => 
 describe('the routes the lab guard reads (root, in a network namespace of its own)', () => {
   it('parses /proc/net/route as ip route prints it: bridges up and down, the unreachable range, a gateway', () => {
     const script = join(tempDir(), 'routes.mjs');
-    writeFileSync(script, `
+    writeFileSync(
+      script,
+      `
       import { execFileSync } from 'node:child_process';
       import { readFileSync } from 'node:fs';
       const ip = (...a) => execFileSync('ip', a).toString().trim();
@@ -110,15 +121,33 @@ describe('the routes the lab guard reads (root, in a network namespace of its ow
       ip('route', 'add', 'default', 'via', '192.0.2.1');
       ip('route', 'add', 'unreachable', '10.213.0.0/16');
       console.log(JSON.stringify({ proc: readFileSync('/proc/net/route', 'utf8'), ip: JSON.parse(ip('-j', '-4', 'route', 'show')) }));
-    `);
+    `,
+    );
     const r = spawnSync('unshare', ['-n', process.execPath, script], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
-    const { proc, ip } = JSON.parse(r.stdout) as { proc: string; ip: { dst: string; dev?: string; gateway?: string; type?: string }[] };
-    const mine = parseRoutes(proc).map((x) => ({ dst: x.cidr.bits === 0 ? 'default' : x.cidr.text.replace(/\/32$/, ''), dev: x.reject ? undefined : x.iface, reject: x.reject, gateway: x.gateway }));
-    const theirs = ip.map((x) => ({ dst: x.dst, dev: x.type === 'unreachable' ? undefined : x.dev, reject: x.type === 'unreachable', gateway: x.gateway ? ipv4ToInt(x.gateway) : 0 }));
-    expect(mine.sort((a, b) => a.dst.localeCompare(b.dst))).toEqual(theirs.sort((a, b) => a.dst.localeCompare(b.dst)));
+    const { proc, ip } = JSON.parse(r.stdout) as {
+      proc: string;
+      ip: { dst: string; dev?: string; gateway?: string; type?: string }[];
+    };
+    const mine = parseRoutes(proc).map((x) => ({
+      dst: x.cidr.bits === 0 ? 'default' : x.cidr.text.replace(/\/32$/, ''),
+      dev: x.reject ? undefined : x.iface,
+      reject: x.reject,
+      gateway: x.gateway,
+    }));
+    const theirs = ip.map((x) => ({
+      dst: x.dst,
+      dev: x.type === 'unreachable' ? undefined : x.dev,
+      reject: x.type === 'unreachable',
+      gateway: x.gateway ? ipv4ToInt(x.gateway) : 0,
+    }));
+    expect(mine.sort((a, b) => a.dst.localeCompare(b.dst))).toEqual(
+      theirs.sort((a, b) => a.dst.localeCompare(b.dst)),
+    );
     // The bridge that is down has its address but no route: it serves nothing.
-    expect(mine.map((x) => x.dst)).toEqual(expect.arrayContaining(['10.213.0.0/16', '10.213.77.0/24', 'default']));
+    expect(mine.map((x) => x.dst)).toEqual(
+      expect.arrayContaining(['10.213.0.0/16', '10.213.77.0/24', 'default']),
+    );
     expect(mine.map((x) => x.dst)).not.toContain('10.213.78.0/24');
   });
 });
@@ -160,7 +189,13 @@ describe('a downed lab sends nothing off this machine (root, systemd-nspawn, ip 
     await expectFailsLocally(address);
     const t0 = performance.now();
     for (const r of await inBatches(commands(info.inventory), 3, hardwireAsync)) {
-      expectOneLine(r, new RegExp(`^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${address.replaceAll('.', '\\.')}; bring it up with: HARDWIRE_STATE=${stateDir} hardwire lab up --name ${NAME}$`, 'm'));
+      expectOneLine(
+        r,
+        new RegExp(
+          `^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${address.replaceAll('.', '\\.')}; bring it up with: HARDWIRE_STATE=${stateDir} hardwire lab up --name ${NAME}$`,
+          'm',
+        ),
+      );
     }
     // Generous: three CLI runs at once on a loaded 2-core machine, each a Node start-up of seconds. The
     // one-line refusal above is what shows that none got as far as connecting; this only catches a hang.
@@ -176,14 +211,34 @@ describe('a downed lab sends nothing off this machine (root, systemd-nspawn, ip 
     await expectFailsLocally(address);
     // Edited so that it no longer names the lab: its lab-range address alone is refused.
     const renamed = join(keep, 'renamed.yaml');
-    writeFileSync(renamed, readFileSync(copy, 'utf8').replace(`name: ${NAME}`, 'name: renamed-cluster'));
+    writeFileSync(
+      renamed,
+      readFileSync(copy, 'utf8').replace(`name: ${NAME}`, 'name: renamed-cluster'),
+    );
     const gone = commands(info.inventory);
     const copied = commands(copy);
-    const results = await inBatches([...gone, ...copied, ['verify', '--inventory', renamed, '--state-dir', cliState]], 3, hardwireAsync);
+    const results = await inBatches(
+      [...gone, ...copied, ['verify', '--inventory', renamed, '--state-dir', cliState]],
+      3,
+      hardwireAsync,
+    );
     const addr = address.replaceAll('.', '\\.');
-    for (const r of results.slice(0, gone.length)) expectOneLine(r, new RegExp(`^error: --inventory: .*inventory\\.yaml is gone: lab "${NAME}" is down`));
-    for (const r of results.slice(gone.length, gone.length + copied.length)) expectOneLine(r, new RegExp(`^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${addr}`));
-    expectOneLine(results.at(-1)!, new RegExp(`^error: hosts\\[0\\]\\.address: ${addr} is a hardwire lab address`));
+    for (const r of results.slice(0, gone.length))
+      expectOneLine(
+        r,
+        new RegExp(`^error: --inventory: .*inventory\\.yaml is gone: lab "${NAME}" is down`),
+      );
+    for (const r of results.slice(gone.length, gone.length + copied.length))
+      expectOneLine(
+        r,
+        new RegExp(
+          `^error: --inventory: lab "${NAME}" is down: no lab bridge on this machine serves ${addr}`,
+        ),
+      );
+    expectOneLine(
+      results.at(-1)!,
+      new RegExp(`^error: hosts\\[0\\]\\.address: ${addr} is a hardwire lab address`),
+    );
     expect(existsSync(cliState)).toBe(false);
   }, 120_000);
 });

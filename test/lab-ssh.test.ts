@@ -26,7 +26,9 @@ describe('lab ssh argv', () => {
 
   it('separate words are joined as ssh joins them', async () => {
     const argv = labSshArgv(info, { address: '10.213.7.11' }, ['echo', 'one', 'two']);
-    expect((await run(fakeSsh(tempDir('hardwire-lab-ssh-')), argv, { step: 'lab ssh' })).stdout).toBe('one two\n');
+    expect(
+      (await run(fakeSsh(tempDir('hardwire-lab-ssh-')), argv, { step: 'lab ssh' })).stdout,
+    ).toBe('one two\n');
   });
 
   it('no command opens a login shell; an inner host goes through its pinned jump', () => {

@@ -7,7 +7,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInventory } from '../core/inventory/load.ts';
 import { InputError, StepError } from '../lib/errors.ts';
-import { labCut, labDown, labHeal, labStart, labStatus, labStop, labUp, type LabInfo } from '../harness/lab/index.ts';
+import {
+  labCut,
+  labDown,
+  labHeal,
+  labStart,
+  labStatus,
+  labStop,
+  labUp,
+  type LabInfo,
+} from '../harness/lab/index.ts';
 import { collidingRoutes, labPlan } from '../harness/lab/plan.ts';
 import { mirrorFromSources } from '../harness/lab/rootfs.ts';
 import type { LabState } from '../harness/lab/state.ts';
@@ -24,8 +33,13 @@ const opts = { name: NAME, stateDir };
 
 function stepErrorOf(p: Promise<unknown>): Promise<StepError> {
   return p.then(
-    () => { throw new Error('expected a StepError'); },
-    (e: unknown) => { if (e instanceof StepError) return e; throw e; },
+    () => {
+      throw new Error('expected a StepError');
+    },
+    (e: unknown) => {
+      if (e instanceof StepError) return e;
+      throw e;
+    },
   );
 }
 
@@ -35,7 +49,8 @@ describe('lab plan (pure)', () => {
     expect(labPlan('lab', 3, '/s')).toEqual(a);
     expect(a.subnet.text).toMatch(/^10\.213\.\d+\.0\/24$/);
     expect(a.hosts.map((h) => h.name)).toEqual(['node1', 'node2', 'node3']);
-    for (const n of [a.bridge, ...a.hosts.map((h) => h.veth)]) expect(n.length).toBeLessThanOrEqual(15);
+    for (const n of [a.bridge, ...a.hosts.map((h) => h.veth)])
+      expect(n.length).toBeLessThanOrEqual(15);
     expect(labPlan('other', 1, '/s').bridge).not.toBe(a.bridge);
     expect(() => labPlan('Bad_Name', 1)).toThrow(InputError);
     expect(() => labPlan('lab', 0)).toThrow(/--hosts/);
@@ -44,7 +59,15 @@ describe('lab plan (pure)', () => {
   it('finds routes that collide with the lab subnet, but not its own bridge', () => {
     const p = labPlan('lab', 1, '/s');
     const net = p.subnet.text;
-    expect(collidingRoutes([{ dst: 'default', dev: 'eth0' }, { dst: '192.0.2.0/24', dev: 'eth0' }], p)).toEqual([]);
+    expect(
+      collidingRoutes(
+        [
+          { dst: 'default', dev: 'eth0' },
+          { dst: '192.0.2.0/24', dev: 'eth0' },
+        ],
+        p,
+      ),
+    ).toEqual([]);
     expect(collidingRoutes([{ dst: net, dev: p.bridge }], p)).toEqual([]);
     expect(collidingRoutes([{ dst: net, dev: 'br9' }], p)).toEqual([`${net} dev br9`]);
     expect(collidingRoutes([{ dst: '10.213.0.0/16', dev: 'vpn0' }], p)).toHaveLength(1);
@@ -53,9 +76,15 @@ describe('lab plan (pure)', () => {
     expect(collidingRoutes([{ type: 'blackhole', dst: '10.213.0.0/16' }], p)).toHaveLength(1);
   });
 
-  it("reads the apt mirror from one-line and deb822 sources", () => {
-    expect(mirrorFromSources('deb http://m.example/debian/ bookworm main\n')).toBe('http://m.example/debian');
-    expect(mirrorFromSources('Types: deb\nURIs: http://d.example/debian-security\nSuites: bookworm-security\n\nTypes: deb\nURIs: http://d.example/debian\nSuites: bookworm bookworm-updates\n')).toBe('http://d.example/debian');
+  it('reads the apt mirror from one-line and deb822 sources', () => {
+    expect(mirrorFromSources('deb http://m.example/debian/ bookworm main\n')).toBe(
+      'http://m.example/debian',
+    );
+    expect(
+      mirrorFromSources(
+        'Types: deb\nURIs: http://d.example/debian-security\nSuites: bookworm-security\n\nTypes: deb\nURIs: http://d.example/debian\nSuites: bookworm bookworm-updates\n',
+      ),
+    ).toBe('http://d.example/debian');
     expect(mirrorFromSources('deb http://x/ubuntu jammy main')).toBeUndefined();
   });
 });
@@ -64,9 +93,14 @@ describe('lab (root, systemd-nspawn)', () => {
   let info: LabInfo;
   let state: LabState;
   const sessions: Session[] = [];
-  const hostOf = (name: string) => loadInventory(info.inventory).hosts.find((h) => h.name === name)!;
+  const hostOf = (name: string) =>
+    loadInventory(info.inventory).hosts.find((h) => h.name === name)!;
   const open = async (name: string, extra: Partial<Parameters<typeof connect>[1]> = {}) => {
-    const s = await connect(hostOf(name), { knownHostsFile: info.knownHosts, timeoutMs: 5000, ...extra });
+    const s = await connect(hostOf(name), {
+      knownHostsFile: info.knownHosts,
+      timeoutMs: 5000,
+      ...extra,
+    });
     sessions.push(s);
     return s;
   };
@@ -83,7 +117,10 @@ describe('lab (root, systemd-nspawn)', () => {
   }, 120_000);
 
   it('writes a valid hardwire/v1 inventory with the lab key and known_hosts', () => {
-    expect(info.hosts.map((h) => [h.name, h.ssh])).toEqual([['node1', true], ['node2', true]]);
+    expect(info.hosts.map((h) => [h.name, h.ssh])).toEqual([
+      ['node1', true],
+      ['node2', true],
+    ]);
     const inv = loadInventory(info.inventory);
     expect(inv.cluster.name).toBe(NAME);
     expect(inv.hosts.map((h) => h.address)).toEqual(info.hosts.map((h) => h.address));
@@ -100,7 +137,11 @@ describe('lab (root, systemd-nspawn)', () => {
     const seen = new Set<string>();
     for (const h of info.hosts) {
       const s = await open(h.name);
-      const r = await s.exec(['sh', '-c', 'hostname; cat /etc/machine-id; cat /etc/ssh/ssh_host_ed25519_key.pub']);
+      const r = await s.exec([
+        'sh',
+        '-c',
+        'hostname; cat /etc/machine-id; cat /etc/ssh/ssh_host_ed25519_key.pub',
+      ]);
       const [hostname, machineId, hostKey] = r.stdout.trim().split('\n');
       expect(hostname).toBe(h.name);
       seen.add(machineId!);
@@ -116,19 +157,43 @@ describe('lab (root, systemd-nspawn)', () => {
 
   it('runs a real systemd unit and reads its state back', async () => {
     const s = await open('node1');
-    const unit = ['[Unit]', 'Description=hardwire lab test', '[Service]', 'Type=oneshot', 'RemainAfterExit=yes',
-      "ExecStart=/bin/sh -c 'echo started-by-systemd > /run/hw-lab-test'", '[Install]', 'WantedBy=multi-user.target', ''].join('\n');
-    await s.writeFileAtomic('/etc/systemd/system/hw-lab-test.service', unit, { mode: 0o644, owner: 'root:root' });
+    const unit = [
+      '[Unit]',
+      'Description=hardwire lab test',
+      '[Service]',
+      'Type=oneshot',
+      'RemainAfterExit=yes',
+      "ExecStart=/bin/sh -c 'echo started-by-systemd > /run/hw-lab-test'",
+      '[Install]',
+      'WantedBy=multi-user.target',
+      '',
+    ].join('\n');
+    await s.writeFileAtomic('/etc/systemd/system/hw-lab-test.service', unit, {
+      mode: 0o644,
+      owner: 'root:root',
+    });
     await s.exec(['systemctl', 'daemon-reload']);
     await s.exec(['systemctl', 'enable', '--now', 'hw-lab-test.service']);
-    const show = await s.exec(['systemctl', 'show', '-p', 'ActiveState', '-p', 'SubState', '-p', 'UnitFileState', 'hw-lab-test.service']);
+    const show = await s.exec([
+      'systemctl',
+      'show',
+      '-p',
+      'ActiveState',
+      '-p',
+      'SubState',
+      '-p',
+      'UnitFileState',
+      'hw-lab-test.service',
+    ]);
     expect(show.stdout).toContain('ActiveState=active');
     expect(show.stdout).toContain('SubState=exited');
     expect(show.stdout).toContain('UnitFileState=enabled');
     expect((await s.readFile('/run/hw-lab-test')).toString()).toBe('started-by-systemd\n');
     const journal = await s.exec(['journalctl', '-u', 'hw-lab-test.service', '--no-pager']);
     expect(journal.stdout).toMatch(/hardwire lab test/);
-    const failing = await s.exec(['systemctl', 'is-active', 'no-such-unit.service'], { allowFail: true });
+    const failing = await s.exec(['systemctl', 'is-active', 'no-such-unit.service'], {
+      allowFail: true,
+    });
     expect(failing.code).not.toBe(0);
     await expect(s.exec(['false'])).rejects.toMatchObject({ step: 'remote-exec', host: 'node1' });
   }, 60_000);
@@ -141,34 +206,53 @@ describe('lab (root, systemd-nspawn)', () => {
     expect((await s.exec(['test', '-e', '/tmp/pwned'], { allowFail: true })).code).not.toBe(0);
 
     const path = "/etc/hw test/it's secret.key";
-    await s.writeFileAtomic(path, Buffer.from([0, 1, 2, 255]), { mode: 0o600, owner: 'nobody:nogroup' });
+    await s.writeFileAtomic(path, Buffer.from([0, 1, 2, 255]), {
+      mode: 0o600,
+      owner: 'nobody:nogroup',
+    });
     const st = await s.exec(['stat', '-c', '%a %U %G', path]);
     expect(st.stdout.trim()).toBe('600 nobody nogroup');
     expect([...(await s.readFile(path))]).toEqual([0, 1, 2, 255]);
     const ls = await s.exec(['ls', '-A', '/etc/hw test']);
     expect(ls.stdout.trim()).toBe("it's secret.key"); // no temp file left behind
     const hashes = await s.sha256Many([path, '/nonexistent', '/etc/hostname']);
-    expect(hashes.get(path)).toBe(createHash('sha256').update(Buffer.from([0, 1, 2, 255])).digest('hex'));
+    expect(hashes.get(path)).toBe(
+      createHash('sha256')
+        .update(Buffer.from([0, 1, 2, 255]))
+        .digest('hex'),
+    );
     expect(hashes.get('/nonexistent')).toBeNull();
     expect(hashes.get('/etc/hostname')).toBe(createHash('sha256').update('node2\n').digest('hex'));
     expect(await s.sha256('/etc/hostname')).toBe(hashes.get('/etc/hostname'));
     expect(await s.sha256('/nonexistent')).toBeNull();
-    await expect(s.exec(['sleep', '5'], { timeoutMs: 300 })).rejects.toMatchObject({ step: 'ssh-exec-timeout' });
+    await expect(s.exec(['sleep', '5'], { timeoutMs: 300 })).rejects.toMatchObject({
+      step: 'ssh-exec-timeout',
+    });
   }, 60_000);
 
   it('runs many commands in parallel on one session (more than sshd MaxSessions)', async () => {
     const s = await open('node1');
-    const results = await Promise.all(Array.from({ length: 30 }, (_, i) => s.exec(['echo', String(i)])));
-    expect(results.map((r) => r.stdout.trim())).toEqual(Array.from({ length: 30 }, (_, i) => String(i)));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => s.exec(['echo', String(i)])),
+    );
+    expect(results.map((r) => r.stdout.trim())).toEqual(
+      Array.from({ length: 30 }, (_, i) => String(i)),
+    );
   }, 60_000);
 
   it('supports become: sudo and proxyJump through another lab host', async () => {
     const node1 = hostOf('node1');
-    const sudoSession = await connect({ ...node1, ssh: { ...node1.ssh, become: 'sudo' } }, { knownHostsFile: info.knownHosts });
+    const sudoSession = await connect(
+      { ...node1, ssh: { ...node1.ssh, become: 'sudo' } },
+      { knownHostsFile: info.knownHosts },
+    );
     sessions.push(sudoSession);
     expect((await sudoSession.exec(['id', '-u'])).stdout.trim()).toBe('0');
     const node2 = hostOf('node2');
-    const jumped = await connect({ ...node2, ssh: { ...node2.ssh, proxyJump: `root@${node1.address}` } }, { knownHostsFile: info.knownHosts });
+    const jumped = await connect(
+      { ...node2, ssh: { ...node2.ssh, proxyJump: `root@${node1.address}` } },
+      { knownHostsFile: info.knownHosts },
+    );
     sessions.push(jumped);
     // The connection to node2 comes from node1's address, proving it went through the jump host.
     const from = await jumped.exec(['sh', '-c', 'echo "$SSH_CONNECTION"']);
@@ -179,11 +263,24 @@ describe('lab (root, systemd-nspawn)', () => {
   it('refuses a CHANGED host key, an unknown key (unless accepted), and a wrong client key: distinct errors', async () => {
     const dir = tempDir();
     const [n1, n2] = info.hosts;
-    const keyOf = (name: string) => readFileSync(join(info.dir, 'hosts', name, 'upper', 'etc', 'ssh', 'ssh_host_ed25519_key.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+    const keyOf = (name: string) =>
+      readFileSync(
+        join(info.dir, 'hosts', name, 'upper', 'etc', 'ssh', 'ssh_host_ed25519_key.pub'),
+        'utf8',
+      )
+        .split(' ')
+        .slice(0, 2)
+        .join(' ');
     // node1's address pinned to node2's key.
     const swapped = join(dir, 'known_hosts_swapped');
     writeFileSync(swapped, `# pinned wrongly on purpose\n${n1!.address} ${keyOf(n2!.name)}\n`);
-    const changed = await stepErrorOf(connect(hostOf('node1'), { knownHostsFile: swapped, acceptNewHostKeys: true, timeoutMs: 5000 }));
+    const changed = await stepErrorOf(
+      connect(hostOf('node1'), {
+        knownHostsFile: swapped,
+        acceptNewHostKeys: true,
+        timeoutMs: 5000,
+      }),
+    );
     expect(changed.step).toBe('ssh-host-key-changed');
     expect(changed.host).toBe('node1');
     expect(changed.message).toContain('CHANGED');
@@ -191,16 +288,27 @@ describe('lab (root, systemd-nspawn)', () => {
 
     const empty = join(dir, 'known_hosts_empty');
     writeFileSync(empty, '');
-    const unknown = await stepErrorOf(connect(hostOf('node1'), { knownHostsFile: empty, timeoutMs: 5000 }));
+    const unknown = await stepErrorOf(
+      connect(hostOf('node1'), { knownHostsFile: empty, timeoutMs: 5000 }),
+    );
     expect(unknown.step).toBe('ssh-host-key-unknown');
-    const accepted = await connect(hostOf('node1'), { knownHostsFile: empty, acceptNewHostKeys: true, timeoutMs: 5000 });
+    const accepted = await connect(hostOf('node1'), {
+      knownHostsFile: empty,
+      acceptNewHostKeys: true,
+      timeoutMs: 5000,
+    });
     sessions.push(accepted);
     expect(readFileSync(empty, 'utf8')).toContain(`${n1!.address} ${keyOf('node1')}`);
 
     const wrongKey = join(dir, 'wrong_key');
     writeFileSync(wrongKey, generateEd25519().private, { mode: 0o600 });
     const node1 = hostOf('node1');
-    const auth = await stepErrorOf(connect({ ...node1, ssh: { ...node1.ssh, identityFile: wrongKey } }, { knownHostsFile: info.knownHosts, timeoutMs: 5000 }));
+    const auth = await stepErrorOf(
+      connect(
+        { ...node1, ssh: { ...node1.ssh, identityFile: wrongKey } },
+        { knownHostsFile: info.knownHosts, timeoutMs: 5000 },
+      ),
+    );
     expect(auth.step).toBe('ssh-auth');
     expect(auth.host).toBe('node1');
     expect(new Set([changed.step, unknown.step, auth.step]).size).toBe(3);
@@ -211,7 +319,9 @@ describe('lab (root, systemd-nspawn)', () => {
     const st = await labStatus(opts);
     expect(st.hosts.find((h) => h.name === 'node2')).toMatchObject({ running: true, ssh: false });
     const t0 = Date.now();
-    const err = await stepErrorOf(connect(hostOf('node2'), { knownHostsFile: info.knownHosts, timeoutMs: 2000 }));
+    const err = await stepErrorOf(
+      connect(hostOf('node2'), { knownHostsFile: info.knownHosts, timeoutMs: 2000 }),
+    );
     expect(err.step).toBe('ssh-connect-timeout');
     expect(err.host).toBe('node2');
     expect(err.message).toMatch(/within 2000 ms/);
@@ -236,17 +346,27 @@ describe('lab (root, systemd-nspawn)', () => {
     st = await labStatus(opts);
     expect(st.hosts.find((h) => h.name === 'node2')).toMatchObject({ running: true, ssh: true });
     const again = await open('node2');
-    expect((await again.readFile('/root/persist.txt')).toString()).toBe('kept across power cycles\n');
+    expect((await again.readFile('/root/persist.txt')).toString()).toBe(
+      'kept across power cycles\n',
+    );
   }, 120_000);
 
   it('prints the documented JSON from the CLI', () => {
     const env = { HARDWIRE_STATE: stateDir };
     const up = hardwire(['lab', 'up', '--name', NAME, '--json'], { env });
     expect(up.code, up.stderr).toBe(0);
-    expect(JSON.parse(up.stdout)).toEqual({ name: NAME, inventory: info.inventory, hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true })) });
+    expect(JSON.parse(up.stdout)).toEqual({
+      name: NAME,
+      inventory: info.inventory,
+      hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true })),
+    });
     const st = hardwire(['lab', 'status', '--name', NAME, '--json'], { env });
     expect(st.code, st.stderr).toBe(0);
-    expect(JSON.parse(st.stdout)).toEqual({ name: NAME, inventory: info.inventory, hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true, running: true })) });
+    expect(JSON.parse(st.stdout)).toEqual({
+      name: NAME,
+      inventory: info.inventory,
+      hosts: info.hosts.map(({ name, address }) => ({ name, address, ssh: true, running: true })),
+    });
     const bad = hardwire(['lab', 'cut', '--name', NAME, 'node9'], { env });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/^error: host: no host "node9"/);
@@ -262,7 +382,12 @@ describe('lab (root, systemd-nspawn)', () => {
     // read on the host over SSH: a host that was booted again has a later one.
     const bootedAt = async () => {
       const out: string[] = [];
-      for (const h of info.hosts) out.push((await (await open(h.name)).exec(['cat', '/proc/1/stat'])).stdout.split(') ')[1]!.split(' ')[19]!);
+      for (const h of info.hosts)
+        out.push(
+          (await (await open(h.name)).exec(['cat', '/proc/1/stat'])).stdout
+            .split(') ')[1]!
+            .split(' ')[19]!,
+        );
       return out;
     };
     const booted = await bootedAt();
@@ -280,12 +405,16 @@ describe('lab (root, systemd-nspawn)', () => {
   it('down leaves nothing behind', async () => {
     for (const s of sessions.splice(0)) await s.close();
     state = JSON.parse(readFileSync(join(info.dir, 'state.json'), 'utf8')) as LabState;
-    const pids = state.hosts.flatMap((h) => [h.pid, h.initPid]).filter((p): p is number => typeof p === 'number');
+    const pids = state.hosts
+      .flatMap((h) => [h.pid, h.initPid])
+      .filter((p): p is number => typeof p === 'number');
     expect(pids.length).toBe(4);
     await labDown(opts);
     for (const pid of pids) {
       // Gone, or at most a zombie awaiting its parent's wait().
-      const alive = existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      const alive =
+        existsSync(`/proc/${pid}`) &&
+        !/^State:\s+Z/m.test(readFileSync(`/proc/${pid}/status`, 'utf8'));
       expect(alive, `pid ${pid}`).toBe(false);
     }
     // `ip link show dev X` exits non-zero when X is gone (`ip -o link` prints a veth as `name@peer:`, so a text search for `name:` cannot fail).
@@ -302,5 +431,7 @@ describe('lab (root, systemd-nspawn)', () => {
 });
 
 // Keeps the SshTarget type honest: an inventory Host is a valid transport target.
-const _check: SshTarget | undefined = undefined as ReturnType<typeof loadInventory>['hosts'][number] | undefined;
+const _check: SshTarget | undefined = undefined as
+  | ReturnType<typeof loadInventory>['hosts'][number]
+  | undefined;
 void _check;

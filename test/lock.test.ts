@@ -18,7 +18,19 @@ describe('lib/lock', () => {
     writeFileSync(file, `${process.pid} 1`);
     const t0 = Date.now();
     let inside = '';
-    await withLock(file, 'the lab', 60_000, async () => { inside = readFileSync(file, 'utf8'); }, { onWait: () => { throw new Error('waited for a reused PID'); } });
+    await withLock(
+      file,
+      'the lab',
+      60_000,
+      async () => {
+        inside = readFileSync(file, 'utf8');
+      },
+      {
+        onWait: () => {
+          throw new Error('waited for a reused PID');
+        },
+      },
+    );
     expect(Date.now() - t0).toBeLessThan(5000);
     expect(inside).toBe(me());
     expect(existsSync(file)).toBe(false);
@@ -32,7 +44,10 @@ describe('lib/lock', () => {
     const pid = child.pid!;
     writeFileSync(file, `${pid} ${procStartTime(pid)}`);
     let waits = 0;
-    const err = await withLock(file, 'the lab', 600, async () => 'taken', { onWait: () => waits++, pollMs: 50 }).catch((e: unknown) => e);
+    const err = await withLock(file, 'the lab', 600, async () => 'taken', {
+      onWait: () => waits++,
+      pollMs: 50,
+    }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StepError);
     expect((err as Error).message).toBe(`the lab is busy: process ${pid} holds ${file}`);
     expect(waits).toBe(1);
@@ -46,11 +61,21 @@ describe('lib/lock', () => {
     const file = join(tempDir('hardwire-lock-'), 'x.lock');
     let inside = 0;
     let most = 0;
-    await Promise.all(Array.from({ length: 5 }, () => withLock(file, 'x', 10_000, async () => {
-      most = Math.max(most, ++inside);
-      await new Promise((r) => setTimeout(r, 20));
-      inside--;
-    }, { pollMs: 10 })));
+    await Promise.all(
+      Array.from({ length: 5 }, () =>
+        withLock(
+          file,
+          'x',
+          10_000,
+          async () => {
+            most = Math.max(most, ++inside);
+            await new Promise((r) => setTimeout(r, 20));
+            inside--;
+          },
+          { pollMs: 10 },
+        ),
+      ),
+    );
     expect(most).toBe(1);
   });
 });

@@ -19,7 +19,7 @@ class Screen implements LogStream {
         // eslint-disable-next-line no-control-regex
         const m = /^\x1b\[(\d*)([AJ])/.exec(plain.slice(i))!;
         if (m[2] === 'A') this.row = Math.max(0, this.row - Number(m[1] || 1));
-        else this.lines.length = this.row + 1, this.lines[this.row] = '';
+        else (this.lines.length = this.row + 1), (this.lines[this.row] = '');
         i += m[0].length - 1;
       } else if (ch === '\r') {
         this.lines[this.row] = '';
@@ -28,7 +28,8 @@ class Screen implements LogStream {
         if (this.lines.length <= this.row) this.lines.push('');
       } else {
         this.lines[this.row] += ch;
-        if (this.lines[this.row]!.length > this.columns) throw new Error(`line wrapped: ${this.lines[this.row]}`);
+        if (this.lines[this.row]!.length > this.columns)
+          throw new Error(`line wrapped: ${this.lines[this.row]}`);
       }
     }
     return true;

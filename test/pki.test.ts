@@ -29,7 +29,15 @@ function sans(crt: string): string[] {
 }
 
 function subject(crt: string): string {
-  return openssl(['x509', '-in', join(pki, crt), '-noout', '-subject', '-nameopt', 'RFC2253']).trim();
+  return openssl([
+    'x509',
+    '-in',
+    join(pki, crt),
+    '-noout',
+    '-subject',
+    '-nameopt',
+    'RFC2253',
+  ]).trim();
 }
 
 function hashTree(dir: string): Record<string, string> {
@@ -55,10 +63,17 @@ beforeAll(() => {
  * service-account pair by sa.key, and every other file by itself. The run must report exactly these.
  */
 function filesOnDisk(): string[] {
-  const all = readdirSync(pki, { recursive: true, withFileTypes: true }).filter((e) => e.isFile())
+  const all = readdirSync(pki, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name).slice(pki.length + 1));
   const has = new Set(all);
-  return all.filter((f) => !(f.endsWith('.key') && has.has(f.replace(/\.key$/, '.crt'))) && !(f === 'sa.pub' && has.has('sa.key'))).sort();
+  return all
+    .filter(
+      (f) =>
+        !(f.endsWith('.key') && has.has(f.replace(/\.key$/, '.crt'))) &&
+        !(f === 'sa.pub' && has.has('sa.key')),
+    )
+    .sort();
 }
 
 describe('pki', () => {
@@ -73,16 +88,25 @@ describe('pki', () => {
   });
 
   const chains: [string, string][] = [
-    ['apiserver.crt', 'ca.crt'], ['apiserver-kubelet-client.crt', 'ca.crt'], ['apiserver-etcd-client.crt', 'etcd/ca.crt'],
-    ['front-proxy-client.crt', 'front-proxy-ca.crt'], ['etcd/healthcheck-client.crt', 'etcd/ca.crt'],
-    ['etcd/cp-0/server.crt', 'etcd/ca.crt'], ['etcd/cp-1/peer.crt', 'etcd/ca.crt'],
-    ['kubeconfig/admin.crt', 'ca.crt'], ['kubeconfig/scheduler.crt', 'ca.crt'],
+    ['apiserver.crt', 'ca.crt'],
+    ['apiserver-kubelet-client.crt', 'ca.crt'],
+    ['apiserver-etcd-client.crt', 'etcd/ca.crt'],
+    ['front-proxy-client.crt', 'front-proxy-ca.crt'],
+    ['etcd/healthcheck-client.crt', 'etcd/ca.crt'],
+    ['etcd/cp-0/server.crt', 'etcd/ca.crt'],
+    ['etcd/cp-1/peer.crt', 'etcd/ca.crt'],
+    ['kubeconfig/admin.crt', 'ca.crt'],
+    ['kubeconfig/scheduler.crt', 'ca.crt'],
   ];
   for (const [leaf, ca] of chains) {
     it(`openssl verifies ${leaf} against ${ca} only`, () => {
       expect(openssl(['verify', '-CAfile', join(pki, ca), join(pki, leaf)])).toContain(': OK');
       const other = ca === 'ca.crt' ? 'etcd/ca.crt' : 'ca.crt';
-      expect(() => execFileSync('openssl', ['verify', '-CAfile', join(pki, other), join(pki, leaf)], { stdio: 'pipe' })).toThrow();
+      expect(() =>
+        execFileSync('openssl', ['verify', '-CAfile', join(pki, other), join(pki, leaf)], {
+          stdio: 'pipe',
+        }),
+      ).toThrow();
     });
   }
 
@@ -90,33 +114,65 @@ describe('pki', () => {
   // address, loopback, the first service IP (10.96.0.0/12 -> 10.96.0.1) and the endpoint
   // (198.51.100.10:6443, cp-0's address, by default). Nothing else, KTHW's kubernetes.svc.cluster.local included.
   const EXAMPLE_APISERVER_SANS = [
-    'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local', 'DNS:localhost',
-    'DNS:cp-0', 'DNS:cp-1', 'DNS:cp-2',
-    'IP Address:127.0.0.1', 'IP Address:10.96.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.11', 'IP Address:198.51.100.12',
+    'DNS:kubernetes',
+    'DNS:kubernetes.default',
+    'DNS:kubernetes.default.svc',
+    'DNS:kubernetes.default.svc.cluster.local',
+    'DNS:localhost',
+    'DNS:cp-0',
+    'DNS:cp-1',
+    'DNS:cp-2',
+    'IP Address:127.0.0.1',
+    'IP Address:10.96.0.1',
+    'IP Address:198.51.100.10',
+    'IP Address:198.51.100.11',
+    'IP Address:198.51.100.12',
   ];
 
-  it('the apiserver cert has exactly the service IP, kubernetes.default.svc.<domain>, the hosts and the endpoint, not KTHW\'s SAN', () => {
+  it("the apiserver cert has exactly the service IP, kubernetes.default.svc.<domain>, the hosts and the endpoint, not KTHW's SAN", () => {
     expect(sans('apiserver.crt').sort()).toEqual([...EXAMPLE_APISERVER_SANS].sort());
-    expect(text('apiserver.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Server Authentication\n/);
+    expect(text('apiserver.crt')).toMatch(
+      /Extended Key Usage: \n\s+TLS Web Server Authentication\n/,
+    );
   });
 
-  it('subjects and groups match kubeadm, without KTHW\'s scheduler typo', () => {
+  it("subjects and groups match kubeadm, without KTHW's scheduler typo", () => {
     expect(subject('kubeconfig/scheduler.crt')).toBe('subject=CN=system:kube-scheduler');
-    expect(subject('kubeconfig/admin.crt')).toBe('subject=CN=kubernetes-admin,O=kubeadm:cluster-admins');
-    expect(subject('kubeconfig/super-admin.crt')).toBe('subject=CN=kubernetes-super-admin,O=system:masters');
-    expect(subject('kubeconfig/controller-manager.crt')).toBe('subject=CN=system:kube-controller-manager');
+    expect(subject('kubeconfig/admin.crt')).toBe(
+      'subject=CN=kubernetes-admin,O=kubeadm:cluster-admins',
+    );
+    expect(subject('kubeconfig/super-admin.crt')).toBe(
+      'subject=CN=kubernetes-super-admin,O=system:masters',
+    );
+    expect(subject('kubeconfig/controller-manager.crt')).toBe(
+      'subject=CN=system:kube-controller-manager',
+    );
     expect(subject('apiserver-etcd-client.crt')).toBe('subject=CN=kube-apiserver-etcd-client');
     // kubeadm v1.36.3 gives the kubelet client no group (RBAC binds the user instead)
-    expect(subject('apiserver-kubelet-client.crt')).toBe('subject=CN=kube-apiserver-kubelet-client');
+    expect(subject('apiserver-kubelet-client.crt')).toBe(
+      'subject=CN=kube-apiserver-kubelet-client',
+    );
     expect(subject('etcd/cp-1/server.crt')).toBe('subject=CN=cp-1');
   });
 
-  it('etcd member certs carry that host\'s names for server and client auth', () => {
+  it("etcd member certs carry that host's names for server and client auth", () => {
     for (const kind of ['peer', 'server']) {
-      expect(sans(`etcd/cp-1/${kind}.crt`).sort(), kind).toEqual(['DNS:cp-1', 'DNS:localhost', 'IP Address:0:0:0:0:0:0:0:1', 'IP Address:127.0.0.1', 'IP Address:198.51.100.11'].sort());
+      expect(sans(`etcd/cp-1/${kind}.crt`).sort(), kind).toEqual(
+        [
+          'DNS:cp-1',
+          'DNS:localhost',
+          'IP Address:0:0:0:0:0:0:0:1',
+          'IP Address:127.0.0.1',
+          'IP Address:198.51.100.11',
+        ].sort(),
+      );
     }
-    expect(text('etcd/cp-1/peer.crt')).toMatch(/TLS Web Server Authentication, TLS Web Client Authentication/);
-    expect(text('apiserver-etcd-client.crt')).toMatch(/Extended Key Usage: \n\s+TLS Web Client Authentication\n/);
+    expect(text('etcd/cp-1/peer.crt')).toMatch(
+      /TLS Web Server Authentication, TLS Web Client Authentication/,
+    );
+    expect(text('apiserver-etcd-client.crt')).toMatch(
+      /Extended Key Usage: \n\s+TLS Web Client Authentication\n/,
+    );
   });
 
   it('CAs are CAs for 10 years, leaves for 1 year, backdated 5 minutes, SHA-256, positive serials', () => {
@@ -129,26 +185,48 @@ describe('pki', () => {
     const backdate = 5 * 60_000;
     // Certificates hold whole seconds: the window opens at most 1 s before runStart (truncation).
     const from = Math.floor(runStart / 1000) * 1000;
-    for (const [crt, days] of [['ca.crt', 3650], ['etcd/ca.crt', 3650], ['front-proxy-ca.crt', 3650], ['apiserver.crt', 365], ['etcd/cp-1/peer.crt', 365], ['kubeconfig/admin.crt', 365]] as const) {
+    for (const [crt, days] of [
+      ['ca.crt', 3650],
+      ['etcd/ca.crt', 3650],
+      ['front-proxy-ca.crt', 3650],
+      ['apiserver.crt', 365],
+      ['etcd/cp-1/peer.crt', 365],
+      ['kubeconfig/admin.crt', 365],
+    ] as const) {
       const { nb, na } = dates(crt);
       // Issued during the run, backdated exactly 5 minutes: bounded on both sides by the clock read
       // before and after the run (no dependence on how long the run or the test took).
       expect(nb, `${crt} notBefore >= run start - 5 min`).toBeGreaterThanOrEqual(from - backdate);
       expect(nb, `${crt} notBefore <= run end - 5 min`).toBeLessThanOrEqual(runEnd - backdate);
-      expect(na, `${crt} notAfter >= run start + ${days} d`).toBeGreaterThanOrEqual(from + days * day);
+      expect(na, `${crt} notAfter >= run start + ${days} d`).toBeGreaterThanOrEqual(
+        from + days * day,
+      );
       expect(na, `${crt} notAfter <= run end + ${days} d`).toBeLessThanOrEqual(runEnd + days * day);
       expect(na - nb, `${crt} validity`).toBe(days * day + backdate);
     }
     expect(text('ca.crt')).toMatch(/CA:TRUE/);
-    expect(text('ca.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment, Certificate Sign/);
-    expect(text('apiserver.crt')).toMatch(/Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/);
+    expect(text('ca.crt')).toMatch(
+      /Key Usage: critical\n\s+Digital Signature, Key Encipherment, Certificate Sign/,
+    );
+    expect(text('apiserver.crt')).toMatch(
+      /Key Usage: critical\n\s+Digital Signature, Key Encipherment\n/,
+    );
     expect(text('apiserver.crt')).toMatch(/Signature Algorithm: sha256WithRSAEncryption/);
     expect(text('apiserver.crt')).toMatch(/Public-Key: \(2048 bit\)/);
-    expect(openssl(['x509', '-in', join(pki, 'apiserver.crt'), '-noout', '-serial'])).not.toContain('-');
+    expect(openssl(['x509', '-in', join(pki, 'apiserver.crt'), '-noout', '-serial'])).not.toContain(
+      '-',
+    );
   });
 
   it('keys are 0600 and no key material reaches stdout or stderr', () => {
-    for (const k of ['ca.key', 'etcd/ca.key', 'sa.key', 'apiserver.key', 'etcd/cp-0/server.key', 'encryption-config.yaml']) {
+    for (const k of [
+      'ca.key',
+      'etcd/ca.key',
+      'sa.key',
+      'apiserver.key',
+      'etcd/cp-0/server.key',
+      'encryption-config.yaml',
+    ]) {
       expect(statSync(join(pki, k)).mode & 0o777, k).toBe(0o600);
     }
     expect(statSync(join(state, 'demo', 'kubeconfigs', 'admin.conf')).mode & 0o777).toBe(0o600);
@@ -168,16 +246,25 @@ describe('pki', () => {
   it('a changed inventory reissues only the leaves it affects, with the reason, and keeps the CA', () => {
     const dir = tempDir();
     const inv = join(dir, 'inv.yaml');
-    writeFileSync(inv, readFileSync(inventory, 'utf8').replace('extraSANs: []', 'extraSANs: [api.example.com]'));
+    writeFileSync(
+      inv,
+      readFileSync(inventory, 'utf8').replace('extraSANs: []', 'extraSANs: [api.example.com]'),
+    );
     const caBefore = readFileSync(join(pki, 'ca.crt'), 'utf8');
     const r = hardwire(['pki', '--inventory', inv, '--state-dir', state, '--json']);
     expect(r.code).toBe(0);
-    const events = JSON.parse(r.stdout).events as { file: string; action: string; reasons: string[] }[];
+    const events = JSON.parse(r.stdout).events as {
+      file: string;
+      action: string;
+      reasons: string[];
+    }[];
     const changed = events.filter((e) => e.action !== 'kept');
     expect(changed.map((e) => e.file)).toEqual(['apiserver.crt']);
     expect(changed[0]!.reasons.join()).toMatch(/DNS SANs differ \(missing: api\.example\.com/);
     expect(readFileSync(join(pki, 'ca.crt'), 'utf8')).toBe(caBefore);
-    expect(sans('apiserver.crt').sort()).toEqual([...EXAMPLE_APISERVER_SANS, 'DNS:api.example.com'].sort());
+    expect(sans('apiserver.crt').sort()).toEqual(
+      [...EXAMPLE_APISERVER_SANS, 'DNS:api.example.com'].sort(),
+    );
   });
 
   it('a non-default service CIDR, DNS domain and endpoint give exactly their SANs, and openssl matches the names', () => {
@@ -194,17 +281,42 @@ describe('pki', () => {
     const r = hardwire(['pki', '--inventory', inv, '--state-dir', dir, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const crt = join(dir, 'demo', 'pki', 'apiserver.crt');
-    const got = /Subject Alternative Name:\s*\n\s*(.+)\n/.exec(openssl(['x509', '-in', crt, '-noout', '-text']))![1]!.split(', ').map((x) => x.trim());
-    expect(got.sort()).toEqual([
-      'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.hw.internal', 'DNS:localhost',
-      'DNS:cp-0', 'DNS:cp-1', 'DNS:cp-2', 'DNS:api.demo.hardwire.test', 'DNS:alt.demo.hardwire.test',
-      'IP Address:127.0.0.1', 'IP Address:10.32.0.1', 'IP Address:198.51.100.10', 'IP Address:198.51.100.11', 'IP Address:198.51.100.12', 'IP Address:203.0.113.7',
-    ].sort());
+    const got = /Subject Alternative Name:\s*\n\s*(.+)\n/
+      .exec(openssl(['x509', '-in', crt, '-noout', '-text']))![1]!
+      .split(', ')
+      .map((x) => x.trim());
+    expect(got.sort()).toEqual(
+      [
+        'DNS:kubernetes',
+        'DNS:kubernetes.default',
+        'DNS:kubernetes.default.svc',
+        'DNS:kubernetes.default.svc.hw.internal',
+        'DNS:localhost',
+        'DNS:cp-0',
+        'DNS:cp-1',
+        'DNS:cp-2',
+        'DNS:api.demo.hardwire.test',
+        'DNS:alt.demo.hardwire.test',
+        'IP Address:127.0.0.1',
+        'IP Address:10.32.0.1',
+        'IP Address:198.51.100.10',
+        'IP Address:198.51.100.11',
+        'IP Address:198.51.100.12',
+        'IP Address:203.0.113.7',
+      ].sort(),
+    );
     // openssl's own name matching (RFC 6125), not a string search.
-    const check = (flag: string, name: string) => openssl(['x509', '-in', crt, '-noout', flag, name]).trim();
-    expect(check('-checkhost', 'kubernetes.default.svc.hw.internal')).toBe('Hostname kubernetes.default.svc.hw.internal does match certificate');
-    expect(check('-checkhost', 'kubernetes.default.svc.cluster.local')).toBe('Hostname kubernetes.default.svc.cluster.local does NOT match certificate');
-    expect(check('-checkhost', 'api.demo.hardwire.test')).toBe('Hostname api.demo.hardwire.test does match certificate');
+    const check = (flag: string, name: string) =>
+      openssl(['x509', '-in', crt, '-noout', flag, name]).trim();
+    expect(check('-checkhost', 'kubernetes.default.svc.hw.internal')).toBe(
+      'Hostname kubernetes.default.svc.hw.internal does match certificate',
+    );
+    expect(check('-checkhost', 'kubernetes.default.svc.cluster.local')).toBe(
+      'Hostname kubernetes.default.svc.cluster.local does NOT match certificate',
+    );
+    expect(check('-checkhost', 'api.demo.hardwire.test')).toBe(
+      'Hostname api.demo.hardwire.test does match certificate',
+    );
     expect(check('-checkip', '10.32.0.1')).toBe('IP 10.32.0.1 does match certificate');
     expect(check('-checkip', '10.96.0.1')).toBe('IP 10.96.0.1 does NOT match certificate');
     const admin = readFileSync(join(dir, 'demo', 'kubeconfigs', 'admin.conf'), 'utf8');

@@ -8,16 +8,27 @@ import { ProcError, run } from '../lib/proc.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 async function failure(p: Promise<unknown>): Promise<ProcError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(ProcError);
   return err as ProcError;
 }
 
 describe('lib/proc run', () => {
   it('a missing program is "cannot run X: ENOENT" with the caller\'s hint, a StepError with exit code 1', async () => {
-    const err = await failure(run('hardwire-no-such-program', ['--version'], { step: 'probe', host: 'node1', hint: 'install it with: apt-get install -y nothing' }));
+    const err = await failure(
+      run('hardwire-no-such-program', ['--version'], {
+        step: 'probe',
+        host: 'node1',
+        hint: 'install it with: apt-get install -y nothing',
+      }),
+    );
     expect(err).toBeInstanceOf(StepError);
-    expect(err.message).toBe('cannot run hardwire-no-such-program: ENOENT; install it with: apt-get install -y nothing');
+    expect(err.message).toBe(
+      'cannot run hardwire-no-such-program: ENOENT; install it with: apt-get install -y nothing',
+    );
     expect(err.failure).toBe('spawn');
     expect(err.errno).toBe('ENOENT');
     expect(err.exitStatus).toBeUndefined();
@@ -47,7 +58,14 @@ describe('lib/proc run', () => {
   });
 
   it('label replaces the command in the message only; tailOf all interleaves stdout (in arrival order); tailLines trims', async () => {
-    const err = await failure(run('sh', ['-c', 'echo one; echo two >&2; sleep 0.2; echo three; exit 1'], { step: 's', label: 'the tool', tailOf: 'all', tailLines: 2 }));
+    const err = await failure(
+      run('sh', ['-c', 'echo one; echo two >&2; sleep 0.2; echo three; exit 1'], {
+        step: 's',
+        label: 'the tool',
+        tailOf: 'all',
+        tailLines: 2,
+      }),
+    );
     expect(err.message).toBe('the tool failed (exit 1)');
     expect(err.command).toBe("sh -c 'echo one; echo two >&2; sleep 0.2; echo three; exit 1'");
     expect(err.detail).toEqual(['two', 'three']);
@@ -57,7 +75,10 @@ describe('lib/proc run', () => {
   });
 
   it('allowFail returns the exit code instead of throwing', async () => {
-    const r = await run('sh', ['-c', 'echo out; echo err >&2; exit 7'], { step: 's', allowFail: true });
+    const r = await run('sh', ['-c', 'echo out; echo err >&2; exit 7'], {
+      step: 's',
+      allowFail: true,
+    });
     expect(r).toEqual({ code: 7, stdout: 'out\n', stderr: 'err\n' });
     expect((await run('true', [], { step: 's', allowFail: true })).code).toBe(0);
   });
@@ -65,7 +86,10 @@ describe('lib/proc run', () => {
   it('passes argv without a shell, and env replaces the environment', async () => {
     const odd = '$(echo no); *; `id` \'"';
     expect((await run('printf', ['%s', odd], { step: 's' })).stdout).toBe(odd);
-    const env = await run('sh', ['-c', 'echo "$HW_A:${HOME-unset}"'], { step: 's', env: { HW_A: 'a', PATH: process.env.PATH } });
+    const env = await run('sh', ['-c', 'echo "$HW_A:${HOME-unset}"'], {
+      step: 's',
+      env: { HW_A: 'a', PATH: process.env.PATH },
+    });
     expect(env.stdout).toBe('a:unset\n');
     const dir = realpathSync(mkdtempSync(join(tmpdir(), 'hardwire-proc-')));
     try {
@@ -84,13 +108,26 @@ describe('lib/proc run', () => {
     // would leave it waiting out the 30 s and printing "not seen".
     const flag = join(tempDir(), 'seen-first');
     const seen: string[] = [];
-    const r = await run('sh', ['-c', `echo first >&2; i=0; while [ ! -e "$0" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
-      if [ -e "$0" ]; then echo seen; else echo 'not seen'; fi; printf "second\\nthird" >&2`, flag], {
-      step: 's',
-      onStderrLine: (line) => { seen.push(line); if (line === 'first') writeFileSync(flag, ''); },
-    });
+    const r = await run(
+      'sh',
+      [
+        '-c',
+        `echo first >&2; i=0; while [ ! -e "$0" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+      if [ -e "$0" ]; then echo seen; else echo 'not seen'; fi; printf "second\\nthird" >&2`,
+        flag,
+      ],
+      {
+        step: 's',
+        onStderrLine: (line) => {
+          seen.push(line);
+          if (line === 'first') writeFileSync(flag, '');
+        },
+      },
+    );
     expect(seen).toEqual(['first', 'second', 'third']);
-    expect(r.stdout, 'the program saw the callback act on its first line while it still ran').toBe('seen\n');
+    expect(r.stdout, 'the program saw the callback act on its first line while it still ran').toBe(
+      'seen\n',
+    );
     expect(r.stderr).toContain('first\nsecond\nthird');
     const out: string[] = [];
     await run('sh', ['-c', 'echo a; echo b'], { step: 's', onStdoutLine: (l) => out.push(l) });
@@ -99,7 +136,13 @@ describe('lib/proc run', () => {
 
   it('a timeout kills the program and throws, even with allowFail', async () => {
     const t0 = Date.now();
-    const err = await failure(run('sh', ['-c', 'echo $$ >&2; exec sleep 30'], { step: 'slow', timeoutMs: 300, allowFail: true }));
+    const err = await failure(
+      run('sh', ['-c', 'echo $$ >&2; exec sleep 30'], {
+        step: 'slow',
+        timeoutMs: 300,
+        allowFail: true,
+      }),
+    );
     // Generous: the program would sleep 30 s; spawning sh and killing it on a loaded 2-core machine has
     // taken seconds, so any bound well under 30 s proves the kill without timing the machine.
     expect(Date.now() - t0).toBeLessThan(20_000);

@@ -10,7 +10,14 @@ import { ASIDE, firstBootPlan, hasDefaultRoute, ROUTE_LINK } from '../harness/pr
 import { withSteps, type PlanStep } from '../harness/prove/others.ts';
 
 const quiet: Logger = { info: () => undefined, warn: () => undefined, step: () => undefined };
-const plan = firstBootPlan({ etcdHost: 'e1', active: [{ host: 'c1', units: ['kube-apiserver.service', 'kube-scheduler.service'] }, { host: 'c2', units: [] }], defaultRouteSrc: '10.0.0.5' });
+const plan = firstBootPlan({
+  etcdHost: 'e1',
+  active: [
+    { host: 'c1', units: ['kube-apiserver.service', 'kube-scheduler.service'] },
+    { host: 'c2', units: [] },
+  ],
+  defaultRouteSrc: '10.0.0.5',
+});
 const cmd = (s: { argv: string[] }) => s.argv.join(' ');
 
 describe('firstBootPlan', () => {
@@ -27,7 +34,9 @@ describe('firstBootPlan', () => {
   });
 
   it('undoes each change in reverse: the route, the data dir (only if it was moved aside), etcd, then its users', () => {
-    expect(plan.flatMap((s) => (s.undo ? [`${s.undo.host}: ${cmd(s.undo)}`] : [])).reverse()).toEqual([
+    expect(
+      plan.flatMap((s) => (s.undo ? [`${s.undo.host}: ${cmd(s.undo)}`] : [])).reverse(),
+    ).toEqual([
       `e1: ip link del ${ROUTE_LINK}`,
       `e1: sh -c test -d ${ASIDE} && rm -rf -- /var/lib/etcd && mv -T -- ${ASIDE} /var/lib/etcd`,
       'e1: systemctl start etcd.service',
@@ -43,17 +52,31 @@ describe('firstBootPlan', () => {
 });
 
 describe('hasDefaultRoute', () => {
-  const head = 'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT';
-  it('reads a default route from /proc/net/route, and none from a lab host\'s table', () => {
-    expect(hasDefaultRoute(`${head}\nhost0\t003AD50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n`)).toBe(false);
-    expect(hasDefaultRoute(`${head}\neth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\nhost0\t003AD50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n`)).toBe(true);
+  const head =
+    'Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT';
+  it("reads a default route from /proc/net/route, and none from a lab host's table", () => {
+    expect(
+      hasDefaultRoute(`${head}\nhost0\t003AD50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n`),
+    ).toBe(false);
+    expect(
+      hasDefaultRoute(
+        `${head}\neth0\t00000000\t0100000A\t0003\t0\t0\t0\t00000000\t0\t0\t0\nhost0\t003AD50A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0\n`,
+      ),
+    ).toBe(true);
     expect(hasDefaultRoute(`${head}\n`)).toBe(false);
   });
 });
 
 /** A host whose commands are recorded, and fail where `fails` says. */
 function host(ran: string[], fails: (argv: string[]) => boolean): Session {
-  return { exec: async (argv: string[]) => { ran.push(cmd({ argv })); return fails(argv) ? { code: 1, stdout: '', stderr: 'boom' } : { code: 0, stdout: '', stderr: '' }; } } as unknown as Session;
+  return {
+    exec: async (argv: string[]) => {
+      ran.push(cmd({ argv }));
+      return fails(argv)
+        ? { code: 1, stdout: '', stderr: 'boom' }
+        : { code: 0, stdout: '', stderr: '' };
+    },
+  } as unknown as Session;
 }
 
 function wet(ran: string[], fails: (argv: string[]) => boolean = () => false): Wet {
@@ -67,7 +90,8 @@ describe('withSteps', () => {
     const w = new Wet(true, quiet);
     await withSteps(w, plan, () => w.run('e1', 'trace etcd', async () => 'traced'));
     expect(w.intents.map((i) => `${i.host}: ${i.msg}`)).toEqual([
-      ...plan.map((s) => `${s.host}: ${s.msg}`), 'e1: trace etcd',
+      ...plan.map((s) => `${s.host}: ${s.msg}`),
+      'e1: trace etcd',
       ...plan.flatMap((s) => (s.undo ? [`${s.undo.host}: ${s.undo.msg}`] : [])).reverse(),
     ]);
   });
@@ -76,18 +100,36 @@ describe('withSteps', () => {
     const ran: string[] = [];
     const w = wet(ran, (argv) => argv[0] === 'install');
     let traced = false;
-    const err = await withSteps(w, plan, async () => { traced = true; }).then(() => new Error('no error'), (e: unknown) => e as Error);
+    const err = await withSteps(w, plan, async () => {
+      traced = true;
+    }).then(
+      () => new Error('no error'),
+      (e: unknown) => e as Error,
+    );
     expect(traced).toBe(false);
-    expect(ran.slice(5)).toEqual([cmd(plan[3]!.undo!), cmd(plan[2]!.undo!), cmd(plan[1]!.undo!), cmd(plan[0]!.undo!)]);
-    expect(err.message).toMatch(/^create an empty \/var\/lib\/etcd .*: install .*: boom \(undone: \[e1\] put \/var\/lib\/etcd back .*; \[e1\] start etcd.service again/);
+    expect(ran.slice(5)).toEqual([
+      cmd(plan[3]!.undo!),
+      cmd(plan[2]!.undo!),
+      cmd(plan[1]!.undo!),
+      cmd(plan[0]!.undo!),
+    ]);
+    expect(err.message).toMatch(
+      /^create an empty \/var\/lib\/etcd .*: install .*: boom \(undone: \[e1\] put \/var\/lib\/etcd back .*; \[e1\] start etcd.service again/,
+    );
   });
 
   it('a trace that fails: everything is undone and its error is kept; an undo that fails too is named, and the others still run', async () => {
     const ran: string[] = [];
     const w = wet(ran, (argv) => argv.join(' ') === 'systemctl start etcd.service');
-    const err = await withSteps(w, plan, () => Promise.reject(new Error('gate timed out'))).catch((e: unknown) => e as Error);
-    expect(ran.slice(plan.length)).toEqual(plan.flatMap((s: PlanStep) => (s.undo ? [cmd(s.undo)] : [])).reverse());
-    expect(err.message).toMatch(/^gate timed out \(undone: .*; NOT undone \(fix by hand\): start etcd.service again on its own data dir: systemctl start etcd.service: boom\)$/);
+    const err = await withSteps(w, plan, () => Promise.reject(new Error('gate timed out'))).catch(
+      (e: unknown) => e as Error,
+    );
+    expect(ran.slice(plan.length)).toEqual(
+      plan.flatMap((s: PlanStep) => (s.undo ? [cmd(s.undo)] : [])).reverse(),
+    );
+    expect(err.message).toMatch(
+      /^gate timed out \(undone: .*; NOT undone \(fix by hand\): start etcd.service again on its own data dir: systemctl start etcd.service: boom\)$/,
+    );
   });
 
   it('all well: the result, every change undone', async () => {

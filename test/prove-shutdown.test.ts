@@ -10,40 +10,88 @@ import { loadFlagMap } from '../core/flags/map.ts';
 import { classify } from '../harness/prove/classify.ts';
 
 const PID = 4242;
-const plans = planFlags(loadFlagMap('kube-apiserver'), ['--shutdown-watch-termination-grace-period=5s']);
+const plans = planFlags(loadFlagMap('kube-apiserver'), [
+  '--shutdown-watch-termination-grace-period=5s',
+]);
 const sites = plans[0]!.sites;
 
 function traced(): Traced {
   const traces: SiteTrace[] = sites.map((site) => ({ site, hits: 0, capped: false, values: [] }));
-  return { traces, byId: new Map(traces.map((t, i) => [i + 1, [t]])), siteVar: new Set(), guards: new Map(), guardsById: new Map() };
+  return {
+    traces,
+    byId: new Map(traces.map((t, i) => [i + 1, [t]])),
+    siteVar: new Set(),
+    guards: new Map(),
+    guardsById: new Map(),
+  };
 }
 
-const stopAt = (id: number): DlvState => ({ Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [{ id: 1, file: sites[id - 1]!.file, line: sites[id - 1]!.site.line, goroutineID: 7, function: { name: 'k8s.io/apiserver/pkg/server.(*GenericAPIServer).RunWithContext.func3' }, breakPoint: { id, file: '', line: 0 } }] });
+const stopAt = (id: number): DlvState => ({
+  Pid: PID,
+  Running: false,
+  exited: false,
+  exitStatus: 0,
+  Threads: [
+    {
+      id: 1,
+      file: sites[id - 1]!.file,
+      line: sites[id - 1]!.site.line,
+      goroutineID: 7,
+      function: { name: 'k8s.io/apiserver/pkg/server.(*GenericAPIServer).RunWithContext.func3' },
+      breakPoint: { id, file: '', line: 0 },
+    },
+  ],
+});
 
 /** Delve as prove drives it: `before` stops until the gate, then (once SIGTERM is sent) `after` and the exit. */
-function scripted(before: number[], after: number[], exitStatus: number | undefined): { client: DlvClient; signalled: number[]; gateOpen: Promise<void> } {
+function scripted(
+  before: number[],
+  after: number[],
+  exitStatus: number | undefined,
+): { client: DlvClient; signalled: number[]; gateOpen: Promise<void> } {
   const signalled: number[] = [];
   let wake: () => void = () => undefined;
   let halted = false;
   let open: () => void = () => undefined;
-  const gateOpen = new Promise<void>((res) => { open = res; });
+  const gateOpen = new Promise<void>((res) => {
+    open = res;
+  });
   const queue = [...before];
   const client = {
     async command(name: 'continue' | 'halt'): Promise<DlvState> {
-      if (name === 'halt') { halted = true; wake(); return { Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [] }; }
+      if (name === 'halt') {
+        halted = true;
+        wake();
+        return { Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [] };
+      }
       await new Promise((res) => setTimeout(res, 5));
       const next = queue.shift();
       if (next !== undefined) return stopAt(next);
-      if (signalled.length && exitStatus !== undefined) return { Pid: PID, Running: false, exited: true, exitStatus, Threads: [] };
+      if (signalled.length && exitStatus !== undefined)
+        return { Pid: PID, Running: false, exited: true, exitStatus, Threads: [] };
       open();
-      if (!halted && !signalled.length) await new Promise<void>((res) => { wake = res; });
-      if (halted) { halted = false; return { Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [] }; }
+      if (!halted && !signalled.length)
+        await new Promise<void>((res) => {
+          wake = res;
+        });
+      if (halted) {
+        halted = false;
+        return { Pid: PID, Running: false, exited: false, exitStatus: 0, Threads: [] };
+      }
       return this.command('continue');
     },
-    async clear() { /* a capped tracepoint */ },
-    async breakpoints() { return []; },
+    async clear() {
+      /* a capped tracepoint */
+    },
+    async breakpoints() {
+      return [];
+    },
   };
-  const kill = (pid: number) => { signalled.push(pid); queue.push(...after); wake(); };
+  const kill = (pid: number) => {
+    signalled.push(pid);
+    queue.push(...after);
+    wake();
+  };
   return { client: Object.assign(client, { kill }) as unknown as DlvClient, signalled, gateOpen };
 }
 
@@ -53,15 +101,36 @@ describe('flags prove: SIGTERM past the gate', () => {
     expect(sites.map((x) => x.site.line)).toEqual([699, 846, 687, 689, 1093, 681, 162, 133]);
     const { client, signalled, gateOpen } = scripted([2, 5, 7, 8], [2, 6, 3, 4, 1], 0);
     const t = traced();
-    const out = await traceUntil(client, t, () => gateOpen, async (pid) => { (client as unknown as { kill(p: number): void }).kill(pid); });
+    const out = await traceUntil(
+      client,
+      t,
+      () => gateOpen,
+      async (pid) => {
+        (client as unknown as { kill(p: number): void }).kill(pid);
+      },
+    );
     expect(signalled).toEqual([PID]);
     expect(out.exited).toBeUndefined();
     expect(out.shutdown).toMatchObject({ signal: 'SIGTERM', exitStatus: 0 });
-    expect(t.traces.map((x) => [x.gateHits, x.hits])).toEqual([[0, 1], [1, 2], [0, 1], [0, 1], [1, 1], [0, 1], [1, 1], [1, 1]]);
+    expect(t.traces.map((x) => [x.gateHits, x.hits])).toEqual([
+      [0, 1],
+      [1, 2],
+      [0, 1],
+      [0, 1],
+      [1, 1],
+      [0, 1],
+      [1, 1],
+      [1, 1],
+    ]);
     const [flag] = classify(plans, t.traces);
     expect(flag!.verdict).toBe('hit');
     const late = flag!.sites.filter((s) => s.atShutdown).map((s) => s.ref.replace(/^.*\//, ''));
-    expect(late).toEqual(['genericapiserver.go:699', 'genericapiserver.go:687', 'genericapiserver.go:689', 'genericapiserver.go:681']);
+    expect(late).toEqual([
+      'genericapiserver.go:699',
+      'genericapiserver.go:687',
+      'genericapiserver.go:689',
+      'genericapiserver.go:681',
+    ]);
     expect(flag!.sites.every((s) => s.status === 'hit')).toBe(true);
   });
 
@@ -69,7 +138,14 @@ describe('flags prove: SIGTERM past the gate', () => {
     const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
     const before = timers();
     const { client, gateOpen } = scripted([2, 5, 7, 8], [2, 6, 3, 4, 1], 0);
-    const out = await traceUntil(client, traced(), () => gateOpen, async (pid) => { (client as unknown as { kill(p: number): void }).kill(pid); });
+    const out = await traceUntil(
+      client,
+      traced(),
+      () => gateOpen,
+      async (pid) => {
+        (client as unknown as { kill(p: number): void }).kill(pid);
+      },
+    );
     expect(out.shutdown).toMatchObject({ exitStatus: 0 });
     expect(timers()).toBe(before);
   });
@@ -92,7 +168,15 @@ describe('flags prove: SIGTERM past the gate', () => {
   it('a debuggee that does not exit is halted, and its shutdown has no exit status', async () => {
     const { client, gateOpen } = scripted([1], [2], undefined);
     const t = traced();
-    const out = await traceUntil(client, t, () => gateOpen, async (pid) => { (client as unknown as { kill(p: number): void }).kill(pid); }, 50);
+    const out = await traceUntil(
+      client,
+      t,
+      () => gateOpen,
+      async (pid) => {
+        (client as unknown as { kill(p: number): void }).kill(pid);
+      },
+      50,
+    );
     expect(out.shutdown?.exitStatus).toBeUndefined();
     expect(out.shutdown?.signal).toBe('SIGTERM');
     expect(t.traces[1]!.hits).toBe(1);

@@ -16,7 +16,11 @@ describe('prove: tracepoint file names', () => {
     // The go.mod says both things, independently of modules.ts: required at v0.0.0, replaced by v0.36.3.
     expect(goMod).toMatch(/^\s+k8s\.io\/kube-aggregator v0\.0\.0\b/m);
     expect(goMod).toMatch(/^\s+k8s\.io\/kube-aggregator => k8s\.io\/kube-aggregator v0\.36\.3$/m);
-    const plans = planFlags(loadFlagMap('kube-apiserver'), ['--proxy-client-cert-file=/x', '--etcd-servers=https://e:2379'], binaryVersions(goMod));
+    const plans = planFlags(
+      loadFlagMap('kube-apiserver'),
+      ['--proxy-client-cert-file=/x', '--etcd-servers=https://e:2379'],
+      binaryVersions(goMod),
+    );
     const agg = plans[0]!.sites.filter((s) => s.site.module === 'k8s.io/kube-aggregator');
     expect(agg.length).toBeGreaterThan(0);
     for (const s of agg) {
@@ -24,18 +28,27 @@ describe('prove: tracepoint file names', () => {
       expect(s.file).toBe(`k8s.io/kube-aggregator@v0.0.0/${s.site.file}`);
     }
     // Modules the build does not rename keep the cited version.
-    for (const s of plans.flatMap((p) => p.sites).filter((x) => x.site.module !== 'k8s.io/kube-aggregator')) expect(s.file).toBe(`${s.site.module}@${s.site.version}/${s.site.file}`);
+    for (const s of plans
+      .flatMap((p) => p.sites)
+      .filter((x) => x.site.module !== 'k8s.io/kube-aggregator'))
+      expect(s.file).toBe(`${s.site.module}@${s.site.version}/${s.site.file}`);
   });
 
   it('renames only modules replaced by themselves at another version than required', () => {
-    const mod = 'require (\n\ta.io/x v0.0.0 // indirect\n\tb.io/y v1.2.0\n\tc.io/z v0.0.0\n)\nreplace (\n\ta.io/x => a.io/x v0.36.3\n\tb.io/y => b.io/y v1.2.0\n\tc.io/z => ../z\n)\n';
+    const mod =
+      'require (\n\ta.io/x v0.0.0 // indirect\n\tb.io/y v1.2.0\n\tc.io/z v0.0.0\n)\nreplace (\n\ta.io/x => a.io/x v0.36.3\n\tb.io/y => b.io/y v1.2.0\n\tc.io/z => ../z\n)\n';
     expect([...binaryVersions(mod)]).toEqual([['a.io/x', { cache: 'v0.36.3', binary: 'v0.0.0' }]]);
   });
 });
 
 describe('prove: kube-apiserver beside the unit', () => {
-  it('reports the port, audit log and reconciler as changed, with the unit\'s values', () => {
-    const unit = ['/usr/local/bin/kube-apiserver', '--secure-port=6443', '--audit-log-path=/var/log/a.log', '--etcd-servers=https://e:2379'];
+  it("reports the port, audit log and reconciler as changed, with the unit's values", () => {
+    const unit = [
+      '/usr/local/bin/kube-apiserver',
+      '--secure-port=6443',
+      '--audit-log-path=/var/log/a.log',
+      '--etcd-servers=https://e:2379',
+    ];
     const run = besideArgv(unit, '/var/tmp/d');
     expect(run).toContain('--etcd-servers=https://e:2379');
     expect(changedFlags(unit, run)).toEqual([

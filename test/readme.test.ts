@@ -53,14 +53,21 @@ async function commandTree(): Promise<{ all: Set<string>; leaves: Set<string> }>
 /** Relative link targets in a Markdown file, outside code blocks and code spans; anchors dropped. */
 function relativeLinks(markdown: string): string[] {
   const text = markdown.replace(/^```[^\n]*\n[\s\S]*?^```[^\n]*$/gm, '').replace(/`[^`\n]*`/g, '');
-  const targets = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map((m) => m[1]!);
+  const targets = [...text.matchAll(/\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g)].map(
+    (m) => m[1]!,
+  );
   return targets
     .filter((t) => !/^[a-z][a-z0-9+.-]*:/i.test(t) && !t.startsWith('#'))
     .map((t) => t.split('#')[0]!)
     .filter((t) => t !== '');
 }
 
-const markdownFiles = [README, ...readdirSync(DOCS).filter((f) => f.endsWith('.md')).map((f) => join(DOCS, f))];
+const markdownFiles = [
+  README,
+  ...readdirSync(DOCS)
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(DOCS, f)),
+];
 
 describe('README.md, the front door', () => {
   const readme = readFileSync(README, 'utf8');
@@ -69,8 +76,13 @@ describe('README.md, the front door', () => {
     const { all } = await commandTree();
     const rows = tableCommands(readme);
     expect(rows.length).toBeGreaterThan(20);
-    const missing = rows.filter((r) => !all.has(r.path)).map((r) => (r.path ? `hardwire ${r.path}` : `a row naming no command: ${r.row}`));
-    expect(missing, 'rows of the README command table that are not commands of cli/hardwire.ts').toEqual([]);
+    const missing = rows
+      .filter((r) => !all.has(r.path))
+      .map((r) => (r.path ? `hardwire ${r.path}` : `a row naming no command: ${r.row}`));
+    expect(
+      missing,
+      'rows of the README command table that are not commands of cli/hardwire.ts',
+    ).toEqual([]);
   });
 
   it('names every command and subcommand the CLI has', async () => {

@@ -6,51 +6,109 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { COMPONENT_NAMES, LEASES, STAGES, binariesFor, componentsOn, flagTargets } from '../core/components/registry/index.ts';
+import {
+  COMPONENT_NAMES,
+  LEASES,
+  STAGES,
+  binariesFor,
+  componentsOn,
+  flagTargets,
+} from '../core/components/registry/index.ts';
 import { parseInventory } from '../core/inventory/load.ts';
 import { validateInventory } from '../core/validate/inventory.ts';
 import { repoRoot } from '../lib/paths.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 describe('registry', () => {
-  it('derives each host\'s components and binaries from the roles', () => {
+  it("derives each host's components and binaries from the roles", () => {
     const both = { isEtcd: true, isControlPlane: true };
-    expect(componentsOn(both)).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
+    expect(componentsOn(both)).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+    ]);
     expect(componentsOn({ isEtcd: true, isControlPlane: false })).toEqual(['etcd']);
-    expect(componentsOn({ isEtcd: false, isControlPlane: true })).toEqual(['kube-apiserver', 'kube-controller-manager', 'kube-scheduler']);
-    expect(componentsOn({ isEtcd: false, isControlPlane: false, isWorker: true })).toEqual(['containerd', 'kubelet', 'kube-proxy']);
-    expect(componentsOn({ isEtcd: true, isControlPlane: true, isWorker: true })).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'containerd', 'kubelet', 'kube-proxy']);
+    expect(componentsOn({ isEtcd: false, isControlPlane: true })).toEqual([
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+    ]);
+    expect(componentsOn({ isEtcd: false, isControlPlane: false, isWorker: true })).toEqual([
+      'containerd',
+      'kubelet',
+      'kube-proxy',
+    ]);
+    expect(componentsOn({ isEtcd: true, isControlPlane: true, isWorker: true })).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'containerd',
+      'kubelet',
+      'kube-proxy',
+    ]);
     expect(binariesFor(both)).toEqual([
-      { name: 'etcd', readBy: ['etcd'] }, { name: 'etcdctl', readBy: [] }, { name: 'etcdutl', readBy: [] },
-      { name: 'kube-apiserver', readBy: ['kube-apiserver'] }, { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] },
+      { name: 'etcd', readBy: ['etcd'] },
+      { name: 'etcdctl', readBy: [] },
+      { name: 'etcdutl', readBy: [] },
+      { name: 'kube-apiserver', readBy: ['kube-apiserver'] },
+      { name: 'kube-controller-manager', readBy: ['kube-controller-manager'] },
       { name: 'kube-scheduler', readBy: ['kube-scheduler'] },
     ]);
   });
 
   it('orders the start stages and names the leader Leases', () => {
     expect(STAGES).toEqual([
-      { id: 'etcd', components: ['etcd'] }, { id: 'kube-apiserver', components: ['kube-apiserver'] },
+      { id: 'etcd', components: ['etcd'] },
+      { id: 'kube-apiserver', components: ['kube-apiserver'] },
       { id: 'controllers', components: ['kube-controller-manager', 'kube-scheduler'] },
-      { id: 'containerd', components: ['containerd'] }, { id: 'workers', components: ['kubelet', 'kube-proxy'] },
+      { id: 'containerd', components: ['containerd'] },
+      { id: 'workers', components: ['kubelet', 'kube-proxy'] },
     ]);
-    expect(LEASES).toEqual([{ component: 'kube-controller-manager', lease: 'kube-controller-manager' }, { component: 'kube-scheduler', lease: 'kube-scheduler' }]);
+    expect(LEASES).toEqual([
+      { component: 'kube-controller-manager', lease: 'kube-controller-manager' },
+      { component: 'kube-scheduler', lease: 'kube-scheduler' },
+    ]);
   });
 
-  it('gives the flag map its analyzer targets, each imported by its module\'s targets.go (which keeps it in that go.mod)', () => {
+  it("gives the flag map its analyzer targets, each imported by its module's targets.go (which keeps it in that go.mod)", () => {
     expect(flagTargets().map((t) => [t.name, t.dir])).toEqual([
-      ['etcd', 'etcd'], ['kube-apiserver', '.'], ['kube-controller-manager', '.'], ['kube-scheduler', '.'], ['kubelet', 'node'], ['kube-proxy', 'node'],
+      ['etcd', 'etcd'],
+      ['kube-apiserver', '.'],
+      ['kube-controller-manager', '.'],
+      ['kube-scheduler', '.'],
+      ['kubelet', 'node'],
+      ['kube-proxy', 'node'],
     ]);
     for (const t of flagTargets()) {
-      const imports = readFileSync(join(repoRoot, 'harness', 'flags', 'analyzer', t.dir, 'targets.go'), 'utf8');
-      for (const p of t.patterns) expect(imports, `${t.name}: ${p} in flags/analyzer/${t.dir}/targets.go`).toContain(`_ "${p}"`);
+      const imports = readFileSync(
+        join(repoRoot, 'harness', 'flags', 'analyzer', t.dir, 'targets.go'),
+        'utf8',
+      );
+      for (const p of t.patterns)
+        expect(imports, `${t.name}: ${p} in flags/analyzer/${t.dir}/targets.go`).toContain(
+          `_ "${p}"`,
+        );
     }
   });
 
   it('gives the inventory its extraArgs keys, and refuses any other', () => {
     // The validate step checks the names (inventory/ checks structure only); JSON is YAML.
-    const doc = (extraArgs: unknown) => JSON.stringify({ apiVersion: 'hardwire/v1', kind: 'Inventory', cluster: { name: 'x', extraArgs }, hosts: [{ name: 'a', address: '10.0.0.1', roles: ['etcd', 'control-plane'] }] });
-    for (const c of COMPONENT_NAMES) expect(() => validateInventory(parseInventory(doc({ [c]: {} }))), c).not.toThrow();
-    expect(() => validateInventory(parseInventory(doc({ 'cloud-controller-manager': { v: '2' } })))).toThrow(/^cluster\.extraArgs\.cloud-controller-manager: unknown component; valid names are etcd, kube-apiserver/);
+    const doc = (extraArgs: unknown) =>
+      JSON.stringify({
+        apiVersion: 'hardwire/v1',
+        kind: 'Inventory',
+        cluster: { name: 'x', extraArgs },
+        hosts: [{ name: 'a', address: '10.0.0.1', roles: ['etcd', 'control-plane'] }],
+      });
+    for (const c of COMPONENT_NAMES)
+      expect(() => validateInventory(parseInventory(doc({ [c]: {} }))), c).not.toThrow();
+    expect(() =>
+      validateInventory(parseInventory(doc({ 'cloud-controller-manager': { v: '2' } }))),
+    ).toThrow(
+      /^cluster\.extraArgs\.cloud-controller-manager: unknown component; valid names are etcd, kube-apiserver/,
+    );
     expect(() => parseInventory(doc({ 'cloud-controller-manager': { v: '2' } }))).not.toThrow();
   });
 });
@@ -129,46 +187,110 @@ describe('adding a component (docs/adding-a-component.md)', () => {
   it('takes its spec, its model and one line in the registry, and every list picks it up', () => {
     const work = tempDir('hardwire-addcomp-');
     const copy = join(work, 'src');
-    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], { cwd: repoRoot, encoding: 'utf8' }).split('\n').filter((f) => f.endsWith('.ts') || f.endsWith('.hbs') || f.endsWith('.json') || f.endsWith('.yaml'));
+    const files = execFileSync('git', ['ls-files', '-co', '--exclude-standard'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter(
+        (f) =>
+          f.endsWith('.ts') || f.endsWith('.hbs') || f.endsWith('.json') || f.endsWith('.yaml'),
+      );
     for (const f of files) {
       mkdirSync(join(copy, f, '..'), { recursive: true });
-      try { cpSync(join(repoRoot, f), join(copy, f)); } catch { /* deleted in the work tree */ }
+      try {
+        cpSync(join(repoRoot, f), join(copy, f));
+      } catch {
+        /* deleted in the work tree */
+      }
     }
     symlinkSync(join(repoRoot, 'node_modules'), join(copy, 'node_modules'));
-    const before = new Map(files.map((f) => { try { return [f, sha(join(copy, f))]; } catch { return [f, '']; } }));
+    const before = new Map(
+      files.map((f) => {
+        try {
+          return [f, sha(join(copy, f))];
+        } catch {
+          return [f, ''];
+        }
+      }),
+    );
 
     // The three edits, and nothing else.
     writeFileSync(join(copy, 'core/components/registry/demo-sidecar.ts'), SPEC);
     writeFileSync(join(copy, 'core/components/models/demo-sidecar.ts'), MODEL);
     const index = join(copy, 'core/components/registry/index.ts');
     const text = readFileSync(index, 'utf8');
-    const edited = text
-      .replace("import { kubeScheduler } from './kube-scheduler.ts';", "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';")
-      .replace('kubeControllerManager, kubeScheduler, containerd', 'kubeControllerManager, kubeScheduler, demoSidecar, containerd');
-    expect(edited).not.toBe(text);
+    const edit = (from: string, to: string, t: string) => {
+      expect(t, `registry/index.ts no longer has ${JSON.stringify(from)}`).toContain(from);
+      return t.replace(from, to);
+    };
+    const edited = edit(
+      '  kubeScheduler,\n',
+      '  kubeScheduler,\n  demoSidecar,\n',
+      edit(
+        "import { kubeScheduler } from './kube-scheduler.ts';",
+        "import { kubeScheduler } from './kube-scheduler.ts';\nimport { demoSidecar } from './demo-sidecar.ts';",
+        text,
+      ),
+    );
     writeFileSync(index, edited);
 
-    const touched = [...before].filter(([f, h]) => h !== '' && sha(join(copy, f)) !== h).map(([f]) => f);
+    const touched = [...before]
+      .filter(([f, h]) => h !== '' && sha(join(copy, f)) !== h)
+      .map(([f]) => f);
     expect(touched).toEqual(['core/components/registry/index.ts']);
 
     writeFileSync(join(copy, 'check.ts'), CHECK);
     writeFileSync(join(work, 'inv.yaml'), INVENTORY);
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], { cwd: copy, encoding: 'utf8' });
-    const out = JSON.parse(execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], { cwd: copy, encoding: 'utf8' })) as Record<string, unknown>;
+    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], {
+      cwd: copy,
+      encoding: 'utf8',
+    });
+    const out = JSON.parse(
+      execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], {
+        cwd: copy,
+        encoding: 'utf8',
+      }),
+    ) as Record<string, unknown>;
 
-    expect(out.names).toEqual(['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar', 'containerd', 'kubelet', 'kube-proxy']);
+    expect(out.names).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'demo-sidecar',
+      'containerd',
+      'kubelet',
+      'kube-proxy',
+    ]);
     // compare covers the control plane (the node joins it with issue 23).
-    const started = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler', 'demo-sidecar'];
+    const started = [
+      'etcd',
+      'kube-apiserver',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'demo-sidecar',
+    ];
     expect(out.compared).toEqual(started);
     // The flag map covers what has a flagTarget (containerd has none), and the analyzer's list is the registry's.
     expect(out.flagComponents).toEqual([...started, 'kubelet', 'kube-proxy']);
-    expect(out.analyzed).toContainEqual(['demo-sidecar', 'k8s.io/kubernetes/cmd/demo-sidecar/app.NewDemoCommand']);
+    expect(out.analyzed).toContainEqual([
+      'demo-sidecar',
+      'k8s.io/kubernetes/cmd/demo-sidecar/app.NewDemoCommand',
+    ]);
     expect((out.analyzed as string[][]).map(([n]) => n)).toEqual(out.flagComponents);
     expect(out.onCp).toContain('demo-sidecar');
     expect(out.onEtcdOnly).toEqual(['etcd']);
     expect(out.binaries).toContainEqual({ name: 'demo-sidecar', readBy: ['demo-sidecar'] });
     expect(out.goPackage).toBe('example.com/demo-sidecar');
-    expect(out.stages).toEqual(['etcd', 'kube-apiserver', 'controllers', 'demo', 'containerd', 'workers']);
+    expect(out.stages).toEqual([
+      'etcd',
+      'kube-apiserver',
+      'controllers',
+      'demo',
+      'containerd',
+      'workers',
+    ]);
     expect(out.startPhases).toEqual(out.stages);
     expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
     expect(out.checks).toContain('demo-sidecar: answers');
@@ -177,7 +299,11 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.unitReadBy).toEqual(['demo-sidecar']);
     // The kubeconfig identity in the spec is issued, placed on its hosts, read by it, and checked by certs check.
     expect(out.confReadBy).toEqual(['demo-sidecar']);
-    expect(out.confCert).toMatchObject({ name: 'demo-sidecar.conf', leafId: 'kubeconfig-demo-sidecar', embedded: true });
+    expect(out.confCert).toMatchObject({
+      name: 'demo-sidecar.conf',
+      leafId: 'kubeconfig-demo-sidecar',
+      embedded: true,
+    });
     // The inventory's extraArgs accepts the new key and it reaches the model.
     expect(out.extraArg).toBe('4');
   }, 120_000);

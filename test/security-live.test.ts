@@ -15,7 +15,11 @@ let w: WiredLab;
 
 async function onHost(argv: string[]): Promise<string> {
   const s = await w.lab.ssh('node1');
-  try { return await remote(s, argv); } finally { await s.close(); }
+  try {
+    return await remote(s, argv);
+  } finally {
+    await s.close();
+  }
 }
 
 beforeAll(async () => {
@@ -29,8 +33,18 @@ afterAll(async () => {
 describe('security properties on a wired host', () => {
   it('every private file on the host (keys, kubeconfigs with a client key, the encryption config), found by its content, is 0600', async () => {
     // Found by content with grep on the host, not from hardwire's own table, so a new private file cannot escape.
-    const found = await onHost(['sh', '-c', "grep -rlsIE -e 'PRIVATE KEY' -e 'client-key(-data)?:' -e 'kind: EncryptionConfiguration' /etc/kubernetes /etc/etcd /var/lib/hardwire /var/lib/kubelet /var/lib/kube-proxy /etc/hardwire 2>/dev/null | sort -u | xargs -r stat -c '%a %n'"]);
-    const rows = found.split('\n').filter(Boolean).map((l) => { const [mode, ...p] = l.split(' '); return { mode: mode!, path: p.join(' ') }; });
+    const found = await onHost([
+      'sh',
+      '-c',
+      "grep -rlsIE -e 'PRIVATE KEY' -e 'client-key(-data)?:' -e 'kind: EncryptionConfiguration' /etc/kubernetes /etc/etcd /var/lib/hardwire /var/lib/kubelet /var/lib/kube-proxy /etc/hardwire 2>/dev/null | sort -u | xargs -r stat -c '%a %n'",
+    ]);
+    const rows = found
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => {
+        const [mode, ...p] = l.split(' ');
+        return { mode: mode!, path: p.join(' ') };
+      });
     // The CAs' and leaves' keys, sa.key, admin and component kubeconfigs and the encryption config at least.
     expect(rows.length).toBeGreaterThan(10);
     expect(rows.map((r) => r.path)).toEqual(expect.arrayContaining(['/etc/kubernetes/pki/sa.key']));
@@ -43,29 +57,53 @@ describe('security properties on a wired host', () => {
     const name = `hw-audit-${randomBytes(4).toString('hex')}`;
     const value = randomBytes(24).toString('hex');
     const b64 = Buffer.from(value).toString('base64');
-    const r = await kubeJson(admin, 'POST', '/api/v1/namespaces/default/secrets', { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { token: value } } });
+    const r = await kubeJson(admin, 'POST', '/api/v1/namespaces/default/secrets', {
+      body: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, stringData: { token: value } },
+    });
     expect(r.status).toBe(201);
     // The update path too: a body that carries the value again.
-    await kubeJson(admin, 'PUT', `/api/v1/namespaces/default/secrets/${name}`, { body: { apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { token: b64, again: b64 } } });
+    await kubeJson(admin, 'PUT', `/api/v1/namespaces/default/secrets/${name}`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name },
+        data: { token: b64, again: b64 },
+      },
+    });
     // The audit backend writes in batches: wait until the create is in the log, then grep for the value.
     let byName = '0';
     for (let i = 0; i < 40 && Number(byName) < 2; i++) {
-      byName = await onHost(['sh', '-c', `grep -c -- '${name}' ${AUDIT_LOG_PATH}* 2>/dev/null | awk -F: '{n+=$NF} END {print n+0}'`]);
+      byName = await onHost([
+        'sh',
+        '-c',
+        `grep -c -- '${name}' ${AUDIT_LOG_PATH}* 2>/dev/null | awk -F: '{n+=$NF} END {print n+0}'`,
+      ]);
       if (Number(byName) < 2) await new Promise((res) => setTimeout(res, 500));
     }
     expect(Number(byName)).toBeGreaterThanOrEqual(2);
-    const withValue = await onHost(['sh', '-c', `grep -c -e '${value}' -e '${b64}' ${AUDIT_LOG_PATH}* 2>/dev/null | awk -F: '{n+=$NF} END {print n+0}'`]);
+    const withValue = await onHost([
+      'sh',
+      '-c',
+      `grep -c -e '${value}' -e '${b64}' ${AUDIT_LOG_PATH}* 2>/dev/null | awk -F: '{n+=$NF} END {print n+0}'`,
+    ]);
     expect(withValue).toBe('0');
   });
 
   it('a flag value with $, %, a quote and a space reaches the process unchanged (/proc/<pid>/cmdline), escaped in the unit on the host', async () => {
     // ${HOME} expands anywhere in a word ($HOME only as a word of its own), %h is the home specifier.
     const value = 'hw${HOME}%h"q s';
-    const doc = parse(readFileSync(w.inv, 'utf8')) as { cluster: { extraArgs?: Record<string, Record<string, string>> } };
-    doc.cluster.extraArgs = { ...(doc.cluster.extraArgs ?? {}), 'kube-apiserver': { 'external-hostname': value } };
+    const doc = parse(readFileSync(w.inv, 'utf8')) as {
+      cluster: { extraArgs?: Record<string, Record<string, string>> };
+    };
+    doc.cluster.extraArgs = {
+      ...(doc.cluster.extraArgs ?? {}),
+      'kube-apiserver': { 'external-hostname': value },
+    };
     const inv = join(w.lab.stateDir, 'inventory-escape.yaml');
     writeFileSync(inv, stringify(doc));
-    const x = hardwire(['wire', '--inventory', inv, '--state-dir', w.state], { timeoutMs: 600_000 });
+    const x = hardwire(['wire', '--inventory', inv, '--state-dir', w.state], {
+      timeoutMs: 600_000,
+    });
     expect(x.code, x.stderr.slice(-2000)).toBe(0);
     const pid = await onHost(['systemctl', 'show', '-p', 'MainPID', '--value', 'kube-apiserver']);
     expect(Number(pid)).toBeGreaterThan(1);

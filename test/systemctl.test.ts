@@ -5,11 +5,23 @@ import { parseShow, showArgv } from '../core/transport/systemctl.ts';
 describe('systemctl show', () => {
   it('one record per unit, in order; a value keeps its own "=" and spaces', () => {
     const out = [
-      'Id=etcd.service', 'ActiveState=active', 'ActiveEnterTimestampMonotonic=81234567', 'ExecMainStartTimestamp=Wed 2026-12-02 01:00:00 UTC', '',
-      'Id=kube-apiserver.service', 'ActiveState=inactive', 'Environment=A=1 B=2', '',
+      'Id=etcd.service',
+      'ActiveState=active',
+      'ActiveEnterTimestampMonotonic=81234567',
+      'ExecMainStartTimestamp=Wed 2026-12-02 01:00:00 UTC',
+      '',
+      'Id=kube-apiserver.service',
+      'ActiveState=inactive',
+      'Environment=A=1 B=2',
+      '',
     ].join('\n');
     expect(parseShow(out)).toEqual([
-      { Id: 'etcd.service', ActiveState: 'active', ActiveEnterTimestampMonotonic: '81234567', ExecMainStartTimestamp: 'Wed 2026-12-02 01:00:00 UTC' },
+      {
+        Id: 'etcd.service',
+        ActiveState: 'active',
+        ActiveEnterTimestampMonotonic: '81234567',
+        ExecMainStartTimestamp: 'Wed 2026-12-02 01:00:00 UTC',
+      },
       { Id: 'kube-apiserver.service', ActiveState: 'inactive', Environment: 'A=1 B=2' },
     ]);
   });
@@ -20,6 +32,12 @@ describe('systemctl show', () => {
   });
 
   it('asks with "show" first, which the read-only session allows', () => {
-    expect(showArgv(['a.service', 'b.service'], ['MainPID', 'NRestarts'])).toEqual(['systemctl', 'show', '--property=MainPID,NRestarts', 'a.service', 'b.service']);
+    expect(showArgv(['a.service', 'b.service'], ['MainPID', 'NRestarts'])).toEqual([
+      'systemctl',
+      'show',
+      '--property=MainPID,NRestarts',
+      'a.service',
+      'b.service',
+    ]);
   });
 });

@@ -23,12 +23,25 @@ beforeAll(() => {
   const inv = join(dir, 'inv.yaml');
   const src = readFileSync(inventory, 'utf8');
   // JSON is YAML: the value goes in as a double-quoted scalar (through a function: a replacement string would read `$$`).
-  const text = src.replace('extraSANs: []', () => `extraSANs: []\n  extraArgs:\n    kube-scheduler: {${FLAG}: ${JSON.stringify(VALUE)}}`);
+  const text = src.replace(
+    'extraSANs: []',
+    () => `extraSANs: []\n  extraArgs:\n    kube-scheduler: {${FLAG}: ${JSON.stringify(VALUE)}}`,
+  );
   expect(text).not.toBe(src);
   writeFileSync(inv, text);
   const r = hardwire(['render', '--inventory', inv, '--state-dir', join(dir, 's')]);
   expect(r.code, r.stderr).toBe(0);
-  unit = join(dir, 's', 'demo', 'hosts', 'cp-0', 'etc', 'systemd', 'system', 'kube-scheduler.service');
+  unit = join(
+    dir,
+    's',
+    'demo',
+    'hosts',
+    'cp-0',
+    'etc',
+    'systemd',
+    'system',
+    'kube-scheduler.service',
+  );
 });
 
 /**
@@ -52,7 +65,14 @@ function execStart(text: string): string[] {
   const words: string[] = [];
   let word: string | undefined;
   let quote: string | undefined;
-  const escapes: Record<string, string> = { '\\': '\\', '"': '"', '\'': '\'', n: '\n', t: '\t', ' ': ' ' };
+  const escapes: Record<string, string> = {
+    '\\': '\\',
+    '"': '"',
+    "'": "'",
+    n: '\n',
+    t: '\t',
+    ' ': ' ',
+  };
   for (let k = 0; k < resolved.length; k++) {
     const c = resolved[k]!;
     if (c === '\\') {
@@ -62,7 +82,7 @@ function execStart(text: string): string[] {
     } else if (quote) {
       if (c === quote) quote = undefined;
       else word += c;
-    } else if (c === '"' || c === '\'') {
+    } else if (c === '"' || c === "'") {
       quote = c;
       word ??= '';
     } else if (/\s/.test(c)) {
@@ -88,7 +108,8 @@ function unescapeEnv(word: string): string {
 /** The words of a "Command Line:" in systemd's dump: bare, or double-quoted with \" \\ \$ \` escaped. */
 function shellWords(line: string): string[] {
   const words: string[] = [];
-  for (const m of line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)) words.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
+  for (const m of line.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g))
+    words.push(m[1] !== undefined ? m[1].replace(/\\(.)/g, '$1') : m[2]!);
   return words;
 }
 
@@ -104,28 +125,52 @@ describe('systemd escaping, rendered', () => {
 
   it('systemd-analyze verify finds nothing but the binary missing here', () => {
     const r = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
-    const problems = (r.stderr + r.stdout).split('\n').filter((l) => l.trim() && !/Command \/usr\/local\/bin\/kube-scheduler is not executable: No such file or directory/.test(l));
+    const problems = (r.stderr + r.stdout)
+      .split('\n')
+      .filter(
+        (l) =>
+          l.trim() &&
+          !/Command \/usr\/local\/bin\/kube-scheduler is not executable: No such file or directory/.test(
+            l,
+          ),
+      );
     expect(problems).toEqual([]);
   });
 
-  it.skipIf(skipWithoutInputs(SYSTEMD))('systemd itself parses ExecStart to the value given (systemd --test, as an unprivileged user)', () => {
-    requireInputs(SYSTEMD);
-    // Test mode refuses root, and reads only SYSTEMD_UNIT_PATH: a directory the nobody user can read,
-    // holding the unit and a default.target that pulls it in.
-    const dir = join(tempDir(), 'units');
-    mkdirSync(dir);
-    chmodSync(join(dir, '..'), 0o755);
-    chmodSync(dir, 0o755);
-    writeFileSync(join(dir, 'kube-scheduler.service'), readFileSync(unit), { mode: 0o644 });
-    writeFileSync(join(dir, 'default.target'), '[Unit]\nDescription=escape test\nWants=kube-scheduler.service\n', { mode: 0o644 });
-    const cmd = process.getuid?.() === 0 ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', SYSTEMD] : [SYSTEMD];
-    const r = spawnSync(cmd[0]!, [...cmd.slice(1), '--test', '--system', '--log-target=console'], { encoding: 'utf8', env: { ...process.env, SYSTEMD_UNIT_PATH: dir }, timeout: 60_000 });
-    expect(r.status, r.stderr).toBe(0);
-    const lines = r.stdout.split('\n').filter((l) => l.includes('Command Line: /usr/local/bin/kube-scheduler'));
-    expect(lines.length, 'the dump holds the unit\'s ExecStart once').toBe(1);
-    // systemd stops before environment expansion: apply that last layer as it would at exec time.
-    const argv = shellWords(lines[0]!.replace(/^\s*Command Line: /, '')).map(unescapeEnv);
-    expect(argv).toContain(`--${FLAG}=${VALUE}`);
-    expect(argv).toEqual(execStart(readFileSync(unit, 'utf8')).map(unescapeEnv));
-  });
+  it.skipIf(skipWithoutInputs(SYSTEMD))(
+    'systemd itself parses ExecStart to the value given (systemd --test, as an unprivileged user)',
+    () => {
+      requireInputs(SYSTEMD);
+      // Test mode refuses root, and reads only SYSTEMD_UNIT_PATH: a directory the nobody user can read,
+      // holding the unit and a default.target that pulls it in.
+      const dir = join(tempDir(), 'units');
+      mkdirSync(dir);
+      chmodSync(join(dir, '..'), 0o755);
+      chmodSync(dir, 0o755);
+      writeFileSync(join(dir, 'kube-scheduler.service'), readFileSync(unit), { mode: 0o644 });
+      writeFileSync(
+        join(dir, 'default.target'),
+        '[Unit]\nDescription=escape test\nWants=kube-scheduler.service\n',
+        { mode: 0o644 },
+      );
+      const cmd =
+        process.getuid?.() === 0
+          ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', SYSTEMD]
+          : [SYSTEMD];
+      const r = spawnSync(
+        cmd[0]!,
+        [...cmd.slice(1), '--test', '--system', '--log-target=console'],
+        { encoding: 'utf8', env: { ...process.env, SYSTEMD_UNIT_PATH: dir }, timeout: 60_000 },
+      );
+      expect(r.status, r.stderr).toBe(0);
+      const lines = r.stdout
+        .split('\n')
+        .filter((l) => l.includes('Command Line: /usr/local/bin/kube-scheduler'));
+      expect(lines.length, "the dump holds the unit's ExecStart once").toBe(1);
+      // systemd stops before environment expansion: apply that last layer as it would at exec time.
+      const argv = shellWords(lines[0]!.replace(/^\s*Command Line: /, '')).map(unescapeEnv);
+      expect(argv).toContain(`--${FLAG}=${VALUE}`);
+      expect(argv).toEqual(execStart(readFileSync(unit, 'utf8')).map(unescapeEnv));
+    },
+  );
 });

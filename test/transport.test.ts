@@ -6,9 +6,19 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../lib/errors.ts';
 import {
-  appendKnownHost, checkHostKey, entryMatchesHost, formatKnownHost, knownHostName, parseKnownHosts, readKnownHostsFile,
+  appendKnownHost,
+  checkHostKey,
+  entryMatchesHost,
+  formatKnownHost,
+  knownHostName,
+  parseKnownHosts,
+  readKnownHostsFile,
 } from '../core/transport/known-hosts.ts';
-import { encodeEd25519, generateEd25519, isWellFormedEd25519Public } from '../core/transport/keygen.ts';
+import {
+  encodeEd25519,
+  generateEd25519,
+  isWellFormedEd25519Public,
+} from '../core/transport/keygen.ts';
 import { shJoin, shQuote } from '../lib/quote.ts';
 import { parseProxyJump } from '../core/transport/dial.ts';
 import { isReadOnlyCommand } from '../core/transport/read-only.ts';
@@ -22,9 +32,42 @@ function roundTrip(args: string[]): string[] {
 
 describe('shQuote', () => {
   const nasty = [
-    '', ' ', 'plain', 'a b', "it's", "''", '"double"', '$(id)', '`id`', '$HOME', '${x:-y}', 'a;b', 'a&&b', 'a|b', '>out', '<in',
-    '*', '?', '[a]', '~', '~root', '#comment', '!', 'new\nline', 'tab\there', '\\', "\\'", '-n', '--', 'a=b', '%s', 'ünïcödé', '日本',
-    "x'; rm -rf / #", '\t', '{a,b}',
+    '',
+    ' ',
+    'plain',
+    'a b',
+    "it's",
+    "''",
+    '"double"',
+    '$(id)',
+    '`id`',
+    '$HOME',
+    '${x:-y}',
+    'a;b',
+    'a&&b',
+    'a|b',
+    '>out',
+    '<in',
+    '*',
+    '?',
+    '[a]',
+    '~',
+    '~root',
+    '#comment',
+    '!',
+    'new\nline',
+    'tab\there',
+    '\\',
+    "\\'",
+    '-n',
+    '--',
+    'a=b',
+    '%s',
+    'ünïcödé',
+    '日本',
+    "x'; rm -rf / #",
+    '\t',
+    '{a,b}',
   ];
 
   it('round-trips every argument byte for byte through sh', () => {
@@ -93,7 +136,11 @@ describe('known_hosts', () => {
   });
 
   it('treats a pinned key of another type as changed, not unknown', () => {
-    const rsaLike = Buffer.concat([Buffer.from([0, 0, 0, 7]), Buffer.from('ssh-rsa'), Buffer.alloc(8)]);
+    const rsaLike = Buffer.concat([
+      Buffer.from([0, 0, 0, 7]),
+      Buffer.from('ssh-rsa'),
+      Buffer.alloc(8),
+    ]);
     const e = parseKnownHosts(`h ssh-ed25519 ${KEY_A}`);
     expect(checkHostKey(e, 'h', rsaLike).status).toBe('changed');
   });
@@ -118,7 +165,10 @@ describe('known_hosts', () => {
     const file = join(dir, 'known_hosts');
     writeFileSync(file, `other ssh-ed25519 ${KEY_B}`); // no trailing newline
     appendKnownHost(file, formatKnownHost(['node1', '10.9.9.9'], blobA));
-    appendKnownHost(file, formatKnownHost([knownHostName('10.9.9.8', 2200)], blobA, { hash: true }));
+    appendKnownHost(
+      file,
+      formatKnownHost([knownHostName('10.9.9.8', 2200)], blobA, { hash: true }),
+    );
     const text = readFileSync(file, 'utf8');
     expect(text.split('\n')[1]).toBe(`node1,10.9.9.9 ssh-ed25519 ${KEY_A}`);
     expect(text.split('\n')[2]).toMatch(/^\|1\|/);
@@ -143,7 +193,9 @@ describe('known_hosts', () => {
 describe('parseProxyJump', () => {
   it('parses hops with defaults', () => {
     expect(parseProxyJump('', 'root')).toEqual([]);
-    expect(parseProxyJump('bastion', 'root')).toEqual([{ user: 'root', address: 'bastion', port: 22 }]);
+    expect(parseProxyJump('bastion', 'root')).toEqual([
+      { user: 'root', address: 'bastion', port: 22 },
+    ]);
     expect(parseProxyJump('ops@10.0.0.1:2222,[::1]:22', 'root')).toEqual([
       { user: 'ops', address: '10.0.0.1', port: 2222 },
       { user: 'root', address: '::1', port: 22 },
@@ -161,7 +213,12 @@ describe('ed25519 key files', () => {
     const dir = tempDir('keygen');
     const file = join(dir, 'key');
     writeFileSync(file, priv, { mode: 0o600 });
-    return execFileSync('ssh-keygen', ['-y', '-f', file]).toString().trim().split(' ').slice(0, 2).join(' ');
+    return execFileSync('ssh-keygen', ['-y', '-f', file])
+      .toString()
+      .trim()
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
   }
 
   it('are read by ssh-keygen, including keys whose public key starts with a zero byte', () => {
@@ -173,7 +230,10 @@ describe('ed25519 key files', () => {
       if (pub[0] === 0) zeroLead = { seed: Buffer.from(jwk.d!, 'base64url'), pub };
     }
     expect(zeroLead).toBeDefined();
-    const pairs = [encodeEd25519(zeroLead!.seed, zeroLead!.pub, 'root@zero'), ...Array.from({ length: 8 }, (_, i) => generateEd25519(`k${i}`))];
+    const pairs = [
+      encodeEd25519(zeroLead!.seed, zeroLead!.pub, 'root@zero'),
+      ...Array.from({ length: 8 }, (_, i) => generateEd25519(`k${i}`)),
+    ];
     for (const p of pairs) {
       expect(opensshPublic(p.private)).toBe(p.public.split(' ').slice(0, 2).join(' '));
       expect(p.private).not.toMatch(/\n\n/);
@@ -181,32 +241,67 @@ describe('ed25519 key files', () => {
     expect(pairs[0]!.public).toMatch(/ root@zero$/);
     expect(pairs.every((p) => isWellFormedEd25519Public(p.public))).toBe(true);
     // The shape ssh2's generator writes for such a key: the leading zero stripped, 31 bytes left.
-    const stripped = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 31]), zeroLead!.pub.subarray(1)]);
-    expect(isWellFormedEd25519Public(`ssh-ed25519 ${stripped.toString('base64')} root@zero`)).toBe(false);
+    const stripped = Buffer.concat([
+      Buffer.from([0, 0, 0, 11]),
+      Buffer.from('ssh-ed25519'),
+      Buffer.from([0, 0, 0, 31]),
+      zeroLead!.pub.subarray(1),
+    ]);
+    expect(isWellFormedEd25519Public(`ssh-ed25519 ${stripped.toString('base64')} root@zero`)).toBe(
+      false,
+    );
   });
 });
 
 describe('read-only sessions (what every phase gets; writes go through Wet)', () => {
-  const etcdctl = (...cmd: string[]) => ['/usr/local/bin/etcdctl', '--endpoints=https://10.0.0.1:2379', '--cacert=/x', ...cmd];
+  const etcdctl = (...cmd: string[]) => [
+    '/usr/local/bin/etcdctl',
+    '--endpoints=https://10.0.0.1:2379',
+    '--cacert=/x',
+    ...cmd,
+  ];
 
   it('lets reads through', () => {
     for (const argv of [
-      ['cat', '/var/lib/hardwire/installed.json'], ['ls', '-1', '/var/lib/hardwire/pending-restart'], ['test', '-x', '/usr/local/bin/etcdutl'],
-      ['grep', '-m1', '-e', 'client-certificate-data:', '/etc/kubernetes/admin.conf'], ['journalctl', '-u', 'etcd', '-n', '20'],
-      ['systemctl', 'show', '--property=Id', 'etcd.service'], ['systemctl', 'list-unit-files', '--no-legend', 'etcd.service'],
-      etcdctl('endpoint', 'health', '-w', 'json'), etcdctl('member', 'list'), etcdctl('get', '/registry/secrets/x'),
-    ]) expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
+      ['cat', '/var/lib/hardwire/installed.json'],
+      ['ls', '-1', '/var/lib/hardwire/pending-restart'],
+      ['test', '-x', '/usr/local/bin/etcdutl'],
+      ['grep', '-m1', '-e', 'client-certificate-data:', '/etc/kubernetes/admin.conf'],
+      ['journalctl', '-u', 'etcd', '-n', '20'],
+      ['systemctl', 'show', '--property=Id', 'etcd.service'],
+      ['systemctl', 'list-unit-files', '--no-legend', 'etcd.service'],
+      etcdctl('endpoint', 'health', '-w', 'json'),
+      etcdctl('member', 'list'),
+      etcdctl('get', '/registry/secrets/x'),
+    ])
+      expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
   });
 
   it('refuses every kind of write hardwire makes, and anything it does not know', () => {
     for (const argv of [
-      ['mkdir', '-p', '/var/lib/hardwire/backup'], ['rm', '-f', '/x'], ['rm', '-rf', '--', '/var/lib/etcd'], ['mv', '/a', '/b'], ['rmdir', '/a'],
-      ['systemctl', 'start', '--no-block', 'etcd.service'], ['systemctl', 'restart', 'kube-apiserver.service'], ['systemctl', 'stop', 'etcd.service'],
-      ['systemctl', '--quiet', 'enable', 'etcd.service'], ['systemctl', 'disable', '--now', 'etcd.service'], ['systemctl', 'daemon-reload'],
-      ['systemctl', 'reset-failed', 'etcd.service'], ['journalctl', '--vacuum-time=1s'],
-      etcdctl('snapshot', 'save', '/var/lib/hardwire/snapshots/x.db'), etcdctl('put', 'k', 'v'), etcdctl('del', 'k'), etcdctl('member', 'remove', 'abc'),
-      ['sh', '-c', 'cat /etc/hostname'], ['env', 'BK=/x', 'sh', '-c', 'cp a b'], ['/usr/local/bin/etcdutl', 'snapshot', 'restore', '/x'], ['tee', '/etc/x'],
-    ]) expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
+      ['mkdir', '-p', '/var/lib/hardwire/backup'],
+      ['rm', '-f', '/x'],
+      ['rm', '-rf', '--', '/var/lib/etcd'],
+      ['mv', '/a', '/b'],
+      ['rmdir', '/a'],
+      ['systemctl', 'start', '--no-block', 'etcd.service'],
+      ['systemctl', 'restart', 'kube-apiserver.service'],
+      ['systemctl', 'stop', 'etcd.service'],
+      ['systemctl', '--quiet', 'enable', 'etcd.service'],
+      ['systemctl', 'disable', '--now', 'etcd.service'],
+      ['systemctl', 'daemon-reload'],
+      ['systemctl', 'reset-failed', 'etcd.service'],
+      ['journalctl', '--vacuum-time=1s'],
+      etcdctl('snapshot', 'save', '/var/lib/hardwire/snapshots/x.db'),
+      etcdctl('put', 'k', 'v'),
+      etcdctl('del', 'k'),
+      etcdctl('member', 'remove', 'abc'),
+      ['sh', '-c', 'cat /etc/hostname'],
+      ['env', 'BK=/x', 'sh', '-c', 'cp a b'],
+      ['/usr/local/bin/etcdutl', 'snapshot', 'restore', '/x'],
+      ['tee', '/etc/x'],
+    ])
+      expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
   });
 });
 
@@ -215,8 +310,12 @@ describe('ssh2 crypto (scripts/setup.sh builds its binding)', () => {
     // Without the binding ssh2 falls back to JavaScript packet crypto: correct, but about 1.6x slower on a push.
     const { createRequire } = await import('node:module');
     const req = createRequire(import.meta.url);
-    expect((req('ssh2/lib/protocol/crypto.js') as { bindingAvailable: boolean }).bindingAvailable).toBe(true);
-    const { DEFAULT_CIPHER } = req('ssh2/lib/protocol/constants.js') as { DEFAULT_CIPHER: string[] };
+    expect(
+      (req('ssh2/lib/protocol/crypto.js') as { bindingAvailable: boolean }).bindingAvailable,
+    ).toBe(true);
+    const { DEFAULT_CIPHER } = req('ssh2/lib/protocol/constants.js') as {
+      DEFAULT_CIPHER: string[];
+    };
     expect(DEFAULT_CIPHER[0]).toBe('aes128-gcm@openssh.com');
   });
 });

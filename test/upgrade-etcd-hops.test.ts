@@ -21,11 +21,27 @@ const FILES: Record<string, string> = {
   'v3.6.16': 'core/flags/data/etcd/v3.6.16.json',
   'v3.7.0': 'core/flags/data/v1.37.2/etcd.json',
 };
-const committed = (v: string) => JSON.parse(readFileSync(join(repoRoot, FILES[v]!), 'utf8')) as { componentVersion: string; flags: FlagEntry[] };
-const cite = (f: FlagEntry | undefined) => (f?.registeredAt ? `${f.registeredAt.module}@${f.registeredAt.version}/${f.registeredAt.file}:${f.registeredAt.line}` : null);
+const committed = (v: string) =>
+  JSON.parse(readFileSync(join(repoRoot, FILES[v]!), 'utf8')) as {
+    componentVersion: string;
+    flags: FlagEntry[];
+  };
+const cite = (f: FlagEntry | undefined) =>
+  f?.registeredAt
+    ? `${f.registeredAt.module}@${f.registeredAt.version}/${f.registeredAt.file}:${f.registeredAt.line}`
+    : null;
 
-interface Row { flag: string; status: string; from: { registeredAt: string | null } | null; to: { registeredAt: string | null } | null }
-interface Doc { blocking: number; etcd: { hops: { from: string; to: string; flags: string }[] }; components: { component: string; fromVersion: string; toVersion: string; rows: Row[] }[] }
+interface Row {
+  flag: string;
+  status: string;
+  from: { registeredAt: string | null } | null;
+  to: { registeredAt: string | null } | null;
+}
+interface Doc {
+  blocking: number;
+  etcd: { hops: { from: string; to: string; flags: string }[] };
+  components: { component: string; fromVersion: string; toVersion: string; rows: Row[] }[];
+}
 
 /** The status the two flag sets give, read independently of core/upgrade/plan.ts. */
 function want(a: FlagEntry | undefined, b: FlagEntry | undefined): string[] {
@@ -34,7 +50,8 @@ function want(a: FlagEntry | undefined, b: FlagEntry | undefined): string[] {
   return a && a.default !== b.default ? ['default-changed'] : ['unchanged'];
 }
 
-const plan = (inv: string, extra: string[] = []) => hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', inv, ...extra]);
+const plan = (inv: string, extra: string[] = []) =>
+  hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--offline', '--inventory', inv, ...extra]);
 const etcdTables = (doc: Doc) => doc.components.filter((c) => c.component === 'etcd');
 
 describe('the committed etcd-only map at v3.6.16', () => {
@@ -42,34 +59,45 @@ describe('the committed etcd-only map at v3.6.16', () => {
     expect(Object.keys(ETCD_ONLY_PINS)).toEqual([...ETCD_STEPS]);
     for (const v of ETCD_STEPS) {
       expect(existsSync(etcdMapFile(v)), v).toBe(true);
-      expect(existsSync(join(repoRoot, 'harness/flags/analyzer/etcd', ETCD_ONLY_PINS[v]!)), v).toBe(true);
+      expect(existsSync(join(repoRoot, 'harness/flags/analyzer/etcd', ETCD_ONLY_PINS[v]!)), v).toBe(
+        true,
+      );
     }
   });
 
-  it('is etcd v3.6.16\'s, cited in etcd v3.6.16\'s own module, with no Kubernetes release', () => {
+  it("is etcd v3.6.16's, cited in etcd v3.6.16's own module, with no Kubernetes release", () => {
     const m = committed('v3.6.16') as ReturnType<typeof committed> & { kubernetesVersion?: string };
     expect(m.componentVersion).toBe('v3.6.16');
     expect(m.kubernetesVersion).toBeUndefined();
     expect(m.flags.length).toBeGreaterThan(100);
-    for (const f of m.flags.filter((x) => x.registeredAt?.module.startsWith('go.etcd.io/etcd/'))) expect(f.registeredAt!.version, f.name).toBe('v3.6.16');
+    for (const f of m.flags.filter((x) => x.registeredAt?.module.startsWith('go.etcd.io/etcd/')))
+      expect(f.registeredAt!.version, f.name).toBe('v3.6.16');
   });
 });
 
 describe('upgrade plan v1.36.3 → v1.37.2: an etcd table per hop', () => {
   const r = plan(EXAMPLE, ['--json']);
   // A refused plan (exit 2) prints no document: the first test then fails on the exit code, with the line.
-  const doc = (r.stdout ? JSON.parse(r.stdout) : { blocking: 0, etcd: { hops: [] }, components: [] }) as Doc;
+  const doc = (
+    r.stdout ? JSON.parse(r.stdout) : { blocking: 0, etcd: { hops: [] }, components: [] }
+  ) as Doc;
 
   it('two etcd tables, v3.6.8 → v3.6.16 and v3.6.16 → v3.7.0, each row as the JSON files at both ends give it', () => {
     expect(r.code, r.stderr).toBe(doc.blocking === 0 ? 0 : 1);
     const tables = etcdTables(doc);
-    expect(tables.map((t) => `${t.fromVersion}→${t.toVersion}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
+    expect(tables.map((t) => `${t.fromVersion}→${t.toVersion}`)).toEqual([
+      'v3.6.8→v3.6.16',
+      'v3.6.16→v3.7.0',
+    ]);
     expect(tables[0]!.rows.map((x) => x.flag)).toEqual(tables[1]!.rows.map((x) => x.flag));
     expect(tables[0]!.rows.length).toBeGreaterThan(15);
     for (const t of tables) {
       const [a, b] = [committed(t.fromVersion), committed(t.toVersion)];
       for (const row of t.rows) {
-        const [fa, fb] = [a.flags.find((f) => f.name === row.flag), b.flags.find((f) => f.name === row.flag)];
+        const [fa, fb] = [
+          a.flags.find((f) => f.name === row.flag),
+          b.flags.find((f) => f.name === row.flag),
+        ];
         expect(want(fa, fb), `${t.fromVersion}→${t.toVersion} --${row.flag}`).toContain(row.status);
         expect(row.from?.registeredAt ?? null).toBe(cite(fa));
         expect(row.to?.registeredAt ?? null).toBe(cite(fb));
@@ -90,14 +118,29 @@ describe('upgrade plan v1.36.3 → v1.37.2: an etcd table per hop', () => {
 
 describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
   // Picked from the data: in etcd's flag set at v3.6.8 and v3.6.16, not at v3.7.0.
-  const [a, m, b] = ['v3.6.8', 'v3.6.16', 'v3.7.0'].map(committed) as [ReturnType<typeof committed>, ReturnType<typeof committed>, ReturnType<typeof committed>];
-  const gone = m.flags.find((f) => f.name.startsWith('experimental-') && f.type === 'bool' && a.flags.some((x) => x.name === f.name) && !b.flags.some((x) => x.name === f.name));
+  const [a, m, b] = ['v3.6.8', 'v3.6.16', 'v3.7.0'].map(committed) as [
+    ReturnType<typeof committed>,
+    ReturnType<typeof committed>,
+    ReturnType<typeof committed>,
+  ];
+  const gone = m.flags.find(
+    (f) =>
+      f.name.startsWith('experimental-') &&
+      f.type === 'bool' &&
+      a.flags.some((x) => x.name === f.name) &&
+      !b.flags.some((x) => x.name === f.name),
+  );
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-etcd-hops-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('is blocking at the second hop with its registration at v3.6.16, and cited at both ends of the first', () => {
-    if (!gone) throw new Error('etcd v3.7.0 removed no experimental-* bool flag of v3.6.8 and v3.6.16: pick another');
-    const inv = parse(readFileSync(EXAMPLE, 'utf8')) as { cluster: { extraArgs?: Record<string, Record<string, string>> } };
+    if (!gone)
+      throw new Error(
+        'etcd v3.7.0 removed no experimental-* bool flag of v3.6.8 and v3.6.16: pick another',
+      );
+    const inv = parse(readFileSync(EXAMPLE, 'utf8')) as {
+      cluster: { extraArgs?: Record<string, Record<string, string>> };
+    };
     inv.cluster.extraArgs = { ...inv.cluster.extraArgs, etcd: { [gone.name]: gone.default } };
     const file = join(dir, 'inv.yaml');
     writeFileSync(file, stringify(inv));
@@ -111,7 +154,9 @@ describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
     expect(first!.to?.registeredAt).toBe(cite(gone));
     expect(second!.status).toBe('removed');
     expect(second!.from?.registeredAt).toBe(cite(gone));
-    expect(second!.from?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/.+:\d+$/);
+    expect(second!.from?.registeredAt).toMatch(
+      /^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/.+:\d+$/,
+    );
     expect(second!.to).toBeNull();
     // Text, Markdown and HTML: both hop tables, the flag removed under the second.
     const md = join(dir, 'plan.md');
@@ -120,10 +165,18 @@ describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
     expect(text.code).toBe(1);
     const second16 = text.stdout.slice(text.stdout.indexOf('etcd v3.6.16 → v3.7.0 ('));
     expect(text.stdout).toContain('etcd v3.6.8 → v3.6.16 (');
-    expect(second16.slice(0, second16.indexOf('\n\n'))).toMatch(new RegExp(`--${gone.name}\\s+removed\\s+${cite(gone)!.replace(/[.]/g, '\\.')}\\s+\\(not registered\\)`));
+    expect(second16.slice(0, second16.indexOf('\n\n'))).toMatch(
+      new RegExp(
+        `--${gone.name}\\s+removed\\s+${cite(gone)!.replace(/[.]/g, '\\.')}\\s+\\(not registered\\)`,
+      ),
+    );
     const mdText = readFileSync(md, 'utf8');
     expect(mdText).toContain('## etcd v3.6.8 → v3.6.16');
-    expect(mdText).toMatch(new RegExp(`## etcd v3\\.6\\.16 → v3\\.7\\.0\\n(?:.*\\n)*?\\| --${gone.name} \\| removed \\| \``));
+    expect(mdText).toMatch(
+      new RegExp(
+        `## etcd v3\\.6\\.16 → v3\\.7\\.0\\n(?:.*\\n)*?\\| --${gone.name} \\| removed \\| \``,
+      ),
+    );
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('<h2>etcd v3.6.8 → v3.6.16</h2>');
     expect(page).toContain('<h2>etcd v3.6.16 → v3.7.0</h2>');
@@ -137,26 +190,58 @@ describe('etcd feature gates set through extraArgs', () => {
     'v3.6.16': 'core/flags/data/etcd/v3.6.16.feature-gates.json',
     'v3.7.0': 'core/flags/data/v1.37.2/feature-gates.json',
   };
-  type Table = { module: string; version: string; file: string; gates: { name: string; specs: { default: boolean; line: number }[] }[] };
-  const etcdTable = (v: string) => (JSON.parse(readFileSync(join(repoRoot, GATE_FILES[v]!), 'utf8')) as { tables: Table[] }).tables.find((t) => t.module === 'go.etcd.io/etcd/server/v3')!;
+  type Table = {
+    module: string;
+    version: string;
+    file: string;
+    gates: { name: string; specs: { default: boolean; line: number }[] }[];
+  };
+  const etcdTable = (v: string) =>
+    (
+      JSON.parse(readFileSync(join(repoRoot, GATE_FILES[v]!), 'utf8')) as { tables: Table[] }
+    ).tables.find((t) => t.module === 'go.etcd.io/etcd/server/v3')!;
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-etcd-gates-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('are checked at each hop, in etcd\'s gate table at both ends of it, each spec cited there', () => {
-    const inv = parse(readFileSync(EXAMPLE, 'utf8')) as { cluster: { extraArgs?: Record<string, Record<string, string>> } };
-    inv.cluster.extraArgs = { ...inv.cluster.extraArgs, etcd: { 'feature-gates': 'InitialCorruptCheck=true,TxnModeWriteWithSharedBuffer=false' } };
+  it("are checked at each hop, in etcd's gate table at both ends of it, each spec cited there", () => {
+    const inv = parse(readFileSync(EXAMPLE, 'utf8')) as {
+      cluster: { extraArgs?: Record<string, Record<string, string>> };
+    };
+    inv.cluster.extraArgs = {
+      ...inv.cluster.extraArgs,
+      etcd: { 'feature-gates': 'InitialCorruptCheck=true,TxnModeWriteWithSharedBuffer=false' },
+    };
     const file = join(dir, 'inv.yaml');
     writeFileSync(file, stringify(inv));
     const r = plan(file, ['--json']);
     expect(r.code, r.stderr).toBe(0);
-    const doc = JSON.parse(r.stdout) as { gates: { component: string; fromVersion?: string; toVersion?: string; rows: { gate: string; status: string; from: { at: string } | null; to: { at: string } | null }[] }[] };
+    const doc = JSON.parse(r.stdout) as {
+      gates: {
+        component: string;
+        fromVersion?: string;
+        toVersion?: string;
+        rows: {
+          gate: string;
+          status: string;
+          from: { at: string } | null;
+          to: { at: string } | null;
+        }[];
+      }[];
+    };
     const etcd = doc.gates.filter((g) => g.component === 'etcd');
-    expect(etcd.map((g) => `${g.fromVersion}→${g.toVersion}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
+    expect(etcd.map((g) => `${g.fromVersion}→${g.toVersion}`)).toEqual([
+      'v3.6.8→v3.6.16',
+      'v3.6.16→v3.7.0',
+    ]);
     for (const g of etcd) {
       const [a, b] = [etcdTable(g.fromVersion!), etcdTable(g.toVersion!)];
-      expect(g.rows.map((x) => x.gate)).toEqual(['InitialCorruptCheck', 'TxnModeWriteWithSharedBuffer']);
+      expect(g.rows.map((x) => x.gate)).toEqual([
+        'InitialCorruptCheck',
+        'TxnModeWriteWithSharedBuffer',
+      ]);
       for (const row of g.rows) {
-        const at = (t: Table) => `${t.module}@${t.version}/${t.file}:${t.gates.find((x) => x.name === row.gate)!.specs.at(-1)!.line}`;
+        const at = (t: Table) =>
+          `${t.module}@${t.version}/${t.file}:${t.gates.find((x) => x.name === row.gate)!.specs.at(-1)!.line}`;
         expect(row.from?.at, `${g.fromVersion} ${row.gate}`).toBe(at(a));
         expect(row.to?.at, `${g.toVersion} ${row.gate}`).toBe(at(b));
         expect(row.status).toBe('unchanged');
@@ -164,8 +249,13 @@ describe('etcd feature gates set through extraArgs', () => {
     }
     // In the text form each hop's gate table follows that hop's flag table.
     const text = plan(file).stdout;
-    const second = text.slice(text.indexOf('etcd v3.6.16 → v3.7.0 ('), text.indexOf('kube-apiserver v1.36.3 → v1.37.2'));
-    expect(second).toMatch(/^InitialCorruptCheck=true\s+unchanged\s+go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/features\/etcd_features\.go:\d+\s+go\.etcd\.io\/etcd\/server\/v3@v3\.7\.0\//m);
+    const second = text.slice(
+      text.indexOf('etcd v3.6.16 → v3.7.0 ('),
+      text.indexOf('kube-apiserver v1.36.3 → v1.37.2'),
+    );
+    expect(second).toMatch(
+      /^InitialCorruptCheck=true\s+unchanged\s+go\.etcd\.io\/etcd\/server\/v3@v3\.6\.16\/features\/etcd_features\.go:\d+\s+go\.etcd\.io\/etcd\/server\/v3@v3\.7\.0\//m,
+    );
     expect(second).toContain('go.etcd.io/etcd/server/v3@v3.7.0/features/etcd_features.go:');
   });
 });
@@ -174,14 +264,21 @@ describe('etcdHopPlans, pure', () => {
   const at = (v: string): EtcdMapAt => loadEtcdMap(v);
   const passed = [{ name: 'name', value: 'node1' }];
 
-  it('compares each hop at its own two ends; no hop: the cluster\'s etcd against itself', () => {
+  it("compares each hop at its own two ends; no hop: the cluster's etcd against itself", () => {
     const plans = etcdHopPlans('v3.6.8', etcdHops('v3.6.8', 'v3.7.0'), passed, at).plans;
-    expect(plans.map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual(['v3.6.8→v3.6.16', 'v3.6.16→v3.7.0']);
-    expect(etcdHopPlans('v3.6.8', [], passed, at).plans.map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual(['v3.6.8→v3.6.8']);
+    expect(plans.map((p) => `${p.fromVersion}→${p.toVersion}`)).toEqual([
+      'v3.6.8→v3.6.16',
+      'v3.6.16→v3.7.0',
+    ]);
+    expect(
+      etcdHopPlans('v3.6.8', [], passed, at).plans.map((p) => `${p.fromVersion}→${p.toVersion}`),
+    ).toEqual(['v3.6.8→v3.6.8']);
   });
 
   it('a hop whose etcd has no map refuses the plan: one line on --etcd', () => {
     const hops = [{ from: 'v3.6.8', to: 'v3.6.99', rules: [] }];
-    expect(() => etcdHopPlans('v3.6.8', hops, passed, at)).toThrow(/^--etcd: etcd v3\.6\.99 has no flag map \(have: v3\.6\.8, v3\.6\.16, v3\.7\.0\); run "hardwire flags --regenerate --etcd v3\.6\.99" or name one of those$/);
+    expect(() => etcdHopPlans('v3.6.8', hops, passed, at)).toThrow(
+      /^--etcd: etcd v3\.6\.99 has no flag map \(have: v3\.6\.8, v3\.6\.16, v3\.7\.0\); run "hardwire flags --regenerate --etcd v3\.6\.99" or name one of those$/,
+    );
   });
 });

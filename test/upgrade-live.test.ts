@@ -21,28 +21,56 @@ let admin: string;
 const KUBECTL = join(process.env.HOME ?? '/root', '.cache/hardwire/bin/kubectl/v1.36.3/kubectl');
 const GV = 'networking.k8s.io/v1beta1';
 
-interface Row { group: string; version: string; kind: string; resource: string | null; served: boolean; objects: string[]; removedAt: string }
-interface Doc { blocking: number; live: { checked: boolean; apis: Row[] } }
+interface Row {
+  group: string;
+  version: string;
+  kind: string;
+  resource: string | null;
+  served: boolean;
+  objects: string[];
+  removedAt: string;
+}
+interface Doc {
+  blocking: number;
+  live: { checked: boolean; apis: Row[] };
+}
 
 function kubectlNames(resource: string): string[] {
-  const r = spawnSync(KUBECTL, ['--kubeconfig', admin, 'get', '--raw', `/apis/${GV}/${resource}`], { encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(KUBECTL, ['--kubeconfig', admin, 'get', '--raw', `/apis/${GV}/${resource}`], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   expect(r.status, r.stderr).toBe(0);
-  return (JSON.parse(r.stdout) as { items: { metadata: { name: string } }[] }).items.map((i) => i.metadata.name).sort();
+  return (JSON.parse(r.stdout) as { items: { metadata: { name: string } }[] }).items
+    .map((i) => i.metadata.name)
+    .sort();
 }
 
 async function onHost(argv: string[]): Promise<string> {
   const s = await lab.ssh('node1');
-  try { return await remote(s, argv); } finally { await s.close(); }
+  try {
+    return await remote(s, argv);
+  } finally {
+    await s.close();
+  }
 }
 
 /** Every file hardwire writes on a host: binaries, units, kubeconfigs, PKI, its records and backups. */
-const hashHost = () => onHost(['sh', '-c', 'find /usr/local/bin /etc/kubernetes /etc/systemd/system /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum']);
+const hashHost = () =>
+  onHost([
+    'sh',
+    '-c',
+    'find /usr/local/bin /etc/kubernetes /etc/systemd/system /var/lib/hardwire -xdev -type f -print0 | sort -z | xargs -0 sha256sum',
+  ]);
 
 /** exit 2 and exactly one `error:` line on stderr, nothing on stdout: that line. */
 function refusal(r: { code: number; stdout: string; stderr: string }): string {
   expect(r.code, r.stderr.slice(-2000)).toBe(2);
   expect(r.stdout).toBe('');
-  const lines = r.stderr.trim().split('\n').filter((l) => l.startsWith('error:'));
+  const lines = r.stderr
+    .trim()
+    .split('\n')
+    .filter((l) => l.startsWith('error:'));
   expect(lines).toHaveLength(1);
   return lines[0]!;
 }
@@ -51,7 +79,9 @@ beforeAll(async () => {
   lab = await testLab('upgradelive', 1);
   inv = lab.info.inventory;
   state = join(lab.stateDir, 'state');
-  const doc = parse(readFileSync(inv, 'utf8')) as { cluster: { name: string; extraArgs?: Record<string, Record<string, string>> } };
+  const doc = parse(readFileSync(inv, 'utf8')) as {
+    cluster: { name: string; extraArgs?: Record<string, Record<string, string>> };
+  };
   admin = join(state, doc.cluster.name, 'kubeconfigs', 'admin.conf');
   doc.cluster.extraArgs = { 'kube-apiserver': { 'runtime-config': `${GV}=true` } };
   writeFileSync(inv, stringify(doc));
@@ -65,14 +95,35 @@ afterAll(async () => {
 
 describe('upgrade plan and apply, live', () => {
   it('lists the objects stored in APIs v1.37.2 removes, at their version, as blocking', async () => {
-    const cidr = { apiVersion: GV, kind: 'ServiceCIDR', metadata: { name: 'plan-extra' }, spec: { cidrs: ['10.100.0.0/24'] } };
-    const c = spawnSync(KUBECTL, ['--kubeconfig', admin, 'create', '-f', '-'], { input: JSON.stringify(cidr), encoding: 'utf8' });
+    const cidr = {
+      apiVersion: GV,
+      kind: 'ServiceCIDR',
+      metadata: { name: 'plan-extra' },
+      spec: { cidrs: ['10.100.0.0/24'] },
+    };
+    const c = spawnSync(KUBECTL, ['--kubeconfig', admin, 'create', '-f', '-'], {
+      input: JSON.stringify(cidr),
+      encoding: 'utf8',
+    });
     expect(c.status, c.stderr).toBe(0);
-    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, '--json']);
+    const r = hardwire([
+      'upgrade',
+      'plan',
+      '--to',
+      'v1.37.2',
+      '--inventory',
+      inv,
+      '--state-dir',
+      state,
+      '--json',
+    ]);
     expect(r.code, r.stderr.slice(-2000)).toBe(1);
     const doc = JSON.parse(r.stdout) as Doc;
     expect(doc.live.checked).toBe(true);
-    const row = (kind: string) => doc.live.apis.find((a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind)!;
+    const row = (kind: string) =>
+      doc.live.apis.find(
+        (a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind,
+      )!;
     const cidrs = kubectlNames('servicecidrs');
     expect(cidrs).toContain('plan-extra');
     expect(cidrs).toContain('kubernetes');
@@ -83,13 +134,19 @@ describe('upgrade plan and apply, live', () => {
     for (const kind of ['ServiceCIDR', 'IPAddress']) {
       const m = /^k8s\.io\/api@(v[\d.]+)\/(.+):(\d+)$/.exec(row(kind).removedAt)!;
       const root = moduleDir('k8s.io/api', m[1]!);
-      expect(reopen(root, m[2]!, Number(m[3]))).toContain(`func (in *${kind}) APILifecycleRemoved()`);
+      expect(reopen(root, m[2]!, Number(m[3]))).toContain(
+        `func (in *${kind}) APILifecycleRemoved()`,
+      );
       expect(reopen(root, m[2]!, Number(m[3]) + 1).trim()).toBe('return 1, 37');
     }
     // storage.k8s.io/v1beta1 is off here, as at v1.36.3's defaults: the cluster answers 404 for it.
     const vac = doc.live.apis.find((a) => a.kind === 'VolumeAttributesClass')!;
     expect(vac.served).toBe(false);
-    const raw = spawnSync(KUBECTL, ['--kubeconfig', admin, 'get', '--raw', '/apis/storage.k8s.io/v1beta1'], { encoding: 'utf8' });
+    const raw = spawnSync(
+      KUBECTL,
+      ['--kubeconfig', admin, 'get', '--raw', '/apis/storage.k8s.io/v1beta1'],
+      { encoding: 'utf8' },
+    );
     expect(raw.status).not.toBe(0);
   });
 
@@ -100,29 +157,46 @@ describe('upgrade plan and apply, live', () => {
     expect(stored).toContain('plan-extra');
     // The dry run first: it would list the steps, and writes nothing, if the checks were skipped.
     for (const extra of [['--dry-run'], []]) {
-      const r = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra], { timeoutMs: 300_000 });
+      const r = hardwire(
+        ['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra],
+        { timeoutMs: 300_000 },
+      );
       const line = refusal(r);
-      expect(line).toMatch(/^error: removed API networking\.k8s\.io\/v1beta1 (IPAddress|ServiceCIDR): \d+ object\(s\) reached through it /);
+      expect(line).toMatch(
+        /^error: removed API networking\.k8s\.io\/v1beta1 (IPAddress|ServiceCIDR): \d+ object\(s\) reached through it /,
+      );
       expect(line).toContain('nothing was changed on any host');
       // The kind it names is one kubectl lists objects of at that version.
       const kind = /v1beta1 (\w+):/.exec(line)![1]!;
-      expect(kubectlNames(kind === 'ServiceCIDR' ? 'servicecidrs' : 'ipaddresses').length).toBeGreaterThan(0);
+      expect(
+        kubectlNames(kind === 'ServiceCIDR' ? 'servicecidrs' : 'ipaddresses').length,
+      ).toBeGreaterThan(0);
     }
     expect(await hashHost()).toBe(before);
-    expect(await onHost(['systemctl', 'is-active', 'etcd', 'kube-apiserver'])).toBe('active\nactive');
+    expect(await onHost(['systemctl', 'is-active', 'etcd', 'kube-apiserver'])).toBe(
+      'active\nactive',
+    );
   }, 300_000);
 
   it('refuses a cluster whose apiserver is stopped: exit 2, one line naming the gate and host, nothing changed', async () => {
     await onHost(['systemctl', 'stop', 'kube-apiserver']);
     const before = await hashHost();
     expect(before.split('\n').length).toBeGreaterThan(20);
-    const r = hardwire(['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state], { timeoutMs: 300_000 });
+    const r = hardwire(
+      ['upgrade', 'plan', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state],
+      { timeoutMs: 300_000 },
+    );
     expect(refusal(r)).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: /);
     expect(await hashHost()).toBe(before);
     // apply, dry run and real: the same gate, before any write.
     for (const extra of [['--dry-run'], []]) {
-      const a = hardwire(['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra], { timeoutMs: 300_000 });
-      expect(refusal(a)).toMatch(/^error: verify: kube-apiserver node1: \/livez and \/readyz: .*; nothing was changed on any host/);
+      const a = hardwire(
+        ['upgrade', 'apply', '--to', 'v1.37.2', '--inventory', inv, '--state-dir', state, ...extra],
+        { timeoutMs: 300_000 },
+      );
+      expect(refusal(a)).toMatch(
+        /^error: verify: kube-apiserver node1: \/livez and \/readyz: .*; nothing was changed on any host/,
+      );
     }
     expect(await hashHost()).toBe(before);
     expect(await onHost(['systemctl', 'is-active', 'kube-apiserver'])).toBe('inactive');

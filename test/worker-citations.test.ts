@@ -10,7 +10,11 @@ import { join } from 'node:path';
 import { parseInventory } from '../core/inventory/load.ts';
 import { CITED_MODULES, leafKeys } from '../core/components/models/config-file.ts';
 import { kubeletConfig, kubeletFields, kubeletModel } from '../core/components/models/kubelet.ts';
-import { kubeProxyConfig, kubeProxyFields, kubeProxyModel } from '../core/components/models/kube-proxy.ts';
+import {
+  kubeProxyConfig,
+  kubeProxyFields,
+  kubeProxyModel,
+} from '../core/components/models/kube-proxy.ts';
 import { containerdConfig, containerdModel } from '../core/components/models/containerd.ts';
 import { renderUnit } from '../core/render/systemd.ts';
 import { citer } from '../core/render/citations.ts';
@@ -28,13 +32,31 @@ hosts:
   - {name: w-1, address: 198.51.100.21, roles: [worker]}
 `);
 const ctx = { inv, host: inv.hosts[1]! };
-const lineOf = (root: string, file: string, line: number) => reopen(join(modcache, root), file, line);
+const lineOf = (root: string, file: string, line: number) =>
+  reopen(join(modcache, root), file, line);
 
-interface Site { module: string; version: string; file: string; line: number }
-interface MapField { key: string; goField: string; registeredAt: Site; convertedAt?: Site; readBy: string; consumedAt: (Site & { selector: string })[] }
+interface Site {
+  module: string;
+  version: string;
+  file: string;
+  line: number;
+}
+interface MapField {
+  key: string;
+  goField: string;
+  registeredAt: Site;
+  convertedAt?: Site;
+  readBy: string;
+  consumedAt: (Site & { selector: string })[];
+}
 /** The committed map's config fields, read straight from its JSON (not through core/flags/map.ts). */
 function mapFields(component: string): Map<string, MapField> {
-  const doc = JSON.parse(readFileSync(join(repoRoot, 'core', 'flags', 'data', PINNED_KUBERNETES, `${component}.json`), 'utf8')) as { config?: { fields: MapField[] } };
+  const doc = JSON.parse(
+    readFileSync(
+      join(repoRoot, 'core', 'flags', 'data', PINNED_KUBERNETES, `${component}.json`),
+      'utf8',
+    ),
+  ) as { config?: { fields: MapField[] } };
   return new Map((doc.config?.fields ?? []).map((f) => [f.key, f]));
 }
 const ref = (s: Site) => `${s.module}@${s.version}/${s.file}:${s.line}`;
@@ -43,7 +65,7 @@ const models = [
   { component: 'kube-proxy', fields: kubeProxyFields(ctx), render: kubeProxyConfig },
 ] as const;
 
-describe('the workers\' citations', () => {
+describe("the workers' citations", () => {
   it('each config field the models set is in the flag map, with a read site; re-opened, its declaration holds its json tag and each read its selector', () => {
     let n = 0;
     for (const { component, fields } of models) {
@@ -54,16 +76,25 @@ describe('the workers\' citations', () => {
         expect(f, `${component} config field ${k} is in the flag map`).toBeDefined();
         expect(f!.consumedAt.length, `${component} ${k}: read sites`).toBeGreaterThan(0);
         const decl = reopenSite(f!.registeredAt);
-        expect(decl, `${component} ${k} declared at ${ref(f!.registeredAt)}`).toMatch(new RegExp(`^\\s*${f!.goField}\\s.*json:"${k.slice(k.lastIndexOf('.') + 1)}[",]`));
-        for (const r of f!.consumedAt) expect(reopenSite(r), `${component} ${k} read at ${ref(r)}`).toContain(r.selector.replace(/^\./, ''));
-        if (f!.convertedAt) expect(reopenSite(f!.convertedAt), `${component} ${k} converted at ${ref(f!.convertedAt)}`).toMatch(/\bout\.[\w.]+ = .*\bin\./);
+        expect(decl, `${component} ${k} declared at ${ref(f!.registeredAt)}`).toMatch(
+          new RegExp(`^\\s*${f!.goField}\\s.*json:"${k.slice(k.lastIndexOf('.') + 1)}[",]`),
+        );
+        for (const r of f!.consumedAt)
+          expect(reopenSite(r), `${component} ${k} read at ${ref(r)}`).toContain(
+            r.selector.replace(/^\./, ''),
+          );
+        if (f!.convertedAt)
+          expect(
+            reopenSite(f!.convertedAt),
+            `${component} ${k} converted at ${ref(f!.convertedAt)}`,
+          ).toMatch(/\bout\.[\w.]+ = .*\bin\./);
       }
     }
     // 17 KubeletConfiguration leaves, 7 KubeProxyConfiguration ones (clientConnection.kubeconfig, conntrack.*…).
     expect(n).toBe(24);
   });
 
-  it('the rendered config files cite each field\'s declaration and its first read site from the map; the models carry no line of their own for them', async () => {
+  it("the rendered config files cite each field's declaration and its first read site from the map; the models carry no line of their own for them", async () => {
     const cite = await citer(PINNED_KUBERNETES);
     expect(cite?.config).toBeDefined();
     for (const { component, fields, render } of models) {
@@ -72,27 +103,43 @@ describe('the workers\' citations', () => {
       for (const k of fields.flatMap((f) => leafKeys(f.key, f.value))) {
         const f = map.get(k)!;
         expect(yaml, `${component} ${k}`).toContain(`#   ${k}: declared at ${ref(f.registeredAt)}`);
-        expect(yaml.split('\n').find((l) => l.startsWith(`#   ${k}: `)), `${component} ${k}`).toContain(`read at ${ref(f.consumedAt[0]!)}`);
+        expect(
+          yaml.split('\n').find((l) => l.startsWith(`#   ${k}: `)),
+          `${component} ${k}`,
+        ).toContain(`read at ${ref(f.consumedAt[0]!)}`);
       }
       // A versioned type's line in a reason would be a second source for what the map cites.
-      for (const f of fields) expect(f.why, `${component} ${f.key}`).not.toMatch(/config\/v1(alpha|beta)1\/types\.go:\d/);
+      for (const f of fields)
+        expect(f.why, `${component} ${f.key}`).not.toMatch(/config\/v1(alpha|beta)1\/types\.go:\d/);
     }
   });
 
   it('each flag of the kubelet and kube-proxy units: the options.go line it cites registers it', () => {
     for (const m of [kubeletModel(ctx), kubeProxyModel(ctx)]) {
       for (const f of m.flags) {
-        const refs = [...f.why.matchAll(/K (cmd\/kube[-a-z]*\/app\/(?:options\/)?options\.go):(\d+)/g)];
+        const refs = [
+          ...f.why.matchAll(/K (cmd\/kube[-a-z]*\/app\/(?:options\/)?options\.go):(\d+)/g),
+        ];
         expect(refs, `${m.component} --${f.name}`).toHaveLength(1);
-        expect(lineOf(CITED_MODULES.K, refs[0]![1]!, Number(refs[0]![2])), `--${f.name}`).toContain(`"${f.name}"`);
+        expect(lineOf(CITED_MODULES.K, refs[0]![1]!, Number(refs[0]![2])), `--${f.name}`).toContain(
+          `"${f.name}"`,
+        );
       }
     }
   });
 
   it('every other K file:line in a worker unit or config exists, and the ones the reasons lean on say so', () => {
-    const text = [{ ...kubeletModel(ctx), component: 'kubelet' as const }, { ...kubeProxyModel(ctx), component: 'kube-proxy' as const }].map((m) => renderUnit(m, { cluster: 'c', host: 'w-1', after: [] })).join('\n')
-      + [...kubeletFields(ctx), ...kubeProxyFields(ctx)].map((f) => f.why).join('\n')
-      + [kubeletModel(ctx), kubeProxyModel(ctx)].flatMap((m) => (m.files ?? []).map((f) => f.why)).join('\n');
+    const text =
+      [
+        { ...kubeletModel(ctx), component: 'kubelet' as const },
+        { ...kubeProxyModel(ctx), component: 'kube-proxy' as const },
+      ]
+        .map((m) => renderUnit(m, { cluster: 'c', host: 'w-1', after: [] }))
+        .join('\n') +
+      [...kubeletFields(ctx), ...kubeProxyFields(ctx)].map((f) => f.why).join('\n') +
+      [kubeletModel(ctx), kubeProxyModel(ctx)]
+        .flatMap((m) => (m.files ?? []).map((f) => f.why))
+        .join('\n');
     const refs = [...text.matchAll(/\bK ([a-z][\w./-]*\.go):(\d+)/g)];
     expect(refs.length).toBeGreaterThan(8);
     for (const [, file, line] of refs) lineOf(CITED_MODULES.K, file!, Number(line));
@@ -101,12 +148,18 @@ describe('the workers\' citations', () => {
       ['pkg/util/kernel/constants.go:52', 'NFTablesKubeProxyKernelVersion = "5.13"'],
       ['pkg/proxy/nftables/supported.go:48', 'knftables.New('],
       ['pkg/proxy/conntrack/sysctls.go:111', 'config.MaxPerCore != nil && *config.MaxPerCore > 0'],
-      ['plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700', 'NewClusterBinding("system:node-proxier").Users(user.KubeProxy)'],
+      [
+        'plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go:700',
+        'NewClusterBinding("system:node-proxier").Users(user.KubeProxy)',
+      ],
       ['pkg/kubelet/cm/pod_container_manager_linux.go:97', 'm.podPidsLimit > 0'],
       ['cmd/kubeadm/app/phases/kubelet/config.go:215', 'os.WriteFile(configFile, b, 0644)'],
       ['cmd/kubeadm/app/constants/constants.go:688', 'GetIndexedIP(svcSubnetCIDR, 10)'],
       ['pkg/proxy/nftables/proxier.go:980', 'nftables.ListElements('],
-      ['pkg/proxy/nftables/proxier.go:1196', 'protocol := strings.ToLower(string(svcInfo.Protocol()))'],
+      [
+        'pkg/proxy/nftables/proxier.go:1196',
+        'protocol := strings.ToLower(string(svcInfo.Protocol()))',
+      ],
       ['pkg/proxy/nftables/proxier.go:1039', 'tx.Delete(e)'],
     ];
     for (const [at, want] of holds) {
@@ -117,14 +170,29 @@ describe('the workers\' citations', () => {
     for (const [at] of holds.filter(([at]) => !at.startsWith('plugin/'))) {
       const [file, line] = at.split(':');
       // `K file.go:60-80, 111` names 111 too.
-      expect(text, `a worker reason cites K ${at}`).toMatch(new RegExp(`K ${file!.replace(/\./g, '\\.')}:[\\d, -]*\\b${line}\\b`));
+      expect(text, `a worker reason cites K ${at}`).toMatch(
+        new RegExp(`K ${file!.replace(/\./g, '\\.')}:[\\d, -]*\\b${line}\\b`),
+      );
     }
   });
 
   it('containerd: each C file:line in its config and unit exists, and says what the comment says', () => {
-    const text = containerdConfig() + renderUnit({ ...containerdModel(ctx), component: 'containerd' }, { cluster: 'c', host: 'w-1', after: [] });
-    const refs = [...text.matchAll(/\bC ([a-z][\w./-]*\.go):(\d+)/g)].map(([, file, line]) => `${file}:${line}`);
-    expect(refs).toEqual(expect.arrayContaining(['cmd/containerd/server/config/config.go:228', 'internal/cri/config/config.go:298', 'internal/cri/config/config.go:371']));
+    const text =
+      containerdConfig() +
+      renderUnit(
+        { ...containerdModel(ctx), component: 'containerd' },
+        { cluster: 'c', host: 'w-1', after: [] },
+      );
+    const refs = [...text.matchAll(/\bC ([a-z][\w./-]*\.go):(\d+)/g)].map(
+      ([, file, line]) => `${file}:${line}`,
+    );
+    expect(refs).toEqual(
+      expect.arrayContaining([
+        'cmd/containerd/server/config/config.go:228',
+        'internal/cri/config/config.go:298',
+        'internal/cri/config/config.go:371',
+      ]),
+    );
     const holds: Record<string, string> = {
       'cmd/containerd/server/config/config.go:228': 'func serviceMigrate',
       'defaults/defaults_linux.go:21': 'DefaultAddress = "/run/containerd/containerd.sock"',
@@ -144,15 +212,29 @@ describe('the workers\' citations', () => {
   });
 
   it('each identity authorized by a built-in binding: the cited line of the pinned RBAC bootstrap policy binds that binding to its CN', () => {
-    const builtIn = KUBECONFIGS.flatMap((k) => (k.authorizedBy.by === 'builtIn' ? [{ k, a: k.authorizedBy }] : []));
+    const builtIn = KUBECONFIGS.flatMap((k) =>
+      k.authorizedBy.by === 'builtIn' ? [{ k, a: k.authorizedBy }] : [],
+    );
     expect(builtIn.map(({ k }) => k.id)).toEqual(['controller-manager', 'scheduler', 'kube-proxy']);
-    const users = readFileSync(join(moduleDir('k8s.io/apiserver', 'v0.36.3'), 'pkg/authentication/user/user.go'), 'utf8');
+    const users = readFileSync(
+      join(moduleDir('k8s.io/apiserver', 'v0.36.3'), 'pkg/authentication/user/user.go'),
+      'utf8',
+    );
     for (const { k, a } of builtIn) {
-      const line = lineOf(CITED_MODULES.K, 'plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go', a.line);
-      const m = new RegExp(`NewClusterBinding\\("${a.binding}"\\)\\.Users\\(user\\.(\\w+)\\)`).exec(line);
+      const line = lineOf(
+        CITED_MODULES.K,
+        'plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go',
+        a.line,
+      );
+      const m = new RegExp(`NewClusterBinding\\("${a.binding}"\\)\\.Users\\(user\\.(\\w+)\\)`).exec(
+        line,
+      );
       expect(m, `${k.id}: policy.go:${a.line} is ${line.trim()}`).not.toBeNull();
       // The user constant the binding names is the identity's CN.
-      expect(new RegExp(`^\\s*${m![1]}\\s*= "([^"]+)"`, 'm').exec(users)?.[1], `${k.id}: user.${m![1]}`).toBe(k.cn);
+      expect(
+        new RegExp(`^\\s*${m![1]}\\s*= "([^"]+)"`, 'm').exec(users)?.[1],
+        `${k.id}: user.${m![1]}`,
+      ).toBe(k.cn);
     }
   });
 });

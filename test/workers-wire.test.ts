@@ -29,11 +29,24 @@ describe('wire on a workers lab (issue 22)', () => {
   let kc: string;
   let admin: KubeCreds;
   const kubectl = async (args: string[], allowFail = false) => {
-    const r = await run(binaryPath('kubectl', PINNED_KUBERNETES), ['--kubeconfig', kc, '--request-timeout=20s', ...args], { step: 'kubectl', allowFail: true, timeoutMs: 60_000 });
-    if (!allowFail && r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+    const r = await run(
+      binaryPath('kubectl', PINNED_KUBERNETES),
+      ['--kubeconfig', kc, '--request-timeout=20s', ...args],
+      { step: 'kubectl', allowFail: true, timeoutMs: 60_000 },
+    );
+    if (!allowFail && r.code !== 0)
+      throw new Error(`kubectl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
     return r;
   };
-  const podsOn = async (host: string) => (await kubeJson<{ items: { metadata: { name: string; namespace: string }; status: { phase: string; podIP?: string } }[] }>(admin, 'GET', `/api/v1/pods?fieldSelector=spec.nodeName=${host}`)).json.items;
+  const podsOn = async (host: string) =>
+    (
+      await kubeJson<{
+        items: {
+          metadata: { name: string; namespace: string };
+          status: { phase: string; podIP?: string };
+        }[];
+      }>(admin, 'GET', `/api/v1/pods?fieldSelector=spec.nodeName=${host}`)
+    ).json.items;
 
   beforeAll(async () => {
     w = await wiredTestLab(NAME, HOSTS.length, { workers: true, fresh: true });
@@ -41,10 +54,22 @@ describe('wire on a workers lab (issue 22)', () => {
     admin = credsFromKubeconfig(kc);
     await kubectl(['create', 'namespace', NS]);
   });
-  afterAll(async () => { await w?.lab.down(); });
+  afterAll(async () => {
+    await w?.lab.down();
+  });
 
   it('every node is Ready, as the kubelet reports it through the API', async () => {
-    const nodes = (await kubeJson<{ items: { metadata: { name: string }; status: { conditions: { type: string; status: string }[]; nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string } } }[] }>(admin, 'GET', '/api/v1/nodes')).json.items;
+    const nodes = (
+      await kubeJson<{
+        items: {
+          metadata: { name: string };
+          status: {
+            conditions: { type: string; status: string }[];
+            nodeInfo: { kubeletVersion: string; containerRuntimeVersion: string };
+          };
+        }[];
+      }>(admin, 'GET', '/api/v1/nodes')
+    ).json.items;
     expect(nodes.map((n) => n.metadata.name).sort()).toEqual(HOSTS);
     for (const n of nodes) {
       expect(n.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
@@ -53,16 +78,29 @@ describe('wire on a workers lab (issue 22)', () => {
     }
   });
 
-  it('each probe Pod\'s containers are in containerd on its host (ctr over SSH), from the local images, and nothing was pulled', async () => {
+  it("each probe Pod's containers are in containerd on its host (ctr over SSH), from the local images, and nothing was pulled", async () => {
     for (const h of HOSTS) {
       const s = await w.lab.ssh(h);
-      const containers = await remote(s, ['/usr/local/bin/ctr', '-n', 'k8s.io', 'containers', 'ls']);
+      const containers = await remote(s, [
+        '/usr/local/bin/ctr',
+        '-n',
+        'k8s.io',
+        'containers',
+        'ls',
+      ]);
       expect(containers).toContain(IMAGES.pause.ref);
       expect(containers).toContain(IMAGES.busybox.ref);
       const tasks = await remote(s, ['/usr/local/bin/ctr', '-n', 'k8s.io', 'tasks', 'ls']);
       expect((tasks.match(/RUNNING/g) ?? []).length).toBeGreaterThanOrEqual(2);
       // containerd's CRI logs every pull as `PullImage "<ref>"`; the images came from ctr import.
-      const journal = await remote(s, ['journalctl', '-u', 'containerd', '--no-pager', '-o', 'cat']);
+      const journal = await remote(s, [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
       expect(journal).toMatch(/ImageCreate event name:\\?"hardwire\.local\/pause:3\.10\.2/);
       expect(journal).not.toMatch(/PullImage/);
     }
@@ -70,82 +108,190 @@ describe('wire on a workers lab (issue 22)', () => {
 
   it('kubectl logs and kubectl exec reach each probe Pod through the apiserver and the kubelet', async () => {
     for (const h of HOSTS) {
-      expect((await kubectl(['-n', 'hardwire-probes', 'logs', `probe-${h}`])).stdout).toContain('started');
-      expect((await kubectl(['-n', 'hardwire-probes', 'exec', `probe-${h}`, '--', 'hostname'])).stdout.trim()).toBe(`probe-${h}`);
+      expect((await kubectl(['-n', 'hardwire-probes', 'logs', `probe-${h}`])).stdout).toContain(
+        'started',
+      );
+      expect(
+        (
+          await kubectl(['-n', 'hardwire-probes', 'exec', `probe-${h}`, '--', 'hostname'])
+        ).stdout.trim(),
+      ).toBe(`probe-${h}`);
     }
   });
 
   it('a Pod reaches the Pod on the other node, and the Service by its DNS name', async () => {
-    const ip2 = (await podsOn('node2')).find((p) => p.metadata.name === 'probe-node2')!.status.podIP!;
-    const get = (ip: string, port: number) => kubectl(['-n', 'hardwire-probes', 'exec', 'probe-node1', '--', 'sh', '-c', 'printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 5 "$0" "$1"', ip, String(port)]);
+    const ip2 = (await podsOn('node2')).find((p) => p.metadata.name === 'probe-node2')!.status
+      .podIP!;
+    const get = (ip: string, port: number) =>
+      kubectl([
+        '-n',
+        'hardwire-probes',
+        'exec',
+        'probe-node1',
+        '--',
+        'sh',
+        '-c',
+        'printf "GET / HTTP/1.0\\r\\n\\r\\n" | nc -w 5 "$0" "$1"',
+        ip,
+        String(port),
+      ]);
     expect((await get(ip2, 8080)).stdout.trim().split('\n').pop()).toBe('probe-node2');
-    const ns = (await kubectl(['-n', 'hardwire-probes', 'exec', 'probe-node1', '--', 'nslookup', 'probe.hardwire-probes.svc.cluster.local'])).stdout;
-    const svcIp = (await kubeJson<{ spec: { clusterIP: string } }>(admin, 'GET', '/api/v1/namespaces/hardwire-probes/services/probe')).json.spec.clusterIP;
+    const ns = (
+      await kubectl([
+        '-n',
+        'hardwire-probes',
+        'exec',
+        'probe-node1',
+        '--',
+        'nslookup',
+        'probe.hardwire-probes.svc.cluster.local',
+      ])
+    ).stdout;
+    const svcIp = (
+      await kubeJson<{ spec: { clusterIP: string } }>(
+        admin,
+        'GET',
+        '/api/v1/namespaces/hardwire-probes/services/probe',
+      )
+    ).json.spec.clusterIP;
     expect(ns).toMatch(new RegExp(`Address:\\s*${svcIp.replace(/\./g, '\\.')}`));
     expect((await get(svcIp, 80)).stdout.trim().split('\n').pop()).toMatch(/^probe-node[12]$/);
   });
 
-  it('a watch from the LIST\'s resourceVersion sees ADDED, then at least two MODIFIED, for kubectl run', async () => {
-    const list = await kubeJson<{ metadata: { resourceVersion: string } }>(admin, 'GET', `/api/v1/namespaces/${NS}/pods`);
+  it("a watch from the LIST's resourceVersion sees ADDED, then at least two MODIFIED, for kubectl run", async () => {
+    const list = await kubeJson<{ metadata: { resourceVersion: string } }>(
+      admin,
+      'GET',
+      `/api/v1/namespaces/${NS}/pods`,
+    );
     const events: string[] = [];
-    const done = watchUntilRunning(admin, `/api/v1/namespaces/${NS}/pods?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&fieldSelector=metadata.name=w1`, events);
-    await kubectl(['-n', NS, 'run', 'w1', `--image=${IMAGES.busybox.ref}`, '--restart=Never', '--', 'sleep', '3600']);
+    const done = watchUntilRunning(
+      admin,
+      `/api/v1/namespaces/${NS}/pods?watch=true&resourceVersion=${list.json.metadata.resourceVersion}&fieldSelector=metadata.name=w1`,
+      events,
+    );
+    await kubectl([
+      '-n',
+      NS,
+      'run',
+      'w1',
+      `--image=${IMAGES.busybox.ref}`,
+      '--restart=Never',
+      '--',
+      'sleep',
+      '3600',
+    ]);
     await done;
     expect(events[0]).toBe('ADDED');
     expect(events.filter((e) => e === 'MODIFIED').length).toBeGreaterThanOrEqual(2);
   });
 
-  it('the Node authorizer: node1\'s kubelet reads a secret its Pod uses; node2\'s gets 403', async () => {
+  it("the Node authorizer: node1's kubelet reads a secret its Pod uses; node2's gets 403", async () => {
     // Cited at v1.36.3: a Pod's secret gets an edge secret -> pod -> node (graph.go AddPod), and a read
     // is allowed only along such a path (node_authorizer.go hasPathFrom), else "no relationship found".
-    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/graph.go', 390)).toContain('VisitPodSecretNames');
-    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/graph.go', 372)).toContain('g.addEdgeLocked(podVertex, nodeVertex, nodeVertex)');
-    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/node_authorizer.go', 230)).toContain('r.hasPathFrom(nodeName, startingType');
-    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/node_authorizer.go', 237)).toContain('no relationship found between node');
+    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/graph.go', 390)).toContain(
+      'VisitPodSecretNames',
+    );
+    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/graph.go', 372)).toContain(
+      'g.addEdgeLocked(podVertex, nodeVertex, nodeVertex)',
+    );
+    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/node_authorizer.go', 230)).toContain(
+      'r.hasPathFrom(nodeName, startingType',
+    );
+    expect(reopen(K, 'plugin/pkg/auth/authorizer/node/node_authorizer.go', 237)).toContain(
+      'no relationship found between node',
+    );
     await kubectl(['-n', NS, 'create', 'secret', 'generic', 's1', '--from-literal=k=v']);
-    await kubeJson(admin, 'POST', `/api/v1/namespaces/${NS}/pods`, { body: {
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'uses-s1' },
-      spec: { nodeSelector: { 'kubernetes.io/hostname': 'node1' }, containers: [{ name: 'c', image: IMAGES.busybox.ref, command: ['sleep', '3600'], env: [{ name: 'K', valueFrom: { secretKeyRef: { name: 's1', key: 'k' } } }] }] },
-    } });
-    const kubelet = (h: string) => credsFromKubeconfig(join(w.state, NAME, 'kubeconfigs', h, 'kubelet.conf'));
+    await kubeJson(admin, 'POST', `/api/v1/namespaces/${NS}/pods`, {
+      body: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'uses-s1' },
+        spec: {
+          nodeSelector: { 'kubernetes.io/hostname': 'node1' },
+          containers: [
+            {
+              name: 'c',
+              image: IMAGES.busybox.ref,
+              command: ['sleep', '3600'],
+              env: [{ name: 'K', valueFrom: { secretKeyRef: { name: 's1', key: 'k' } } }],
+            },
+          ],
+        },
+      },
+    });
+    const kubelet = (h: string) =>
+      credsFromKubeconfig(join(w.state, NAME, 'kubeconfigs', h, 'kubelet.conf'));
     // The edge exists once the scheduler binds the Pod to node1.
-    const mine = await retry(async () => {
-      const r = await kubeJson(kubelet('node1'), 'GET', `/api/v1/namespaces/${NS}/secrets/s1`, { allow: [403] });
-      if (r.status !== 200) throw new Error(`node1's kubelet got ${r.status}`);
-      return r;
-    }, { timeoutMs: 60_000, intervalMs: 1000 });
+    const mine = await retry(
+      async () => {
+        const r = await kubeJson(kubelet('node1'), 'GET', `/api/v1/namespaces/${NS}/secrets/s1`, {
+          allow: [403],
+        });
+        if (r.status !== 200) throw new Error(`node1's kubelet got ${r.status}`);
+        return r;
+      },
+      { timeoutMs: 60_000, intervalMs: 1000 },
+    );
     expect(mine.status).toBe(200);
-    const other = await kubeJson<{ message: string }>(kubelet('node2'), 'GET', `/api/v1/namespaces/${NS}/secrets/s1`, { allow: [403] });
+    const other = await kubeJson<{ message: string }>(
+      kubelet('node2'),
+      'GET',
+      `/api/v1/namespaces/${NS}/secrets/s1`,
+      { allow: [403] },
+    );
     expect(other.status).toBe(403);
     expect(other.json.message).toContain('User "system:node:node2" cannot get resource "secrets"');
-    expect(other.json.message).toContain('no relationship found between node \'node2\' and this object');
+    expect(other.json.message).toContain(
+      "no relationship found between node 'node2' and this object",
+    );
   });
 
-  it('a Pod whose image was never imported fails with the kubelet\'s ErrImagePull or ImagePullBackOff', async () => {
-    await kubectl(['-n', NS, 'run', 'absent', '--image=hardwire.local/absent:1', '--restart=Never', '--overrides={"spec":{"nodeSelector":{"kubernetes.io/hostname":"node2"}}}']);
-    const reason = await retry(async () => {
-      const p = await kubeJson<{ status: { containerStatuses?: { state: { waiting?: { reason: string } } }[] } }>(admin, 'GET', `/api/v1/namespaces/${NS}/pods/absent`);
-      const r = p.json.status.containerStatuses?.[0]?.state.waiting?.reason;
-      if (r !== 'ErrImagePull' && r !== 'ImagePullBackOff') throw new Error(`waiting reason ${r}`);
-      return r;
-    }, { timeoutMs: 90_000, intervalMs: 1000 });
+  it("a Pod whose image was never imported fails with the kubelet's ErrImagePull or ImagePullBackOff", async () => {
+    await kubectl([
+      '-n',
+      NS,
+      'run',
+      'absent',
+      '--image=hardwire.local/absent:1',
+      '--restart=Never',
+      '--overrides={"spec":{"nodeSelector":{"kubernetes.io/hostname":"node2"}}}',
+    ]);
+    const reason = await retry(
+      async () => {
+        const p = await kubeJson<{
+          status: { containerStatuses?: { state: { waiting?: { reason: string } } }[] };
+        }>(admin, 'GET', `/api/v1/namespaces/${NS}/pods/absent`);
+        const r = p.json.status.containerStatuses?.[0]?.state.waiting?.reason;
+        if (r !== 'ErrImagePull' && r !== 'ImagePullBackOff')
+          throw new Error(`waiting reason ${r}`);
+        return r;
+      },
+      { timeoutMs: 90_000, intervalMs: 1000 },
+    );
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(reason);
   });
 
-  it('hardwire verify passes every gate, the workers\' included', () => {
-    const r = hardwire(['verify', '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: 300_000 });
+  it("hardwire verify passes every gate, the workers' included", () => {
+    const r = hardwire(['verify', '--inventory', w.inv, '--state-dir', w.state, '--json'], {
+      timeoutMs: 300_000,
+    });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     const rep = JSON.parse(r.stdout) as { gates: { name: string; ok: boolean }[] };
     const names = rep.gates.map((g) => g.name);
     for (const h of HOSTS) {
       expect(names).toContain(`kubelet ${h}: Node Ready`);
-      expect(names).toContain(`probe Pod on ${h}: Service probe.hardwire-probes.svc.cluster.local by DNS`);
+      expect(names).toContain(
+        `probe Pod on ${h}: Service probe.hardwire-probes.svc.cluster.local by DNS`,
+      );
     }
     expect(rep.gates.every((g) => g.ok)).toBe(true);
   });
 
   it('a no-op re-wire starts nothing', () => {
-    const r = hardwire(['wire', '--inventory', w.inv, '--state-dir', w.state, '--json'], { timeoutMs: 300_000 });
+    const r = hardwire(['wire', '--inventory', w.inv, '--state-dir', w.state, '--json'], {
+      timeoutMs: 300_000,
+    });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     expect((JSON.parse(r.stdout) as { restarted: unknown[] }).restarted).toEqual([]);
   });
@@ -155,36 +301,63 @@ describe('wire on a workers lab (issue 22)', () => {
       const s = await w.lab.ssh(h);
       expect(await remote(s, ['systemctl', 'is-active', NODE_PREPARE_UNIT]), h).toBe('active');
       const mounts = await remote(s, ['cat', '/proc/self/mountinfo']);
-      for (const c of ['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids']) expect(mounts, `${h} ${c}`).toMatch(new RegExp(` /sys/fs/cgroup/${c} rw,`));
-      expect(await remote(s, ['cat', '/proc/sys/vm/overcommit_memory', '/proc/sys/kernel/panic', '/proc/sys/kernel/panic_on_oops'])).toBe('1\n10\n1');
+      for (const c of ['cpu', 'cpuacct', 'cpuset', 'memory', 'devices', 'freezer', 'blkio', 'pids'])
+        expect(mounts, `${h} ${c}`).toMatch(new RegExp(` /sys/fs/cgroup/${c} rw,`));
+      expect(
+        await remote(s, [
+          'cat',
+          '/proc/sys/vm/overcommit_memory',
+          '/proc/sys/kernel/panic',
+          '/proc/sys/kernel/panic_on_oops',
+        ]),
+      ).toBe('1\n10\n1');
       expect(await remote(s, ['readlink', '/dev/kmsg'])).toBe('/dev/console');
       expect(mounts.split('\n').find((l) => l.split(' ')[4] === '/')).toMatch(/shared:/);
     }
   });
 
-  it('each node\'s Pods sit under its own cgroup on this machine', () => {
-    const mems = labHosts().map((h) => nodeCgroups(h).find((d) => d.includes('/sys/fs/cgroup/memory/'))!);
+  it("each node's Pods sit under its own cgroup on this machine", () => {
+    const mems = labHosts().map(
+      (h) => nodeCgroups(h).find((d) => d.includes('/sys/fs/cgroup/memory/'))!,
+    );
     expect(new Set(mems).size).toBe(HOSTS.length);
     for (const m of mems) expect(existsSync(join(m, 'kubepods', 'besteffort')), m).toBe(true);
   });
 
   it('teardown removes every container, mount, network rule and cgroup the workers made (read over SSH)', async () => {
-    const before = await remote(await w.lab.ssh('node1'), ['sh', '-c', 'pgrep -fc containerd-shim-runc-v2; ip -o link show cni0 | wc -l; nft list tables | grep -c kube-proxy; test -d /sys/fs/cgroup/memory/kubepods && echo cg']);
-    expect(before.split('\n').map((l) => l.trim())).toEqual([expect.stringMatching(/^[1-9]/), '1', '2', 'cg']);
-    const r = hardwire(['teardown', '--inventory', w.inv, '--state-dir', w.state], { timeoutMs: 300_000 });
+    const before = await remote(await w.lab.ssh('node1'), [
+      'sh',
+      '-c',
+      'pgrep -fc containerd-shim-runc-v2; ip -o link show cni0 | wc -l; nft list tables | grep -c kube-proxy; test -d /sys/fs/cgroup/memory/kubepods && echo cg',
+    ]);
+    expect(before.split('\n').map((l) => l.trim())).toEqual([
+      expect.stringMatching(/^[1-9]/),
+      '1',
+      '2',
+      'cg',
+    ]);
+    const r = hardwire(['teardown', '--inventory', w.inv, '--state-dir', w.state], {
+      timeoutMs: 300_000,
+    });
     expect(r.code, r.stderr.slice(-2000)).toBe(0);
     for (const h of HOSTS) {
       const s = await w.lab.ssh(h);
-      const left = await remote(s, ['sh', '-c', [
-        'pgrep -fa "containerd|kubelet|kube-proxy|pause|httpd|sleep 3600" | grep -v pgrep',
-        'ip -o link show cni0 2>/dev/null',
-        'ip route | grep "^10\\.244\\."',
-        'nft list tables | grep kube-proxy',
-        'grep -E " /(var/lib/kubelet|var/lib/containerd|run/containerd)/" /proc/self/mountinfo',
-        'ls -d /sys/fs/cgroup/*/kubepods 2>/dev/null',
-        'find /var/lib/containerd /var/lib/kubelet -mindepth 1 | head -3',
-        'ls -d /var/lib/cni /etc/cni 2>/dev/null',
-      ].map((c) => `${c} || true`).join('; ')]);
+      const left = await remote(s, [
+        'sh',
+        '-c',
+        [
+          'pgrep -fa "containerd|kubelet|kube-proxy|pause|httpd|sleep 3600" | grep -v pgrep',
+          'ip -o link show cni0 2>/dev/null',
+          'ip route | grep "^10\\.244\\."',
+          'nft list tables | grep kube-proxy',
+          'grep -E " /(var/lib/kubelet|var/lib/containerd|run/containerd)/" /proc/self/mountinfo',
+          'ls -d /sys/fs/cgroup/*/kubepods 2>/dev/null',
+          'find /var/lib/containerd /var/lib/kubelet -mindepth 1 | head -3',
+          'ls -d /var/lib/cni /etc/cni 2>/dev/null',
+        ]
+          .map((c) => `${c} || true`)
+          .join('; '),
+      ]);
       expect(left, `${h} still has:\n${left}`).toBe('');
     }
   });
@@ -201,22 +374,33 @@ describe('wire on a workers lab (issue 22)', () => {
 function watchUntilRunning(creds: KubeCreds, path: string, events: string[]): Promise<void> {
   const url = new URL(path, creds.server);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { req.destroy(); reject(new Error(`no Running in 90 s; events: ${events.join(', ')}`)); }, 90_000);
+    const timer = setTimeout(() => {
+      req.destroy();
+      reject(new Error(`no Running in 90 s; events: ${events.join(', ')}`));
+    }, 90_000);
     const req = httpsRequest(url, { ca: creds.ca, cert: creds.cert, key: creds.key }, (res) => {
       let buf = '';
       res.on('data', (c: Buffer) => {
         buf += c.toString('utf8');
         let nl: number;
         while ((nl = buf.indexOf('\n')) >= 0) {
-          const ev = JSON.parse(buf.slice(0, nl)) as { type: string; object: { status?: { phase?: string } } };
+          const ev = JSON.parse(buf.slice(0, nl)) as {
+            type: string;
+            object: { status?: { phase?: string } };
+          };
           buf = buf.slice(nl + 1);
           events.push(ev.type);
-          if (ev.object.status?.phase === 'Running') { clearTimeout(timer); req.destroy(); resolve(); }
+          if (ev.object.status?.phase === 'Running') {
+            clearTimeout(timer);
+            req.destroy();
+            resolve();
+          }
         }
       });
     });
-    req.on('error', (e) => { if (!events.length) reject(e); });
+    req.on('error', (e) => {
+      if (!events.length) reject(e);
+    });
     req.end();
   });
 }
-

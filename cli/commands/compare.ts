@@ -1,5 +1,12 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -101,14 +108,20 @@ export async function labName(flag: string, name: string): Promise<string> {
   try {
     validateLabName(name);
   } catch (err) {
-    if (err instanceof InputError) throw new InputError(flag, err.message.slice(`${err.field}: `.length));
+    if (err instanceof InputError)
+      throw new InputError(flag, err.message.slice(`${err.field}: `.length));
     throw err;
   }
   return name;
 }
 
 export function declare(root: Cli): Cli {
-  const compare = topCommand(root, 'compare', 'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes', HELP)
+  const compare = topCommand(
+    root,
+    'compare',
+    'hardwire vs real kubeadm vs real k0s at the pinned version: flags, certificates, processes',
+    HELP,
+  )
     .addOption(options.inventory())
     .option('--host <name>', 'the hardwire host to compare')
     .addOption(options.stateDir())
@@ -117,44 +130,81 @@ export function declare(root: Cli): Cli {
     .addOption(options.html('the report (sortable matrices, differences highlighted)'))
     .option('--allow-partial', 'exit 0 even if a plane could not be collected')
     .option('--no-live', 'skip SSH: compare the rendered tree only')
-    .option('--hardwire-lab <name>', 'lab for the hardwire plane when there is no --inventory', HARDWIRE_LAB)
+    .option(
+      '--hardwire-lab <name>',
+      'lab for the hardwire plane when there is no --inventory',
+      HARDWIRE_LAB,
+    )
     .option('--kubeadm-lab <name>', 'lab for the kubeadm plane', 'compare-kubeadm')
     .option('--k0s-lab <name>', 'lab for the k0s plane', 'compare-k0s')
     .option('--k0s-binary <path>', 'k0s binary to use')
     .option('--keep-labs', 'leave the kubeadm/k0s lab hosts up')
-    .option('--wire', 'wire the --inventory cluster inside the run (the hardwire plane\'s time to first Pod)')
+    .option(
+      '--wire',
+      "wire the --inventory cluster inside the run (the hardwire plane's time to first Pod)",
+    )
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
     .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's");
-  return hostOptions(compare, { gates: true })
-    .action(act(async ({ opts, log }: Run<Opts>) => {
+  return hostOptions(compare, { gates: true }).action(
+    act(async ({ opts, log }: Run<Opts>) => {
       const ownLab = opts.inventory ? undefined : await labName('--hardwire-lab', opts.hardwireLab);
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
       // Before any lab is brought up or inventory read: with no inventory, against the built-in lab's
       // version; with one, its own version once it is read (which touches no host).
-      if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, opts.inventory ? undefined : DEFAULT_KUBERNETES);
+      if (opts.upgrade !== undefined)
+        checkUpgradeTarget(opts.upgrade, opts.inventory ? undefined : DEFAULT_KUBERNETES);
       // No inventory: compare's own hardwire lab (hardwire-lab.ts), fresh, and wired inside the run.
-      const inventory = ownLab ? await hardwireLab(ownLab, opts.stateDir, log, opts.live) : opts.inventory;
+      const inventory = ownLab
+        ? await hardwireLab(ownLab, opts.stateDir, log, opts.live)
+        : opts.inventory;
       try {
-        return await compareOn({ ...opts, inventory, ...(ownLab ? { wire: true } : {}) }, log, kubeadmLab, k0sLab);
+        return await compareOn(
+          { ...opts, inventory, ...(ownLab ? { wire: true } : {}) },
+          log,
+          kubeadmLab,
+          k0sLab,
+        );
       } finally {
-        if (ownLab && opts.live && opts.keepLabs !== true) await hardwireLabDown(ownLab, opts.stateDir, log);
+        if (ownLab && opts.live && opts.keepLabs !== true)
+          await hardwireLabDown(ownLab, opts.stateDir, log);
       }
-    }));
+    }),
+  );
 }
 
-async function compareOn(opts: Opts, log: Run<Opts>['log'], kubeadmLab: string, k0sLab: string): Promise<number> {
+async function compareOn(
+  opts: Opts,
+  log: Run<Opts>['log'],
+  kubeadmLab: string,
+  k0sLab: string,
+): Promise<number> {
   const inv = await inventoryOrLab(opts, log, false);
   if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
   // compare's own lab, or --wire: wired inside the run, so the hardwire plane's time to first Pod is measured.
-  const wireIt = opts.wire === true && opts.live ? async () => {
-    const { wire } = await import('../../core/apply/wire.ts');
-    await wire(inv, stateDirFrom(opts), { dryRun: false, verifyHashes: false, ...connection(opts) }, log);
-  } : undefined;
+  const wireIt =
+    opts.wire === true && opts.live
+      ? async () => {
+          const { wire } = await import('../../core/apply/wire.ts');
+          await wire(
+            inv,
+            stateDirFrom(opts),
+            { dryRun: false, verifyHashes: false, ...connection(opts) },
+            log,
+          );
+        }
+      : undefined;
   const report = await runCompare({
-    inv, stateDir: stateDirFrom(opts), log, live: opts.live,
+    inv,
+    stateDir: stateDirFrom(opts),
+    log,
+    live: opts.live,
     ...(opts.host ? { host: opts.host } : {}),
-    kubeadmLab, k0sLab, keepLabs: opts.keepLabs === true, cis: opts.cis && opts.live, ...connection(opts),
+    kubeadmLab,
+    k0sLab,
+    keepLabs: opts.keepLabs === true,
+    cis: opts.cis && opts.live,
+    ...connection(opts),
     ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
     ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
     ...(wireIt ? { wire: wireIt } : {}),
@@ -176,12 +226,16 @@ async function compareOn(opts: Opts, log: Run<Opts>['log'], kubeadmLab: string, 
   }
   const missing = PLANES.filter((p) => !report.planes[p].collected);
   if (missing.length && opts.allowPartial !== true) {
-    throw new StepError('compare', `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
-      { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) });
+    throw new StepError(
+      'compare',
+      `${missing.join(', ')} could not be collected; rerun with --allow-partial to accept a partial report`,
+      { detail: missing.map((p) => `${p}: ${report.planes[p].why}`) },
+    );
   }
   for (const p of missing) log.warn(`partial report: ${p} not collected: ${report.planes[p].why}`);
   const notWhole = wholeVerdict(report.ttfp);
-  if (notWhole && opts.allowPartial !== true) throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
+  if (notWhole && opts.allowPartial !== true)
+    throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
   if (notWhole) log.warn(`partial report: ${notWhole}`);
   return 0;
 }

@@ -8,7 +8,11 @@ import { groupOf, parseNames } from '../../core/components/binaries/catalog.ts';
 import { sourceRecipe } from '../../core/components/binaries/sources.ts';
 import { InputError } from '../../lib/errors.ts';
 import { resolveFromDir } from '../../core/components/binaries/local.ts';
-import { ensureAll, listBinaries, type EnsureOptions } from '../../core/components/binaries/index.ts';
+import {
+  ensureAll,
+  listBinaries,
+  type EnsureOptions,
+} from '../../core/components/binaries/index.ts';
 
 const HELP = `
 usage: hardwire components build|fetch [names...] [options]
@@ -62,67 +66,117 @@ environment:
 Go builds use GOMODCACHE=~/.cache/hardwire/gomod and GOCACHE=~/.cache/go-build.
 `;
 
-interface Opts { json?: boolean; quiet?: boolean }
-interface EnsureOpts extends Opts { force?: boolean; from?: string; inventory?: string; kubernetesVersion?: string; version?: string; source?: string }
+interface Opts {
+  json?: boolean;
+  quiet?: boolean;
+}
+interface EnsureOpts extends Opts {
+  force?: boolean;
+  from?: string;
+  inventory?: string;
+  kubernetesVersion?: string;
+  version?: string;
+  source?: string;
+}
 
 export function declare(root: Cli): Cli {
-  const components = topCommand(root, 'components', 'build, fetch or list the pinned etcd, Kubernetes and k0s binaries', HELP)
+  const components = topCommand(
+    root,
+    'components',
+    'build, fetch or list the pinned etcd, Kubernetes and k0s binaries',
+    HELP,
+  )
     .addOption(options.json())
     .addOption(options.quiet());
 
   for (const source of ['build', 'fetch'] as const) {
     const cmd = components.command(source);
-    if (source === 'build') cmd.option('--source <file|dir>', 'k0s or kube-bench source archive or unpacked tree');
+    if (source === 'build')
+      cmd.option('--source <file|dir>', 'k0s or kube-bench source archive or unpacked tree');
     cmd
       .argument('[names...]')
       .option('--from <dir>', 'use binaries from DIR instead')
       // Not the inventory every other command acts on: only its versions and components.from are read (absent: the built-in versions).
-      .option('-i, --inventory <file>', 'an inventory file whose cluster.kubernetesVersion and components.from to use')
-      .option('--kubernetes-version <version>', 'Kubernetes release; etcd and k0s versions follow it')
-      .option('--version <version>', "the named binaries' own version (etcd v3.6.16, an upgrade's step)")
+      .option(
+        '-i, --inventory <file>',
+        'an inventory file whose cluster.kubernetesVersion and components.from to use',
+      )
+      .option(
+        '--kubernetes-version <version>',
+        'Kubernetes release; etcd and k0s versions follow it',
+      )
+      .option(
+        '--version <version>',
+        "the named binaries' own version (etcd v3.6.16, an upgrade's step)",
+      )
       .option('--force', 'rebuild or re-download even if cached')
-      .action(act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
-        const ensure: EnsureOptions = { log, source, force: opts.force === true };
-        if (opts.inventory !== undefined) {
-          const inv = loadValidInventory(opts.inventory);
-          ensure.kubernetesVersion = inv.cluster.kubernetesVersion;
-          if (inv.doc.components?.from) ensure.from = resolveFromDir(inv.doc.components.from, 'components.from', dirname(inv.file));
-        }
-        if (opts.kubernetesVersion !== undefined) ensure.kubernetesVersion = opts.kubernetesVersion;
-        if (opts.version !== undefined) ensure.version = opts.version;
-        if (opts.from !== undefined) ensure.from = opts.from;
-        if (opts.source !== undefined) ensure.sourcePath = opts.source;
-
-        const names = parseNames(args);
-        const sourced = [...new Set(names.filter((n) => sourceRecipe(groupOf(n))))];
-        if (opts.source !== undefined && sourced.length === 0) {
-          throw new InputError('--source', `only applies to binaries built from a source archive (k0s, kube-bench); drop it, or name k0s or kube-bench`);
-        }
-        if (opts.source !== undefined && sourced.length > 1) {
-          throw new InputError('--source', `is one tool's source, and ${sourced.join(' and ')} are named; build them one at a time`);
-        }
-        const started = Date.now();
-        const got = await ensureAll(names, ensure);
-        const seconds = Math.round((Date.now() - started) / 100) / 10;
-        if (opts.json) {
-          printJson({ action: source, seconds, binaries: got });
-        } else {
-          for (const b of got) {
-            process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.acquired ? 'new   ' : 'cached'} ${b.sha256}  ${b.path}\n`);
+      .action(
+        act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
+          const ensure: EnsureOptions = { log, source, force: opts.force === true };
+          if (opts.inventory !== undefined) {
+            const inv = loadValidInventory(opts.inventory);
+            ensure.kubernetesVersion = inv.cluster.kubernetesVersion;
+            if (inv.doc.components?.from)
+              ensure.from = resolveFromDir(
+                inv.doc.components.from,
+                'components.from',
+                dirname(inv.file),
+              );
           }
-          log.info(`${got.filter((b) => b.acquired).length} of ${got.length} binaries ${source === 'build' ? 'built' : 'acquired'} in ${seconds}s`);
-        }
-        return 0;
-      }));
+          if (opts.kubernetesVersion !== undefined)
+            ensure.kubernetesVersion = opts.kubernetesVersion;
+          if (opts.version !== undefined) ensure.version = opts.version;
+          if (opts.from !== undefined) ensure.from = opts.from;
+          if (opts.source !== undefined) ensure.sourcePath = opts.source;
+
+          const names = parseNames(args);
+          const sourced = [...new Set(names.filter((n) => sourceRecipe(groupOf(n))))];
+          if (opts.source !== undefined && sourced.length === 0) {
+            throw new InputError(
+              '--source',
+              `only applies to binaries built from a source archive (k0s, kube-bench); drop it, or name k0s or kube-bench`,
+            );
+          }
+          if (opts.source !== undefined && sourced.length > 1) {
+            throw new InputError(
+              '--source',
+              `is one tool's source, and ${sourced.join(' and ')} are named; build them one at a time`,
+            );
+          }
+          const started = Date.now();
+          const got = await ensureAll(names, ensure);
+          const seconds = Math.round((Date.now() - started) / 100) / 10;
+          if (opts.json) {
+            printJson({ action: source, seconds, binaries: got });
+          } else {
+            for (const b of got) {
+              process.stdout.write(
+                `${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.acquired ? 'new   ' : 'cached'} ${b.sha256}  ${b.path}\n`,
+              );
+            }
+            log.info(
+              `${got.filter((b) => b.acquired).length} of ${got.length} binaries ${source === 'build' ? 'built' : 'acquired'} in ${seconds}s`,
+            );
+          }
+          return 0;
+        }),
+      );
   }
 
-  components.command('list').action(act(async ({ opts }: Run<Opts>) => {
-    const list = await listBinaries();
-    if (opts.json) printJson({ binaries: list });
-    else if (list.length === 0) process.stdout.write('no cached binaries; run "hardwire components build" or "fetch"\n');
-    else for (const b of list) process.stdout.write(`${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.sha256}  ${b.path}\n`);
-    return list.some((b) => b.source === 'corrupt') ? 1 : 0;
-  }));
+  components.command('list').action(
+    act(async ({ opts }: Run<Opts>) => {
+      const list = await listBinaries();
+      if (opts.json) printJson({ binaries: list });
+      else if (list.length === 0)
+        process.stdout.write('no cached binaries; run "hardwire components build" or "fetch"\n');
+      else
+        for (const b of list)
+          process.stdout.write(
+            `${b.name.padEnd(24)} ${b.version.padEnd(14)} ${b.source.padEnd(6)} ${b.sha256}  ${b.path}\n`,
+          );
+      return list.some((b) => b.source === 'corrupt') ? 1 : 0;
+    }),
+  );
 
   return group(components);
 }

@@ -1,13 +1,28 @@
 import { writeFileSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, oneOf, options, seconds, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  oneOf,
+  options,
+  seconds,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { declareApiDrills } from './drill-api.ts';
 import { declareApiserverDown, declareCertMistakes, declareKillOne } from './drill-runs.ts';
-import { TARGETS, certExpiryDrill, drillMarkdown, type Mode, type Target } from '../../harness/drills/cert-expiry.ts';
+import {
+  TARGETS,
+  certExpiryDrill,
+  drillMarkdown,
+  type Mode,
+  type Target,
+} from '../../harness/drills/cert-expiry.ts';
 
 const HELP = `
 usage: hardwire drill list [--json]
@@ -75,7 +90,12 @@ interface Opts extends InventoryOpts, HostOpts {
 }
 
 export function declare(root: Cli): Cli {
-  const drill: Cli = topCommand(root, 'drill', 'break a wired cluster in a controlled way, capture the real failure, recover in order, report', () => `${HELP.trim()}\n\n${drillList(drill)}`)
+  const drill: Cli = topCommand(
+    root,
+    'drill',
+    'break a wired cluster in a controlled way, capture the real failure, recover in order, report',
+    () => `${HELP.trim()}\n\n${drillList(drill)}`,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
@@ -86,16 +106,21 @@ export function declare(root: Cli): Cli {
   declareApiserverDown(drill);
   declareKillOne(drill);
   declareApiDrills(drill);
-  drill.command('list').action(act(async ({ opts }: Run<{ json?: boolean }>) => {
-    const list = drills(drill);
-    if (opts.json) printJson({ drills: list });
-    else {
-      const w = Math.max(...list.map((d) => d.ids.join(', ').length));
-      const n = Math.max(...list.map((d) => d.name.length));
-      for (const d of list) process.stdout.write(`${d.ids.join(', ').padEnd(w)}  ${d.name.padEnd(n)}  ${d.summary}\n`);
-    }
-    return 0;
-  }));
+  drill.command('list').action(
+    act(async ({ opts }: Run<{ json?: boolean }>) => {
+      const list = drills(drill);
+      if (opts.json) printJson({ drills: list });
+      else {
+        const w = Math.max(...list.map((d) => d.ids.join(', ').length));
+        const n = Math.max(...list.map((d) => d.name.length));
+        for (const d of list)
+          process.stdout.write(
+            `${d.ids.join(', ').padEnd(w)}  ${d.name.padEnd(n)}  ${d.summary}\n`,
+          );
+      }
+      return 0;
+    }),
+  );
   return group(drill);
 }
 
@@ -104,35 +129,82 @@ export function declare(root: Cli): Cli {
  * command aliases ("hardwire drill 3.C5" runs cert-expiry), and its summary starts with them.
  */
 function drills(drill: Cli): { ids: string[]; name: string; summary: string }[] {
-  return drill.commands.filter((c) => c.aliases().length > 0)
-    .map((c) => ({ ids: c.aliases(), name: c.name(), summary: c.summary().replace(/^[^:]*: /, '') }))
+  return drill.commands
+    .filter((c) => c.aliases().length > 0)
+    .map((c) => ({
+      ids: c.aliases(),
+      name: c.name(),
+      summary: c.summary().replace(/^[^:]*: /, ''),
+    }))
     .sort((a, b) => a.ids[0]!.localeCompare(b.ids[0]!, 'en', { numeric: true }));
 }
 
 /** Every drill subcommand with its summary (which names its curriculum id). */
 function drillList(drill: Cli): string {
-  const subs = drill.commands.filter((c) => c.aliases().length > 0).map((c) => [c.name(), c.summary()] as const);
+  const subs = drill.commands
+    .filter((c) => c.aliases().length > 0)
+    .map((c) => [c.name(), c.summary()] as const);
   const w = Math.max(...subs.map(([n]) => n.length));
   return `drills, with their curriculum ids (hardwire drill NAME --help for one; "hardwire drill list" lists them; an id runs its drill):\n${subs.map(([n, s]) => `  ${n.padEnd(w)}  ${s}`).join('\n')}\n`;
 }
 
 function declareCertExpiry(drill: Cli): void {
-  hostOptions(drill.command('cert-expiry').alias('3.C5').summary('3.C5: an expired component certificate (a window, or already expired), renewed with the CA unchanged')
-    .option('--target <target>', 'the component whose cert expires', oneOf('--target', TARGETS), 'kube-scheduler')
-    .option('--mode <mode>', 'window or expired', oneOf('--mode', ['window', 'expired'] as const), 'window')
-    .option('--window <seconds>', 'validity of the broken cert in window mode', seconds('--window', 10), 120)
-    .option('--observe-timeout <seconds>', 'how long to wait for the failure', seconds('--observe-timeout', 10), 180), { gates: true })
+  hostOptions(
+    drill
+      .command('cert-expiry')
+      .alias('3.C5')
+      .summary(
+        '3.C5: an expired component certificate (a window, or already expired), renewed with the CA unchanged',
+      )
+      .option(
+        '--target <target>',
+        'the component whose cert expires',
+        oneOf('--target', TARGETS),
+        'kube-scheduler',
+      )
+      .option(
+        '--mode <mode>',
+        'window or expired',
+        oneOf('--mode', ['window', 'expired'] as const),
+        'window',
+      )
+      .option(
+        '--window <seconds>',
+        'validity of the broken cert in window mode',
+        seconds('--window', 10),
+        120,
+      )
+      .option(
+        '--observe-timeout <seconds>',
+        'how long to wait for the failure',
+        seconds('--observe-timeout', 10),
+        180,
+      ),
+    { gates: true },
+  )
     .addOption(options.md())
-    .action(act(async ({ opts, log, cmd }: Run<Opts>) => {
-      if (opts.mode === 'expired' && cmd.getOptionValueSource('window') === 'cli') throw new InputError('--window', 'only applies to --mode window');
-      const inv = await inventoryOrLab(opts, log, false);
-      const report = await certExpiryDrill(inv, stateDirFrom(opts), {
-        target: opts.target, mode: opts.mode, windowS: opts.window, observeTimeoutMs: opts.observeTimeout * 1000, ...connection(opts),
-      }, log);
-      const md = drillMarkdown(report);
-      if (opts.md) writeFileSync(opts.md, md);
-      if (opts.json) printJson(report);
-      else process.stdout.write(md);
-      return report.recovered ? 0 : 1;
-    }));
+    .action(
+      act(async ({ opts, log, cmd }: Run<Opts>) => {
+        if (opts.mode === 'expired' && cmd.getOptionValueSource('window') === 'cli')
+          throw new InputError('--window', 'only applies to --mode window');
+        const inv = await inventoryOrLab(opts, log, false);
+        const report = await certExpiryDrill(
+          inv,
+          stateDirFrom(opts),
+          {
+            target: opts.target,
+            mode: opts.mode,
+            windowS: opts.window,
+            observeTimeoutMs: opts.observeTimeout * 1000,
+            ...connection(opts),
+          },
+          log,
+        );
+        const md = drillMarkdown(report);
+        if (opts.md) writeFileSync(opts.md, md);
+        if (opts.json) printJson(report);
+        else process.stdout.write(md);
+        return report.recovered ? 0 : 1;
+      }),
+    );
 }

@@ -1,7 +1,14 @@
 import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext, session } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -35,55 +42,125 @@ restore, step by step (what it runs, in order):
      waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000})
 `;
 
-interface Opts extends InventoryOpts, HostOpts { json?: boolean }
-interface RestoreOpts extends Opts { dryRun?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  json?: boolean;
+}
+interface RestoreOpts extends Opts {
+  dryRun?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const etcd = topCommand(root, 'etcd', 'etcd snapshots: save (verified), list, restore (all members, then a gated restart)', HELP)
+  const etcd = topCommand(
+    root,
+    'etcd',
+    'etcd snapshots: save (verified), list, restore (all members, then a gated restart)',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
   const snapshot = etcd.command('snapshot');
 
-  hostOptions(snapshot.command('save'), { gates: false }).action(act(async ({ opts, log }: Run<Opts>) => {
-    const inv = await inventoryOrLab(opts, log, false);
-    const stateDir = stateDirFrom(opts);
-    const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-    let out: unknown;
-    await runPhases([connectPhase, { id: 'save', title: 'Snapshot etcd', async run(c) {
-      // The first member that reports a healthy cluster gives the snapshot.
-      for (const h of c.inv.etcdHosts) {
-        try { await checkEtcd(c.inv, session(c, h.name)); } catch { continue; }
-        out = await saveSnapshot(c.inv, h, session(c, h.name), c.wet, c.clusterDir, `${c.runId}-manual`);
-        return;
-      }
-      throw new InputError('etcd', 'no healthy etcd member to take a snapshot from; check "hardwire verify"');
-    } }], ctx);
-    if (opts.json) printJson(out);
-    else process.stdout.write(`${(out as { file: string }).file}\n`);
-    return 0;
-  }));
-
-  snapshot.command('list').action(act(async ({ opts, log }: Run<Opts>) => {
-    const inv = await inventoryOrLab(opts, log, false);
-    const list = listSnapshots(clusterStateDir(stateDirFrom(opts), inv));
-    if (opts.json) printJson({ snapshots: list });
-    else for (const s of list) process.stdout.write(`${s.name}  ${s.sizeBytes} bytes  ${s.mtime}  ${s.file}\n`);
-    return 0;
-  }));
-
-  hostOptions(snapshot.command('restore')
-    .argument('<FILE>', 'pass a snapshot from "hardwire etcd snapshot list"')
-    .addOption(options.dryRun()), { gates: true })
-    .action(act(async ({ opts, log }: Run<RestoreOpts>, file: string) => {
-      if (!existsSync(file)) throw new InputError('FILE', `${file} does not exist; pass a snapshot from "hardwire etcd snapshot list"`);
+  hostOptions(snapshot.command('save'), { gates: false }).action(
+    act(async ({ opts, log }: Run<Opts>) => {
       const inv = await inventoryOrLab(opts, log, false);
       const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, ...connection(opts) }, log);
-      await runPhases([connectPhase, restorePhase(resolve(file)), ...START_PHASES], ctx);
-      if (opts.json) printJson({ restoredFrom: resolve(file), dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
+      const ctx = newContext(
+        inv,
+        stateDir,
+        clusterStateDir(stateDir, inv),
+        {
+          dryRun: false,
+          acceptNewHostKeys: opts.acceptNewHostKeys === true,
+          gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+        },
+        log,
+      );
+      let out: unknown;
+      await runPhases(
+        [
+          connectPhase,
+          {
+            id: 'save',
+            title: 'Snapshot etcd',
+            async run(c) {
+              // The first member that reports a healthy cluster gives the snapshot.
+              for (const h of c.inv.etcdHosts) {
+                try {
+                  await checkEtcd(c.inv, session(c, h.name));
+                } catch {
+                  continue;
+                }
+                out = await saveSnapshot(
+                  c.inv,
+                  h,
+                  session(c, h.name),
+                  c.wet,
+                  c.clusterDir,
+                  `${c.runId}-manual`,
+                );
+                return;
+              }
+              throw new InputError(
+                'etcd',
+                'no healthy etcd member to take a snapshot from; check "hardwire verify"',
+              );
+            },
+          },
+        ],
+        ctx,
+      );
+      if (opts.json) printJson(out);
+      else process.stdout.write(`${(out as { file: string }).file}\n`);
       return 0;
-    }));
+    }),
+  );
+
+  snapshot.command('list').action(
+    act(async ({ opts, log }: Run<Opts>) => {
+      const inv = await inventoryOrLab(opts, log, false);
+      const list = listSnapshots(clusterStateDir(stateDirFrom(opts), inv));
+      if (opts.json) printJson({ snapshots: list });
+      else
+        for (const s of list)
+          process.stdout.write(`${s.name}  ${s.sizeBytes} bytes  ${s.mtime}  ${s.file}\n`);
+      return 0;
+    }),
+  );
+
+  hostOptions(
+    snapshot
+      .command('restore')
+      .argument('<FILE>', 'pass a snapshot from "hardwire etcd snapshot list"')
+      .addOption(options.dryRun()),
+    { gates: true },
+  ).action(
+    act(async ({ opts, log }: Run<RestoreOpts>, file: string) => {
+      if (!existsSync(file))
+        throw new InputError(
+          'FILE',
+          `${file} does not exist; pass a snapshot from "hardwire etcd snapshot list"`,
+        );
+      const inv = await inventoryOrLab(opts, log, false);
+      const stateDir = stateDirFrom(opts);
+      const ctx = newContext(
+        inv,
+        stateDir,
+        clusterStateDir(stateDir, inv),
+        { dryRun: opts.dryRun === true, ...connection(opts) },
+        log,
+      );
+      await runPhases([connectPhase, restorePhase(resolve(file)), ...START_PHASES], ctx);
+      if (opts.json)
+        printJson({
+          restoredFrom: resolve(file),
+          dryRun: ctx.opts.dryRun,
+          actions: ctx.wet.intents,
+          durationsMs: ctx.durationsMs,
+        });
+      return 0;
+    }),
+  );
 
   group(snapshot);
   return group(etcd);

@@ -4,7 +4,16 @@ import { options } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
-  bestCitation, defaultFlagVersion, explain, flagComponents, isFlagComponent, mappedComponents, loadFlagMap, normalizeFlagName, siteRef, type ConfigSection,
+  bestCitation,
+  defaultFlagVersion,
+  explain,
+  flagComponents,
+  isFlagComponent,
+  mappedComponents,
+  loadFlagMap,
+  normalizeFlagName,
+  siteRef,
+  type ConfigSection,
 } from '../../core/flags/map.ts';
 import { declareProve } from './flags-prove.ts';
 
@@ -55,62 +64,120 @@ data generated from the real source by harness/flags/analyzer.
   --json           one JSON document on stdout
 `;
 
-interface Opts { flag?: string; json?: boolean; version: string; etcd?: string; regenerate?: boolean; quiet?: boolean }
+interface Opts {
+  flag?: string;
+  json?: boolean;
+  version: string;
+  etcd?: string;
+  regenerate?: boolean;
+  quiet?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const flags = topCommand(root, 'flags', 'where each component flag is registered and where its value is read (with checked citations)', help)
+  const flags = topCommand(
+    root,
+    'flags',
+    'where each component flag is registered and where its value is read (with checked citations)',
+    help,
+  )
     .argument('[component]')
     .option('--flag <name>', 'only that flag, with its trace')
     .addOption(options.json())
     .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
     .option('--regenerate', 'rebuild core/flags/data/<version>/ with the Go analyzer')
-    .option('--etcd <version>', "etcd's map alone at that etcd version (with --regenerate or verify)")
+    .option(
+      '--etcd <version>',
+      "etcd's map alone at that etcd version (with --regenerate or verify)",
+    )
     .addOption(options.quiet());
 
   // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag, so
   // explain takes options it does not know as its second argument (--flag NAME works too).
-  flags.command('explain')
-    .argument('<component>', 'name a component, e.g. hardwire flags explain kube-apiserver --etcd-servers')
+  flags
+    .command('explain')
+    .argument(
+      '<component>',
+      'name a component, e.g. hardwire flags explain kube-apiserver --etcd-servers',
+    )
     .argument('[flag]')
     .allowUnknownOption()
-    .action(act(async ({ opts }: Run<Opts>, component: string, flag: string | undefined) => {
-      only(opts, 'explain');
-      noEtcd(opts, 'flags explain');
-      const name = flag ?? opts.flag;
-      if (!name) throw new InputError('flag', 'missing; name one, e.g. hardwire flags explain kube-apiserver --etcd-servers');
-      const ex = explain(component, normalizeFlagName(name), opts.version);
-      if (opts.json) printJson({ component: ex.component, kubernetesVersion: opts.version, flag: ex.flag, best: bestCitation(component, name, opts.version) ?? null });
-      else process.stdout.write(`${ex.lines.join('\n')}\n`);
-      return 0;
-    }));
+    .action(
+      act(async ({ opts }: Run<Opts>, component: string, flag: string | undefined) => {
+        only(opts, 'explain');
+        noEtcd(opts, 'flags explain');
+        const name = flag ?? opts.flag;
+        if (!name)
+          throw new InputError(
+            'flag',
+            'missing; name one, e.g. hardwire flags explain kube-apiserver --etcd-servers',
+          );
+        const ex = explain(component, normalizeFlagName(name), opts.version);
+        if (opts.json)
+          printJson({
+            component: ex.component,
+            kubernetesVersion: opts.version,
+            flag: ex.flag,
+            best: bestCitation(component, name, opts.version) ?? null,
+          });
+        else process.stdout.write(`${ex.lines.join('\n')}\n`);
+        return 0;
+      }),
+    );
 
-  flags.command('verify').action(act(async ({ opts, log }: Run<Opts>) => {
-    only(opts, 'verify');
-    if (opts.flag !== undefined) throw new InputError('--flag', 'does not apply to "flags verify"; it checks every citation');
-    const { verifyFlagMaps } = await import('../../harness/flags/verify.ts');
-    const res = verifyFlagMaps(opts.etcd ? { maps: [(await import('../../core/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] } : { version: opts.version });
-    for (const d of res.downloaded) log.info(`downloaded ${d}`);
-    if (opts.json) printJson(res);
-    else {
-      for (const f of res.failures) process.stdout.write(`FAIL ${f.component} ${f.config ? `config field ${f.flag}` : `--${f.flag}`} ${f.role} ${f.site}: ${f.reason}\n`);
-      process.stdout.write(`${res.citations} citations, ${res.verified} verified, ${res.failed} failed (${res.configCitations} of them of config fields)\n`);
-    }
-    return res.failed === 0 ? 0 : 1;
-  }));
+  flags.command('verify').action(
+    act(async ({ opts, log }: Run<Opts>) => {
+      only(opts, 'verify');
+      if (opts.flag !== undefined)
+        throw new InputError(
+          '--flag',
+          'does not apply to "flags verify"; it checks every citation',
+        );
+      const { verifyFlagMaps } = await import('../../harness/flags/verify.ts');
+      const res = verifyFlagMaps(
+        opts.etcd
+          ? { maps: [(await import('../../core/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] }
+          : { version: opts.version },
+      );
+      for (const d of res.downloaded) log.info(`downloaded ${d}`);
+      if (opts.json) printJson(res);
+      else {
+        for (const f of res.failures)
+          process.stdout.write(
+            `FAIL ${f.component} ${f.config ? `config field ${f.flag}` : `--${f.flag}`} ${f.role} ${f.site}: ${f.reason}\n`,
+          );
+        process.stdout.write(
+          `${res.citations} citations, ${res.verified} verified, ${res.failed} failed (${res.configCitations} of them of config fields)\n`,
+        );
+      }
+      return res.failed === 0 ? 0 : 1;
+    }),
+  );
 
   declareProve(flags);
 
-  return flags.action(act(async ({ opts, log }: Run<Opts>, component: string | undefined) => show(opts, log, component)));
+  return flags.action(
+    act(async ({ opts, log }: Run<Opts>, component: string | undefined) =>
+      show(opts, log, component),
+    ),
+  );
 }
 
 /** --etcd names etcd's own map: --regenerate and verify take it, the views read a Kubernetes release's. */
 function noEtcd(opts: Opts, what: string): void {
-  if (opts.etcd !== undefined) throw new InputError('--etcd', `does not apply to "${what}"; use it with --regenerate or verify (the views read --version's maps)`);
+  if (opts.etcd !== undefined)
+    throw new InputError(
+      '--etcd',
+      `does not apply to "${what}"; use it with --regenerate or verify (the views read --version's maps)`,
+    );
 }
 
 /** --regenerate is an action of its own: not with explain or verify. */
 function only(opts: Opts, sub: string): void {
-  if (opts.regenerate) throw new InputError('--regenerate', `does not apply to "flags ${sub}"; run "hardwire flags --regenerate" alone`);
+  if (opts.regenerate)
+    throw new InputError(
+      '--regenerate',
+      `does not apply to "flags ${sub}"; run "hardwire flags --regenerate" alone`,
+    );
 }
 
 async function show(opts: Opts, log: Logger, component: string | undefined): Promise<number> {
@@ -124,7 +191,9 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
       return 0;
     }
     const { regenerate } = await import('../../harness/flags/regenerate.ts');
-    log.info('regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules');
+    log.info(
+      'regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules',
+    );
     const res = regenerate({ version, log });
     log.info(`wrote ${res.outDir} in ${res.seconds.toFixed(1)}s`);
     return 0;
@@ -132,28 +201,54 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
 
   noEtcd(opts, component ? `flags ${component}` : 'flags');
   if (!component) {
-    if (opts.flag) throw new InputError('flag', '--flag needs a component: hardwire flags <component> --flag NAME');
+    if (opts.flag)
+      throw new InputError(
+        'flag',
+        '--flag needs a component: hardwire flags <component> --flag NAME',
+      );
     const maps = mappedComponents(version).map((c) => loadFlagMap(c, version));
     if (opts.json) {
-      printJson({ kubernetesVersion: version, components: maps.map((m) => ({ component: m.component, componentVersion: m.componentVersion, coverage: m.coverage, ...(m.config ? { configCoverage: m.config.coverage } : {}), gaps: m.gaps })) });
+      printJson({
+        kubernetesVersion: version,
+        components: maps.map((m) => ({
+          component: m.component,
+          componentVersion: m.componentVersion,
+          coverage: m.coverage,
+          ...(m.config ? { configCoverage: m.config.coverage } : {}),
+          gaps: m.gaps,
+        })),
+      });
       return 0;
     }
     process.stdout.write(`flag map for Kubernetes ${version}\n`);
-    process.stdout.write('component                 flags  registered  read  validation-only  never-read\n');
+    process.stdout.write(
+      'component                 flags  registered  read  validation-only  never-read\n',
+    );
     for (const m of maps) {
       const c = m.coverage;
-      process.stdout.write(`${m.component.padEnd(24)} ${String(c.flags).padStart(6)} ${String(c.registered).padStart(11)} ${String(c.withRead).padStart(5)} ${String(c.validationOnly).padStart(16)} ${String(c.neverRead + c.copyOnly).padStart(11)}\n`);
+      process.stdout.write(
+        `${m.component.padEnd(24)} ${String(c.flags).padStart(6)} ${String(c.registered).padStart(11)} ${String(c.withRead).padStart(5)} ${String(c.validationOnly).padStart(16)} ${String(c.neverRead + c.copyOnly).padStart(11)}\n`,
+      );
     }
     return 0;
   }
   if (!isFlagComponent(component)) {
-    throw new InputError('component', `"${component}" has no flag map; expected one of ${flagComponents.join(', ')}`);
+    throw new InputError(
+      'component',
+      `"${component}" has no flag map; expected one of ${flagComponents.join(', ')}`,
+    );
   }
   const map = loadFlagMap(component, version);
 
   if (opts.flag) {
     const ex = explain(component, opts.flag, version);
-    if (opts.json) printJson({ component: map.component, kubernetesVersion: map.kubernetesVersion, componentVersion: map.componentVersion, flags: [ex.flag] });
+    if (opts.json)
+      printJson({
+        component: map.component,
+        kubernetesVersion: map.kubernetesVersion,
+        componentVersion: map.componentVersion,
+        flags: [ex.flag],
+      });
     else process.stdout.write(`${ex.lines.join('\n')}\n`);
     return 0;
   }
@@ -169,10 +264,14 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
   map.flags.forEach((f, i) => {
     const best = bestCitation(component, f.name, version);
     const where = best?.kind === 'read' ? siteRef(best.site) : '-';
-    process.stdout.write(`--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${proven[i]!.padEnd(pw)} ${where}\n`);
+    process.stdout.write(
+      `--${f.name.padEnd(width)} ${f.readBy.padEnd(15)} ${proven[i]!.padEnd(pw)} ${where}\n`,
+    );
   });
   const c = map.coverage;
-  process.stdout.write(`\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`);
+  process.stdout.write(
+    `\n${c.flags} flags: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.neverRead + c.copyOnly} never read, ${c.unregistered} without a registration\n`,
+  );
   if (map.config) showConfig(map.config);
   return 0;
 }
@@ -183,8 +282,12 @@ function showConfig(cfg: ConfigSection): void {
   const width = Math.max(...cfg.fields.map((f) => f.key.length)) + 2;
   for (const f of cfg.fields) {
     const read = f.consumedAt[0];
-    process.stdout.write(`${f.key.padEnd(width)} ${f.readBy.padEnd(15)} ${read ? siteRef(read) : `- (${f.reason ?? 'no read site'})`}\n`);
+    process.stdout.write(
+      `${f.key.padEnd(width)} ${f.readBy.padEnd(15)} ${read ? siteRef(read) : `- (${f.reason ?? 'no read site'})`}\n`,
+    );
   }
   const c = cfg.coverage;
-  process.stdout.write(`\n${c.fields} config fields: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.copyOnly} only copied by generated code, ${c.neverRead} never read, ${c.noInternal} without an internal field\n`);
+  process.stdout.write(
+    `\n${c.fields} config fields: ${c.withRead} read, ${c.validationOnly} validation-only, ${c.copyOnly} only copied by generated code, ${c.neverRead} never read, ${c.noInternal} without an internal field\n`,
+  );
 }

@@ -14,19 +14,32 @@ Prints the absolute path of admin.conf (group kubeadm:cluster-admins). The break
 super-admin.conf (system:masters) sits next to it; use it only to repair RBAC.
 `;
 
-interface Opts extends InventoryOpts { json?: boolean }
+interface Opts extends InventoryOpts {
+  json?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'kubeconfig', 'print the path of the admin kubeconfig (kubectl --kubeconfig "$(hardwire kubeconfig)")', HELP)
+  return topCommand(
+    root,
+    'kubeconfig',
+    'print the path of the admin kubeconfig (kubectl --kubeconfig "$(hardwire kubeconfig)")',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLab(opts, log, false);
-      const path = adminKubeconfigPath(clusterStateDir(stateDirFrom(opts), inv));
-      if (!existsSync(path)) throw new StepError('kubeconfig', `${path} does not exist yet; run "hardwire wire" first`);
-      if (opts.json) printJson({ kubeconfig: path });
-      else process.stdout.write(`${path}\n`);
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>) => {
+        const inv = await inventoryOrLab(opts, log, false);
+        const path = adminKubeconfigPath(clusterStateDir(stateDirFrom(opts), inv));
+        if (!existsSync(path))
+          throw new StepError(
+            'kubeconfig',
+            `${path} does not exist yet; run "hardwire wire" first`,
+          );
+        if (opts.json) printJson({ kubeconfig: path });
+        else process.stdout.write(`${path}\n`);
+        return 0;
+      }),
+    );
 }

@@ -58,7 +58,11 @@ environment:
   HARDWIRE_CACHE   cache root for the base rootfs (default ~/.cache/hardwire)
 `;
 
-interface Opts { name?: string; json?: boolean; quiet?: boolean }
+interface Opts {
+  name?: string;
+  json?: boolean;
+  quiet?: boolean;
+}
 
 type Lab = typeof LabModule;
 
@@ -66,92 +70,195 @@ type Lab = typeof LabModule;
 const loadLab = (): Promise<Lab> => import('../../harness/lab/index.ts');
 
 export function declare(root: Cli): Cli {
-  const lab = topCommand(root, 'lab', 'local lab hosts: systemd containers with SSH (up, down, status, ssh, stop/start, cut/heal)', help)
+  const lab = topCommand(
+    root,
+    'lab',
+    'local lab hosts: systemd containers with SSH (up, down, status, ssh, stop/start, cut/heal)',
+    help,
+  )
     .option('--name <name>', 'lab name (default "lab")')
     .addOption(options.json())
     .addOption(options.quiet());
-  const labOpts = (opts: Opts, log: Logger) => ({ ...(opts.name !== undefined ? { name: opts.name } : {}), log });
+  const labOpts = (opts: Opts, log: Logger) => ({
+    ...(opts.name !== undefined ? { name: opts.name } : {}),
+    log,
+  });
 
-  lab.command('up')
+  lab
+    .command('up')
     .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
-    .option('--inner <n>', 'how many of the last hosts sit on the inner network, behind node1', wholeNumber('--inner'))
-    .option('--workers', 'hosts that can run containerd, runc and a kubelet (the default for the built-in lab "lab")')
+    .option(
+      '--inner <n>',
+      'how many of the last hosts sit on the inner network, behind node1',
+      wholeNumber('--inner'),
+    )
+    .option(
+      '--workers',
+      'hosts that can run containerd, runc and a kubelet (the default for the built-in lab "lab")',
+    )
     .option('--no-workers', 'control-plane hosts only')
-    .option('--dedicated-workers <n>', 'with --workers: the last N hosts are workers only, the others etcd + control plane', wholeNumber('--dedicated-workers'))
-    .option('--from <snapshot>', 'replace the lab with a snapshot made by "lab save", then wire it as the gate')
+    .option(
+      '--dedicated-workers <n>',
+      'with --workers: the last N hosts are workers only, the others etcd + control plane',
+      wholeNumber('--dedicated-workers'),
+    )
+    .option(
+      '--from <snapshot>',
+      'replace the lab with a snapshot made by "lab save", then wire it as the gate',
+    )
     .addOption(options.stateDir())
-    .action(act(async ({ opts, log }: Run<Opts & { hosts?: number; inner?: number; workers?: boolean; dedicatedWorkers?: number; from?: string; stateDir?: string }>) => {
-      if (opts.from !== undefined) return upFrom(await loadLab(), labOpts(opts, log), opts.from, stateDirFrom(opts), opts.json === true, log);
-      const counts = {
-        ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}), ...(opts.inner !== undefined ? { inner: opts.inner } : {}),
-        ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
-        ...(opts.dedicatedWorkers !== undefined ? { dedicatedWorkers: opts.dedicatedWorkers } : {}),
-      };
-      const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
-      if (opts.json) printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, jump }) => ({ name, address, ssh, ...(jump ? { proxyJump: `root@${jump}` } : {}) })) });
-      else process.stdout.write(`${info.inventory}\n`);
+    .action(
+      act(
+        async ({
+          opts,
+          log,
+        }: Run<
+          Opts & {
+            hosts?: number;
+            inner?: number;
+            workers?: boolean;
+            dedicatedWorkers?: number;
+            from?: string;
+            stateDir?: string;
+          }
+        >) => {
+          if (opts.from !== undefined)
+            return upFrom(
+              await loadLab(),
+              labOpts(opts, log),
+              opts.from,
+              stateDirFrom(opts),
+              opts.json === true,
+              log,
+            );
+          const counts = {
+            ...(opts.hosts !== undefined ? { hosts: opts.hosts } : {}),
+            ...(opts.inner !== undefined ? { inner: opts.inner } : {}),
+            ...(opts.workers !== undefined ? { workers: opts.workers } : {}),
+            ...(opts.dedicatedWorkers !== undefined
+              ? { dedicatedWorkers: opts.dedicatedWorkers }
+              : {}),
+          };
+          const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
+          if (opts.json)
+            printJson({
+              name: info.name,
+              inventory: info.inventory,
+              hosts: info.hosts.map(({ name, address, ssh, jump }) => ({
+                name,
+                address,
+                ssh,
+                ...(jump ? { proxyJump: `root@${jump}` } : {}),
+              })),
+            });
+          else process.stdout.write(`${info.inventory}\n`);
+          return 0;
+        },
+      ),
+    );
+
+  lab.command('down').action(
+    act(async ({ opts, log }: Run<Opts>) => {
+      const r = await (await loadLab()).labDown(labOpts(opts, log));
+      if (opts.json) printJson(r);
+      else if (!r.existed) log.info(`no lab "${r.name}"; nothing to remove`);
       return 0;
-    }));
+    }),
+  );
 
-  lab.command('down').action(act(async ({ opts, log }: Run<Opts>) => {
-    const r = await (await loadLab()).labDown(labOpts(opts, log));
-    if (opts.json) printJson(r);
-    else if (!r.existed) log.info(`no lab "${r.name}"; nothing to remove`);
-    return 0;
-  }));
+  lab.command('status').action(
+    act(async ({ opts, log }: Run<Opts>) => {
+      const info = await (await loadLab()).labStatus(labOpts(opts, log));
+      if (opts.json) {
+        printJson({
+          name: info.name,
+          inventory: info.inventory,
+          hosts: info.hosts.map(({ name, address, ssh, running }) => ({
+            name,
+            address,
+            ssh,
+            running,
+          })),
+        });
+      } else {
+        const w = Math.max(4, ...info.hosts.map((h) => h.name.length));
+        process.stdout.write(`lab ${info.name}  inventory ${info.inventory}\n`);
+        process.stdout.write(`${'HOST'.padEnd(w)}  ADDRESS        RUNNING  SSH\n`);
+        for (const h of info.hosts)
+          process.stdout.write(
+            `${h.name.padEnd(w)}  ${h.address.padEnd(13)}  ${(h.running ? 'yes' : 'no').padEnd(7)}  ${h.ssh ? 'yes' : 'no'}\n`,
+          );
+      }
+      return info.hosts.every((h) => h.running && h.ssh) ? 0 : 1;
+    }),
+  );
 
-  lab.command('status').action(act(async ({ opts, log }: Run<Opts>) => {
-    const info = await (await loadLab()).labStatus(labOpts(opts, log));
-    if (opts.json) {
-      printJson({ name: info.name, inventory: info.inventory, hosts: info.hosts.map(({ name, address, ssh, running }) => ({ name, address, ssh, running })) });
-    } else {
-      const w = Math.max(4, ...info.hosts.map((h) => h.name.length));
-      process.stdout.write(`lab ${info.name}  inventory ${info.inventory}\n`);
-      process.stdout.write(`${'HOST'.padEnd(w)}  ADDRESS        RUNNING  SSH\n`);
-      for (const h of info.hosts) process.stdout.write(`${h.name.padEnd(w)}  ${h.address.padEnd(13)}  ${(h.running ? 'yes' : 'no').padEnd(7)}  ${h.ssh ? 'yes' : 'no'}\n`);
-    }
-    return info.hosts.every((h) => h.running && h.ssh) ? 0 : 1;
-  }));
-
-  lab.command('ssh')
+  lab
+    .command('ssh')
     .argument('<host>', '"lab ssh" needs a host name, e.g. hardwire lab ssh node1')
     .argument('[cmd...]')
-    .action(act(async ({ opts, log }: Run<Opts>, host: string, cmd: string[]) => sshInto(await loadLab(), labOpts(opts, log), host, cmd)));
+    .action(
+      act(async ({ opts, log }: Run<Opts>, host: string, cmd: string[]) =>
+        sshInto(await loadLab(), labOpts(opts, log), host, cmd),
+      ),
+    );
 
-  lab.command('save')
+  lab
+    .command('save')
     .argument('<snapshot>', '"lab save" needs a snapshot name, e.g. hardwire lab save clean')
     .addOption(options.stateDir())
-    .action(act(async ({ opts, log }: Run<Opts & { stateDir?: string }>, snapshot: string) => {
-      const snap = await import('../../harness/lab/snapshot.ts');
-      const l = await loadLab();
-      const o = labOpts(opts, log);
-      const dest = snap.savedSnapshotDir(snapshot);
-      const shape = snap.existingShape(o);
-      const stateDir = stateDirFrom(opts);
-      const clusterDir = join(stateDir, shape.name);
-      const wired = existsSync(clusterDir);
-      const { loadValidInventory } = await import('../../core/validate/inventory.ts');
-      const binaries = await snap.cacheFilesInUse(loadValidInventory(l.labPaths(o).inventory), log);
-      const meta = await snap.saveLabSnapshot({ ...o, dest, inputs: snap.currentInputs(shape, l.rootfsDir()), binaries, ...(wired ? { clusterDir } : {}) });
-      const info = await l.labUp(o);
-      // Back as it was: serving, every gate passed (a wire that changes nothing).
-      if (wired) await gateByWire(info, stateDir, log);
-      if (opts.json) printJson({ name: shape.name, snapshot, dir: dest, bytes: meta.bytes, clusterDir: meta.clusterDir });
-      else process.stdout.write(`${dest}\n`);
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts & { stateDir?: string }>, snapshot: string) => {
+        const snap = await import('../../harness/lab/snapshot.ts');
+        const l = await loadLab();
+        const o = labOpts(opts, log);
+        const dest = snap.savedSnapshotDir(snapshot);
+        const shape = snap.existingShape(o);
+        const stateDir = stateDirFrom(opts);
+        const clusterDir = join(stateDir, shape.name);
+        const wired = existsSync(clusterDir);
+        const { loadValidInventory } = await import('../../core/validate/inventory.ts');
+        const binaries = await snap.cacheFilesInUse(
+          loadValidInventory(l.labPaths(o).inventory),
+          log,
+        );
+        const meta = await snap.saveLabSnapshot({
+          ...o,
+          dest,
+          inputs: snap.currentInputs(shape, l.rootfsDir()),
+          binaries,
+          ...(wired ? { clusterDir } : {}),
+        });
+        const info = await l.labUp(o);
+        // Back as it was: serving, every gate passed (a wire that changes nothing).
+        if (wired) await gateByWire(info, stateDir, log);
+        if (opts.json)
+          printJson({
+            name: shape.name,
+            snapshot,
+            dir: dest,
+            bytes: meta.bytes,
+            clusterDir: meta.clusterDir,
+          });
+        else process.stdout.write(`${dest}\n`);
+        return 0;
+      }),
+    );
 
   for (const action of ['stop', 'start', 'cut', 'heal'] as const) {
-    lab.command(action)
+    lab
+      .command(action)
       .argument('<host>', `"lab ${action}" needs a host name, e.g. hardwire lab ${action} node1`)
-      .action(act(async ({ opts, log }: Run<Opts>, host: string) => {
-        const l = await loadLab();
-        const fn = { stop: l.labStop, start: l.labStart, cut: l.labCut, heal: l.labHeal }[action];
-        await fn(host, labOpts(opts, log));
-        if (opts.json) printJson({ name: opts.name ?? l.DEFAULT_LAB_NAME, host, action });
-        else log.info(`${action}: ${host} done`);
-        return 0;
-      }));
+      .action(
+        act(async ({ opts, log }: Run<Opts>, host: string) => {
+          const l = await loadLab();
+          const fn = { stop: l.labStop, start: l.labStart, cut: l.labCut, heal: l.labHeal }[action];
+          await fn(host, labOpts(opts, log));
+          if (opts.json) printJson({ name: opts.name ?? l.DEFAULT_LAB_NAME, host, action });
+          else log.info(`${action}: ${host} done`);
+          return 0;
+        }),
+      );
   }
 
   return group(lab);
@@ -162,40 +269,92 @@ export function declare(root: Cli): Cli {
  * for an inner host. `cmd` goes last as ssh takes it: joined with spaces and run by the host's shell,
  * so `-- 'ls -l /'` and `-- ls -l /` both run ls (quoting it as one argv made "ls -l /" a program name).
  */
-export function labSshArgv(info: Pick<LabInfo, 'identityFile' | 'knownHosts'>, h: Pick<LabHostInfo, 'address' | 'jump'>, cmd: readonly string[]): string[] {
+export function labSshArgv(
+  info: Pick<LabInfo, 'identityFile' | 'knownHosts'>,
+  h: Pick<LabHostInfo, 'address' | 'jump'>,
+  cmd: readonly string[],
+): string[] {
   const pinned = [
-    '-i', info.identityFile,
-    '-o', 'IdentitiesOnly=yes',
-    '-o', `UserKnownHostsFile="${info.knownHosts}"`,
-    '-o', 'GlobalKnownHostsFile=/dev/null',
-    '-o', 'StrictHostKeyChecking=yes',
-    '-l', 'root',
+    '-i',
+    info.identityFile,
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    `UserKnownHostsFile="${info.knownHosts}"`,
+    '-o',
+    'GlobalKnownHostsFile=/dev/null',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-l',
+    'root',
   ];
   // Not -J: options given on the command line do not reach the jump connection, so its host key would go unpinned.
-  const jump = h.jump ? ['-o', `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', h.jump])}`] : [];
+  const jump = h.jump
+    ? ['-o', `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', h.jump])}`]
+    : [];
   return [...pinned, ...jump, h.address, ...(cmd.length > 0 ? ['--', ...cmd] : [])];
 }
 
 /** A wire of the lab's inventory as the gate: on a lab that is what wire made, it changes nothing and waits for every gate. */
-async function gateByWire(info: LabInfo, stateDir: string, log: Logger): Promise<{ changed: number; restarted: number }> {
+async function gateByWire(
+  info: LabInfo,
+  stateDir: string,
+  log: Logger,
+): Promise<{ changed: number; restarted: number }> {
   const { loadValidInventory } = await import('../../core/validate/inventory.ts');
   const { wire } = await import('../../core/apply/wire.ts');
-  const ctx = await wire(loadValidInventory(info.inventory), stateDir, { dryRun: false, verifyHashes: false, acceptNewHostKeys: false, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-  return { changed: ctx.plan?.hosts.reduce((n, h) => n + h.changes.length, 0) ?? 0, restarted: ctx.restarted.length };
+  const ctx = await wire(
+    loadValidInventory(info.inventory),
+    stateDir,
+    {
+      dryRun: false,
+      verifyHashes: false,
+      acceptNewHostKeys: false,
+      gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+    },
+    log,
+  );
+  return {
+    changed: ctx.plan?.hosts.reduce((n, h) => n + h.changes.length, 0) ?? 0,
+    restarted: ctx.restarted.length,
+  };
 }
 
 /** `lab up --from`: the snapshot restored, then wire as its gate (a no-op on a current snapshot). */
-async function upFrom(l: Lab, o: { name?: string; log: Logger }, snapshot: string, stateDir: string, json: boolean, log: Logger): Promise<number> {
+async function upFrom(
+  l: Lab,
+  o: { name?: string; log: Logger },
+  snapshot: string,
+  stateDir: string,
+  json: boolean,
+  log: Logger,
+): Promise<number> {
   const snap = await import('../../harness/lab/snapshot.ts');
   const src = snap.savedSnapshotDir(snapshot);
   const meta = snap.readSnapshotMeta(src);
-  if (!meta) throw new InputError('--from', `no snapshot "${snapshot}" in ${dirname(src)}; make one with: hardwire lab save ${snapshot}`);
+  if (!meta)
+    throw new InputError(
+      '--from',
+      `no snapshot "${snapshot}" in ${dirname(src)}; make one with: hardwire lab save ${snapshot}`,
+    );
   const shape = JSON.parse(meta.inputs.shape) as LabShape;
-  if (o.name !== undefined && o.name !== shape.name) throw new InputError('--name', `snapshot "${snapshot}" is of lab "${shape.name}"; restore it with --name ${shape.name}`);
+  if (o.name !== undefined && o.name !== shape.name)
+    throw new InputError(
+      '--name',
+      `snapshot "${snapshot}" is of lab "${shape.name}"; restore it with --name ${shape.name}`,
+    );
   if (meta.clusterDir && meta.clusterDir !== join(stateDir, shape.name)) {
-    throw new InputError('--state-dir', `snapshot "${snapshot}" holds the cluster state of ${meta.clusterDir}; pass --state-dir ${dirname(meta.clusterDir)}`);
+    throw new InputError(
+      '--state-dir',
+      `snapshot "${snapshot}" holds the cluster state of ${meta.clusterDir}; pass --state-dir ${dirname(meta.clusterDir)}`,
+    );
   }
-  const { info } = await snap.restoreLabSnapshot({ ...o, name: shape.name, src, inputs: snap.currentInputs(shape, l.rootfsDir()) });
+  const { info } = await snap.restoreLabSnapshot({
+    ...o,
+    name: shape.name,
+    src,
+    inputs: snap.currentInputs(shape, l.rootfsDir()),
+  });
   // Hosts saved before any wire: no cluster state to gate (a wire here would make a new PKI).
   if (!meta.clusterDir) {
     if (json) printJson({ name: info.name, inventory: info.inventory, snapshot, wired: false });
@@ -203,20 +362,47 @@ async function upFrom(l: Lab, o: { name?: string; log: Logger }, snapshot: strin
     return 0;
   }
   const { changed, restarted } = await gateByWire(info, stateDir, log);
-  if (json) printJson({ name: info.name, inventory: info.inventory, snapshot, wired: true, changedFiles: changed, restarted });
+  if (json)
+    printJson({
+      name: info.name,
+      inventory: info.inventory,
+      snapshot,
+      wired: true,
+      changedFiles: changed,
+      restarted,
+    });
   else {
-    log.info(`lab "${info.name}" restored from "${snapshot}"; wire changed ${changed} file(s), (re)started ${restarted} unit(s)`);
+    log.info(
+      `lab "${info.name}" restored from "${snapshot}"; wire changed ${changed} file(s), (re)started ${restarted} unit(s)`,
+    );
     process.stdout.write(`${info.inventory}\n`);
   }
   return 0;
 }
 
 /** Hands the terminal to OpenSSH (labSshArgv). */
-async function sshInto(lab: Lab, opts: { name?: string }, host: string, cmd: string[]): Promise<number> {
+async function sshInto(
+  lab: Lab,
+  opts: { name?: string },
+  host: string,
+  cmd: string[],
+): Promise<number> {
   const info = await lab.labStatus(opts);
   const h = info.hosts.find((x) => x.name === host);
-  if (!h) throw new InputError('host', `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`);
+  if (!h)
+    throw new InputError(
+      'host',
+      `no host "${host}" in lab "${info.name}"; hosts are ${info.hosts.map((x) => x.name).join(', ')}`,
+    );
   const { run } = await import('../../lib/proc.ts');
   // The terminal is ssh's; its exit code (the remote command's) is ours.
-  return (await run('ssh', labSshArgv(info, h, cmd), { step: 'lab ssh', host, inherit: true, allowFail: true, hint: 'install openssh-client' })).code;
+  return (
+    await run('ssh', labSshArgv(info, h, cmd), {
+      step: 'lab ssh',
+      host,
+      inherit: true,
+      allowFail: true,
+      hint: 'install openssh-client',
+    })
+  ).code;
 }

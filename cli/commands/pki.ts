@@ -21,26 +21,43 @@ certificate table, core/pki/table.ts):
 Without --inventory, the local lab's inventory file is used (the lab need not be running).
 `;
 
-interface Opts extends InventoryOpts { json?: boolean }
+interface Opts extends InventoryOpts {
+  json?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'pki', 'load or create the cluster, etcd and front-proxy CAs, every leaf cert, kubeconfig and the encryption config', HELP)
+  return topCommand(
+    root,
+    'pki',
+    'load or create the cluster, etcd and front-proxy CAs, every leaf cert, kubeconfig and the encryption config',
+    HELP,
+  )
     .argument('[cert-id...]')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>, ids: string[]) => {
-      const inv = await inventoryOrLabFile(opts, log);
-      const known = new Set<string>(allLeaves(inv).map((l) => l.id));
-      for (const p of ids) if (!known.has(p)) throw new InputError('cert-id', `unknown certificate "${p}"; valid: ${[...known].join(', ')}`);
-      const only = ids.length ? (s: { id: string }) => ids.includes(s.id) : undefined;
-      const result = await ensurePki(stateDirFrom(opts), inv, only);
-      if (opts.json) {
-        printJson({ dir: result.dir, events: result.events });
-      } else {
-        for (const e of result.events) log.info(`${e.action.padEnd(8)} ${e.file}${e.reasons.length ? `  (${e.reasons.join('; ')})` : ''}`);
-        log.info(`pki: ${result.dir}`);
-      }
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>, ids: string[]) => {
+        const inv = await inventoryOrLabFile(opts, log);
+        const known = new Set<string>(allLeaves(inv).map((l) => l.id));
+        for (const p of ids)
+          if (!known.has(p))
+            throw new InputError(
+              'cert-id',
+              `unknown certificate "${p}"; valid: ${[...known].join(', ')}`,
+            );
+        const only = ids.length ? (s: { id: string }) => ids.includes(s.id) : undefined;
+        const result = await ensurePki(stateDirFrom(opts), inv, only);
+        if (opts.json) {
+          printJson({ dir: result.dir, events: result.events });
+        } else {
+          for (const e of result.events)
+            log.info(
+              `${e.action.padEnd(8)} ${e.file}${e.reasons.length ? `  (${e.reasons.join('; ')})` : ''}`,
+            );
+          log.info(`pki: ${result.dir}`);
+        }
+        return 0;
+      }),
+    );
 }

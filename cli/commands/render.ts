@@ -18,25 +18,39 @@ flag map has one, the file:line in Kubernetes source that reads it. Nothing touc
 Without --inventory, the local lab's inventory file is used (the lab need not be running).
 `;
 
-interface Opts extends InventoryOpts { json?: boolean }
+interface Opts extends InventoryOpts {
+  json?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  return topCommand(root, 'render', 'render every file each host needs (PKI, kubeconfigs, systemd units) under the state dir', HELP)
+  return topCommand(
+    root,
+    'render',
+    'render every file each host needs (PKI, kubeconfigs, systemd units) under the state dir',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLabFile(opts, log);
-      const stateDir = stateDirFrom(opts);
-      const pki = await ensurePki(stateDir, inv);
-      const cite = await citer(inv.cluster.kubernetesVersion);
-      const writes = inv.hosts.map((h) => writeHostTree(clusterStateDir(stateDir, inv), renderHostTree(inv, h, pki.dir, cite)));
-      if (opts.json) {
-        printJson({ stateDir: clusterStateDir(stateDir, inv), pki: pki.events, hosts: writes });
-      } else {
-        for (const e of pki.events.filter((e) => e.action !== 'kept')) log.info(`pki ${e.action} ${e.file}${e.reasons.length ? ` (${e.reasons.join('; ')})` : ''}`);
-        for (const w of writes) log.info(`${w.host}: ${w.dir} (${w.changed.length} changed)`);
-      }
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>) => {
+        const inv = await inventoryOrLabFile(opts, log);
+        const stateDir = stateDirFrom(opts);
+        const pki = await ensurePki(stateDir, inv);
+        const cite = await citer(inv.cluster.kubernetesVersion);
+        const writes = inv.hosts.map((h) =>
+          writeHostTree(clusterStateDir(stateDir, inv), renderHostTree(inv, h, pki.dir, cite)),
+        );
+        if (opts.json) {
+          printJson({ stateDir: clusterStateDir(stateDir, inv), pki: pki.events, hosts: writes });
+        } else {
+          for (const e of pki.events.filter((e) => e.action !== 'kept'))
+            log.info(
+              `pki ${e.action} ${e.file}${e.reasons.length ? ` (${e.reasons.join('; ')})` : ''}`,
+            );
+          for (const w of writes) log.info(`${w.host}: ${w.dir} (${w.changed.length} changed)`);
+        }
+        return 0;
+      }),
+    );
 }

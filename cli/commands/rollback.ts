@@ -1,5 +1,12 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -24,10 +31,19 @@ not changed: the next "hardwire wire" applies it again.
 --gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 `;
 
-interface Opts extends InventoryOpts, HostOpts { json?: boolean; dryRun?: boolean; list?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  json?: boolean;
+  dryRun?: boolean;
+  list?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const rollback = topCommand(root, 'rollback', 'undo a wire run on the hosts from its on-host backups, then restart what it touched (gated)', HELP)
+  const rollback = topCommand(
+    root,
+    'rollback',
+    'undo a wire run on the hosts from its on-host backups, then restart what it touched (gated)',
+    HELP,
+  )
     .argument('[run-id]')
     .addOption(options.inventory())
     .addOption(options.stateDir())
@@ -35,26 +51,62 @@ export function declare(root: Cli): Cli {
     .addOption(options.dryRun());
   return hostOptions(rollback, { gates: true })
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>, runId: string | undefined) => {
-      if (opts.list && runId !== undefined) throw new InputError('run-id', `"rollback --list" takes no run id (got ${runId})`);
-      if (!opts.list && runId === undefined) throw new InputError('run-id', 'missing; give one run id (see "hardwire rollback --list")');
-      const inv = await inventoryOrLab(opts, log, false);
-      const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, ...connection(opts) }, log);
-      if (opts.list) {
-        const lists: Record<string, string[]> = {};
-        await runPhases([connectPhase, { id: 'list', title: 'List backups', async run(c) {
-          await Promise.all(c.inv.hosts.map(async (h) => {
-            const r = await c.sessions.get(h.name)!.exec(['ls', '-1', BACKUP_ROOT], { allowFail: true });
-            lists[h.name] = r.stdout.split('\n').filter(Boolean).sort();
-          }));
-        } }], ctx);
-        if (opts.json) printJson({ backups: lists });
-        else for (const [h, ids] of Object.entries(lists)) process.stdout.write(`${h}: ${ids.join(' ') || '(none)'}\n`);
+    .action(
+      act(async ({ opts, log }: Run<Opts>, runId: string | undefined) => {
+        if (opts.list && runId !== undefined)
+          throw new InputError('run-id', `"rollback --list" takes no run id (got ${runId})`);
+        if (!opts.list && runId === undefined)
+          throw new InputError(
+            'run-id',
+            'missing; give one run id (see "hardwire rollback --list")',
+          );
+        const inv = await inventoryOrLab(opts, log, false);
+        const stateDir = stateDirFrom(opts);
+        const ctx = newContext(
+          inv,
+          stateDir,
+          clusterStateDir(stateDir, inv),
+          { dryRun: opts.dryRun === true, ...connection(opts) },
+          log,
+        );
+        if (opts.list) {
+          const lists: Record<string, string[]> = {};
+          await runPhases(
+            [
+              connectPhase,
+              {
+                id: 'list',
+                title: 'List backups',
+                async run(c) {
+                  await Promise.all(
+                    c.inv.hosts.map(async (h) => {
+                      const r = await c.sessions
+                        .get(h.name)!
+                        .exec(['ls', '-1', BACKUP_ROOT], { allowFail: true });
+                      lists[h.name] = r.stdout.split('\n').filter(Boolean).sort();
+                    }),
+                  );
+                },
+              },
+            ],
+            ctx,
+          );
+          if (opts.json) printJson({ backups: lists });
+          else
+            for (const [h, ids] of Object.entries(lists))
+              process.stdout.write(`${h}: ${ids.join(' ') || '(none)'}\n`);
+          return 0;
+        }
+        await runPhases([connectPhase, rollbackPhase(runId!), ...START_PHASES], ctx);
+        if (opts.json)
+          printJson({
+            runId,
+            dryRun: ctx.opts.dryRun,
+            actions: ctx.wet.intents,
+            restarted: ctx.restarted,
+            durationsMs: ctx.durationsMs,
+          });
         return 0;
-      }
-      await runPhases([connectPhase, rollbackPhase(runId!), ...START_PHASES], ctx);
-      if (opts.json) printJson({ runId, dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, restarted: ctx.restarted, durationsMs: ctx.durationsMs });
-      return 0;
-    }));
+      }),
+    );
 }

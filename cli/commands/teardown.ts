@@ -1,5 +1,11 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -21,24 +27,51 @@ then removes the files listed in each host's /var/lib/hardwire/installed.json. T
 directory (/var/lib/etcd) is kept unless --purge-data. The local state dir (PKI) is never touched.
 `;
 
-interface Opts extends InventoryOpts, HostOpts { json?: boolean; purgeData?: boolean; dryRun?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  json?: boolean;
+  purgeData?: boolean;
+  dryRun?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const teardown = topCommand(root, 'teardown', 'stop and remove everything wire put on the hosts (etcd data only with --purge-data)', HELP)
+  const teardown = topCommand(
+    root,
+    'teardown',
+    'stop and remove everything wire put on the hosts (etcd data only with --purge-data)',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .option('--purge-data', 'also remove the etcd data directory')
     .addOption(options.dryRun());
   return hostOptions(teardown, { gates: false })
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLab(opts, log, false);
-      const stateDir = stateDirFrom(opts);
-      // Teardown runs no gate; the context still takes a timeout.
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: opts.dryRun === true, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS }, log);
-      await runPhases([connectPhase, teardownPhase(opts.purgeData === true)], ctx);
-      if (opts.json) printJson({ dryRun: ctx.opts.dryRun, actions: ctx.wet.intents, durationsMs: ctx.durationsMs });
-      else if (ctx.opts.dryRun) for (const i of ctx.wet.intents) process.stdout.write(`${i.host}: ${i.msg}\n`);
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>) => {
+        const inv = await inventoryOrLab(opts, log, false);
+        const stateDir = stateDirFrom(opts);
+        // Teardown runs no gate; the context still takes a timeout.
+        const ctx = newContext(
+          inv,
+          stateDir,
+          clusterStateDir(stateDir, inv),
+          {
+            dryRun: opts.dryRun === true,
+            acceptNewHostKeys: opts.acceptNewHostKeys === true,
+            gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+          },
+          log,
+        );
+        await runPhases([connectPhase, teardownPhase(opts.purgeData === true)], ctx);
+        if (opts.json)
+          printJson({
+            dryRun: ctx.opts.dryRun,
+            actions: ctx.wet.intents,
+            durationsMs: ctx.durationsMs,
+          });
+        else if (ctx.opts.dryRun)
+          for (const i of ctx.wet.intents) process.stdout.write(`${i.host}: ${i.msg}\n`);
+        return 0;
+      }),
+    );
 }

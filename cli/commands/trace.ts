@@ -2,7 +2,14 @@
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { hostOptions, options, seconds, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  hostOptions,
+  options,
+  seconds,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -36,40 +43,93 @@ outermost first; the curriculum's nine are marked. The debug instance is removed
   --ready-timeout  seconds to wait for the debug apiserver to be healthy (default 600)
 `;
 
-interface Opts extends InventoryOpts, HostOpts { authzUser?: string; webhookReject?: boolean; filename?: string; md?: string; html?: string; json?: boolean; readyTimeout?: number }
+interface Opts extends InventoryOpts, HostOpts {
+  authzUser?: string;
+  webhookReject?: boolean;
+  filename?: string;
+  md?: string;
+  html?: string;
+  json?: boolean;
+  readyTimeout?: number;
+}
 
 export function declare(root: Cli): Cli {
-  const trace = topCommand(root, 'trace', 'trace one kubectl apply through a debug kube-apiserver under delve, stage by stage', HELP);
-  const apply = trace.command('apply')
+  const trace = topCommand(
+    root,
+    'trace',
+    'trace one kubectl apply through a debug kube-apiserver under delve, stage by stage',
+    HELP,
+  );
+  const apply = trace
+    .command('apply')
     .option('-f, --filename <file>', 'the object to create')
-    .option('--authz-user <name>', 'first a create authorization rejects (no binding), then admits (bound)')
+    .option(
+      '--authz-user <name>',
+      'first a create authorization rejects (no binding), then admits (bound)',
+    )
     .option('--webhook-reject', 'trace a create that a validating webhook rejects')
     .addOption(options.md('the trace'))
     .addOption(options.html('the trace'))
-    .option('--ready-timeout <seconds>', 'how long the debug apiserver may take to start', seconds('--ready-timeout', 1))
+    .option(
+      '--ready-timeout <seconds>',
+      'how long the debug apiserver may take to start',
+      seconds('--ready-timeout', 1),
+    )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
   // Its one wait is the debug apiserver's start, --ready-timeout; it runs no gate of wire's.
-  hostOptions(apply, { gates: false })
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser)) throw new InputError('--authz-user', `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`);
+  hostOptions(apply, { gates: false }).action(
+    act(async ({ opts, log }: Run<Opts>) => {
+      if (opts.authzUser !== undefined && !/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(opts.authzUser))
+        throw new InputError(
+          '--authz-user',
+          `"${opts.authzUser}" is not a user name of lower-case letters, digits and dashes; e.g. --authz-user trace-user`,
+        );
       const { readObject, defaultObject } = await import('../../harness/trace/object.ts');
       const stateDir = stateDirFrom(opts);
-      if (opts.webhookReject && opts.authzUser !== undefined) throw new InputError('--webhook-reject', 'traces one rejected create; drop --authz-user, or run the two traces one after the other');
+      if (opts.webhookReject && opts.authzUser !== undefined)
+        throw new InputError(
+          '--webhook-reject',
+          'traces one rejected create; drop --authz-user, or run the two traces one after the other',
+        );
       const { DENIED_KEY, requireDenied } = await import('../../harness/trace/webhook.ts');
-      const obj = opts.filename === undefined ? defaultObject(join(stateDir, 'trace'), new Date(), opts.webhookReject ? DENIED_KEY : undefined) : readObject(resolve(opts.filename));
+      const obj =
+        opts.filename === undefined
+          ? defaultObject(
+              join(stateDir, 'trace'),
+              new Date(),
+              opts.webhookReject ? DENIED_KEY : undefined,
+            )
+          : readObject(resolve(opts.filename));
       if (opts.webhookReject) requireDenied(obj);
-      if (opts.authzUser !== undefined && !obj.namespace) throw new InputError('--authz-user', `binds a Role in the object's namespace; give ${obj.file} a metadata.namespace`);
+      if (opts.authzUser !== undefined && !obj.namespace)
+        throw new InputError(
+          '--authz-user',
+          `binds a Role in the object's namespace; give ${obj.file} a metadata.namespace`,
+        );
       const inv = await inventoryOrLab(opts, log, false);
       const { traceApply } = await import('../../harness/trace/index.ts');
-      const report = await traceApply(inv, stateDir, obj, { readyTimeoutMs: (opts.readyTimeout ?? 600) * 1000, acceptNewHostKeys: opts.acceptNewHostKeys === true, ...(opts.authzUser ? { authzUser: opts.authzUser } : {}), ...(opts.webhookReject ? { webhookReject: true } : {}) }, log);
+      const report = await traceApply(
+        inv,
+        stateDir,
+        obj,
+        {
+          readyTimeoutMs: (opts.readyTimeout ?? 600) * 1000,
+          acceptNewHostKeys: opts.acceptNewHostKeys === true,
+          ...(opts.authzUser ? { authzUser: opts.authzUser } : {}),
+          ...(opts.webhookReject ? { webhookReject: true } : {}),
+        },
+        log,
+      );
       const { formatMarkdown, formatText } = await import('../../harness/trace/format.ts');
       if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
-      if (opts.html) writeFileSync(opts.html, (await import('../../harness/trace/html.ts')).formatHtml(report));
+      if (opts.html)
+        writeFileSync(opts.html, (await import('../../harness/trace/html.ts')).formatHtml(report));
       if (opts.json) printJson(report);
       else process.stdout.write(formatText(report));
       return 0;
-    }));
+    }),
+  );
   return group(trace);
 }

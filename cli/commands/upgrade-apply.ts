@@ -1,7 +1,15 @@
 // hardwire upgrade apply: refuses what `upgrade plan` refuses or finds blocking, then rolls the
 // cluster to the target (core/upgrade/apply).
 import { act, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  renamed,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
@@ -15,7 +23,11 @@ import { applyEtcdPath } from '../../core/upgrade/etcd-target.ts';
 import { upgradeApply } from '../../core/upgrade/apply/run.ts';
 import { formatSteps } from '../../core/upgrade/steps.ts';
 import { checkExtraArgs } from '../../core/validate/extra-args.ts';
-import { VERSION_TABLE, etcdVersions, versionsFor } from '../../core/components/binaries/catalog.ts';
+import {
+  VERSION_TABLE,
+  etcdVersions,
+  versionsFor,
+} from '../../core/components/binaries/catalog.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson } from '../../lib/log.ts';
 
@@ -40,20 +52,37 @@ changes nothing. cluster.kubernetesVersion names the version the inventory was w
 VERSION once the upgrade is done: then apply only finishes what is left).
 `;
 
-interface Opts extends InventoryOpts, HostOpts { to?: string; etcdTo?: string; json?: boolean; dryRun?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  to?: string;
+  etcdTo?: string;
+  json?: boolean;
+  dryRun?: boolean;
+}
 
 /** The first blocking finding, as the one line apply refuses with. */
 function refuseBlocking(doc: PlanDoc): void {
   for (const p of doc.components) {
     const r = p.rows.find((x) => BLOCKING.includes(x.status));
-    if (r) throw new InputError(`cluster.extraArgs.${p.component}.${r.flag}`, `${p.component} ${p.toVersion} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${p.fromVersion}): remove it from the inventory, then apply`);
+    if (r)
+      throw new InputError(
+        `cluster.extraArgs.${p.component}.${r.flag}`,
+        `${p.component} ${p.toVersion} registers no --${r.flag} (${r.status}; registered at ${r.from?.registeredAt ?? 'unknown'} in ${p.fromVersion}): remove it from the inventory, then apply`,
+      );
     // Config fields come from hardwire's own model, not the inventory: the model must change first.
     const f = p.fields.find((x) => BLOCKING_FIELD.includes(x.status));
-    if (f) throw new InputError(`${p.component}.config.${f.key}`, `${f.note} (declared at ${f.from?.registeredAt ?? 'unknown'} in ${doc.from}): core/components/models/${p.component}.ts must stop setting it before apply`);
+    if (f)
+      throw new InputError(
+        `${p.component}.config.${f.key}`,
+        `${f.note} (declared at ${f.from?.registeredAt ?? 'unknown'} in ${doc.from}): core/components/models/${p.component}.ts must stop setting it before apply`,
+      );
   }
   for (const g of doc.gates) {
     const r = g.rows.find((x) => x.blocking);
-    if (r) throw new InputError(`cluster.extraArgs.${g.component}.feature-gates`, `${r.gate}: ${r.note} (spec at ${r.from?.at ?? 'unknown'}): remove it from the inventory, then apply`);
+    if (r)
+      throw new InputError(
+        `cluster.extraArgs.${g.component}.feature-gates`,
+        `${r.gate}: ${r.note} (spec at ${r.from?.at ?? 'unknown'}): remove it from the inventory, then apply`,
+      );
   }
 }
 
@@ -71,16 +100,23 @@ function etcdPath(from: string, to: string, etcd: string | undefined): string[] 
 
 const TABLE = VERSION_TABLE.map((r) => r.kubernetes);
 
-export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string, etcd?: string) => PlanDoc): void {
-  const apply = upgrade.command('apply')
+export function declareApply(
+  upgrade: Cli,
+  planFor: (inv: Inventory, to: string, etcd?: string) => PlanDoc,
+): void {
+  const apply = upgrade
+    .command('apply')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
-    .option('--etcd-to <version>', "target etcd version, as upgrade plan's (default: the target Kubernetes version's etcd in the version table)")
+    .option(
+      '--etcd-to <version>',
+      "target etcd version, as upgrade plan's (default: the target Kubernetes version's etcd in the version table)",
+    )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
     .addOption(options.json());
-  renamed(hostOptions(apply, { gates: true }), '--etcd', '--etcd-to', 'version')
-    .action(act(async ({ opts, log }: Run<Opts>) => {
+  renamed(hostOptions(apply, { gates: true }), '--etcd', '--etcd-to', 'version').action(
+    act(async ({ opts, log }: Run<Opts>) => {
       const to = opts.to ?? '';
       // Bad input first: the refusals need no host, so they come before the lab and key checks.
       const refuse = (inv: Inventory): string[] => {
@@ -93,23 +129,48 @@ export function declareApply(upgrade: Cli, planFor: (inv: Inventory, to: string,
       const from = sourceVersion(inv.cluster.kubernetesVersion, to, TABLE);
       const t0 = performance.now();
       // The plan's live checks, before any write: verify's gates, then objects in APIs the target removes.
-      const live = await liveFor(inv, stateDirFrom(opts), loadApiLifecycle(to), from, to, { ...connection(opts), log, who: 'apply' });
+      const live = await liveFor(inv, stateDirFrom(opts), loadApiLifecycle(to), from, to, {
+        ...connection(opts),
+        log,
+        who: 'apply',
+      });
       refuseStored(live, from, to);
       log.info(liveTitle(live, to));
       const liveMs = Math.round(performance.now() - t0);
-      const { ctx, run } = await upgradeApply(atTarget(inv, to), stateDirFrom(opts), { dryRun: opts.dryRun === true, ...connection(opts) }, path, log);
+      const { ctx, run } = await upgradeApply(
+        atTarget(inv, to),
+        stateDirFrom(opts),
+        { dryRun: opts.dryRun === true, ...connection(opts) },
+        path,
+        log,
+      );
       const totalMs = Math.round(performance.now() - t0);
       if (opts.json) {
         printJson({
-          dryRun: ctx.opts.dryRun, from: inv.cluster.kubernetesVersion, to, etcdPath: path, runId: ctx.runId, live,
-          running: Object.fromEntries(run.running), steps: run.steps.map((s) => ({ ...s, files: s.files.map((f) => ({ path: f.path, reason: f.reason, sha256: f.sha256 })) })),
-          done: run.done, snapshot: ctx.snapshot ?? null, actions: ctx.wet.intents, durationsMs: { live: liveMs, ...ctx.durationsMs, total: totalMs },
+          dryRun: ctx.opts.dryRun,
+          from: inv.cluster.kubernetesVersion,
+          to,
+          etcdPath: path,
+          runId: ctx.runId,
+          live,
+          running: Object.fromEntries(run.running),
+          steps: run.steps.map((s) => ({
+            ...s,
+            files: s.files.map((f) => ({ path: f.path, reason: f.reason, sha256: f.sha256 })),
+          })),
+          done: run.done,
+          snapshot: ctx.snapshot ?? null,
+          actions: ctx.wet.intents,
+          durationsMs: { live: liveMs, ...ctx.durationsMs, total: totalMs },
         });
       } else if (ctx.opts.dryRun) {
         process.stdout.write(`${liveText(live, to).join('\n')}\n\n${formatSteps(run.steps)}`);
       } else {
-        log.info(`upgraded to ${to} in ${(totalMs / 1000).toFixed(1)}s (${run.done.length} step(s)); set cluster.kubernetesVersion: ${to} in the inventory`);
+        log.info(
+          `upgraded to ${to} in ${(totalMs / 1000).toFixed(1)}s (${run.done.length} step(s)); set cluster.kubernetesVersion: ${to} in the inventory`,
+        );
       }
       return 0;
-    }));
+    }),
+  );
 }

@@ -2,7 +2,15 @@
 // Read-only and offline: the committed flag maps at both versions and the rendered unit models.
 import { writeFileSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, renamed, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  renamed,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab, inventoryOrLabFile } from '../lab-inventory.ts';
 import { liveFor, type Live } from '../../core/upgrade/live.ts';
 import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
@@ -62,31 +70,58 @@ v3.6.16: "hardwire flags --regenerate --etcd VERSION"). etcd's feature gates are
 hop too, in etcd's gate table at both ends (a release's feature-gates.json, or data/etcd/<etcd>.feature-gates.json).
 ${APPLY_HELP}`;
 
-interface Opts extends InventoryOpts, HostOpts { to?: string; etcdTo?: string; json?: boolean; md?: string; html?: string; offline?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  to?: string;
+  etcdTo?: string;
+  json?: boolean;
+  md?: string;
+  html?: string;
+  offline?: boolean;
+}
 
 /**
  * The live half, after every offline refusal: verify's gates on the inventory's hosts (exit 2 with
  * one line if one fails), then each kind the target stops serving listed at its removed version.
  */
 async function live(opts: Opts, doc: PlanDoc, log: Logger): Promise<Live> {
-  if (opts.offline) return { checked: false, skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone` };
+  if (opts.offline)
+    return {
+      checked: false,
+      skipped: `--offline: verify's gates and the objects stored in APIs ${doc.to} removes were not read; this plan is from the flag maps alone`,
+    };
   const inv = await inventoryOrLab(opts, log, false);
-  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, { ...connection(opts), log, who: 'plan' });
+  return liveFor(inv, stateDirFrom(opts), loadApiLifecycle(doc.to), doc.from, doc.to, {
+    ...connection(opts),
+    log,
+    who: 'plan',
+  });
 }
 
 export function declare(root: Cli): Cli {
-  const upgrade = topCommand(root, 'upgrade', 'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host', HELP);
-  const plan = upgrade.command('plan')
+  const upgrade = topCommand(
+    root,
+    'upgrade',
+    'plan an upgrade to the next Kubernetes minor version, flag by flag, and apply it host by host',
+    HELP,
+  );
+  const plan = upgrade
+    .command('plan')
     .requiredOption('--to <version>', 'target Kubernetes version, e.g. v1.37.2')
-    .option('--etcd-to <version>', "target etcd version (default: the target Kubernetes version's etcd in the version table)")
+    .option(
+      '--etcd-to <version>',
+      "target etcd version (default: the target Kubernetes version's etcd in the version table)",
+    )
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .option('--offline', "plan from the flag maps alone: skip verify's gates and the stored objects in removed APIs")
+    .option(
+      '--offline',
+      "plan from the flag maps alone: skip verify's gates and the stored objects in removed APIs",
+    )
     .addOption(options.md('the plan'))
     .addOption(options.html('the plan (a table per component)'))
     .addOption(options.json());
-  renamed(hostOptions(plan, { gates: true }), '--etcd', '--etcd-to', 'version')
-    .action(act(async ({ opts, log }: Run<Opts>) => {
+  renamed(hostOptions(plan, { gates: true }), '--etcd', '--etcd-to', 'version').action(
+    act(async ({ opts, log }: Run<Opts>) => {
       // Only the inventory file is read here (the lab's without --inventory): the offline plan needs no running host.
       const inv = await inventoryOrLabFile(opts, log);
       const offline = planFor(inv, opts.to ?? '', opts.etcdTo);
@@ -97,7 +132,8 @@ export function declare(root: Cli): Cli {
       if (opts.json) printJson(doc);
       else process.stdout.write(formatText(doc));
       return doc.blocking === 0 ? 0 : 1;
-    }));
+    }),
+  );
   declareApply(upgrade, planFor);
   return group(upgrade);
 }

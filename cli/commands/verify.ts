@@ -1,5 +1,12 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
@@ -21,29 +28,48 @@ back while etcd holds it encrypted (k8s:enc:aescbc:v1: checked with etcdctl). Cl
 Exit 1 if any check fails.
 `;
 
-interface Opts extends InventoryOpts, HostOpts { json?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  json?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const verify = topCommand(root, 'verify', 're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)', HELP)
+  const verify = topCommand(
+    root,
+    'verify',
+    're-run every wire gate and an API smoke test (CRD+CEL, SSA conflict, watch, encrypted Secret)',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir());
   return hostOptions(verify, { gates: true })
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLab(opts, log, false);
-      const stateDir = stateDirFrom(opts);
-      const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, ...connection(opts) }, log);
-      const report: VerifyReport = { gates: [], smoke: [] };
-      await runPhases([connectPhase, verifyPhase(report)], ctx);
-      const all = [...report.gates, ...report.smoke];
-      const failed = all.filter((r) => !r.ok);
-      // An empty list proves nothing: no gate ran is a failure too.
-      const ok = all.length > 0 && failed.length === 0;
-      if (opts.json) printJson({ ok, ...report });
-      if (ok) return 0;
-      // The last line names the failing check, so the cause survives in a CI log's tail.
-      const why = failed.length ? failed.map((r) => `${r.name}: ${r.detail}`).join('; ') : 'no gate or check ran';
-      process.stderr.write(`error: verify: ${failed.length ? `${failed.length} failed: ` : ''}${why}\n`);
-      return 1;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>) => {
+        const inv = await inventoryOrLab(opts, log, false);
+        const stateDir = stateDirFrom(opts);
+        const ctx = newContext(
+          inv,
+          stateDir,
+          clusterStateDir(stateDir, inv),
+          { dryRun: false, ...connection(opts) },
+          log,
+        );
+        const report: VerifyReport = { gates: [], smoke: [] };
+        await runPhases([connectPhase, verifyPhase(report)], ctx);
+        const all = [...report.gates, ...report.smoke];
+        const failed = all.filter((r) => !r.ok);
+        // An empty list proves nothing: no gate ran is a failure too.
+        const ok = all.length > 0 && failed.length === 0;
+        if (opts.json) printJson({ ok, ...report });
+        if (ok) return 0;
+        // The last line names the failing check, so the cause survives in a CI log's tail.
+        const why = failed.length
+          ? failed.map((r) => `${r.name}: ${r.detail}`).join('; ')
+          : 'no gate or check ran';
+        process.stderr.write(
+          `error: verify: ${failed.length ? `${failed.length} failed: ` : ''}${why}\n`,
+        );
+        return 1;
+      }),
+    );
 }

@@ -1,6 +1,13 @@
 import { Option } from 'commander';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { connection, hostOptions, options, stateDirFrom, type HostOpts, type InventoryOpts } from '../common.ts';
+import {
+  connection,
+  hostOptions,
+  options,
+  stateDirFrom,
+  type HostOpts,
+  type InventoryOpts,
+} from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { PLAN_PHASES, WIRE_PHASES, wire } from '../../core/apply/wire.ts';
 import { adminKubeconfigPath } from '../../core/apply/creds.ts';
@@ -10,7 +17,9 @@ import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
 /** The steps that change hosts, from wire's own phase list (core/apply/wire.ts), so a new component's stage is listed. */
 function steps(): string {
-  return WIRE_PHASES.filter((p) => !PLAN_PHASES.includes(p)).map((p, i) => `  ${String(i + 1).padStart(2)}. ${p.title}`).join('\n');
+  return WIRE_PHASES.filter((p) => !PLAN_PHASES.includes(p))
+    .map((p, i) => `  ${String(i + 1).padStart(2)}. ${p.title}`)
+    .join('\n');
 }
 
 const HELP = () => `
@@ -31,49 +40,86 @@ rendered trees under the state dir are still created, since the plan is computed
 Host keys are pinned (inventory knownHosts); unknown keys are refused unless --accept-new-host-keys.
 `;
 
-interface Opts extends InventoryOpts, HostOpts { json?: boolean; dryRun?: boolean; verifyHashes?: boolean }
+interface Opts extends InventoryOpts, HostOpts {
+  json?: boolean;
+  dryRun?: boolean;
+  verifyHashes?: boolean;
+}
 
 export function declare(root: Cli): Cli {
-  const wireCmd = topCommand(root, 'wire', 'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers -> workers, gate each step', HELP)
+  const wireCmd = topCommand(
+    root,
+    'wire',
+    'push PKI, units and binaries over SSH, start etcd -> apiserver -> controllers -> workers, gate each step',
+    HELP,
+  )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.dryRun())
-    .addOption(new Option('--verify-hashes', 'hash every file on the hosts and every cached binary, whatever their stat says'));
+    .addOption(
+      new Option(
+        '--verify-hashes',
+        'hash every file on the hosts and every cached binary, whatever their stat says',
+      ),
+    );
   return hostOptions(wireCmd, { gates: true })
     .addOption(options.json())
-    .action(act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLab(opts, log, !opts.dryRun);
-      const t0 = performance.now();
-      const ctx = await wire(inv, stateDirFrom(opts), { dryRun: opts.dryRun === true, verifyHashes: opts.verifyHashes === true, ...connection(opts) }, log);
-      const totalMs = Math.round(performance.now() - t0);
-      const report = {
-        dryRun: ctx.opts.dryRun,
-        kubeconfig: adminKubeconfigPath(ctx.clusterDir),
-        stateDir: ctx.clusterDir,
-        hosts: ctx.inv.hosts.map((h) => ({
-          name: h.name,
-          address: h.address,
-          /** Files hashed on the host this run; the others matched the host's record by stat. */
-          hashedFiles: ctx.facts.get(h.name)?.hashed ?? 0,
-          components: Object.fromEntries([...(ctx.facts.get(h.name)?.units ?? new Map())].map(([c, u]) => [c, { activeState: u.activeState, activeEnterMonotonic: u.activeEnterMonotonic }])),
-        })),
-        plan: ctx.plan,
-        restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
-        runId: ctx.runId,
-        backups: ctx.backups.length ? { runId: ctx.runId, hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)) } : null,
-        snapshot: ctx.snapshot ?? null,
-        // Every host change this run made (or, in a dry run, would make), in order: the Wet log.
-        actions: ctx.wet.intents,
-        durationsMs: { ...ctx.durationsMs, total: totalMs },
-      };
-      if (opts.json) {
-        printJson(report);
-      } else if (ctx.opts.dryRun) {
-        process.stdout.write(formatPlan(ctx.plan!));
-      } else {
-        log.info(`wired in ${(totalMs / 1000).toFixed(1)}s; ${report.restarted.length} unit(s) (re)started`);
-        process.stdout.write(`${report.kubeconfig}\n`);
-      }
-      return 0;
-    }));
+    .action(
+      act(async ({ opts, log }: Run<Opts>) => {
+        const inv = await inventoryOrLab(opts, log, !opts.dryRun);
+        const t0 = performance.now();
+        const ctx = await wire(
+          inv,
+          stateDirFrom(opts),
+          {
+            dryRun: opts.dryRun === true,
+            verifyHashes: opts.verifyHashes === true,
+            ...connection(opts),
+          },
+          log,
+        );
+        const totalMs = Math.round(performance.now() - t0);
+        const report = {
+          dryRun: ctx.opts.dryRun,
+          kubeconfig: adminKubeconfigPath(ctx.clusterDir),
+          stateDir: ctx.clusterDir,
+          hosts: ctx.inv.hosts.map((h) => ({
+            name: h.name,
+            address: h.address,
+            /** Files hashed on the host this run; the others matched the host's record by stat. */
+            hashedFiles: ctx.facts.get(h.name)?.hashed ?? 0,
+            components: Object.fromEntries(
+              [...(ctx.facts.get(h.name)?.units ?? new Map())].map(([c, u]) => [
+                c,
+                { activeState: u.activeState, activeEnterMonotonic: u.activeEnterMonotonic },
+              ]),
+            ),
+          })),
+          plan: ctx.plan,
+          restarted: ctx.restarted.map((r) => ({ host: r.host, unit: r.unit, action: r.action })),
+          runId: ctx.runId,
+          backups: ctx.backups.length
+            ? {
+                runId: ctx.runId,
+                hosts: ctx.inv.hosts.map((h) => h.name).filter((h) => ctx.backups.includes(h)),
+              }
+            : null,
+          snapshot: ctx.snapshot ?? null,
+          // Every host change this run made (or, in a dry run, would make), in order: the Wet log.
+          actions: ctx.wet.intents,
+          durationsMs: { ...ctx.durationsMs, total: totalMs },
+        };
+        if (opts.json) {
+          printJson(report);
+        } else if (ctx.opts.dryRun) {
+          process.stdout.write(formatPlan(ctx.plan!));
+        } else {
+          log.info(
+            `wired in ${(totalMs / 1000).toFixed(1)}s; ${report.restarted.length} unit(s) (re)started`,
+          );
+          process.stdout.write(`${report.kubeconfig}\n`);
+        }
+        return 0;
+      }),
+    );
 }

@@ -10,17 +10,34 @@ import { CITED_MODULES } from '../components/models/config-file.ts';
 /** Built locally and loaded into each worker's containerd, never pulled; the tag is kubeadm's (K cmd/kubeadm/app/constants/constants.go:372). */
 export const COREDNS_IMAGE = IMAGES.coredns.ref;
 
-export interface AddonCite { mod: 'K' | 'CD'; file: string; line: number; holds: string }
-export const ADDON_MODULES: Record<AddonCite['mod'], string> = { K: CITED_MODULES.K, CD: 'github.com/coredns/coredns@v1.14.2' };
+export interface AddonCite {
+  mod: 'K' | 'CD';
+  file: string;
+  line: number;
+  holds: string;
+}
+export const ADDON_MODULES: Record<AddonCite['mod'], string> = {
+  K: CITED_MODULES.K,
+  CD: 'github.com/coredns/coredns@v1.14.2',
+};
 
 const M = 'cmd/kubeadm/app/phases/addons/dns/manifests.go';
-const k = (file: string, line: number, holds: string): AddonCite => ({ mod: 'K', file, line, holds });
+const k = (file: string, line: number, holds: string): AddonCite => ({
+  mod: 'K',
+  file,
+  line,
+  holds,
+});
 /** Every citation in this file's comments, with text its line holds. */
 export const COREDNS_CITES: AddonCite[] = [
   k(M, 21, 'CoreDNSService ='),
   k('cmd/kubeadm/app/constants/constants.go', 372, 'CoreDNSVersion = "v1.14.2"'),
   k('cmd/kubeadm/app/constants/constants.go', 688, 'GetIndexedIP(svcSubnetCIDR, 10)'),
-  k('cmd/kubeadm/app/constants/constants.go', 279, 'LabelNodeRoleControlPlane = "node-role.kubernetes.io/control-plane"'),
+  k(
+    'cmd/kubeadm/app/constants/constants.go',
+    279,
+    'LabelNodeRoleControlPlane = "node-role.kubernetes.io/control-plane"',
+  ),
   k('cmd/kubeadm/app/phases/addons/dns/dns.go', 51, 'coreDNSReplicas       = 2'),
   k(M, 36, 'resourceVersion: "0"'),
   k(M, 38, 'clusterIP: {{ .DNSIP }}'),
@@ -37,8 +54,18 @@ export const COREDNS_CITES: AddonCite[] = [
   k(M, 183, 'forward . /etc/resolv.conf {'),
   k(M, 188, 'disable success {{ .DNSDomain }}'),
   k(M, 198, 'CoreDNSClusterRole ='),
-  { mod: 'CD', file: 'plugin/kubernetes/handler.go', line: 19, holds: 'return plugin.NextOrFailure(k.Name(), k.Next, ctx, w, r)' },
-  { mod: 'CD', file: 'plugin/plugin.go', line: 86, holds: 'dns.RcodeServerFailure, Error(name, errors.New("no next plugin found"))' },
+  {
+    mod: 'CD',
+    file: 'plugin/kubernetes/handler.go',
+    line: 19,
+    holds: 'return plugin.NextOrFailure(k.Name(), k.Next, ctx, w, r)',
+  },
+  {
+    mod: 'CD',
+    file: 'plugin/plugin.go',
+    line: 86,
+    holds: 'dns.RcodeServerFailure, Error(name, errors.New("no next plugin found"))',
+  },
 ];
 
 const NS = 'kube-system';
@@ -89,9 +116,14 @@ export function corednsReplicas(inv: Inventory): number {
 }
 
 function deployment(inv: Inventory): object {
-  const port = (containerPort: number, name: string, protocol = 'TCP') => ({ containerPort, name, protocol });
+  const port = (containerPort: number, name: string, protocol = 'TCP') => ({
+    containerPort,
+    name,
+    protocol,
+  });
   return {
-    apiVersion: 'apps/v1', kind: 'Deployment',
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
     metadata: { name: 'coredns', namespace: NS, labels: LABELS },
     spec: {
       replicas: corednsReplicas(inv),
@@ -104,30 +136,72 @@ function deployment(inv: Inventory): object {
           // spread over nodes when it can be (K cmd/kubeadm/app/phases/addons/dns/manifests.go:82).
           priorityClassName: 'system-cluster-critical',
           serviceAccountName: 'coredns',
-          affinity: { podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchExpressions: [{ key: 'k8s-app', operator: 'In', values: ['kube-dns'] }] }, topologyKey: 'kubernetes.io/hostname' } }] } },
+          affinity: {
+            podAntiAffinity: {
+              preferredDuringSchedulingIgnoredDuringExecution: [
+                {
+                  weight: 100,
+                  podAffinityTerm: {
+                    labelSelector: {
+                      matchExpressions: [{ key: 'k8s-app', operator: 'In', values: ['kube-dns'] }],
+                    },
+                    topologyKey: 'kubernetes.io/hostname',
+                  },
+                },
+              ],
+            },
+          },
           // The control-plane taint key (K cmd/kubeadm/app/phases/addons/dns/manifests.go:95, K cmd/kubeadm/app/constants/constants.go:279).
-          tolerations: [{ key: 'CriticalAddonsOnly', operator: 'Exists' }, { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+          tolerations: [
+            { key: 'CriticalAddonsOnly', operator: 'Exists' },
+            { key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' },
+          ],
           nodeSelector: { 'kubernetes.io/os': 'linux' },
-          containers: [{
-            name: 'coredns',
-            image: COREDNS_IMAGE,
-            // Never pulled, but IfNotPresent as kubeadm (K cmd/kubeadm/app/phases/addons/dns/manifests.go:102):
-            // an image missing from a node shows as the kubelet's own ErrImagePull.
-            imagePullPolicy: 'IfNotPresent',
-            resources: { limits: { memory: '170Mi' }, requests: { cpu: '100m', memory: '70Mi' } },
-            args: ['-conf', '/etc/coredns/Corefile'], // K cmd/kubeadm/app/phases/addons/dns/manifests.go:109
-            volumeMounts: [{ name: 'config-volume', mountPath: '/etc/coredns', readOnly: true }],
-            ports: [port(53, 'dns', 'UDP'), port(53, 'dns-tcp'), port(9153, 'metrics'), port(8080, 'liveness-probe'), port(8181, 'readiness-probe')],
-            // The health and ready plugins' ports (K cmd/kubeadm/app/phases/addons/dns/manifests.go:130, K cmd/kubeadm/app/phases/addons/dns/manifests.go:139).
-            livenessProbe: { httpGet: { path: '/health', port: 'liveness-probe', scheme: 'HTTP' }, initialDelaySeconds: 60, timeoutSeconds: 5, successThreshold: 1, failureThreshold: 5 },
-            readinessProbe: { httpGet: { path: '/ready', port: 'readiness-probe', scheme: 'HTTP' } },
-            // Binds :53 without root powers (K cmd/kubeadm/app/phases/addons/dns/manifests.go:144).
-            securityContext: { allowPrivilegeEscalation: false, capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] }, readOnlyRootFilesystem: true },
-          }],
+          containers: [
+            {
+              name: 'coredns',
+              image: COREDNS_IMAGE,
+              // Never pulled, but IfNotPresent as kubeadm (K cmd/kubeadm/app/phases/addons/dns/manifests.go:102):
+              // an image missing from a node shows as the kubelet's own ErrImagePull.
+              imagePullPolicy: 'IfNotPresent',
+              resources: { limits: { memory: '170Mi' }, requests: { cpu: '100m', memory: '70Mi' } },
+              args: ['-conf', '/etc/coredns/Corefile'], // K cmd/kubeadm/app/phases/addons/dns/manifests.go:109
+              volumeMounts: [{ name: 'config-volume', mountPath: '/etc/coredns', readOnly: true }],
+              ports: [
+                port(53, 'dns', 'UDP'),
+                port(53, 'dns-tcp'),
+                port(9153, 'metrics'),
+                port(8080, 'liveness-probe'),
+                port(8181, 'readiness-probe'),
+              ],
+              // The health and ready plugins' ports (K cmd/kubeadm/app/phases/addons/dns/manifests.go:130, K cmd/kubeadm/app/phases/addons/dns/manifests.go:139).
+              livenessProbe: {
+                httpGet: { path: '/health', port: 'liveness-probe', scheme: 'HTTP' },
+                initialDelaySeconds: 60,
+                timeoutSeconds: 5,
+                successThreshold: 1,
+                failureThreshold: 5,
+              },
+              readinessProbe: {
+                httpGet: { path: '/ready', port: 'readiness-probe', scheme: 'HTTP' },
+              },
+              // Binds :53 without root powers (K cmd/kubeadm/app/phases/addons/dns/manifests.go:144).
+              securityContext: {
+                allowPrivilegeEscalation: false,
+                capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] },
+                readOnlyRootFilesystem: true,
+              },
+            },
+          ],
           // The node's resolv.conf, so CoreDNS never asks itself (K cmd/kubeadm/app/phases/addons/dns/manifests.go:152);
           // kept though nothing forwards to it now.
           dnsPolicy: 'Default',
-          volumes: [{ name: 'config-volume', configMap: { name: 'coredns', items: [{ key: 'Corefile', path: 'Corefile' }] } }],
+          volumes: [
+            {
+              name: 'config-volume',
+              configMap: { name: 'coredns', items: [{ key: 'Corefile', path: 'Corefile' }] },
+            },
+          ],
         },
       },
     },
@@ -141,24 +215,51 @@ export function corednsObjects(inv: Inventory): object[] {
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'coredns', namespace: NS } },
     // Read-only access to what the kubernetes plugin serves (K cmd/kubeadm/app/phases/addons/dns/manifests.go:198).
     {
-      apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'system:coredns' },
+      apiVersion: `${rbac}/v1`,
+      kind: 'ClusterRole',
+      metadata: { name: 'system:coredns' },
       rules: [
-        { apiGroups: [''], resources: ['endpoints', 'services', 'pods', 'namespaces'], verbs: ['list', 'watch'] },
-        { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['list', 'watch'] },
+        {
+          apiGroups: [''],
+          resources: ['endpoints', 'services', 'pods', 'namespaces'],
+          verbs: ['list', 'watch'],
+        },
+        {
+          apiGroups: ['discovery.k8s.io'],
+          resources: ['endpointslices'],
+          verbs: ['list', 'watch'],
+        },
       ],
     },
     {
-      apiVersion: `${rbac}/v1`, kind: 'ClusterRoleBinding', metadata: { name: 'system:coredns' },
+      apiVersion: `${rbac}/v1`,
+      kind: 'ClusterRoleBinding',
+      metadata: { name: 'system:coredns' },
       roleRef: { apiGroup: rbac, kind: 'ClusterRole', name: 'system:coredns' },
       subjects: [{ kind: 'ServiceAccount', name: 'coredns', namespace: NS }],
     },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'coredns', namespace: NS }, data: { Corefile: corefile(inv.cluster.dnsDomain) } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'coredns', namespace: NS },
+      data: { Corefile: corefile(inv.cluster.dnsDomain) },
+    },
     deployment(inv),
     {
-      apiVersion: 'v1', kind: 'Service',
+      apiVersion: 'v1',
+      kind: 'Service',
       // No resourceVersion "0" (K cmd/kubeadm/app/phases/addons/dns/manifests.go:36): that serves
       // kubeadm's update path; a create must not carry one, and our PUT takes the live one.
-      metadata: { name: 'kube-dns', namespace: NS, labels: { ...LABELS, 'kubernetes.io/cluster-service': 'true', 'kubernetes.io/name': 'CoreDNS' }, annotations: { 'prometheus.io/port': '9153', 'prometheus.io/scrape': 'true' } },
+      metadata: {
+        name: 'kube-dns',
+        namespace: NS,
+        labels: {
+          ...LABELS,
+          'kubernetes.io/cluster-service': 'true',
+          'kubernetes.io/name': 'CoreDNS',
+        },
+        annotations: { 'prometheus.io/port': '9153', 'prometheus.io/scrape': 'true' },
+      },
       spec: {
         clusterIP: dnsServiceIp(inv), // K cmd/kubeadm/app/phases/addons/dns/manifests.go:38
         ports: [

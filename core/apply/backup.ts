@@ -32,6 +32,7 @@ export const BACKUP_SCRIPT = [
 
 export function parseBackupRecord(text: string): BackupRecord {
   const r = JSON.parse(text) as BackupRecord;
-  if (typeof r.runId !== 'string' || !Array.isArray(r.overwritten) || !Array.isArray(r.created)) throw new Error('malformed backup record');
+  if (typeof r.runId !== 'string' || !Array.isArray(r.overwritten) || !Array.isArray(r.created))
+    throw new Error('malformed backup record');
   return r;
 }

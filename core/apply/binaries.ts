@@ -5,12 +5,22 @@ import type { Inventory } from '../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { LocalBinary } from './context.ts';
 
-export async function resolveBinaries(inv: Inventory, names: BinaryName[], log: Logger, verifyHashes = false): Promise<Map<string, LocalBinary>> {
+export async function resolveBinaries(
+  inv: Inventory,
+  names: BinaryName[],
+  log: Logger,
+  verifyHashes = false,
+): Promise<Map<string, LocalBinary>> {
   const got = await ensureAll(names, {
     kubernetesVersion: inv.cluster.kubernetesVersion,
     ...(inv.doc.components?.from ? { from: inv.doc.components.from } : {}),
     log,
     verifyHashes,
   });
-  return new Map(got.map((b) => [b.name, { name: b.name, path: b.path, sha256: b.sha256, version: b.version, source: b.source }]));
+  return new Map(
+    got.map((b) => [
+      b.name,
+      { name: b.name, path: b.path, sha256: b.sha256, version: b.version, source: b.source },
+    ]),
+  );
 }

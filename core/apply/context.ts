@@ -9,7 +9,13 @@ import type { HostWant } from '../plan/build.ts';
 import { Wet } from './wet.ts';
 import { randomBytes } from 'node:crypto';
 
-export interface LocalBinary { name: string; path: string; sha256: string; version: string; source: string }
+export interface LocalBinary {
+  name: string;
+  path: string;
+  sha256: string;
+  version: string;
+  source: string;
+}
 
 export interface WireOptions {
   dryRun: boolean;
@@ -20,9 +26,20 @@ export interface WireOptions {
   verifyHashes?: boolean;
 }
 
-export interface Restart { host: string; unit: string; action: 'start' | 'restart' }
+export interface Restart {
+  host: string;
+  unit: string;
+  action: 'start' | 'restart';
+}
 
-export interface SnapshotInfo { file: string; from: string; revision: number; totalKey: number; hash: number; sizeBytes: number }
+export interface SnapshotInfo {
+  file: string;
+  from: string;
+  revision: number;
+  totalKey: number;
+  hash: number;
+  sizeBytes: number;
+}
 
 export interface WireContext {
   /** Names this run's backups and snapshot: sortable UTC time plus a random suffix. */
@@ -51,16 +68,36 @@ export interface WireContext {
 }
 
 export function newRunId(now = new Date()): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${randomBytes(2).toString('hex')}`;
 }
 
-export function newContext(inv: Inventory, stateDir: string, clusterDir: string, opts: WireOptions, log: Logger): WireContext {
+export function newContext(
+  inv: Inventory,
+  stateDir: string,
+  clusterDir: string,
+  opts: WireOptions,
+  log: Logger,
+): WireContext {
   return {
-    runId: newRunId(), backups: [],
-    inv, stateDir, clusterDir, opts, log,
+    runId: newRunId(),
+    backups: [],
+    inv,
+    stateDir,
+    clusterDir,
+    opts,
+    log,
     wet: new Wet(opts.dryRun, log),
-    trees: new Map(), binaries: new Map(), localFiles: new Map(), wants: [], sessions: new Map(), facts: new Map(),
-    restarted: [], durationsMs: {},
+    trees: new Map(),
+    binaries: new Map(),
+    localFiles: new Map(),
+    wants: [],
+    sessions: new Map(),
+    facts: new Map(),
+    restarted: [],
+    durationsMs: {},
   };
 }
 

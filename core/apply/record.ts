@@ -17,9 +17,22 @@ export async function recordHost(ctx: WireContext, host: string): Promise<void> 
     for (const f of want.files) {
       const st = now.get(f.path);
       // Only a file that is now what was wanted gets the wanted sha256; anything else is left to be re-hashed.
-      if (st && refresh.has(f.path) && st.mode === f.mode) record.set(f.path, { sha256: f.sha256, ...st });
-      else if (!record.has(f.path)) record.set(f.path, { sha256: '', size: -1, ino: -1, mtime: '', ctime: '', mode: -1, owner: '' });
+      if (st && refresh.has(f.path) && st.mode === f.mode)
+        record.set(f.path, { sha256: f.sha256, ...st });
+      else if (!record.has(f.path))
+        record.set(f.path, {
+          sha256: '',
+          size: -1,
+          ino: -1,
+          mtime: '',
+          ctime: '',
+          mode: -1,
+          owner: '',
+        });
     }
-    await w.writeFileAtomic(MANIFEST_PATH, formatRecord(record), { mode: 0o644, owner: 'root:root' });
+    await w.writeFileAtomic(MANIFEST_PATH, formatRecord(record), {
+      mode: 0o644,
+      owner: 'root:root',
+    });
   });
 }

@@ -34,7 +34,11 @@ export class Wet {
   }
 
   /** Several changes made by one call (one tar stream): each is its own intent, in order. */
-  async runAll<T>(host: string, msgs: string[], fn: (s: Session) => Promise<T>): Promise<T | undefined> {
+  async runAll<T>(
+    host: string,
+    msgs: string[],
+    fn: (s: Session) => Promise<T>,
+  ): Promise<T | undefined> {
     if (msgs.length === 0) return undefined;
     const at = Date.now();
     this.intents.push(...msgs.map((msg) => ({ host, msg, at })));
@@ -50,7 +54,11 @@ export class Wet {
 
   /** Several commands in one round trip (joined with &&), each still its own intent. */
   async runCommands(host: string, steps: { msg: string; argv: string[] }[]): Promise<void> {
-    await this.runAll(host, steps.map((x) => x.msg), (s) => s.exec(['sh', '-c', steps.map((x) => shJoin(x.argv)).join(' && ')]));
+    await this.runAll(
+      host,
+      steps.map((x) => x.msg),
+      (s) => s.exec(['sh', '-c', steps.map((x) => shJoin(x.argv)).join(' && ')]),
+    );
   }
 
   /** For connect's cleanup. */

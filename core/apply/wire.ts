@@ -22,20 +22,46 @@ import { addonsPhase, probesPhase } from './phases/addons.ts';
 import { nodesPhase } from './phases/nodes.ts';
 
 /** Local work, then what is on the hosts, then the plan: everything before the first host change. */
-export const PLAN_PHASES: readonly Phase[] = [pkiPhase, renderPhase, binariesPhase, connectPhase, readPhase, planPhase];
+export const PLAN_PHASES: readonly Phase[] = [
+  pkiPhase,
+  renderPhase,
+  binariesPhase,
+  connectPhase,
+  readPhase,
+  planPhase,
+];
 
 // The admin.conf binding must exist before the Lease gates, which read Leases as admin; the
 // workers' Nodes before their kubelets register.
 const [throughApiserver, afterApiserver] = startPhasesSplitAfter('kube-apiserver');
 const [beforeKubelet] = startPhasesSplitBefore('kubelet');
-const [throughContainerd, workers] = [afterApiserver.filter((p) => beforeKubelet.includes(p)), afterApiserver.filter((p) => !beforeKubelet.includes(p))];
-
-export const WIRE_PHASES: readonly Phase[] = [
-  ...PLAN_PHASES, snapshotPhase, accountsPhase, pushPhase,
-  ...throughApiserver.map(unlessNoop), rbacPhase, ...throughContainerd.map(unlessNoop), nodesPhase, ...workers.map(unlessNoop), noopGatesPhase, addonsPhase, probesPhase, statusPhase,
+const [throughContainerd, workers] = [
+  afterApiserver.filter((p) => beforeKubelet.includes(p)),
+  afterApiserver.filter((p) => !beforeKubelet.includes(p)),
 ];
 
-export async function wire(inv: Inventory, stateDir: string, opts: WireOptions, log: Logger): Promise<WireContext> {
+export const WIRE_PHASES: readonly Phase[] = [
+  ...PLAN_PHASES,
+  snapshotPhase,
+  accountsPhase,
+  pushPhase,
+  ...throughApiserver.map(unlessNoop),
+  rbacPhase,
+  ...throughContainerd.map(unlessNoop),
+  nodesPhase,
+  ...workers.map(unlessNoop),
+  noopGatesPhase,
+  addonsPhase,
+  probesPhase,
+  statusPhase,
+];
+
+export async function wire(
+  inv: Inventory,
+  stateDir: string,
+  opts: WireOptions,
+  log: Logger,
+): Promise<WireContext> {
   const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), opts, log);
   await runPhases(WIRE_PHASES, ctx);
   return ctx;

@@ -8,7 +8,9 @@ import type { Host } from '../inventory/load.ts';
 import { BIN } from '../components/models/types.ts';
 
 export function workerTeardownScript(host: Host, others: Host[]): string {
-  const routes = others.filter((o) => o.name !== host.name && o.podCidr).map((o) => o.podCidr!.text);
+  const routes = others
+    .filter((o) => o.name !== host.name && o.podCidr)
+    .map((o) => o.podCidr!.text);
   return `set -u
 # The kubelet and kube-proxy first, so nothing restarts a Pod or rewrites a rule meanwhile.
 systemctl stop kubelet.service kube-proxy.service 2>/dev/null || true

@@ -16,17 +16,36 @@ export interface RemoteCert {
   embedded: boolean;
 }
 
-export interface RemoteCa { name: CaId; host: string; path: string }
+export interface RemoteCa {
+  name: CaId;
+  host: string;
+  path: string;
+}
 
 export function remoteCerts(inv: Inventory, host: Host): RemoteCert[] {
   const out: RemoteCert[] = [];
   for (const l of leafTable(inv)) {
     for (const p of l.placements.filter((x) => placedOn(x, inv, host, l.host))) {
-      out.push({ name: l.id, leafId: l.id, ca: l.ca, host: host.name, path: `${p.path}.crt`, embedded: false });
+      out.push({
+        name: l.id,
+        leafId: l.id,
+        ca: l.ca,
+        host: host.name,
+        path: `${p.path}.crt`,
+        embedded: false,
+      });
     }
   }
   for (const { spec, leaf, placement: p } of kubeconfigFiles(inv)) {
-    if (placedOn(p, inv, host, leaf.host)) out.push({ name: spec.file, leafId: leaf.id, ca: 'ca', host: host.name, path: p.path, embedded: true });
+    if (placedOn(p, inv, host, leaf.host))
+      out.push({
+        name: spec.file,
+        leafId: leaf.id,
+        ca: 'ca',
+        host: host.name,
+        path: p.path,
+        embedded: true,
+      });
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -34,7 +53,8 @@ export function remoteCerts(inv: Inventory, host: Host): RemoteCert[] {
 export function remoteCas(inv: Inventory, host: Host): RemoteCa[] {
   const out = new Map<string, RemoteCa>();
   for (const ca of CAS) {
-    for (const p of ca.placements.filter((x) => placedOn(x, inv, host))) out.set(`${ca.id} ${p.path}`, { name: ca.id, host: host.name, path: `${p.path}.crt` });
+    for (const p of ca.placements.filter((x) => placedOn(x, inv, host)))
+      out.set(`${ca.id} ${p.path}`, { name: ca.id, host: host.name, path: `${p.path}.crt` });
   }
   return [...out.values()].sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -38,7 +38,11 @@ export interface CaRow {
   detail?: string;
 }
 
-export interface CheckReport { at: string; certs: CertRow[]; cas: CaRow[] }
+export interface CheckReport {
+  at: string;
+  certs: CertRow[];
+  cas: CaRow[];
+}
 
 /** kubeadm's ShortHumanDuration, with EXPIRED spelled out. */
 export function residual(ms: number): string {
@@ -60,17 +64,27 @@ function statusOf(x: X509Certificate, now: number): CertStatus {
   return 'ok';
 }
 
-async function readPem(s: Session, c: { path: string; embedded?: boolean }): Promise<{ pem?: string; missing?: boolean; error?: string }> {
+async function readPem(
+  s: Session,
+  c: { path: string; embedded?: boolean },
+): Promise<{ pem?: string; missing?: boolean; error?: string }> {
   if (c.embedded) {
     // Only this one line crosses the wire; client-key-data stays on the host.
-    const r = await s.exec(['grep', '-m1', '-e', 'client-certificate-data:', c.path], { allowFail: true, timeoutMs: 15_000 });
+    const r = await s.exec(['grep', '-m1', '-e', 'client-certificate-data:', c.path], {
+      allowFail: true,
+      timeoutMs: 15_000,
+    });
     if (r.code === 2 && /No such file/.test(r.stderr)) return { missing: true };
-    if (r.code !== 0) return { error: r.code === 1 ? 'no client-certificate-data in the kubeconfig' : r.stderr.trim() };
+    if (r.code !== 0)
+      return {
+        error: r.code === 1 ? 'no client-certificate-data in the kubeconfig' : r.stderr.trim(),
+      };
     const b64 = r.stdout.slice(r.stdout.indexOf(':') + 1).trim();
     return { pem: Buffer.from(b64, 'base64').toString('utf8') };
   }
   const r = await s.exec(['cat', '--', c.path], { allowFail: true, timeoutMs: 15_000 });
-  if (r.code !== 0) return /No such file/.test(r.stderr) ? { missing: true } : { error: r.stderr.trim() };
+  if (r.code !== 0)
+    return /No such file/.test(r.stderr) ? { missing: true } : { error: r.stderr.trim() };
   return { pem: r.stdout };
 }
 
@@ -82,22 +96,55 @@ function parse(pem: string): X509Certificate | undefined {
   }
 }
 
-async function caRow(s: Session, c: RemoteCa, now: number): Promise<{ row: CaRow; x?: X509Certificate }> {
+async function caRow(
+  s: Session,
+  c: RemoteCa,
+  now: number,
+): Promise<{ row: CaRow; x?: X509Certificate }> {
   const got = await readPem(s, c);
   const base = { name: c.name, host: c.host, path: c.path };
   if (got.missing) return { row: { ...base, status: 'MISSING', residual: '-' } };
   const x = got.pem ? parse(got.pem) : undefined;
-  if (!x) return { row: { ...base, status: 'UNREADABLE', residual: '-', detail: got.error ?? 'does not parse as a PEM certificate' } };
+  if (!x)
+    return {
+      row: {
+        ...base,
+        status: 'UNREADABLE',
+        residual: '-',
+        detail: got.error ?? 'does not parse as a PEM certificate',
+      },
+    };
   const ms = new Date(x.validTo).getTime() - now;
-  return { row: { ...base, status: statusOf(x, now), notAfter: new Date(x.validTo).toISOString(), residualMs: ms, residual: residual(ms), fingerprint: x.fingerprint256 }, x };
+  return {
+    row: {
+      ...base,
+      status: statusOf(x, now),
+      notAfter: new Date(x.validTo).toISOString(),
+      residualMs: ms,
+      residual: residual(ms),
+      fingerprint: x.fingerprint256,
+    },
+    x,
+  };
 }
 
-async function certRow(s: Session, c: RemoteCert, ca: X509Certificate | undefined, now: number): Promise<CertRow> {
+async function certRow(
+  s: Session,
+  c: RemoteCert,
+  ca: X509Certificate | undefined,
+  now: number,
+): Promise<CertRow> {
   const got = await readPem(s, c);
   const base = { name: c.name, host: c.host, path: c.path, ca: c.ca };
   if (got.missing) return { ...base, status: 'MISSING', residual: '-' };
   const x = got.pem ? parse(got.pem) : undefined;
-  if (!x) return { ...base, status: 'UNREADABLE', residual: '-', detail: got.error ?? 'does not parse as a PEM certificate' };
+  if (!x)
+    return {
+      ...base,
+      status: 'UNREADABLE',
+      residual: '-',
+      detail: got.error ?? 'does not parse as a PEM certificate',
+    };
   const ms = new Date(x.validTo).getTime() - now;
   return {
     ...base,
@@ -113,16 +160,25 @@ async function certRow(s: Session, c: RemoteCert, ca: X509Certificate | undefine
 }
 
 /** Reads every cert and CA hardwire installs, on every host (hosts in parallel). */
-export async function checkHosts(inv: Inventory, sessions: Map<string, Session>, now = Date.now()): Promise<CheckReport> {
-  const perHost = await Promise.all(inv.hosts.map(async (h) => {
-    const s = sessions.get(h.name);
-    if (!s) throw new Error(`no SSH session for ${h.name}`);
-    const cas = await Promise.all(remoteCas(inv, h).map((c) => caRow(s, c, now)));
-    const byName = new Map(cas.map((c) => [c.row.name, c.x]));
-    const certs = await Promise.all(remoteCerts(inv, h).map((c) => certRow(s, c, byName.get(c.ca), now)));
-    return { certs, cas: cas.map((c) => c.row) };
-  }));
-  const order = (a: { name: string; host: string }, b: { name: string; host: string }) => a.name.localeCompare(b.name) || a.host.localeCompare(b.host);
+export async function checkHosts(
+  inv: Inventory,
+  sessions: Map<string, Session>,
+  now = Date.now(),
+): Promise<CheckReport> {
+  const perHost = await Promise.all(
+    inv.hosts.map(async (h) => {
+      const s = sessions.get(h.name);
+      if (!s) throw new Error(`no SSH session for ${h.name}`);
+      const cas = await Promise.all(remoteCas(inv, h).map((c) => caRow(s, c, now)));
+      const byName = new Map(cas.map((c) => [c.row.name, c.x]));
+      const certs = await Promise.all(
+        remoteCerts(inv, h).map((c) => certRow(s, c, byName.get(c.ca), now)),
+      );
+      return { certs, cas: cas.map((c) => c.row) };
+    }),
+  );
+  const order = (a: { name: string; host: string }, b: { name: string; host: string }) =>
+    a.name.localeCompare(b.name) || a.host.localeCompare(b.host);
   return {
     at: new Date(now).toISOString(),
     certs: perHost.flatMap((p) => p.certs).sort(order),
@@ -140,25 +196,46 @@ function when(iso: string | undefined): string {
 
 function table(head: string[], rows: string[][]): string {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  return [head, ...rows].map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join('   ')).join('\n');
+  return [head, ...rows]
+    .map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(w[i]!))).join('   '))
+    .join('\n');
 }
 
 function residualCell(r: { status: CertStatus; residual: string; residualMs?: number }): string {
   if (r.status === 'ok') return r.residual;
-  if (r.status === 'EXPIRED') return `EXPIRED ${residual(-(r.residualMs ?? 0)).replace('EXPIRED', '0s')} ago`;
+  if (r.status === 'EXPIRED')
+    return `EXPIRED ${residual(-(r.residualMs ?? 0)).replace('EXPIRED', '0s')} ago`;
   return r.status;
 }
 
 /** The text `certs check` prints: certificates, then the CAs, like kubeadm check-expiration. */
 export function formatCheck(r: CheckReport): string {
-  const certs = table(['CERTIFICATE', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'CERTIFICATE AUTHORITY', 'FILE'], r.certs.map((c) => [
-    c.name, c.host, when(c.notAfter), residualCell(c),
-    `${c.ca}${c.signedByHostCa === false ? ' (NOT SIGNED BY IT)' : ''}`, `${c.path}${c.detail ? ` (${c.detail})` : ''}`,
-  ]));
-  const cas = table(['CERTIFICATE AUTHORITY', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'FILE'], r.cas.map((c) => [c.name, c.host, when(c.notAfter), residualCell(c), `${c.path}${c.detail ? ` (${c.detail})` : ''}`]));
+  const certs = table(
+    ['CERTIFICATE', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'CERTIFICATE AUTHORITY', 'FILE'],
+    r.certs.map((c) => [
+      c.name,
+      c.host,
+      when(c.notAfter),
+      residualCell(c),
+      `${c.ca}${c.signedByHostCa === false ? ' (NOT SIGNED BY IT)' : ''}`,
+      `${c.path}${c.detail ? ` (${c.detail})` : ''}`,
+    ]),
+  );
+  const cas = table(
+    ['CERTIFICATE AUTHORITY', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'FILE'],
+    r.cas.map((c) => [
+      c.name,
+      c.host,
+      when(c.notAfter),
+      residualCell(c),
+      `${c.path}${c.detail ? ` (${c.detail})` : ''}`,
+    ]),
+  );
   return `${certs}\n\n${cas}\n`;
 }
 
 export function problems(r: CheckReport): (CertRow | CaRow)[] {
-  return [...r.certs, ...r.cas].filter((x) => x.status !== 'ok' || ('signedByHostCa' in x && x.signedByHostCa === false));
+  return [...r.certs, ...r.cas].filter(
+    (x) => x.status !== 'ok' || ('signedByHostCa' in x && x.signedByHostCa === false),
+  );
 }

@@ -24,7 +24,10 @@ import { remoteCerts } from './catalog.ts';
 export type CaFingerprints = Record<CaId, string>;
 
 /** The operator CA certs' SHA-256 fingerprints, plus a hash of each key file (never printed). */
-export function caFingerprints(stateDir: string, inv: Inventory): { certs: CaFingerprints; keys: Record<CaId, string> } {
+export function caFingerprints(
+  stateDir: string,
+  inv: Inventory,
+): { certs: CaFingerprints; keys: Record<CaId, string> } {
   const dir = pkiDir(stateDir, inv);
   const certs = {} as CaFingerprints;
   const keys = {} as Record<CaId, string>;
@@ -32,10 +35,15 @@ export function caFingerprints(stateDir: string, inv: Inventory): { certs: CaFin
     const crt = join(dir, `${ca.file}.crt`);
     const key = join(dir, `${ca.file}.key`);
     if (!existsSync(crt) || !existsSync(key)) {
-      throw new StepError('certs renew', `CA ${ca.id}: ${existsSync(crt) ? key : crt} does not exist; renew only reissues leaves from an existing CA (run "hardwire wire" or "hardwire pki" first)`);
+      throw new StepError(
+        'certs renew',
+        `CA ${ca.id}: ${existsSync(crt) ? key : crt} does not exist; renew only reissues leaves from an existing CA (run "hardwire wire" or "hardwire pki" first)`,
+      );
     }
     certs[ca.id] = new X509Certificate(readFileSync(crt)).fingerprint256;
-    keys[ca.id] = createPublicKey(createPrivateKey(readFileSync(key))).export({ type: 'spki', format: 'der' }).toString('base64');
+    keys[ca.id] = createPublicKey(createPrivateKey(readFileSync(key)))
+      .export({ type: 'spki', format: 'der' })
+      .toString('base64');
   }
   return { certs, keys };
 }
@@ -43,7 +51,10 @@ export function caFingerprints(stateDir: string, inv: Inventory): { certs: CaFin
 export function loadSigner(stateDir: string, inv: Inventory, ca: CaId): Signer {
   const file = CAS.find((c) => c.id === ca)!.file;
   const dir = pkiDir(stateDir, inv);
-  return { certPem: readFileSync(join(dir, `${file}.crt`), 'utf8'), keyPem: readFileSync(join(dir, `${file}.key`), 'utf8') };
+  return {
+    certPem: readFileSync(join(dir, `${file}.crt`), 'utf8'),
+    keyPem: readFileSync(join(dir, `${file}.key`), 'utf8'),
+  };
 }
 
 function usageOf(x: { serverAuth: boolean; clientAuth: boolean }): Usage {
@@ -57,7 +68,9 @@ export function keptSpec(spec: LeafSpec, certPem: string): LeafSpec {
 }
 
 export function publicPemOf(keyPem: string): string {
-  return createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'pem' }).toString();
+  return createPublicKey(createPrivateKey(keyPem))
+    .export({ type: 'spki', format: 'pem' })
+    .toString();
 }
 
 export interface RenewedLeaf {
@@ -76,7 +89,12 @@ export function specsFor(inv: Inventory, leafIds: string[]): LeafSpec[] {
 }
 
 /** Reissues the operator copies of the given leaves; the CA is only read. */
-export async function renewOperatorCopies(stateDir: string, inv: Inventory, leafIds: string[], opts: { newKey: boolean; log: Logger }): Promise<RenewedLeaf[]> {
+export async function renewOperatorCopies(
+  stateDir: string,
+  inv: Inventory,
+  leafIds: string[],
+  opts: { newKey: boolean; log: Logger },
+): Promise<RenewedLeaf[]> {
   const before = caFingerprints(stateDir, inv);
   const dir = pkiDir(stateDir, inv);
   const out: RenewedLeaf[] = [];
@@ -84,7 +102,10 @@ export async function renewOperatorCopies(stateDir: string, inv: Inventory, leaf
     const crtPath = join(dir, `${spec.file}.crt`);
     const keyPath = join(dir, `${spec.file}.key`);
     if (!existsSync(crtPath) || !existsSync(keyPath)) {
-      throw new StepError('certs renew', `${spec.id}${spec.host ? `@${spec.host}` : ''}: no operator copy at ${crtPath}; run "hardwire wire" (or "hardwire pki") to create it`);
+      throw new StepError(
+        'certs renew',
+        `${spec.id}${spec.host ? `@${spec.host}` : ''}: no operator copy at ${crtPath}; run "hardwire wire" (or "hardwire pki") to create it`,
+      );
     }
     const ca = loadSigner(stateDir, inv, spec.ca);
     const kept = keptSpec(spec, readFileSync(crtPath, 'utf8'));
@@ -94,14 +115,26 @@ export async function renewOperatorCopies(stateDir: string, inv: Inventory, leaf
     if (opts.newKey) writeFileAtomic(keyPath, final.keyPem, 0o600);
     writeFileAtomic(crtPath, final.certPem);
     const x = new X509Certificate(final.certPem);
-    out.push({ leafId: spec.id, ...(spec.host ? { host: spec.host } : {}), file: crtPath, notBefore: new Date(x.validFrom).toISOString(), notAfter: new Date(x.validTo).toISOString(), keptKey: !opts.newKey });
-    opts.log.info(`  renewed ${spec.id}${spec.host ? `@${spec.host}` : ''} (${spec.file}.crt) until ${new Date(x.validTo).toISOString()}, ${opts.newKey ? 'new key' : 'same key'}`);
+    out.push({
+      leafId: spec.id,
+      ...(spec.host ? { host: spec.host } : {}),
+      file: crtPath,
+      notBefore: new Date(x.validFrom).toISOString(),
+      notAfter: new Date(x.validTo).toISOString(),
+      keptKey: !opts.newKey,
+    });
+    opts.log.info(
+      `  renewed ${spec.id}${spec.host ? `@${spec.host}` : ''} (${spec.file}.crt) until ${new Date(x.validTo).toISOString()}, ${opts.newKey ? 'new key' : 'same key'}`,
+    );
   }
   writeKubeconfigs(stateDir, inv, loadSigner(stateDir, inv, 'ca'));
   const after = caFingerprints(stateDir, inv);
   for (const ca of CAS) {
     if (before.certs[ca.id] !== after.certs[ca.id] || before.keys[ca.id] !== after.keys[ca.id]) {
-      throw new StepError('certs renew', `CA ${ca.id} changed during renew (${before.certs[ca.id]} -> ${after.certs[ca.id]}); this must never happen, restore it from backup`);
+      throw new StepError(
+        'certs renew',
+        `CA ${ca.id} changed during renew (${before.certs[ca.id]} -> ${after.certs[ca.id]}); this must never happen, restore it from backup`,
+      );
     }
   }
   return out;
@@ -127,27 +160,60 @@ function onlyPaths(paths: Map<string, Set<string>>): Phase {
     id: 'certs-scope',
     title: 'Limit the push to the renewed certificate files',
     async run(ctx) {
-      ctx.wants = ctx.wants.map((w) => ({ ...w, files: w.files.filter((f) => paths.get(w.host)?.has(f.path)) }));
+      ctx.wants = ctx.wants.map((w) => ({
+        ...w,
+        files: w.files.filter((f) => paths.get(w.host)?.has(f.path)),
+      }));
     },
   };
 }
 
-export interface RestartNeed { host: string; component: string; reasons: string[] }
+export interface RestartNeed {
+  host: string;
+  component: string;
+  reasons: string[];
+}
 
-export interface PushResult { ctx: WireContext; restarted: { host: string; unit: string; action: string }[]; pending: RestartNeed[] }
+export interface PushResult {
+  ctx: WireContext;
+  restarted: { host: string; unit: string; action: string }[];
+  pending: RestartNeed[];
+}
 
 /**
  * Runs wire's phases over the renewed files only. With restart, the components that read them are
  * restarted in wire's order (etcd, apiserver, controllers), one host at a time, each with its gate,
  * and every gate must be green. Without, files are pushed and restart markers left for a later wire.
  */
-export async function pushRenewed(inv: Inventory, stateDir: string, leafIds: string[], opts: { restart: boolean; gateTimeoutMs: number; acceptNewHostKeys: boolean; log: Logger }): Promise<PushResult> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys, gateTimeoutMs: opts.gateTimeoutMs }, opts.log);
+export async function pushRenewed(
+  inv: Inventory,
+  stateDir: string,
+  leafIds: string[],
+  opts: { restart: boolean; gateTimeoutMs: number; acceptNewHostKeys: boolean; log: Logger },
+): Promise<PushResult> {
+  const ctx = newContext(
+    inv,
+    stateDir,
+    clusterStateDir(stateDir, inv),
+    { dryRun: false, acceptNewHostKeys: opts.acceptNewHostKeys, gateTimeoutMs: opts.gateTimeoutMs },
+    opts.log,
+  );
   const scope = onlyPaths(hostPathsFor(inv, leafIds));
   // The scope narrows the wanted files right after they are known (binaries), before the hosts are read.
   const at = PLAN_PHASES.findIndex((p) => p.id === 'binaries') + 1;
   const plan = [...PLAN_PHASES.slice(0, at), scope, ...PLAN_PHASES.slice(at)];
-  await runPhases(opts.restart ? [...plan, snapshotPhase, pushPhase, ...START_PHASES, statusPhase] : [...plan, snapshotPhase, pushPhase], ctx);
-  const pending = opts.restart ? [] : ctx.plan!.hosts.flatMap((h) => h.units.filter((u) => u.action === 'restart').map((u) => ({ host: h.host, component: u.component, reasons: u.reasons })));
+  await runPhases(
+    opts.restart
+      ? [...plan, snapshotPhase, pushPhase, ...START_PHASES, statusPhase]
+      : [...plan, snapshotPhase, pushPhase],
+    ctx,
+  );
+  const pending = opts.restart
+    ? []
+    : ctx.plan!.hosts.flatMap((h) =>
+        h.units
+          .filter((u) => u.action === 'restart')
+          .map((u) => ({ host: h.host, component: u.component, reasons: u.reasons })),
+      );
   return { ctx, restarted: ctx.restarted.map((r) => ({ ...r })), pending };
 }

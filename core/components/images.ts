@@ -8,7 +8,12 @@ import type { WORKER_BINARIES } from './registry/worker-binaries.ts';
 
 type BinaryName = keyof typeof WORKER_BINARIES;
 /** The control plane's binaries, by their registry names (registry/index.ts; not imported: it imports this file through the models). */
-type ControlPlaneBinary = 'etcd' | 'etcdctl' | 'kube-apiserver' | 'kube-controller-manager' | 'kube-scheduler';
+type ControlPlaneBinary =
+  | 'etcd'
+  | 'etcdctl'
+  | 'kube-apiserver'
+  | 'kube-controller-manager'
+  | 'kube-scheduler';
 
 /** Debian's busybox-static (scripts/setup.sh installs it): the busybox image's one binary. */
 export const BUSYBOX = '/bin/busybox';
@@ -26,27 +31,68 @@ export interface ImageSpec<N extends string = BinaryName> {
   why: string;
 }
 
-const BUSYBOX_APPLETS = ['sh', 'sleep', 'cat', 'echo', 'ls', 'ip', 'ping', 'wget', 'nslookup', 'httpd', 'hostname', 'nc', 'date', 'mkdir'];
+const BUSYBOX_APPLETS = [
+  'sh',
+  'sleep',
+  'cat',
+  'echo',
+  'ls',
+  'ip',
+  'ping',
+  'wget',
+  'nslookup',
+  'httpd',
+  'hostname',
+  'nc',
+  'date',
+  'mkdir',
+];
 
 export const IMAGES = {
   // The sandbox every Pod's namespaces hang on; containerd's pinned sandbox image. Runs as 65535, as upstream's.
-  pause: { ref: 'hardwire.local/pause:3.10.2', from: ['pause'], args: (b) => ['-entrypoint', '/pause', '-user', '65535:65535', '-add', `/pause=${b('pause')}`], why: 'the Pod sandbox (containerd\'s pinned sandbox image)' },
-  busybox: {
-    ref: 'hardwire.local/busybox:1.35.0', from: [], local: [BUSYBOX],
-    args: () => ['-cmd', 'sh', '-add', `/bin/busybox=${BUSYBOX}`, ...BUSYBOX_APPLETS.flatMap((c) => ['-link', `/bin/${c}=busybox`])],
-    why: 'the gate Pods and `kubectl run --image=hardwire.local/busybox:1.35.0`: Debian\'s busybox-static 1.35.0',
+  pause: {
+    ref: 'hardwire.local/pause:3.10.2',
+    from: ['pause'],
+    args: (b) => ['-entrypoint', '/pause', '-user', '65535:65535', '-add', `/pause=${b('pause')}`],
+    why: "the Pod sandbox (containerd's pinned sandbox image)",
   },
-  coredns: { ref: 'hardwire.local/coredns:v1.14.2', from: ['coredns'], args: (b) => ['-entrypoint', '/coredns', '-add', `/coredns=${b('coredns')}`], why: 'cluster DNS, the version kubeadm v1.36.3 deploys' },
+  busybox: {
+    ref: 'hardwire.local/busybox:1.35.0',
+    from: [],
+    local: [BUSYBOX],
+    args: () => [
+      '-cmd',
+      'sh',
+      '-add',
+      `/bin/busybox=${BUSYBOX}`,
+      ...BUSYBOX_APPLETS.flatMap((c) => ['-link', `/bin/${c}=busybox`]),
+    ],
+    why: "the gate Pods and `kubectl run --image=hardwire.local/busybox:1.35.0`: Debian's busybox-static 1.35.0",
+  },
+  coredns: {
+    ref: 'hardwire.local/coredns:v1.14.2',
+    from: ['coredns'],
+    args: (b) => ['-entrypoint', '/coredns', '-add', `/coredns=${b('coredns')}`],
+    why: 'cluster DNS, the version kubeadm v1.36.3 deploys',
+  },
   // Its tag is the catalog's webhook version (not imported: the catalog is build code).
   webhook: {
-    ref: 'hardwire.local/webhook:v0.1.0', from: ['webhook'], args: (b) => ['-entrypoint', '/webhook', '-user', '65532:65532', '-add', `/webhook=${b('webhook')}`],
+    ref: 'hardwire.local/webhook:v0.1.0',
+    from: ['webhook'],
+    args: (b) => [
+      '-entrypoint',
+      '/webhook',
+      '-user',
+      '65532:65532',
+      '-add',
+      `/webhook=${b('webhook')}`,
+    ],
     why: 'stage 2: a validating admission webhook served by a Pod behind a Service (test/webhook-pod.test.ts)',
   },
 } as const satisfies Record<string, ImageSpec>;
 
 export type ImageName = keyof typeof IMAGES;
 export const IMAGE_NAMES = Object.keys(IMAGES) as ImageName[];
-
 
 /**
  * kubeadm's own image names: exactly what `kubeadm config images list --kubernetes-version v1.36.3`
@@ -57,24 +103,66 @@ export const IMAGE_NAMES = Object.keys(IMAGES) as ImageName[];
  * /usr/local/bin, as here. pause and CoreDNS are the images above under kubeadm's names.
  */
 const PATH_ENV = ['-env', 'PATH=/usr/local/bin:/usr/bin:/bin'];
-const onPath = (names: string[], bin: (n: string) => string) =>
-  [...PATH_ENV, '-entrypoint', `/usr/local/bin/${names[0]}`, ...names.flatMap((n) => ['-add', `/usr/local/bin/${n}=${bin(n)}`])];
-const cp = (name: ControlPlaneBinary, ref: string, why: string, extra: ControlPlaneBinary[] = []): ImageSpec<ControlPlaneBinary | BinaryName> =>
-  ({ ref, from: [name, ...extra], args: (b) => onPath([name, ...extra], b as (n: string) => string), why });
-const renamed = (spec: ImageSpec, ref: string): ImageSpec => ({ ...spec, ref, why: `${spec.why}, under kubeadm's name` });
+const onPath = (names: string[], bin: (n: string) => string) => [
+  ...PATH_ENV,
+  '-entrypoint',
+  `/usr/local/bin/${names[0]}`,
+  ...names.flatMap((n) => ['-add', `/usr/local/bin/${n}=${bin(n)}`]),
+];
+const cp = (
+  name: ControlPlaneBinary,
+  ref: string,
+  why: string,
+  extra: ControlPlaneBinary[] = [],
+): ImageSpec<ControlPlaneBinary | BinaryName> => ({
+  ref,
+  from: [name, ...extra],
+  args: (b) => onPath([name, ...extra], b as (n: string) => string),
+  why,
+});
+const renamed = (spec: ImageSpec, ref: string): ImageSpec => ({
+  ...spec,
+  ref,
+  why: `${spec.why}, under kubeadm's name`,
+});
 
 export const KUBEADM_IMAGES = {
-  'kube-apiserver': cp('kube-apiserver', 'registry.k8s.io/kube-apiserver:v1.36.3', 'kubeadm\'s kube-apiserver static Pod'),
-  'kube-controller-manager': cp('kube-controller-manager', 'registry.k8s.io/kube-controller-manager:v1.36.3', 'kubeadm\'s kube-controller-manager static Pod'),
-  'kube-scheduler': cp('kube-scheduler', 'registry.k8s.io/kube-scheduler:v1.36.3', 'kubeadm\'s kube-scheduler static Pod'),
+  'kube-apiserver': cp(
+    'kube-apiserver',
+    'registry.k8s.io/kube-apiserver:v1.36.3',
+    "kubeadm's kube-apiserver static Pod",
+  ),
+  'kube-controller-manager': cp(
+    'kube-controller-manager',
+    'registry.k8s.io/kube-controller-manager:v1.36.3',
+    "kubeadm's kube-controller-manager static Pod",
+  ),
+  'kube-scheduler': cp(
+    'kube-scheduler',
+    'registry.k8s.io/kube-scheduler:v1.36.3',
+    "kubeadm's kube-scheduler static Pod",
+  ),
   // etcdctl beside etcd, as upstream's etcd image has it: `etcdctl member list` inside the Pod.
-  etcd: cp('etcd', 'registry.k8s.io/etcd:3.6.8-0', 'kubeadm\'s local etcd static Pod (kubeadm v1.36.3 pins etcd 3.6.8-0, the etcd hardwire runs)', ['etcdctl']),
+  etcd: cp(
+    'etcd',
+    'registry.k8s.io/etcd:3.6.8-0',
+    "kubeadm's local etcd static Pod (kubeadm v1.36.3 pins etcd 3.6.8-0, the etcd hardwire runs)",
+    ['etcdctl'],
+  ),
   // /usr/sbin on its PATH: knftables looks nft up there. The nft itself, with its libraries, is copied from the
   // lab's Debian rootfs by the plane that imports it (harness/planes/kube-proxy-image.ts).
   'kube-proxy': {
-    ref: 'registry.k8s.io/kube-proxy:v1.36.3', from: ['kube-proxy'],
-    args: (b) => ['-env', 'PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', '-entrypoint', '/usr/local/bin/kube-proxy', '-add', `/usr/local/bin/kube-proxy=${b('kube-proxy')}`],
-    why: 'kubeadm\'s kube-proxy DaemonSet (nftables mode: Debian\'s nft joins it)',
+    ref: 'registry.k8s.io/kube-proxy:v1.36.3',
+    from: ['kube-proxy'],
+    args: (b) => [
+      '-env',
+      'PATH=/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+      '-entrypoint',
+      '/usr/local/bin/kube-proxy',
+      '-add',
+      `/usr/local/bin/kube-proxy=${b('kube-proxy')}`,
+    ],
+    why: "kubeadm's kube-proxy DaemonSet (nftables mode: Debian's nft joins it)",
   },
   coredns: renamed(IMAGES.coredns, 'registry.k8s.io/coredns/coredns:v1.14.2'),
   pause: renamed(IMAGES.pause, 'registry.k8s.io/pause:3.10.2'),

@@ -36,10 +36,15 @@ function sources(): Map<string, { map: string; gates: string }> {
   const out = new Map<string, { map: string; gates: string }>();
   for (const v of flagVersions()) {
     if (!(mappedComponents(v) as string[]).includes('etcd')) continue;
-    out.set(loadFlagMap('etcd', v).componentVersion, { map: join(dataDir(v), 'etcd.json'), gates: join(dataDir(v), GATE_FILE) });
+    out.set(loadFlagMap('etcd', v).componentVersion, {
+      map: join(dataDir(v), 'etcd.json'),
+      gates: join(dataDir(v), GATE_FILE),
+    });
   }
   if (existsSync(etcdDataDir())) {
-    for (const f of readdirSync(etcdDataDir()).filter((n) => /^v\d+\.\d+\.\d+\.json$/.test(n)).sort()) {
+    for (const f of readdirSync(etcdDataDir())
+      .filter((n) => /^v\d+\.\d+\.\d+\.json$/.test(n))
+      .sort()) {
       const v = f.slice(0, -'.json'.length);
       out.set(v, { map: join(etcdDataDir(), f), gates: etcdGateFile(v) });
     }
@@ -50,7 +55,10 @@ function sources(): Map<string, { map: string; gates: string }> {
 /** Every etcd version with a flag map, oldest first. */
 export function etcdMapVersions(): string[] {
   const n = (v: string) => v.slice(1).split('.').map(Number);
-  return [...sources().keys()].sort((a, b) => { const [x, y] = [n(a), n(b)]; return (x[0]! - y[0]!) || (x[1]! - y[1]!) || (x[2]! - y[2]!); });
+  return [...sources().keys()].sort((a, b) => {
+    const [x, y] = [n(a), n(b)];
+    return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
+  });
 }
 
 const cache = new Map<string, EtcdMap>();
@@ -63,8 +71,12 @@ export function findEtcdMap(version: string): EtcdMap | undefined {
   if (!hit) {
     const map = JSON.parse(readFileSync(src.map, 'utf8')) as FlagMap;
     const gates = JSON.parse(readFileSync(src.gates, 'utf8')) as GateData;
-    if (map.component !== 'etcd' || map.componentVersion !== version) throw new Error(`${src.map} is not etcd ${version}'s flag map (${map.component} ${map.componentVersion})`);
-    if (gates.etcdVersion !== version) throw new Error(`${src.gates} holds etcd ${gates.etcdVersion}'s gates, not ${version}'s`);
+    if (map.component !== 'etcd' || map.componentVersion !== version)
+      throw new Error(
+        `${src.map} is not etcd ${version}'s flag map (${map.component} ${map.componentVersion})`,
+      );
+    if (gates.etcdVersion !== version)
+      throw new Error(`${src.gates} holds etcd ${gates.etcdVersion}'s gates, not ${version}'s`);
     hit = { map, file: relative(repoRoot, src.map), gates };
     cache.set(src.map, hit);
   }
@@ -75,5 +87,8 @@ export function findEtcdMap(version: string): EtcdMap | undefined {
 export function loadEtcdMap(version: string, field = '--etcd'): EtcdMap {
   const hit = findEtcdMap(version);
   if (hit) return hit;
-  throw new InputError(field, `etcd ${version} has no flag map (have: ${etcdMapVersions().join(', ')}); run "hardwire flags --regenerate --etcd ${version}" or name one of those`);
+  throw new InputError(
+    field,
+    `etcd ${version} has no flag map (have: ${etcdMapVersions().join(', ')}); run "hardwire flags --regenerate --etcd ${version}" or name one of those`,
+  );
 }

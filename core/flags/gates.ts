@@ -46,7 +46,9 @@ function moduleVersion(module: string, kubernetes: string, etcd: string): string
 export function gateSourceArgs(kubernetes: string, etcd: string): string[] {
   const keys = [...new Set(Object.values(GATE_SOURCES).flat())];
   return keys.map((k) => {
-    const module = k.startsWith('go.etcd.io/') ? 'go.etcd.io/etcd/server/v3' : k.split('/').slice(0, 2).join('/');
+    const module = k.startsWith('go.etcd.io/')
+      ? 'go.etcd.io/etcd/server/v3'
+      : k.split('/').slice(0, 2).join('/');
     return `${module}@${moduleVersion(module, kubernetes, etcd)}/${k.slice(module.length + 1)}`;
   });
 }
@@ -63,7 +65,10 @@ const cache = new Map<string, GateData | null>();
 export function loadGateData(version: string): GateData | null {
   if (!cache.has(version)) {
     const file = gateDataFile(version);
-    cache.set(version, existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as GateData) : null);
+    cache.set(
+      version,
+      existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as GateData) : null,
+    );
   }
   return cache.get(version) ?? null;
 }

@@ -36,7 +36,15 @@ export interface Registration extends Site {
   nameConst?: Site & { ident: string };
 }
 
-export type ReadKind = 'consumer' | 'app' | 'apply' | 'options' | 'log' | 'lookup' | 'validation' | 'generated';
+export type ReadKind =
+  | 'consumer'
+  | 'app'
+  | 'apply'
+  | 'options'
+  | 'log'
+  | 'lookup'
+  | 'validation'
+  | 'generated';
 
 export interface ReadSite extends Site {
   /** What the cited line contains: ".Field", a variable name, or a "flag-name" literal (lookup by name). */
@@ -57,7 +65,12 @@ export interface ReadSite extends Site {
 }
 
 /** One branch around a read: `at` its condition's first line (`module@version/file:line`); `expr` the Go expression the read needs true (false when `negated`). */
-export interface ReadGuard { at: string; text: string; expr: string; negated?: true }
+export interface ReadGuard {
+  at: string;
+  text: string;
+  expr: string;
+  negated?: true;
+}
 
 /**
  * What a conditional read needs: one of `flags` set to a non-default value, tested at `at`
@@ -67,7 +80,15 @@ export interface ReadGuard { at: string; text: string; expr: string; negated?: t
  * `tests`: each operand of it read from a flag's field, with that flag. No `expr` when the read's
  * function has callers under different conditions. harness/prove/decide.ts decides it on a unit's flags.
  */
-export interface ReadCondition { flags: string[]; at: string; text: string; caller?: string; expr?: string; negated?: true; tests?: Record<string, string[]> }
+export interface ReadCondition {
+  flags: string[];
+  at: string;
+  text: string;
+  caller?: string;
+  expr?: string;
+  negated?: true;
+  tests?: Record<string, string[]>;
+}
 
 export type ReadBy = 'read' | 'validation-only' | 'copy-only' | 'none';
 
@@ -128,7 +149,13 @@ export interface ConfigFieldEntry {
   /** Why no read is cited first, when it is not read outside validation and generated code. */
   reason?: string;
   /** Its value when the file leaves it out: SetDefaults_<Type>'s assignment, else the doc's `Default:` line. */
-  default?: { value: string; from: 'defaults' | 'doc'; expr?: string; assignments?: number; at: Site };
+  default?: {
+    value: string;
+    from: 'defaults' | 'doc';
+    expr?: string;
+    assignments?: number;
+    at: Site;
+  };
   /** Its doc comment's `Deprecated:` text, cited at that line. */
   deprecated?: { message: string; at: Site };
 }
@@ -171,7 +198,11 @@ export function dataDir(version: string): string {
 
 export function flagVersions(): string[] {
   const dir = join(repoRoot, 'core', 'flags', 'data');
-  return existsSync(dir) ? readdirSync(dir).filter((d) => /^v\d+\.\d+\.\d+$/.test(d)).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((d) => /^v\d+\.\d+\.\d+$/.test(d))
+        .sort()
+    : [];
 }
 
 /**
@@ -192,7 +223,10 @@ const cache = new Map<string, FlagMap>();
 /** The committed map for one component at one Kubernetes version. */
 export function loadFlagMap(component: string, version: string = defaultFlagVersion): FlagMap {
   if (!isFlagComponent(component)) {
-    throw new InputError('component', `"${component}" has no flag map; expected one of ${flagComponents.join(', ')}`);
+    throw new InputError(
+      'component',
+      `"${component}" has no flag map; expected one of ${flagComponents.join(', ')}`,
+    );
   }
   const key = `${version}/${component}`;
   const hit = cache.get(key);
@@ -200,7 +234,10 @@ export function loadFlagMap(component: string, version: string = defaultFlagVers
   const file = join(dataDir(version), `${component}.json`);
   if (!existsSync(file)) {
     const have = flagVersions();
-    throw new InputError('version', `no flag map for Kubernetes ${version} (have: ${have.join(', ') || 'none'}); run "hardwire flags --regenerate"`);
+    throw new InputError(
+      'version',
+      `no flag map for Kubernetes ${version} (have: ${have.join(', ') || 'none'}); run "hardwire flags --regenerate"`,
+    );
   }
   const map = JSON.parse(readFileSync(file, 'utf8')) as FlagMap;
   cache.set(key, map);
@@ -211,7 +248,11 @@ export function normalizeFlagName(name: string): string {
   return name.replace(/^-+/, '').split('=')[0] ?? '';
 }
 
-export function findFlag(component: string, flagName: string, version: string = defaultFlagVersion): FlagEntry | undefined {
+export function findFlag(
+  component: string,
+  flagName: string,
+  version: string = defaultFlagVersion,
+): FlagEntry | undefined {
   const name = normalizeFlagName(flagName);
   return loadFlagMap(component, version).flags.find((f) => f.name === name);
 }
@@ -239,7 +280,11 @@ function copiesAway(hop: number): string {
  * The first read site of the (already ranked) map; the registration when nothing reads the flag;
  * undefined when the component has no such flag.
  */
-export function bestCitation(component: string, flagName: string, version: string = defaultFlagVersion): Citation | undefined {
+export function bestCitation(
+  component: string,
+  flagName: string,
+  version: string = defaultFlagVersion,
+): Citation | undefined {
   const f = findFlag(component, flagName, version);
   if (!f) return undefined;
   const read = f.consumedAt[0];
@@ -247,19 +292,40 @@ export function bestCitation(component: string, flagName: string, version: strin
     const acting = f.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');
     if (acting.length > 0 && acting.every((r) => r.copyTo)) {
       // kube-controller-manager --cluster-name: copied into config that nothing in this binary reads.
-      return { text: `only copied, at ${siteRef(read)} (no read of the copy found)`, kind: 'read', site: read, url: read.url };
+      return {
+        text: `only copied, at ${siteRef(read)} (no read of the copy found)`,
+        kind: 'read',
+        site: read,
+        url: read.url,
+      };
     }
     const hops = read.hop ? ` (${copiesAway(read.hop)})` : '';
-    const whole = read.via?.startsWith('the containing ') ? ` (${read.via.replace(/, read as a whole$/, '')}, read as a whole)` : '';
-    return { text: `read at ${siteRef(read)}${hops}${whole}`, kind: 'read', site: read, url: read.url };
+    const whole = read.via?.startsWith('the containing ')
+      ? ` (${read.via.replace(/, read as a whole$/, '')}, read as a whole)`
+      : '';
+    return {
+      text: `read at ${siteRef(read)}${hops}${whole}`,
+      kind: 'read',
+      site: read,
+      url: read.url,
+    };
   }
   if (f.registeredAt) {
-    return { text: `registered at ${siteRef(f.registeredAt)} (no read site found)`, kind: 'registration', site: f.registeredAt, url: f.registeredAt.url };
+    return {
+      text: `registered at ${siteRef(f.registeredAt)} (no read site found)`,
+      kind: 'registration',
+      site: f.registeredAt,
+      url: f.registeredAt.url,
+    };
   }
   return undefined;
 }
 
-export function findConfigField(component: string, key: string, version: string = defaultFlagVersion): ConfigFieldEntry | undefined {
+export function findConfigField(
+  component: string,
+  key: string,
+  version: string = defaultFlagVersion,
+): ConfigFieldEntry | undefined {
   return loadFlagMap(component, version).config?.fields.find((f) => f.key === key);
 }
 
@@ -268,7 +334,11 @@ export function findConfigField(component: string, key: string, version: string 
  * and the read that explains it best (the map's first), e.g.
  * `declared at k8s.io/kubelet@v0.36.3/config/v1beta1/types.go:164, read at k8s.io/kubernetes@v1.36.3/pkg/kubelet/server/server.go:190`.
  */
-export function configCitation(component: string, key: string, version: string = defaultFlagVersion): string | undefined {
+export function configCitation(
+  component: string,
+  key: string,
+  version: string = defaultFlagVersion,
+): string | undefined {
   const f = findConfigField(component, key, version);
   if (!f) return undefined;
   const declared = `declared at ${siteRef(f.registeredAt)}`;
@@ -288,34 +358,55 @@ export interface Explanation {
 }
 
 /** A short trace: registered here, bound to this field, read here, here and here. */
-export function explain(component: string, flagName: string, version: string = defaultFlagVersion, maxReads = 5): Explanation {
+export function explain(
+  component: string,
+  flagName: string,
+  version: string = defaultFlagVersion,
+  maxReads = 5,
+): Explanation {
   const map = loadFlagMap(component, version);
   const f = findFlag(component, flagName, version);
   if (!f) {
-    throw new InputError('flag', `${component} ${version} has no flag --${normalizeFlagName(flagName)} (see "hardwire flags ${component}")`);
+    throw new InputError(
+      'flag',
+      `${component} ${version} has no flag --${normalizeFlagName(flagName)} (see "hardwire flags ${component}")`,
+    );
   }
   const lines: string[] = [];
-  const status = [f.deprecated ? `deprecated: ${f.deprecatedMessage ?? ''}`.trim() : '', f.hidden ? 'hidden' : ''].filter(Boolean).join('; ');
-  lines.push(`--${f.name} (${f.type}, default ${JSON.stringify(f.default)})${status ? ` [${status}]` : ''}`);
+  const status = [
+    f.deprecated ? `deprecated: ${f.deprecatedMessage ?? ''}`.trim() : '',
+    f.hidden ? 'hidden' : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
+  lines.push(
+    `--${f.name} (${f.type}, default ${JSON.stringify(f.default)})${status ? ` [${status}]` : ''}`,
+  );
   if (f.help) lines.push(`  ${f.help.split('\n')[0]}`);
   if (f.registeredAt) {
     const r = f.registeredAt;
     lines.push(`registered at ${siteRef(r)}${r.function ? ` in ${r.function}` : ''}`);
     lines.push(`    ${r.excerpt}`);
-    if (r.calledFrom) lines.push(`  name passed from ${siteRef(r.calledFrom)}: ${r.calledFrom.excerpt}`);
+    if (r.calledFrom)
+      lines.push(`  name passed from ${siteRef(r.calledFrom)}: ${r.calledFrom.excerpt}`);
   } else {
     lines.push('registration: not found in source (see gaps)');
   }
-  if (f.field) lines.push(`bound to ${f.field}${f.path && f.path !== f.field ? `  (path ${f.path})` : ''}`);
+  if (f.field)
+    lines.push(`bound to ${f.field}${f.path && f.path !== f.field ? `  (path ${f.path})` : ''}`);
   else lines.push(`bound to: no field or variable (${f.binding})`);
   if (f.consumedAt.length === 0) {
     lines.push('read: nowhere in the loaded code');
   } else {
     const label = f.readBy === 'read' ? 'read' : `read (${f.readBy})`;
-    lines.push(`${label} at ${f.consumedTotal} site${f.consumedTotal === 1 ? '' : 's'}; first ${Math.min(maxReads, f.consumedAt.length)}:`);
+    lines.push(
+      `${label} at ${f.consumedTotal} site${f.consumedTotal === 1 ? '' : 's'}; first ${Math.min(maxReads, f.consumedAt.length)}:`,
+    );
     for (const r of f.consumedAt.slice(0, maxReads)) {
       const via = r.via ? ` via ${r.via}${r.hop ? ` (${copiesAway(r.hop)})` : ''}` : '';
-      lines.push(`  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${via}${r.copyTo ? `, copies it to ${r.copyTo}` : ''}`);
+      lines.push(
+        `  ${siteRef(r)}${r.function ? ` in ${r.function}` : ''} [${r.kind}]${via}${r.copyTo ? `, copies it to ${r.copyTo}` : ''}`,
+      );
       lines.push(`      ${r.excerpt}`);
     }
   }

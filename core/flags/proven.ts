@@ -12,7 +12,16 @@ import { repoRoot } from '../../lib/paths.ts';
  * site's line), harness/prove/decide.ts; `live`: off in this run, a guard delve evaluated having
  * kept the read out at every stop (harness/prove/guards.ts).
  */
-export interface ProvenSite { ref: string; status: 'hit' | 'not hit' | 'off' | 'unset'; hits: number; function?: string; atShutdown?: true; ruledOut?: string; live?: string; contradiction?: true }
+export interface ProvenSite {
+  ref: string;
+  status: 'hit' | 'not hit' | 'off' | 'unset';
+  hits: number;
+  function?: string;
+  atShutdown?: true;
+  ruledOut?: string;
+  live?: string;
+  contradiction?: true;
+}
 
 export interface ProvenFlag {
   verdict: 'hit' | 'not hit' | 'not provable';
@@ -43,8 +52,10 @@ export interface ProvenRecord {
 }
 
 // HARDWIRE_PROVEN_DIR: read and write records there instead, so tests need not touch the committed ones.
-const provenDir = (version: string) => join(process.env.HARDWIRE_PROVEN_DIR ?? join(repoRoot, 'core', 'flags', 'proven'), version);
-const recordFile = (component: string, version: string, flagsOf?: string) => join(provenDir(version), `${component}${flagsOf ? `.${flagsOf}` : ''}.json`);
+const provenDir = (version: string) =>
+  join(process.env.HARDWIRE_PROVEN_DIR ?? join(repoRoot, 'core', 'flags', 'proven'), version);
+const recordFile = (component: string, version: string, flagsOf?: string) =>
+  join(provenDir(version), `${component}${flagsOf ? `.${flagsOf}` : ''}.json`);
 
 export function writeProven(r: ProvenRecord): string {
   const file = recordFile(r.component, r.kubernetesVersion, r.flagsOf);
@@ -53,29 +64,52 @@ export function writeProven(r: ProvenRecord): string {
   return file;
 }
 
-export function loadProven(component: string, version: string, flagsOf?: string): ProvenRecord | undefined {
+export function loadProven(
+  component: string,
+  version: string,
+  flagsOf?: string,
+): ProvenRecord | undefined {
   const file = recordFile(component, version, flagsOf);
-  return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord : undefined;
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as ProvenRecord) : undefined;
 }
 
 /**
  * The column: "hit 4/4, v1.36.3 2026-12-02", "hit 6/8 (1 off), …" with sites ruled out, or "-" when the flag was not proven.
  * `flagsOf` picks the record of kubeadm's or k0s's flags; without it, hardwire's.
  */
-export function provenCell(component: string, flag: string, version: string, flagsOf?: string): string {
+export function provenCell(
+  component: string,
+  flag: string,
+  version: string,
+  flagsOf?: string,
+): string {
   return provenText(loadProven(component, version, flagsOf), flag);
 }
 
 /** provenCell from a record already loaded (compare reads each plane's record once per component). */
 export function provenText(r: ProvenRecord | undefined, flag: string): string {
   const f = r?.flags[flag];
-  return f && r ? `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}` : '-';
+  return f && r
+    ? `${f.verdict} ${f.sitesHit}/${f.sites}${f.sitesOff ? ` (${f.sitesOff} off)` : ''}, ${r.kubernetesVersion} ${r.date}`
+    : '-';
 }
 
 /** A record's sites: all, hit, off (ruled out by the run's flags), and the share hit of those not ruled out. */
-export function recordCounts(r: ProvenRecord): { sites: number; hit: number; off: number; share: number; contradictions: number } {
+export function recordCounts(r: ProvenRecord): {
+  sites: number;
+  hit: number;
+  off: number;
+  share: number;
+  contradictions: number;
+} {
   const at = Object.values(r.flags).flatMap((f) => f.at);
   const hit = at.filter((s) => s.status === 'hit').length;
   const off = at.filter((s) => s.status === 'off').length;
-  return { sites: at.length, hit, off, share: at.length - off ? hit / (at.length - off) : 1, contradictions: at.filter((s) => s.contradiction).length };
+  return {
+    sites: at.length,
+    hit,
+    off,
+    share: at.length - off ? hit / (at.length - off) : 1,
+    contradictions: at.filter((s) => s.contradiction).length,
+  };
 }

@@ -13,7 +13,20 @@
 //   k8s.io/component-base@v0.36.3 logs/api/v1/pflags.go:101-103 (-v): ParseUint(value, 10, 31)
 import { isIP } from 'node:net';
 
-const GO_BOOL = new Set(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False']);
+const GO_BOOL = new Set([
+  '1',
+  't',
+  'T',
+  'TRUE',
+  'true',
+  'True',
+  '0',
+  'f',
+  'F',
+  'FALSE',
+  'false',
+  'False',
+]);
 
 /** strconv.ParseInt/ParseUint with base 0: Go integer literal syntax (0x, 0o, 0b, leading-0 octal, "_" between digits). */
 function goInt(s: string, signed: boolean): bigint | undefined {
@@ -49,14 +62,33 @@ const CHECKS: Record<string, { check: Check; expect: string }> = {
   bool: { check: (v) => GO_BOOL.has(v), expect: 'true or false' },
   int: { check: (v) => inRange(goInt(v, true), 64, true), expect: 'a whole number' },
   int64: { check: (v) => inRange(goInt(v, true), 64, true), expect: 'a whole number' },
-  int32: { check: (v) => inRange(goInt(v, true), 32, true), expect: `a whole number from ${-(2 ** 31)} to ${2 ** 31 - 1}` },
+  int32: {
+    check: (v) => inRange(goInt(v, true), 32, true),
+    expect: `a whole number from ${-(2 ** 31)} to ${2 ** 31 - 1}`,
+  },
   uint: { check: (v) => inRange(goInt(v, false), 64, false), expect: 'a whole number, 0 or more' },
-  uint64: { check: (v) => inRange(goInt(v, false), 64, false), expect: 'a whole number, 0 or more' },
-  '*flags.uint32Value': { check: (v) => inRange(goInt(v, false), 32, false), expect: `a whole number from 0 to ${2 ** 32 - 1}` },
-  Level: { check: (v) => /^\d+$/.test(v) && BigInt(v) < 2n ** 31n, expect: 'a log verbosity: a whole number such as 2' },
+  uint64: {
+    check: (v) => inRange(goInt(v, false), 64, false),
+    expect: 'a whole number, 0 or more',
+  },
+  '*flags.uint32Value': {
+    check: (v) => inRange(goInt(v, false), 32, false),
+    expect: `a whole number from 0 to ${2 ** 32 - 1}`,
+  },
+  Level: {
+    check: (v) => /^\d+$/.test(v) && BigInt(v) < 2n ** 31n,
+    expect: 'a log verbosity: a whole number such as 2',
+  },
   float64: { check: (v) => GO_FLOAT.test(v), expect: 'a number' },
-  float32: { check: (v) => GO_FLOAT.test(v) && !(Math.abs(Number(v)) > FLOAT32_MAX && Number.isFinite(Number(v))), expect: 'a number' },
-  duration: { check: (v) => GO_DURATION.test(v), expect: 'a Go duration with a unit, such as 40s or 1m30s' },
+  float32: {
+    check: (v) =>
+      GO_FLOAT.test(v) && !(Math.abs(Number(v)) > FLOAT32_MAX && Number.isFinite(Number(v))),
+    expect: 'a number',
+  },
+  duration: {
+    check: (v) => GO_DURATION.test(v),
+    expect: 'a Go duration with a unit, such as 40s or 1m30s',
+  },
   ip: { check: (v) => isIP(v.trim()) !== 0, expect: 'an IP address' },
 };
 

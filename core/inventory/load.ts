@@ -8,7 +8,16 @@ import { cidrContains, cidrsOverlap, firstServiceIp, type Cidr } from '../../lib
 import { expandHome } from '../../lib/paths.ts';
 import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
-import { checkCertValidity, checkDnsDomain, checkHostAddress, checkPodCidr, checkSan, checkServiceCidr, nodeMask, parseEndpoint } from './rules.ts';
+import {
+  checkCertValidity,
+  checkDnsDomain,
+  checkHostAddress,
+  checkPodCidr,
+  checkSan,
+  checkServiceCidr,
+  nodeMask,
+  parseEndpoint,
+} from './rules.ts';
 import { podCidrsFor } from './pod-cidrs.ts';
 
 const MAX_BYTES = 1024 * 1024;
@@ -39,20 +48,25 @@ export interface Inventory {
 }
 
 function formatPath(path: PropertyKey[]): string {
-  return path.reduce<string>((acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)), '');
+  return path.reduce<string>(
+    (acc, p) => (typeof p === 'number' ? `${acc}[${p}]` : acc ? `${acc}.${String(p)}` : String(p)),
+    '',
+  );
 }
 
 /** Valid keys at a path, read from the schema itself so the hint never drifts. */
 function keysAt(path: PropertyKey[]): string[] {
   let node: z.ZodType = inventorySchema;
   for (const p of path) {
-    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+    while (node instanceof z.ZodDefault || node instanceof z.ZodOptional)
+      node = node.unwrap() as z.ZodType;
     if (node instanceof z.ZodArray) node = node.element as z.ZodType;
     if (typeof p === 'number') continue;
     if (!(node instanceof z.ZodObject)) return [];
     node = (node.shape as Record<string, z.ZodType>)[String(p)]!;
   }
-  while (node instanceof z.ZodDefault || node instanceof z.ZodOptional) node = node.unwrap() as z.ZodType;
+  while (node instanceof z.ZodDefault || node instanceof z.ZodOptional)
+    node = node.unwrap() as z.ZodType;
   if (node instanceof z.ZodArray) node = node.element as z.ZodType;
   return node instanceof z.ZodObject ? Object.keys(node.shape) : [];
 }
@@ -60,27 +74,44 @@ function keysAt(path: PropertyKey[]): string[] {
 function issueToError(issue: z.core.$ZodIssue): InputError {
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0]!;
-    return new InputError(formatPath([...issue.path, key]), `unknown key; valid keys here are ${keysAt(issue.path).join(', ')}`);
+    return new InputError(
+      formatPath([...issue.path, key]),
+      `unknown key; valid keys here are ${keysAt(issue.path).join(', ')}`,
+    );
   }
   const field = formatPath(issue.path) || '(document)';
-  if (issue.code === 'invalid_key') return new InputError(field, 'is not a flag name; write it without leading dashes, such as v or audit-log-path');
+  if (issue.code === 'invalid_key')
+    return new InputError(
+      field,
+      'is not a flag name; write it without leading dashes, such as v or audit-log-path',
+    );
   if (issue.code === 'invalid_type') {
-    return new InputError(field, `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`}`);
+    return new InputError(
+      field,
+      `expected ${issue.expected}${issue.input === undefined ? ' (it is missing)' : `, got ${Array.isArray(issue.input) ? 'array' : issue.input === null ? 'null' : typeof issue.input}`}`,
+    );
   }
   return new InputError(field, issue.message);
 }
 
 export function parseInventory(text: string, file = '<inline>'): Inventory {
-  if (text.trim() === '') throw new InputError(file, 'inventory is empty; start from hosts/example.yaml');
+  if (text.trim() === '')
+    throw new InputError(file, 'inventory is empty; start from hosts/example.yaml');
   const parsed = parseDocument(text, { uniqueKeys: true, prettyErrors: true });
   if (parsed.errors.length > 0) {
     const e = parsed.errors[0]!;
     const line = e.linePos?.[0]?.line;
-    throw new InputError(`${file}${line ? `:${line}` : ''}`, `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`);
+    throw new InputError(
+      `${file}${line ? `:${line}` : ''}`,
+      `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
   }
   const raw: unknown = parsed.toJS();
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new InputError('(document)', 'expected a mapping with apiVersion, kind, cluster and hosts');
+    throw new InputError(
+      '(document)',
+      'expected a mapping with apiVersion, kind, cluster and hosts',
+    );
   }
   const result = inventorySchema.safeParse(raw, { reportInput: true });
   if (!result.success) {
@@ -97,7 +128,10 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   const serviceCidr = checkServiceCidr(c.serviceCIDR);
   const podCidr = checkPodCidr(c.podCIDR, c.extraArgs);
   if (cidrsOverlap(serviceCidr, podCidr)) {
-    throw new InputError('cluster.podCIDR', `${c.podCIDR} overlaps cluster.serviceCIDR ${c.serviceCIDR}; pick disjoint ranges`);
+    throw new InputError(
+      'cluster.podCIDR',
+      `${c.podCIDR} overlaps cluster.serviceCIDR ${c.serviceCIDR}; pick disjoint ranges`,
+    );
   }
   checkDnsDomain(c.dnsDomain);
   c.extraSANs.forEach((san, i) => checkSan(`cluster.extraSANs[${i}]`, san));
@@ -107,15 +141,28 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   const addrs = new Map<string, number>();
   doc.hosts.forEach((h, i) => {
     const n = names.get(h.name);
-    if (n !== undefined) throw new InputError(`hosts[${i}].name`, `"${h.name}" duplicates hosts[${n}].name; host names must be unique`);
+    if (n !== undefined)
+      throw new InputError(
+        `hosts[${i}].name`,
+        `"${h.name}" duplicates hosts[${n}].name; host names must be unique`,
+      );
     names.set(h.name, i);
     const a = addrs.get(h.address);
-    if (a !== undefined) throw new InputError(`hosts[${i}].address`, `${h.address} duplicates hosts[${a}].address; addresses must be unique`);
+    if (a !== undefined)
+      throw new InputError(
+        `hosts[${i}].address`,
+        `${h.address} duplicates hosts[${a}].address; addresses must be unique`,
+      );
     addrs.set(h.address, i);
     checkHostAddress(`hosts[${i}].address`, h.address);
-    if (new Set(h.roles).size !== h.roles.length) throw new InputError(`hosts[${i}].roles`, 'lists a role twice');
+    if (new Set(h.roles).size !== h.roles.length)
+      throw new InputError(`hosts[${i}].roles`, 'lists a role twice');
     for (const cidr of [serviceCidr, podCidr]) {
-      if (cidrContains(cidr, h.address)) throw new InputError(`hosts[${i}].address`, `${h.address} lies inside ${cidr.text}; host addresses must be outside the service and pod CIDRs`);
+      if (cidrContains(cidr, h.address))
+        throw new InputError(
+          `hosts[${i}].address`,
+          `${h.address} lies inside ${cidr.text}; host addresses must be outside the service and pod CIDRs`,
+        );
     }
   });
 
@@ -123,19 +170,39 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   const hosts: Host[] = doc.hosts.map((h) => {
     const worker = h.roles.includes('worker');
     const pod = podCidrs.get(h.name);
-    return { ...h, isEtcd: h.roles.includes('etcd'), isControlPlane: h.roles.includes('control-plane'), isWorker: worker, ...(pod ? { podCidr: pod } : {}) };
+    return {
+      ...h,
+      isEtcd: h.roles.includes('etcd'),
+      isControlPlane: h.roles.includes('control-plane'),
+      isWorker: worker,
+      ...(pod ? { podCidr: pod } : {}),
+    };
   });
   const etcdHosts = hosts.filter((h) => h.isEtcd);
   const controlPlaneHosts = hosts.filter((h) => h.isControlPlane);
-  if (controlPlaneHosts.length === 0) throw new InputError('hosts[].roles', 'no host has the control-plane role; give at least one host "control-plane"');
-  if (etcdHosts.length === 0) throw new InputError('hosts[].roles', 'no host has the etcd role; give at least one host "etcd"');
+  if (controlPlaneHosts.length === 0)
+    throw new InputError(
+      'hosts[].roles',
+      'no host has the control-plane role; give at least one host "control-plane"',
+    );
+  if (etcdHosts.length === 0)
+    throw new InputError(
+      'hosts[].roles',
+      'no host has the etcd role; give at least one host "etcd"',
+    );
 
   const warnings: string[] = [];
   if (etcdHosts.length % 2 === 0) {
-    warnings.push(`hosts: ${etcdHosts.length} etcd members tolerate no more failures than ${etcdHosts.length - 1}; use an odd number for quorum`);
+    warnings.push(
+      `hosts: ${etcdHosts.length} etcd members tolerate no more failures than ${etcdHosts.length - 1}; use an odd number for quorum`,
+    );
   }
 
-  const endpoint = parseEndpoint(c.apiServerEndpoint, controlPlaneHosts[0]!.address, APISERVER_PORT);
+  const endpoint = parseEndpoint(
+    c.apiServerEndpoint,
+    controlPlaneHosts[0]!.address,
+    APISERVER_PORT,
+  );
   const base = dirname(resolve(file));
   return {
     file: resolve(file),
@@ -158,13 +225,18 @@ export function loadInventory(file: string): Inventory {
   let text: string;
   try {
     const st = statSync(file);
-    if (!st.isFile()) throw new InputError(file, 'is not a regular file; pass --inventory with a YAML file');
-    if (st.size > MAX_BYTES) throw new InputError(file, `is ${st.size} bytes; an inventory must be under 1 MiB`);
+    if (!st.isFile())
+      throw new InputError(file, 'is not a regular file; pass --inventory with a YAML file');
+    if (st.size > MAX_BYTES)
+      throw new InputError(file, `is ${st.size} bytes; an inventory must be under 1 MiB`);
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if (err instanceof InputError) throw err;
     const code = (err as NodeJS.ErrnoException).code;
-    throw new InputError('--inventory', `cannot read ${file} (${code ?? 'error'}); check the path and its permissions`);
+    throw new InputError(
+      '--inventory',
+      `cannot read ${file} (${code ?? 'error'}); check the path and its permissions`,
+    );
   }
   return parseInventory(text, file);
 }

@@ -29,9 +29,21 @@ function extraArg(extraArgs: ExtraArgs, component: string, flag: string): string
  */
 export function checkServiceCidr(text: string): Cidr {
   const c = parseCidr(text);
-  if (!c) throw new InputError('cluster.serviceCIDR', `"${text}" is not an IPv4 network CIDR such as 10.96.0.0/12`);
-  if (c.bits < 12) throw new InputError('cluster.serviceCIDR', `/${c.bits} is too large; kubeadm (and kube-apiserver before the IPAddress allocator) allow at most a /12`);
-  if (c.bits > 28) throw new InputError('cluster.serviceCIDR', `/${c.bits} is too small; kube-apiserver needs at least 8 service IPs and kubeadm at least 10, so use a /28 or larger`);
+  if (!c)
+    throw new InputError(
+      'cluster.serviceCIDR',
+      `"${text}" is not an IPv4 network CIDR such as 10.96.0.0/12`,
+    );
+  if (c.bits < 12)
+    throw new InputError(
+      'cluster.serviceCIDR',
+      `/${c.bits} is too large; kubeadm (and kube-apiserver before the IPAddress allocator) allow at most a /12`,
+    );
+  if (c.bits > 28)
+    throw new InputError(
+      'cluster.serviceCIDR',
+      `/${c.bits} is too small; kube-apiserver needs at least 8 service IPs and kubeadm at least 10, so use a /28 or larger`,
+    );
   return c;
 }
 
@@ -45,22 +57,55 @@ export function checkServiceCidr(text: string): Cidr {
  */
 export function checkPodCidr(text: string, extraArgs: ExtraArgs): Cidr {
   const c = parseCidr(text);
-  if (!c) throw new InputError('cluster.podCIDR', `"${text}" is not an IPv4 network CIDR such as 10.244.0.0/16`);
-  if (c.bits > 28) throw new InputError('cluster.podCIDR', `/${c.bits} is too small; kubeadm needs at least 14 pod addresses, so use a /28 or larger`);
+  if (!c)
+    throw new InputError(
+      'cluster.podCIDR',
+      `"${text}" is not an IPv4 network CIDR such as 10.244.0.0/16`,
+    );
+  if (c.bits > 28)
+    throw new InputError(
+      'cluster.podCIDR',
+      `/${c.bits} is too small; kubeadm needs at least 14 pod addresses, so use a /28 or larger`,
+    );
   const kcm = 'kube-controller-manager';
   const allocate = extraArg(extraArgs, kcm, 'allocate-node-cidrs');
-  if (allocate !== undefined && ['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(allocate)) return c;
-  const both = extraArg(extraArgs, kcm, 'node-cidr-mask-size') !== undefined && extraArg(extraArgs, kcm, 'node-cidr-mask-size-ipv4') !== undefined;
-  if (both) throw new InputError(`cluster.extraArgs.${kcm}.node-cidr-mask-size-ipv4`, 'kube-controller-manager refuses --node-cidr-mask-size-ipv4 together with --node-cidr-mask-size; keep one');
-  const flag = extraArg(extraArgs, kcm, 'node-cidr-mask-size') !== undefined ? 'node-cidr-mask-size' : 'node-cidr-mask-size-ipv4';
+  if (allocate !== undefined && ['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(allocate))
+    return c;
+  const both =
+    extraArg(extraArgs, kcm, 'node-cidr-mask-size') !== undefined &&
+    extraArg(extraArgs, kcm, 'node-cidr-mask-size-ipv4') !== undefined;
+  if (both)
+    throw new InputError(
+      `cluster.extraArgs.${kcm}.node-cidr-mask-size-ipv4`,
+      'kube-controller-manager refuses --node-cidr-mask-size-ipv4 together with --node-cidr-mask-size; keep one',
+    );
+  const flag =
+    extraArg(extraArgs, kcm, 'node-cidr-mask-size') !== undefined
+      ? 'node-cidr-mask-size'
+      : 'node-cidr-mask-size-ipv4';
   const set = extraArg(extraArgs, kcm, flag);
-  if (set !== undefined && (flagValueProblem('int32', set) || !/^\d+$/.test(set) || Number(set) < 1 || Number(set) > 32)) {
-    throw new InputError(`cluster.extraArgs.${kcm}.${flag}`, `"${set}" is not an IPv4 prefix length from 1 to 32`);
+  if (
+    set !== undefined &&
+    (flagValueProblem('int32', set) || !/^\d+$/.test(set) || Number(set) < 1 || Number(set) > 32)
+  ) {
+    throw new InputError(
+      `cluster.extraArgs.${kcm}.${flag}`,
+      `"${set}" is not an IPv4 prefix length from 1 to 32`,
+    );
   }
   const mask = nodeMask(extraArgs);
-  const where = set === undefined ? 'the default node range (/24)' : `--${flag}=${mask} in cluster.extraArgs`;
-  if (c.bits > mask) throw new InputError('cluster.podCIDR', `/${c.bits} is smaller than one node's pod range, ${where}; kube-controller-manager's node IPAM would not start; use a /${mask} or larger`);
-  if (mask - c.bits > 16) throw new InputError('cluster.podCIDR', `/${c.bits} is more than 16 bits wider than ${where}; kubeadm refuses that; use a /${mask - 16} or smaller`);
+  const where =
+    set === undefined ? 'the default node range (/24)' : `--${flag}=${mask} in cluster.extraArgs`;
+  if (c.bits > mask)
+    throw new InputError(
+      'cluster.podCIDR',
+      `/${c.bits} is smaller than one node's pod range, ${where}; kube-controller-manager's node IPAM would not start; use a /${mask} or larger`,
+    );
+  if (mask - c.bits > 16)
+    throw new InputError(
+      'cluster.podCIDR',
+      `/${c.bits} is more than 16 bits wider than ${where}; kubeadm refuses that; use a /${mask - 16} or smaller`,
+    );
   return c;
 }
 
@@ -70,7 +115,9 @@ export function checkPodCidr(text: string, extraArgs: ExtraArgs): Cidr {
  */
 export function nodeMask(extraArgs: ExtraArgs): number {
   const kcm = 'kube-controller-manager';
-  const set = extraArg(extraArgs, kcm, 'node-cidr-mask-size') ?? extraArg(extraArgs, kcm, 'node-cidr-mask-size-ipv4');
+  const set =
+    extraArg(extraArgs, kcm, 'node-cidr-mask-size') ??
+    extraArg(extraArgs, kcm, 'node-cidr-mask-size-ipv4');
   return set === undefined || !/^\d+$/.test(set) ? 24 : Number(set);
 }
 
@@ -89,8 +136,13 @@ function dnsSubdomainProblem(name: string): string | undefined {
  * kubernetes.default.svc.<domain>, which must itself be a valid name.
  */
 export function checkDnsDomain(domain: string): void {
-  const problem = dnsSubdomainProblem(domain) ?? dnsSubdomainProblem(`kubernetes.default.svc.${domain}`);
-  if (problem) throw new InputError('cluster.dnsDomain', `"${domain}" ${problem.replace('is longer than 253', 'makes kubernetes.default.svc.<domain> longer than 253')}; use a name such as cluster.local`);
+  const problem =
+    dnsSubdomainProblem(domain) ?? dnsSubdomainProblem(`kubernetes.default.svc.${domain}`);
+  if (problem)
+    throw new InputError(
+      'cluster.dnsDomain',
+      `"${domain}" ${problem.replace('is longer than 253', 'makes kubernetes.default.svc.<domain> longer than 253')}; use a name such as cluster.local`,
+    );
 }
 
 /** Something that looks like a dotted quad is an IP to hardwire's certificate table (pki/table.ts isIp), so it must be a real one. */
@@ -103,7 +155,11 @@ export function checkSan(field: string, san: string): void {
   if (isIP(san) !== 0) return;
   if (looksLikeIpv4(san)) throw new InputError(field, `"${san}" is not a valid IPv4 address`);
   const problem = dnsSubdomainProblem(san.startsWith('*.') ? san.slice(2) : san);
-  if (problem) throw new InputError(field, `"${san}" ${problem}; a SAN is an IP address, a DNS name or *.<DNS name>`);
+  if (problem)
+    throw new InputError(
+      field,
+      `"${san}" ${problem}; a SAN is an IP address, a DNS name or *.<DNS name>`,
+    );
 }
 
 /**
@@ -111,17 +167,29 @@ export function checkSan(field: string, san: string): void {
  * kubeadm's ParseHostPort (K/cmd/kubeadm/app/util/endpoint.go:95-111, 116-122). The host goes into
  * the serving certificate and the kubeconfigs' https://host:port.
  */
-export function parseEndpoint(text: string, fallbackHost: string, defaultPort: number): { host: string; port: number } {
+export function parseEndpoint(
+  text: string,
+  fallbackHost: string,
+  defaultPort: number,
+): { host: string; port: number } {
   const field = 'cluster.apiServerEndpoint';
   if (text === '') return { host: fallbackHost, port: defaultPort };
   const m = /^([^:]+)(?::(\d{1,5}))?$/.exec(text);
   const port = m?.[2] === undefined ? defaultPort : Number(m[2]);
-  if (!m || port < 1 || port > 65535) throw new InputError(field, `"${text}" is not host[:port] with a port from 1 to 65535; use for example cp.example.com:6443`);
+  if (!m || port < 1 || port > 65535)
+    throw new InputError(
+      field,
+      `"${text}" is not host[:port] with a port from 1 to 65535; use for example cp.example.com:6443`,
+    );
   const host = m[1]!;
   if (isIP(host) === 4) return { host, port };
   if (looksLikeIpv4(host)) throw new InputError(field, `"${host}" is not a valid IPv4 address`);
   const problem = dnsSubdomainProblem(host);
-  if (problem) throw new InputError(field, `host "${host}" ${problem}; use an IPv4 address or a DNS name such as cp.example.com`);
+  if (problem)
+    throw new InputError(
+      field,
+      `host "${host}" ${problem}; use an IPv4 address or a DNS name such as cp.example.com`,
+    );
   return { host, port };
 }
 
@@ -131,17 +199,23 @@ export function parseEndpoint(text: string, fallbackHost: string, defaultPort: n
  * addresses (K/pkg/apis/core/validation/validation.go:8409, 8423-8442). etcd binds its peer and
  * client URLs to the address, which no multicast or reserved (240/4, broadcast) address allows.
  */
-const NOT_A_HOST: [Cidr, string][] = ([
-  ['0.0.0.0/8', 'unspecified ("this network")'],
-  ['127.0.0.0/8', 'loopback'],
-  ['169.254.0.0/16', 'link-local'],
-  ['224.0.0.0/4', 'multicast'],
-  ['240.0.0.0/4', 'reserved or broadcast'],
-] as const).map(([c, what]) => [parseCidr(c)!, what]);
+const NOT_A_HOST: [Cidr, string][] = (
+  [
+    ['0.0.0.0/8', 'unspecified ("this network")'],
+    ['127.0.0.0/8', 'loopback'],
+    ['169.254.0.0/16', 'link-local'],
+    ['224.0.0.0/4', 'multicast'],
+    ['240.0.0.0/4', 'reserved or broadcast'],
+  ] as const
+).map(([c, what]) => [parseCidr(c)!, what]);
 
 export function checkHostAddress(field: string, address: string): void {
   const hit = NOT_A_HOST.find(([c]) => cidrContains(c, address));
-  if (hit) throw new InputError(field, `${address} is a ${hit[1]} address (${hit[0].text}); use the address other hosts reach this one on`);
+  if (hit)
+    throw new InputError(
+      field,
+      `${address} is a ${hit[1]} address (${hit[0].text}); use the address other hosts reach this one on`,
+    );
 }
 
 /**
@@ -152,6 +226,9 @@ export function checkHostAddress(field: string, address: string): void {
  */
 export function checkCertValidity(v: { leafDays: number; caDays: number }): void {
   if (v.leafDays > v.caDays) {
-    throw new InputError('cluster.certValidity.leafDays', `${v.leafDays} days is longer than caDays (${v.caDays}); a leaf stops working when its CA expires, so keep leafDays at or below caDays`);
+    throw new InputError(
+      'cluster.certValidity.leafDays',
+      `${v.leafDays} days is longer than caDays (${v.caDays}); a leaf stops working when its CA expires, so keep leafDays at or below caDays`,
+    );
   }
 }

@@ -9,7 +9,9 @@ const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/, {
   message: 'must be a DNS label: lowercase letters, digits and "-", at most 63 characters',
 });
 
-const flagName = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, { message: 'must be a flag name without dashes in front, such as "v" or "audit-log-path"' });
+const flagName = z.string().regex(/^[a-z0-9][a-z0-9-]*$/, {
+  message: 'must be a flag name without dashes in front, such as "v" or "audit-log-path"',
+});
 
 const ssh = z.strictObject({
   user: z.string().min(1).default('root'),
@@ -21,8 +23,13 @@ const ssh = z.strictObject({
 
 const host = z.strictObject({
   name: dnsLabel,
-  address: z.string().refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 198.51.100.10' }),
-  roles: z.array(z.enum(['etcd', 'control-plane', 'worker'])).min(1).default(['etcd', 'control-plane']),
+  address: z
+    .string()
+    .refine((s) => isIP(s) === 4, { message: 'must be an IPv4 address such as 198.51.100.10' }),
+  roles: z
+    .array(z.enum(['etcd', 'control-plane', 'worker']))
+    .min(1)
+    .default(['etcd', 'control-plane']),
   /** A worker's own pod range; default: the next node range of cluster.podCIDR, in host order (inventory/pod-cidrs.ts). */
   podCIDR: z.string().optional(),
   ssh: ssh.default(ssh.parse({})),
@@ -30,10 +37,18 @@ const host = z.strictObject({
 
 const cluster = z.strictObject({
   name: dnsLabel,
-  kubernetesVersion: z.string().regex(/^v1\.\d+\.\d+$/, { message: 'must look like v1.36.3' }).default(PINNED_KUBERNETES),
+  kubernetesVersion: z
+    .string()
+    .regex(/^v1\.\d+\.\d+$/, { message: 'must look like v1.36.3' })
+    .default(PINNED_KUBERNETES),
   serviceCIDR: z.string().default('10.96.0.0/12'),
   podCIDR: z.string().default('10.244.0.0/16'),
-  dnsDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, { message: 'must be a DNS domain such as cluster.local' }).default('cluster.local'),
+  dnsDomain: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, {
+      message: 'must be a DNS domain such as cluster.local',
+    })
+    .default('cluster.local'),
   apiServerEndpoint: z.string().default(''),
   extraSANs: z.array(z.string().min(1)).default([]),
   /**
@@ -41,10 +56,12 @@ const cluster = z.strictObject({
    * The component names, flags and values are checked by validate/inventory.ts, against the registry and the flag map.
    */
   extraArgs: z.record(z.string(), z.record(flagName, z.string())).default({}),
-  certValidity: z.strictObject({
-    leafDays: z.number().int().min(1).max(3650).default(365),
-    caDays: z.number().int().min(1).max(36500).default(3650),
-  }).default({ leafDays: 365, caDays: 3650 }),
+  certValidity: z
+    .strictObject({
+      leafDays: z.number().int().min(1).max(3650).default(365),
+      caDays: z.number().int().min(1).max(36500).default(3650),
+    })
+    .default({ leafDays: 365, caDays: 3650 }),
 });
 
 export const inventorySchema = z.strictObject({

@@ -24,7 +24,10 @@ export function newEncryptionConfig(): string {
 /** True when text is an EncryptionConfiguration with at least one aescbc or secretbox key. */
 export function isUsableEncryptionConfig(text: string): boolean {
   try {
-    const doc = parse(text) as { kind?: string; resources?: { providers?: Record<string, { keys?: { secret?: string }[] }>[] }[] };
+    const doc = parse(text) as {
+      kind?: string;
+      resources?: { providers?: Record<string, { keys?: { secret?: string }[] }>[] }[];
+    };
     if (doc?.kind !== 'EncryptionConfiguration') return false;
     const first = doc.resources?.[0]?.providers?.[0];
     const p = first?.aescbc ?? first?.secretbox;

@@ -20,7 +20,10 @@ export type Authorization =
   | { by: 'masters' };
 
 /** The node a per-node identity or certificate is for. */
-export interface NodeRef { name: string; address: string }
+export interface NodeRef {
+  name: string;
+  address: string;
+}
 
 export interface KubeconfigIdentity {
   /** Operator-side name: pki/kubeconfig/<id>.{crt,key}, and the leaf id kubeconfig-<id>. */

@@ -28,8 +28,12 @@ function canonicalIp(ip: string): string {
 export function inspect(certPem: string): CertInfo {
   const c = forge.pki.certificateFromPem(certPem);
   const x = new X509Certificate(certPem);
-  const san = c.getExtension('subjectAltName') as { altNames?: { type: number; value?: string; ip?: string }[] } | undefined;
-  const eku = c.getExtension('extKeyUsage') as { serverAuth?: boolean; clientAuth?: boolean } | undefined;
+  const san = c.getExtension('subjectAltName') as
+    | { altNames?: { type: number; value?: string; ip?: string }[] }
+    | undefined;
+  const eku = c.getExtension('extKeyUsage') as
+    | { serverAuth?: boolean; clientAuth?: boolean }
+    | undefined;
   const bc = c.getExtension('basicConstraints') as { cA?: boolean } | undefined;
   const pub = x.publicKey;
   const bits = pub.asymmetricKeyDetails?.modulusLength ?? 0;
@@ -55,7 +59,14 @@ function sameSet(a: string[], b: string[]): boolean {
 }
 
 /** Reasons an existing leaf must be reissued for spec; empty means keep it. */
-export function leafMismatch(spec: LeafSpec, certPem: string, keyPem: string, caCertPem: string, now = Date.now(), minRemainingMs = 30 * 24 * 3600 * 1000): string[] {
+export function leafMismatch(
+  spec: LeafSpec,
+  certPem: string,
+  keyPem: string,
+  caCertPem: string,
+  now = Date.now(),
+  minRemainingMs = 30 * 24 * 3600 * 1000,
+): string[] {
   const reasons: string[] = [];
   let info: CertInfo;
   try {
@@ -65,21 +76,32 @@ export function leafMismatch(spec: LeafSpec, certPem: string, keyPem: string, ca
   }
   const x = new X509Certificate(certPem);
   const ca = new X509Certificate(caCertPem);
-  if (!x.checkIssued(ca) || !x.verify(ca.publicKey)) reasons.push('it is not signed by the current CA');
+  if (!x.checkIssued(ca) || !x.verify(ca.publicKey))
+    reasons.push('it is not signed by the current CA');
   try {
     const pub = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
-    if (!pub.equals(x.publicKey.export({ type: 'spki', format: 'der' }))) reasons.push('the key file does not match the certificate');
+    if (!pub.equals(x.publicKey.export({ type: 'spki', format: 'der' })))
+      reasons.push('the key file does not match the certificate');
   } catch {
     reasons.push('the key file does not parse');
   }
   if (info.cn !== spec.cn) reasons.push(`CN is "${info.cn}", want "${spec.cn}"`);
-  if (!sameSet(info.o, spec.o)) reasons.push(`O is [${info.o.join(', ')}], want [${spec.o.join(', ')}]`);
+  if (!sameSet(info.o, spec.o))
+    reasons.push(`O is [${info.o.join(', ')}], want [${spec.o.join(', ')}]`);
   const wantIps = spec.ips.map(canonicalIp);
-  if (!sameSet(info.dns, spec.dns)) reasons.push(`DNS SANs differ (missing: ${spec.dns.filter((d) => !info.dns.includes(d)).join(', ') || '-'}; extra: ${info.dns.filter((d) => !spec.dns.includes(d)).join(', ') || '-'})`);
-  if (!sameSet(info.ips, wantIps)) reasons.push(`IP SANs differ (missing: ${wantIps.filter((d) => !info.ips.includes(d)).join(', ') || '-'}; extra: ${info.ips.filter((d) => !wantIps.includes(d)).join(', ') || '-'})`);
+  if (!sameSet(info.dns, spec.dns))
+    reasons.push(
+      `DNS SANs differ (missing: ${spec.dns.filter((d) => !info.dns.includes(d)).join(', ') || '-'}; extra: ${info.dns.filter((d) => !spec.dns.includes(d)).join(', ') || '-'})`,
+    );
+  if (!sameSet(info.ips, wantIps))
+    reasons.push(
+      `IP SANs differ (missing: ${wantIps.filter((d) => !info.ips.includes(d)).join(', ') || '-'}; extra: ${info.ips.filter((d) => !wantIps.includes(d)).join(', ') || '-'})`,
+    );
   const eku = extKeyUsage(spec.usage);
-  if (info.serverAuth !== eku.serverAuth || info.clientAuth !== eku.clientAuth) reasons.push('extended key usage differs');
-  if (info.notAfter.getTime() - now < minRemainingMs) reasons.push(`it expires ${info.notAfter.toISOString()}, within 30 days`);
+  if (info.serverAuth !== eku.serverAuth || info.clientAuth !== eku.clientAuth)
+    reasons.push('extended key usage differs');
+  if (info.notAfter.getTime() - now < minRemainingMs)
+    reasons.push(`it expires ${info.notAfter.toISOString()}, within 30 days`);
   if (info.notBefore.getTime() > now) reasons.push('it is not valid yet');
   return reasons;
 }

@@ -39,6 +39,11 @@ export function kubeconfigYaml(k: KubeconfigInput): string {
   ].join('\n');
 }
 
-export function kubeconfigServer(spec: KubeconfigSpec, endpoint: { host: string; port: number }): string {
-  return spec.server === 'local' ? `https://127.0.0.1:${APISERVER_PORT}` : `https://${endpoint.host}:${endpoint.port}`;
+export function kubeconfigServer(
+  spec: KubeconfigSpec,
+  endpoint: { host: string; port: number },
+): string {
+  return spec.server === 'local'
+    ? `https://127.0.0.1:${APISERVER_PORT}`
+    : `https://${endpoint.host}:${endpoint.port}`;
 }

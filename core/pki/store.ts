@@ -45,41 +45,61 @@ function loadCa(dir: string, file: string, id: string): Signer | undefined {
   const hasKey = existsSync(key);
   if (!hasCrt && !hasKey) return undefined;
   if (hasCrt !== hasKey) {
-    throw new StepError('pki', `CA ${id}: found ${hasCrt ? `${file}.crt but not ${file}.key` : `${file}.key but not ${file}.crt`}; restore the missing file from backup (hardwire never regenerates a CA)`);
+    throw new StepError(
+      'pki',
+      `CA ${id}: found ${hasCrt ? `${file}.crt but not ${file}.key` : `${file}.key but not ${file}.crt`}; restore the missing file from backup (hardwire never regenerates a CA)`,
+    );
   }
   const certPem = readFileSync(crt, 'utf8');
   const keyPem = readFileSync(key, 'utf8');
   const x = new X509Certificate(certPem);
   const pub = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'der' });
   if (!pub.equals(x.publicKey.export({ type: 'spki', format: 'der' }))) {
-    throw new StepError('pki', `CA ${id}: ${file}.key does not match ${file}.crt; restore the pair from backup`);
+    throw new StepError(
+      'pki',
+      `CA ${id}: ${file}.key does not match ${file}.crt; restore the pair from backup`,
+    );
   }
   if (new Date(x.validTo).getTime() < Date.now()) {
-    throw new StepError('pki', `CA ${id} expired at ${x.validTo}; CA rotation is a deliberate operation, not something hardwire does silently`);
+    throw new StepError(
+      'pki',
+      `CA ${id} expired at ${x.validTo}; CA rotation is a deliberate operation, not something hardwire does silently`,
+    );
   }
   writeFileAtomic(key, readFileSync(key), KEY_MODE); // the same bytes: repairs a drifted mode only
   return { certPem, keyPem };
 }
 
-async function ensureCas(dir: string, inv: Inventory, events: PkiEvent[]): Promise<Record<CaId, Signer>> {
+async function ensureCas(
+  dir: string,
+  inv: Inventory,
+  events: PkiEvent[],
+): Promise<Record<CaId, Signer>> {
   const out = {} as Record<CaId, Signer>;
-  await Promise.all(CAS.map(async (spec) => {
-    const existing = loadCa(dir, spec.file, spec.id);
-    if (existing) {
-      out[spec.id] = existing;
-      events.push({ id: spec.id, file: `${spec.file}.crt`, action: 'kept', reasons: [] });
-      return;
-    }
-    const signed = await issueCa(spec, windowFor(inv.cluster.certValidity.caDays));
-    writeFileAtomic(join(dir, `${spec.file}.key`), signed.keyPem, KEY_MODE);
-    writeFileAtomic(join(dir, `${spec.file}.crt`), signed.certPem);
-    out[spec.id] = signed;
-    events.push({ id: spec.id, file: `${spec.file}.crt`, action: 'created', reasons: [] });
-  }));
+  await Promise.all(
+    CAS.map(async (spec) => {
+      const existing = loadCa(dir, spec.file, spec.id);
+      if (existing) {
+        out[spec.id] = existing;
+        events.push({ id: spec.id, file: `${spec.file}.crt`, action: 'kept', reasons: [] });
+        return;
+      }
+      const signed = await issueCa(spec, windowFor(inv.cluster.certValidity.caDays));
+      writeFileAtomic(join(dir, `${spec.file}.key`), signed.keyPem, KEY_MODE);
+      writeFileAtomic(join(dir, `${spec.file}.crt`), signed.certPem);
+      out[spec.id] = signed;
+      events.push({ id: spec.id, file: `${spec.file}.crt`, action: 'created', reasons: [] });
+    }),
+  );
   return out;
 }
 
-async function ensureLeaf(dir: string, spec: LeafSpec, ca: Signer, days: number): Promise<PkiEvent> {
+async function ensureLeaf(
+  dir: string,
+  spec: LeafSpec,
+  ca: Signer,
+  days: number,
+): Promise<PkiEvent> {
   const crtPath = join(dir, `${spec.file}.crt`);
   const keyPath = join(dir, `${spec.file}.key`);
   const certPem = readIfExists(crtPath);
@@ -96,7 +116,12 @@ async function ensureLeaf(dir: string, spec: LeafSpec, ca: Signer, days: number)
   writeFileAtomic(keyPath, signed.keyPem, KEY_MODE);
   writeFileAtomic(crtPath, signed.certPem);
   const action: PkiAction = certPem === undefined ? 'created' : 'reissued';
-  return { id: spec.host ? `${spec.id}@${spec.host}` : spec.id, file: `${spec.file}.crt`, action, reasons };
+  return {
+    id: spec.host ? `${spec.id}@${spec.host}` : spec.id,
+    file: `${spec.file}.crt`,
+    action,
+    reasons,
+  };
 }
 
 async function ensureServiceAccountKeys(dir: string): Promise<PkiEvent> {
@@ -105,10 +130,17 @@ async function ensureServiceAccountKeys(dir: string): Promise<PkiEvent> {
   const keyPem = readIfExists(keyPath);
   if (keyPem !== undefined) {
     // The public half is derived, so it can always be rewritten to match.
-    const pub = createPublicKey(createPrivateKey(keyPem)).export({ type: 'spki', format: 'pem' }).toString();
+    const pub = createPublicKey(createPrivateKey(keyPem))
+      .export({ type: 'spki', format: 'pem' })
+      .toString();
     writeFileAtomic(keyPath, readFileSync(keyPath), KEY_MODE); // the same bytes: repairs a drifted mode only
     const r = writeFileAtomic(pubPath, pub);
-    return { id: 'sa', file: 'sa.key', action: 'kept', reasons: r === 'unchanged' ? [] : ['sa.pub rewritten from sa.key'] };
+    return {
+      id: 'sa',
+      file: 'sa.key',
+      action: 'kept',
+      reasons: r === 'unchanged' ? [] : ['sa.pub rewritten from sa.key'],
+    };
   }
   const k = await newKey();
   writeFileAtomic(keyPath, k.keyPem, KEY_MODE);
@@ -121,23 +153,37 @@ function ensureEncryptionConfig(dir: string): PkiEvent {
   const text = readIfExists(path);
   if (text !== undefined) {
     if (!isUsableEncryptionConfig(text)) {
-      throw new StepError('pki', `${path} exists but holds no usable aescbc/secretbox key; fix it by hand (replacing it would make stored Secrets unreadable)`);
+      throw new StepError(
+        'pki',
+        `${path} exists but holds no usable aescbc/secretbox key; fix it by hand (replacing it would make stored Secrets unreadable)`,
+      );
     }
     writeFileAtomic(path, readFileSync(path), KEY_MODE); // the same bytes: repairs a drifted mode only
     return { id: 'encryption-config', file: 'encryption-config.yaml', action: 'kept', reasons: [] };
   }
   writeFileAtomic(path, newEncryptionConfig(), KEY_MODE);
-  return { id: 'encryption-config', file: 'encryption-config.yaml', action: 'created', reasons: [] };
+  return {
+    id: 'encryption-config',
+    file: 'encryption-config.yaml',
+    action: 'created',
+    reasons: [],
+  };
 }
 
 /** Loads or creates every CA, key, leaf and kubeconfig under <stateDir>/<cluster>/pki. */
-export async function ensurePki(stateDir: string, inv: Inventory, only?: (spec: LeafSpec) => boolean): Promise<PkiResult> {
+export async function ensurePki(
+  stateDir: string,
+  inv: Inventory,
+  only?: (spec: LeafSpec) => boolean,
+): Promise<PkiResult> {
   const dir = pkiDir(stateDir, inv);
   const events: PkiEvent[] = [];
   // The service-account key needs no CA: it is generated while the CAs and leaves are.
   const [cas, sa] = await Promise.all([ensureCas(dir, inv, events), ensureServiceAccountKeys(dir)]);
   const leaves = allLeaves(inv).filter((s) => !only || only(s));
-  const leafEvents = await Promise.all(leaves.map((spec) => ensureLeaf(dir, spec, cas[spec.ca], inv.cluster.certValidity.leafDays)));
+  const leafEvents = await Promise.all(
+    leaves.map((spec) => ensureLeaf(dir, spec, cas[spec.ca], inv.cluster.certValidity.leafDays)),
+  );
   events.push(...leafEvents, sa, ensureEncryptionConfig(dir));
   writeKubeconfigs(stateDir, inv, cas.ca);
   events.sort((a, b) => a.file.localeCompare(b.file));
@@ -151,8 +197,19 @@ export function writeKubeconfigs(stateDir: string, inv: Inventory, ca: Signer): 
     const certPem = readIfExists(join(dir, `${leaf.file}.crt`));
     const keyPem = readIfExists(join(dir, `${leaf.file}.key`));
     if (certPem === undefined || keyPem === undefined) continue;
-    const yaml = kubeconfigYaml({ cluster: inv.cluster.name, server: kubeconfigServer(spec, inv.endpoint), caPem: ca.certPem, certPem, keyPem, user: leaf.cn });
+    const yaml = kubeconfigYaml({
+      cluster: inv.cluster.name,
+      server: kubeconfigServer(spec, inv.endpoint),
+      caPem: ca.certPem,
+      certPem,
+      keyPem,
+      user: leaf.cn,
+    });
     // A node's own identity (the kubelet's) under kubeconfigs/<host>/.
-    writeFileAtomic(join(clusterStateDir(stateDir, inv), 'kubeconfigs', ...(host ? [host] : []), spec.file), yaml, KEY_MODE);
+    writeFileAtomic(
+      join(clusterStateDir(stateDir, inv), 'kubeconfigs', ...(host ? [host] : []), spec.file),
+      yaml,
+      KEY_MODE,
+    );
   }
 }

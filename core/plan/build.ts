@@ -14,15 +14,23 @@ export function planHost(want: HostWant, facts: HostFacts): HostPlan {
     const have = facts.hashes.get(f.path) ?? null;
     const mode = facts.modes?.get(f.path);
     if (have === f.sha256 && (mode === undefined || mode === f.mode)) continue;
-    changes.push({ ...f, reason: have === null ? 'missing' : have === f.sha256 ? 'mode' : 'changed' });
+    changes.push({
+      ...f,
+      reason: have === null ? 'missing' : have === f.sha256 ? 'mode' : 'changed',
+    });
   }
-  changes.sort((a, b) => (a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'binary' ? -1 : 1));
+  changes.sort((a, b) =>
+    a.kind === b.kind ? a.path.localeCompare(b.path) : a.kind === 'binary' ? -1 : 1,
+  );
 
   const units: UnitAction[] = want.components.map((component) => {
     const u = facts.units.get(component);
     // A mode fix rewrites the same bytes: the running process already holds them.
-    const touched = changes.filter((c) => c.reason !== 'mode' && c.readBy.includes(component)).map((c) => `${c.path} ${c.reason}`);
-    if (facts.pendingRestart?.has(component)) touched.push('restart pending from an interrupted run');
+    const touched = changes
+      .filter((c) => c.reason !== 'mode' && c.readBy.includes(component))
+      .map((c) => `${c.path} ${c.reason}`);
+    if (facts.pendingRestart?.has(component))
+      touched.push('restart pending from an interrupted run');
     if (!u || u.loadState !== 'loaded' || u.activeState !== 'active') {
       const state = !u || u.loadState !== 'loaded' ? 'not installed' : `is ${u.activeState}`;
       return { component, action: 'start', reasons: [state, ...touched] };
@@ -41,11 +49,20 @@ export function buildPlan(wants: HostWant[], facts: Map<string, HostFacts>): Pla
     if (!f) throw new Error(`no facts read for host ${w.host}`);
     return planHost(w, f);
   });
-  const noop = hosts.every((h) => h.changes.length === 0 && h.units.every((u) => u.action === 'none' && u.reasons.length === 0));
+  const noop = hosts.every(
+    (h) =>
+      h.changes.length === 0 && h.units.every((u) => u.action === 'none' && u.reasons.length === 0),
+  );
   return { hosts, noop };
 }
 
 /** Hosts whose component must (re)start, in inventory order. */
-export function hostsFor(plan: Plan, component: ComponentName, action: UnitAction['action']): string[] {
-  return plan.hosts.filter((h) => h.units.some((u) => u.component === component && u.action === action)).map((h) => h.host);
+export function hostsFor(
+  plan: Plan,
+  component: ComponentName,
+  action: UnitAction['action'],
+): string[] {
+  return plan.hosts
+    .filter((h) => h.units.some((u) => u.component === component && u.action === action))
+    .map((h) => h.host);
 }

@@ -4,7 +4,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import type { Inventory, Host } from '../inventory/load.ts';
-import { CAS, SECRET_FILES, kubeconfigFiles, leafTable, placedOn, type Placement } from '../pki/table.ts';
+import {
+  CAS,
+  SECRET_FILES,
+  kubeconfigFiles,
+  leafTable,
+  placedOn,
+  type Placement,
+} from '../pki/table.ts';
 import { kubeconfigServer, kubeconfigYaml } from '../pki/kubeconfig.ts';
 import { modelsFor, type UnitModel } from '../components/models/index.ts';
 import { componentsOn, specOf, type ComponentName } from '../components/registry/index.ts';
@@ -33,9 +40,20 @@ export function unitPath(c: ComponentName): string {
   return `${UNIT_DIR}/${c}.service`;
 }
 
-function file(path: string, content: string | Buffer, mode: number, readBy: ComponentName[]): HostFile {
+function file(
+  path: string,
+  content: string | Buffer,
+  mode: number,
+  readBy: ComponentName[],
+): HostFile {
   const buf = typeof content === 'string' ? Buffer.from(content) : content;
-  return { path, content: buf, mode, sha256: createHash('sha256').update(buf).digest('hex'), readBy };
+  return {
+    path,
+    content: buf,
+    mode,
+    sha256: createHash('sha256').update(buf).digest('hex'),
+    readBy,
+  };
 }
 
 const PRIVATE = 0o600;
@@ -51,7 +69,11 @@ function place(files: Map<string, HostFile>, f: HostFile): void {
 function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
   const read = (rel: string) => readFileSync(join(pkiDir, rel));
   const files = new Map<string, HostFile>();
-  const pairs = [...CAS, ...leafTable(inv)] as { file: string; host?: string; placements: Placement[] }[];
+  const pairs = [...CAS, ...leafTable(inv)] as {
+    file: string;
+    host?: string;
+    placements: Placement[];
+  }[];
   for (const e of pairs) {
     for (const p of e.placements.filter((x) => placedOn(x, inv, host, e.host))) {
       place(files, file(`${p.path}.crt`, read(`${e.file}.crt`), PUBLIC, p.readBy));
@@ -59,15 +81,30 @@ function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
     }
   }
   for (const sf of SECRET_FILES.filter((x) => placedOn(x.placement, inv, host))) {
-    place(files, file(sf.placement.path, read(sf.file), sf.private ? PRIVATE : PUBLIC, sf.placement.readBy));
+    place(
+      files,
+      file(sf.placement.path, read(sf.file), sf.private ? PRIVATE : PUBLIC, sf.placement.readBy),
+    );
   }
   const caPem = () => read('ca.crt').toString();
   for (const { spec, leaf, placement: p } of kubeconfigFiles(inv)) {
     if (!placedOn(p, inv, host, leaf.host)) continue;
-    place(files, file(p.path, kubeconfigYaml({
-      cluster: inv.cluster.name, server: kubeconfigServer(spec, inv.endpoint), caPem: caPem(),
-      certPem: read(`${leaf.file}.crt`).toString(), keyPem: read(`${leaf.file}.key`).toString(), user: leaf.cn,
-    }), PRIVATE, p.readBy));
+    place(
+      files,
+      file(
+        p.path,
+        kubeconfigYaml({
+          cluster: inv.cluster.name,
+          server: kubeconfigServer(spec, inv.endpoint),
+          caPem: caPem(),
+          certPem: read(`${leaf.file}.crt`).toString(),
+          keyPem: read(`${leaf.file}.key`).toString(),
+          user: leaf.cn,
+        }),
+        PRIVATE,
+        p.readBy,
+      ),
+    );
   }
   return [...files.values()];
 }
@@ -78,10 +115,19 @@ export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?
   if (cite) checkFlagsKnown(models, inv.cluster.kubernetesVersion);
   for (const m of models) {
     const spec = specOf(m.component);
-    const after = componentsOn(host).filter((c) => spec.after?.includes(c)).map((c) => `${c}.service`);
+    const after = componentsOn(host)
+      .filter((c) => spec.after?.includes(c))
+      .map((c) => `${c}.service`);
     // 0600: the unit holds the component's whole command line, which CIS (1.1.1-1.1.8) protects
     // like a kubeadm static Pod manifest; only systemd (root) reads it.
-    files.push(file(unitPath(m.component), renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }), PRIVATE, [m.component]));
+    files.push(
+      file(
+        unitPath(m.component),
+        renderUnit(m, { cluster: inv.cluster.name, host: host.name, after, cite }),
+        PRIVATE,
+        [m.component],
+      ),
+    );
     for (const f of m.files ?? []) files.push(file(f.path, f.content, f.mode, [m.component]));
   }
   files.sort((a, b) => a.path.localeCompare(b.path));

@@ -8,36 +8,58 @@ import type { UnitModel } from '../components/models/index.ts';
 import type { ConfigCiter } from '../components/models/config-file.ts';
 
 /** A flag's citation for the unit's comment; `config` cites a config file's fields (models' configYaml). */
-export type Citer = ((component: string, flag: string) => string | undefined) & { config?: ConfigCiter };
+export type Citer = ((component: string, flag: string) => string | undefined) & {
+  config?: ConfigCiter;
+};
 
 let template: Handlebars.TemplateDelegate | undefined;
 
 function compiled(): Handlebars.TemplateDelegate {
   // noEscape: this is a unit file, not HTML; arguments are escaped for systemd below instead.
-  template ??= Handlebars.compile(readFileSync(join(repoRoot, 'core', 'render', 'unit.service.hbs'), 'utf8'), { noEscape: true, strict: true });
+  template ??= Handlebars.compile(
+    readFileSync(join(repoRoot, 'core', 'render', 'unit.service.hbs'), 'utf8'),
+    { noEscape: true, strict: true },
+  );
   return template;
 }
 
 /** One ExecStart word, escaped for systemd: `%` specifiers and `$` expansion, quotes when needed. */
 export function systemdWord(word: string): string {
-  if (/[\n\r\\]/.test(word)) throw new InputError('flag value', `${JSON.stringify(word)} contains a newline or backslash, which a unit file cannot carry safely`);
+  if (/[\n\r\\]/.test(word))
+    throw new InputError(
+      'flag value',
+      `${JSON.stringify(word)} contains a newline or backslash, which a unit file cannot carry safely`,
+    );
   const escaped = word.replaceAll('%', '%%').replaceAll('$', '$$$$');
   return /[\s"']/.test(escaped) ? `"${escaped.replaceAll('"', '\\"')}"` : escaped;
 }
 
 /** User=/Group= from the model's account, then its own directives; `%` escaped as in ExecStart. */
 function directivesOf(model: UnitModel): { key: string; value: string; why: string }[] {
-  const account = model.account ? [
-    { key: 'User', value: model.account.user, why: model.account.why },
-    { key: 'Group', value: model.account.user, why: `its own group; wire creates both (apply/phases/accounts.ts)` },
-  ] : [];
+  const account = model.account
+    ? [
+        { key: 'User', value: model.account.user, why: model.account.why },
+        {
+          key: 'Group',
+          value: model.account.user,
+          why: `its own group; wire creates both (apply/phases/accounts.ts)`,
+        },
+      ]
+    : [];
   return [...account, ...(model.directives ?? [])].map((d) => {
-    if (/[\n\r]/.test(d.value)) throw new InputError(d.key, `${JSON.stringify(d.value)} contains a newline, which a unit file cannot carry`);
+    if (/[\n\r]/.test(d.value))
+      throw new InputError(
+        d.key,
+        `${JSON.stringify(d.value)} contains a newline, which a unit file cannot carry`,
+      );
     return { ...d, value: d.value.replaceAll('%', '%%') };
   });
 }
 
-export function renderUnit(model: UnitModel, ctx: { cluster: string; host: string; after: string[]; cite?: Citer | undefined }): string {
+export function renderUnit(
+  model: UnitModel,
+  ctx: { cluster: string; host: string; after: string[]; cite?: Citer | undefined },
+): string {
   return compiled()({
     cluster: ctx.cluster,
     host: ctx.host,

@@ -4,7 +4,11 @@ import { join, relative } from 'node:path';
 import { writeFileAtomic, type WriteResult } from '../../lib/fsx.ts';
 import type { HostTree } from './host-tree.ts';
 
-export interface TreeWrite { host: string; dir: string; changed: { path: string; result: WriteResult | 'removed' }[] }
+export interface TreeWrite {
+  host: string;
+  dir: string;
+  changed: { path: string; result: WriteResult | 'removed' }[];
+}
 
 function listFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -41,9 +41,16 @@ export function tarOf(files: BatchFile[]): Readable {
       const name = `${f.path.replace(/^\/+/, '')}${NEW_SUFFIX}`;
       const data = f.data;
       if (Buffer.isBuffer(data)) {
-        await new Promise<void>((resolve, reject) => p.entry({ name, mode: 0o600, size: data.length }, data, (err) => (err ? reject(err) : resolve())));
+        await new Promise<void>((resolve, reject) =>
+          p.entry({ name, mode: 0o600, size: data.length }, data, (err) =>
+            err ? reject(err) : resolve(),
+          ),
+        );
       } else {
-        await pipeline(createReadStream(data.file, { highWaterMark: READ_CHUNK }), p.entry({ name, mode: 0o600, size: data.size }));
+        await pipeline(
+          createReadStream(data.file, { highWaterMark: READ_CHUNK }),
+          p.entry({ name, mode: 0o600, size: data.size }),
+        );
       }
     }
     p.finalize();

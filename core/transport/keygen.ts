@@ -25,24 +25,38 @@ function uint32(n: number): Buffer {
 
 /** Encodes a raw ed25519 key (32-byte seed, 32-byte public key) as OpenSSH files (PROTOCOL.key). */
 export function encodeEd25519(seed: Buffer, pub: Buffer, comment: string): SshKeyPair {
-  if (seed.length !== 32 || pub.length !== 32) throw new Error('ed25519 seed and public key must be 32 bytes each');
+  if (seed.length !== 32 || pub.length !== 32)
+    throw new Error('ed25519 seed and public key must be 32 bytes each');
   const pubBlob = Buffer.concat([sshString('ssh-ed25519'), sshString(pub)]);
   const check = randomBytes(4).readUInt32BE();
   let priv = Buffer.concat([
-    uint32(check), uint32(check),
-    sshString('ssh-ed25519'), sshString(pub), sshString(Buffer.concat([seed, pub])), sshString(comment),
+    uint32(check),
+    uint32(check),
+    sshString('ssh-ed25519'),
+    sshString(pub),
+    sshString(Buffer.concat([seed, pub])),
+    sshString(comment),
   ]);
   const pad: number[] = [];
   for (let i = 1; (priv.length + pad.length) % 8 !== 0; i++) pad.push(i);
   priv = Buffer.concat([priv, Buffer.from(pad)]);
   const body = Buffer.concat([
     Buffer.from('openssh-key-v1\0'),
-    sshString('none'), sshString('none'), sshString(''), uint32(1),
-    sshString(pubBlob), sshString(priv),
+    sshString('none'),
+    sshString('none'),
+    sshString(''),
+    uint32(1),
+    sshString(pubBlob),
+    sshString(priv),
   ]).toString('base64');
   const lines = body.match(/.{1,70}/g) ?? [];
   return {
-    private: ['-----BEGIN OPENSSH PRIVATE KEY-----', ...lines, '-----END OPENSSH PRIVATE KEY-----', ''].join('\n'),
+    private: [
+      '-----BEGIN OPENSSH PRIVATE KEY-----',
+      ...lines,
+      '-----END OPENSSH PRIVATE KEY-----',
+      '',
+    ].join('\n'),
     public: `ssh-ed25519 ${pubBlob.toString('base64')}${comment ? ` ${comment}` : ''}`,
   };
 }

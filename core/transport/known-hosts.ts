@@ -33,7 +33,8 @@ export function parseKnownHosts(text: string): KnownHostEntry[] {
     if (lineText === '' || lineText.startsWith('#')) return;
     const fields = lineText.split(/\s+/);
     let marker: KnownHostEntry['marker'] = '';
-    if (fields[0] === '@revoked' || fields[0] === '@cert-authority') marker = fields.shift() as KnownHostEntry['marker'];
+    if (fields[0] === '@revoked' || fields[0] === '@cert-authority')
+      marker = fields.shift() as KnownHostEntry['marker'];
     else if (fields[0]?.startsWith('@')) return; // unknown marker
     const [hosts, keyType, b64] = fields;
     if (!hosts || !keyType || !b64 || !/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) return;
@@ -60,7 +61,13 @@ export function keyTypeOfBlob(blob: Buffer): string {
 
 /** OpenSSH glob: `*` and `?` only, case-insensitive. */
 function globMatch(pattern: string, name: string): boolean {
-  const re = new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replaceAll('*', '.*').replaceAll('?', '.')}$`, 'i');
+  const re = new RegExp(
+    `^${pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replaceAll('*', '.*')
+      .replaceAll('?', '.')}$`,
+    'i',
+  );
   return re.test(name);
 }
 
@@ -89,7 +96,9 @@ export function entryMatchesHost(hosts: string, name: string): boolean {
  * counts as a changed key, including one of another key type: pinning must not be downgraded.
  */
 export function checkHostKey(entries: KnownHostEntry[], name: string, key: Buffer): HostKeyCheck {
-  const forHost = entries.filter((e) => e.marker !== '@cert-authority' && entryMatchesHost(e.hosts, name));
+  const forHost = entries.filter(
+    (e) => e.marker !== '@cert-authority' && entryMatchesHost(e.hosts, name),
+  );
   const revoked = forHost.find((e) => e.marker === '@revoked' && e.key.equals(key));
   if (revoked) return { status: 'revoked', entry: revoked };
   const pinned = forHost.filter((e) => e.marker === '');
@@ -102,11 +111,21 @@ export function checkHostKey(entries: KnownHostEntry[], name: string, key: Buffe
 
 /** Key types pinned for `name`, so the client can ask the server for exactly those first. */
 export function pinnedKeyTypes(entries: KnownHostEntry[], name: string): string[] {
-  return [...new Set(entries.filter((e) => e.marker === '' && entryMatchesHost(e.hosts, name)).map((e) => e.keyType))];
+  return [
+    ...new Set(
+      entries
+        .filter((e) => e.marker === '' && entryMatchesHost(e.hosts, name))
+        .map((e) => e.keyType),
+    ),
+  ];
 }
 
 /** One known_hosts line, hashed (like `ssh-keyscan -H`) or plain. */
-export function formatKnownHost(names: string[], key: Buffer, opts: { hash?: boolean } = {}): string {
+export function formatKnownHost(
+  names: string[],
+  key: Buffer,
+  opts: { hash?: boolean } = {},
+): string {
   const type = keyTypeOfBlob(key);
   if (!type) throw new Error('formatKnownHost: not an SSH public key blob');
   const hostField = opts.hash

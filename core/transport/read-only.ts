@@ -26,7 +26,17 @@ const READERS: Record<string, (args: string[]) => boolean> = {
   stat: () => true,
   sha256sum: () => true,
   journalctl: (a) => !a.some((x) => /^--(rotate|vacuum|flush|sync|relinquish)/.test(x)),
-  systemctl: (a) => ['show', 'status', 'is-active', 'is-enabled', 'is-failed', 'list-unit-files', 'list-units', 'cat'].includes(words(a)[0] ?? ''),
+  systemctl: (a) =>
+    [
+      'show',
+      'status',
+      'is-active',
+      'is-enabled',
+      'is-failed',
+      'list-unit-files',
+      'list-units',
+      'cat',
+    ].includes(words(a)[0] ?? ''),
   [`${BIN_DIR}/etcdctl`]: (a) => {
     const [verb, sub] = words(a);
     return verb === 'get' || verb === 'endpoint' || (verb === 'member' && sub === 'list');
@@ -35,7 +45,10 @@ const READERS: Record<string, (args: string[]) => boolean> = {
   [`${BIN_DIR}/ctr`]: (a) => {
     const rest = a[0] === '-n' || a[0] === '--namespace' ? a.slice(2) : a;
     const [verb, sub] = words(rest);
-    return verb === 'version' || (['images', 'containers', 'tasks'].includes(verb ?? '') && ['ls', 'list'].includes(sub ?? ''));
+    return (
+      verb === 'version' ||
+      (['images', 'containers', 'tasks'].includes(verb ?? '') && ['ls', 'list'].includes(sub ?? ''))
+    );
   },
 };
 
@@ -52,7 +65,11 @@ export function readOnly(s: Session): ReadSession {
     host: s.host,
     exec(argv, opts) {
       if (!isReadOnlyCommand(argv)) {
-        return Promise.reject(new WriteOutsideWetError(`[${s.host.name}] "${shJoin(argv)}" is not a read-only command; host changes go through ctx.wet.run`));
+        return Promise.reject(
+          new WriteOutsideWetError(
+            `[${s.host.name}] "${shJoin(argv)}" is not a read-only command; host changes go through ctx.wet.run`,
+          ),
+        );
       }
       return s.exec(argv, opts);
     },

@@ -54,10 +54,24 @@ export interface Session {
 export const MAX_CHANNELS = 6;
 
 /** A channel from `client` to address:port (a jump host's next hop, or a host's loopback port). */
-export function forward(client: Client, address: string, port: number, hostName: string, step = 'ssh-proxy-jump', who = 'jump host'): Promise<ClientChannel> {
+export function forward(
+  client: Client,
+  address: string,
+  port: number,
+  hostName: string,
+  step = 'ssh-proxy-jump',
+  who = 'jump host',
+): Promise<ClientChannel> {
   return new Promise((resolve, reject) => {
     client.forwardOut('127.0.0.1', 0, address, port, (err, stream) => {
-      if (err) reject(new StepError(step, `${who} could not open a channel to ${address}:${port}: ${err.message}`, { host: hostName, cause: err }));
+      if (err)
+        reject(
+          new StepError(
+            step,
+            `${who} could not open a channel to ${address}:${port}: ${err.message}`,
+            { host: hostName, cause: err },
+          ),
+        );
       else resolve(stream);
     });
   });
@@ -83,9 +97,15 @@ const WRITE_SCRIPT = [
 ].join('\n');
 
 // Prints one line per argument, in order: the hex digest, or "-" for a missing/non-regular file.
-const HASH_SCRIPT = 'for f do if [ -f "$f" ]; then sha256sum < "$f" | cut -d" " -f1; else echo -; fi; done';
+const HASH_SCRIPT =
+  'for f do if [ -f "$f" ]; then sha256sum < "$f" | cut -d" " -f1; else echo -; fi; done';
 
-interface RawResult { code: number; signal?: string; stdout: Buffer; stderr: Buffer }
+interface RawResult {
+  code: number;
+  signal?: string;
+  stdout: Buffer;
+  stderr: Buffer;
+}
 
 export class SshSession implements Session {
   readonly host: SshTarget;
@@ -100,13 +120,21 @@ export class SshSession implements Session {
     this.host = host;
     this.#client = clients[clients.length - 1]!;
     const onLost = () => {
-      this.#lost ??= new StepError('ssh-connection-lost', `connection to ${host.address} was lost`, { host: host.name });
+      this.#lost ??= new StepError(
+        'ssh-connection-lost',
+        `connection to ${host.address} was lost`,
+        { host: host.name },
+      );
     };
     this.#client.on('close', onLost);
     this.#client.on('error', onLost);
     this.#clients = [...clients].reverse(); // close the target first, then the jump hosts
     this.#closed = this.#clients.map(() => false);
-    this.#clients.forEach((c, i) => c.once('close', () => { this.#closed[i] = true; }));
+    this.#clients.forEach((c, i) =>
+      c.once('close', () => {
+        this.#closed[i] = true;
+      }),
+    );
   }
 
   /** A channel slot; a released slot passes straight to the next waiter so the cap is never exceeded. */
@@ -138,12 +166,23 @@ export class SshSession implements Session {
     }
   }
 
-  #runOnce(cmd: string, argv: string[], opts: ExecOptions, mayRetry: boolean): Promise<RawResult | 'refused'> {
+  #runOnce(
+    cmd: string,
+    argv: string[],
+    opts: ExecOptions,
+    mayRetry: boolean,
+  ): Promise<RawResult | 'refused'> {
     return new Promise((resolve, reject) => {
       this.#client.exec(cmd, (err, stream) => {
         if (err) {
-          if (mayRetry && /open failed|Channel open failure/i.test(err.message)) return resolve('refused');
-          return reject(new StepError('ssh-exec', `cannot start ${display(argv)}: ${err.message}`, { host: this.host.name, cause: err }));
+          if (mayRetry && /open failed|Channel open failure/i.test(err.message))
+            return resolve('refused');
+          return reject(
+            new StepError('ssh-exec', `cannot start ${display(argv)}: ${err.message}`, {
+              host: this.host.name,
+              cause: err,
+            }),
+          );
         }
         // Listeners go on synchronously: exit status and close can arrive in the same packet batch as the reply.
         const out: Buffer[] = [];
@@ -151,12 +190,26 @@ export class SshSession implements Session {
         let code = -1;
         let signal: string | undefined;
         let timer: NodeJS.Timeout | undefined;
-        const onLost = () => reject(this.#lost ?? new StepError('ssh-connection-lost', `connection lost while running ${display(argv)}`, { host: this.host.name }));
+        const onLost = () =>
+          reject(
+            this.#lost ??
+              new StepError(
+                'ssh-connection-lost',
+                `connection lost while running ${display(argv)}`,
+                { host: this.host.name },
+              ),
+          );
         this.#client.once('close', onLost);
         if (opts.timeoutMs) {
           timer = setTimeout(() => {
             stream.close();
-            reject(new StepError('ssh-exec-timeout', `${display(argv)} did not finish within ${opts.timeoutMs} ms`, { host: this.host.name, detail: tail(errOut) }));
+            reject(
+              new StepError(
+                'ssh-exec-timeout',
+                `${display(argv)} did not finish within ${opts.timeoutMs} ms`,
+                { host: this.host.name, detail: tail(errOut) },
+              ),
+            );
           }, opts.timeoutMs);
         }
         stream.on('data', (d: Buffer) => out.push(d));
@@ -168,11 +221,24 @@ export class SshSession implements Session {
         stream.on('close', () => {
           clearTimeout(timer);
           this.#client.off('close', onLost);
-          resolve({ code, ...(signal ? { signal } : {}), stdout: Buffer.concat(out), stderr: Buffer.concat(errOut) });
+          resolve({
+            code,
+            ...(signal ? { signal } : {}),
+            stdout: Buffer.concat(out),
+            stderr: Buffer.concat(errOut),
+          });
         });
         if (typeof opts.stdin === 'function') {
           const src = opts.stdin();
-          src.on('error', (e: Error) => { stream.close(); reject(new StepError('ssh-exec', `stdin of ${display(argv)}: ${e.message}`, { host: this.host.name, cause: e })); });
+          src.on('error', (e: Error) => {
+            stream.close();
+            reject(
+              new StepError('ssh-exec', `stdin of ${display(argv)}: ${e.message}`, {
+                host: this.host.name,
+                cause: e,
+              }),
+            );
+          });
           src.pipe(stream);
         } else {
           stream.end(opts.stdin ?? undefined);
@@ -185,14 +251,22 @@ export class SshSession implements Session {
     const r = await this.#run(argv, opts);
     if (r.code !== 0 && !opts.allowFail) {
       const how = r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
-      throw new StepError(step, `${display(argv)} failed (${how})`, { host: this.host.name, detail: tail([r.stderr]) });
+      throw new StepError(step, `${display(argv)} failed (${how})`, {
+        host: this.host.name,
+        detail: tail([r.stderr]),
+      });
     }
     return r;
   }
 
   async exec(argv: string[], opts: ExecOptions = {}): Promise<ExecResult> {
     const r = await this.#checked(argv, opts, 'remote-exec');
-    return { code: r.code, ...(r.signal ? { signal: r.signal } : {}), stdout: r.stdout.toString('utf8'), stderr: r.stderr.toString('utf8') };
+    return {
+      code: r.code,
+      ...(r.signal ? { signal: r.signal } : {}),
+      stdout: r.stdout.toString('utf8'),
+      stderr: r.stderr.toString('utf8'),
+    };
   }
 
   async readFile(path: string): Promise<Buffer> {
@@ -202,16 +276,35 @@ export class SshSession implements Session {
   async writeFilesAtomic(files: BatchFile[]): Promise<void> {
     if (files.length === 0) return;
     for (const f of files) {
-      if (!Number.isInteger(f.mode) || f.mode < 0 || f.mode > 0o7777) throw new InputError('mode', `${f.mode} is not a file mode; use e.g. 0o644`);
+      if (!Number.isInteger(f.mode) || f.mode < 0 || f.mode > 0o7777)
+        throw new InputError('mode', `${f.mode} is not a file mode; use e.g. 0o644`);
       if (!f.path.startsWith('/')) throw new InputError('path', `"${f.path}" must be absolute`);
     }
-    await this.#checked(['sh', '-c', BATCH_SCRIPT, 'sh', ...batchArgs(files)], { stdin: () => tarOf(files), timeoutMs: 600_000 }, 'remote-write');
+    await this.#checked(
+      ['sh', '-c', BATCH_SCRIPT, 'sh', ...batchArgs(files)],
+      { stdin: () => tarOf(files), timeoutMs: 600_000 },
+      'remote-write',
+    );
   }
 
   async writeFileAtomic(path: string, data: Buffer | string, opts: WriteOptions): Promise<void> {
-    if (!Number.isInteger(opts.mode) || opts.mode < 0 || opts.mode > 0o7777) throw new InputError('mode', `${opts.mode} is not a file mode; use e.g. 0o644`);
+    if (!Number.isInteger(opts.mode) || opts.mode < 0 || opts.mode > 0o7777)
+      throw new InputError('mode', `${opts.mode} is not a file mode; use e.g. 0o644`);
     if (!path.startsWith('/')) throw new InputError('path', `"${path}" must be absolute`);
-    await this.#checked(['sh', '-c', WRITE_SCRIPT, 'sh', path, opts.mode.toString(8), opts.owner ?? '', String(Buffer.byteLength(data))], { stdin: data }, 'remote-write');
+    await this.#checked(
+      [
+        'sh',
+        '-c',
+        WRITE_SCRIPT,
+        'sh',
+        path,
+        opts.mode.toString(8),
+        opts.owner ?? '',
+        String(Buffer.byteLength(data)),
+      ],
+      { stdin: data },
+      'remote-write',
+    );
   }
 
   async sha256(path: string): Promise<string | null> {
@@ -231,16 +324,28 @@ export class SshSession implements Session {
   }
 
   openLocalPort(port: number): Promise<ClientChannel> {
-    return this.#channel(() => forward(this.#client, '127.0.0.1', port, this.host.name, 'ssh-forward', 'the host'));
+    return this.#channel(() =>
+      forward(this.#client, '127.0.0.1', port, this.host.name, 'ssh-forward', 'the host'),
+    );
   }
 
   openLocalSocket(path: string): Promise<ClientChannel> {
-    return this.#channel(() => new Promise((resolve, reject) => {
-      this.#client.openssh_forwardOutStreamLocal(path, (err, stream) => {
-        if (err) reject(new StepError('ssh-forward', `the host could not open a channel to the unix socket ${path}: ${err.message}`, { host: this.host.name, cause: err }));
-        else resolve(stream);
-      });
-    }));
+    return this.#channel(
+      () =>
+        new Promise((resolve, reject) => {
+          this.#client.openssh_forwardOutStreamLocal(path, (err, stream) => {
+            if (err)
+              reject(
+                new StepError(
+                  'ssh-forward',
+                  `the host could not open a channel to the unix socket ${path}: ${err.message}`,
+                  { host: this.host.name, cause: err },
+                ),
+              );
+            else resolve(stream);
+          });
+        }),
+    );
   }
 
   /** One of the MAX_CHANNELS slots for as long as the channel stays open. */
@@ -262,8 +367,14 @@ export class SshSession implements Session {
       if (this.#closed[i]) continue;
       await new Promise<void>((resolve) => {
         // A dead peer never answers the disconnect: give it a moment, then drop the socket.
-        const timer = setTimeout(() => { c.destroy(); resolve(); }, 1000);
-        c.once('close', () => { clearTimeout(timer); resolve(); });
+        const timer = setTimeout(() => {
+          c.destroy();
+          resolve();
+        }, 1000);
+        c.once('close', () => {
+          clearTimeout(timer);
+          resolve();
+        });
         c.end();
       });
     }

@@ -6,7 +6,9 @@ import type { ExecOptions, ExecResult } from './session.ts';
 export type UnitProps = Partial<Record<string, string>>;
 
 /** What can run systemctl: a session, read-only or not. */
-interface Exec { exec(argv: string[], opts?: ExecOptions): Promise<ExecResult> }
+interface Exec {
+  exec(argv: string[], opts?: ExecOptions): Promise<ExecResult>;
+}
 
 /** The argv that shows `props` of `units` ('show' first, as transport/read-only.ts allows). */
 export function showArgv(units: readonly string[], props: readonly string[]): string[] {
@@ -15,12 +17,25 @@ export function showArgv(units: readonly string[], props: readonly string[]): st
 
 /** One record per block of `systemctl show` output, in order. The value is everything after the first '='. */
 export function parseShow(stdout: string): UnitProps[] {
-  return stdout.trim().split(/\n\s*\n/).map((block) => Object.fromEntries(
-    block.split('\n').filter((l) => l.includes('=')).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
-  ));
+  return stdout
+    .trim()
+    .split(/\n\s*\n/)
+    .map((block) =>
+      Object.fromEntries(
+        block
+          .split('\n')
+          .filter((l) => l.includes('='))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      ),
+    );
 }
 
 /** `props` of one unit. */
-export async function showUnit(s: Exec, unit: string, props: readonly string[], opts?: ExecOptions): Promise<UnitProps> {
+export async function showUnit(
+  s: Exec,
+  unit: string,
+  props: readonly string[],
+  opts?: ExecOptions,
+): Promise<UnitProps> {
   return parseShow((await s.exec(showArgv([unit], props), opts)).stdout)[0] ?? {};
 }

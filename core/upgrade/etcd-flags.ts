@@ -9,7 +9,11 @@ import { planGates, type GatePlan } from './gates.ts';
 import { planUpgrade, type ComponentPlan, type PassedFlag } from './plan.ts';
 
 /** etcd's committed map and gate table at one etcd version, and the map's file (for the hop's line). */
-export interface EtcdMapAt { map: FlagMap; file: string; gates: GateData }
+export interface EtcdMapAt {
+  map: FlagMap;
+  file: string;
+  gates: GateData;
+}
 
 /** Throws (one line on --etcd-to) for a version with no map. */
 export type EtcdMapLookup = (version: string) => EtcdMapAt;
@@ -24,16 +28,37 @@ function ends(from: string, hops: readonly Hop[]): [string, string][] {
  * --feature-gates (tagged with the hop's versions). Every map is looked up before any row is
  * made, so a hop with no map refuses the whole plan.
  */
-export function etcdHopPlans(from: string, hops: readonly Hop[], passed: PassedFlag[], mapAt: EtcdMapLookup): { plans: ComponentPlan[]; gates: GatePlan[] } {
+export function etcdHopPlans(
+  from: string,
+  hops: readonly Hop[],
+  passed: PassedFlag[],
+  mapAt: EtcdMapLookup,
+): { plans: ComponentPlan[]; gates: GatePlan[] } {
   const pairs = ends(from, hops).map(([a, b]) => [mapAt(a), mapAt(b)] as const);
   return {
-    plans: pairs.map(([a, b]) => planUpgrade({ from: { etcd: a.map }, to: { etcd: b.map }, passed: { etcd: passed } })[0]!),
-    gates: pairs.flatMap(([a, b]) => planGates({ from: a.gates, to: b.gates, passed: { etcd: passed }, versions: { etcd: [a.map.componentVersion, b.map.componentVersion] } })
-      .map((g) => ({ ...g, fromVersion: a.map.componentVersion, toVersion: b.map.componentVersion }))),
+    plans: pairs.map(
+      ([a, b]) =>
+        planUpgrade({ from: { etcd: a.map }, to: { etcd: b.map }, passed: { etcd: passed } })[0]!,
+    ),
+    gates: pairs.flatMap(([a, b]) =>
+      planGates({
+        from: a.gates,
+        to: b.gates,
+        passed: { etcd: passed },
+        versions: { etcd: [a.map.componentVersion, b.map.componentVersion] },
+      }).map((g) => ({
+        ...g,
+        fromVersion: a.map.componentVersion,
+        toVersion: b.map.componentVersion,
+      })),
+    ),
   };
 }
 
 /** Each hop with the line that says where its etcd flags were checked: the map files at both ends. */
 export function hopFlags(hops: readonly Hop[], mapAt: EtcdMapLookup): (Hop & { flags: string })[] {
-  return hops.map((h) => ({ ...h, flags: `checked in ${mapAt(h.from).file} and ${mapAt(h.to).file} (the etcd ${h.from} → ${h.to} table)` }));
+  return hops.map((h) => ({
+    ...h,
+    flags: `checked in ${mapAt(h.from).file} and ${mapAt(h.to).file} (the etcd ${h.from} → ${h.to} table)`,
+  }));
 }

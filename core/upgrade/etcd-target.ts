@@ -10,13 +10,21 @@ import { etcdHops, type Hop } from './etcd.ts';
  * that the build table cannot build (`known`: what hardwire builds from core/components/go/etcd*).
  */
 export function etcdTarget(from: string, to: string, known: readonly string[]): Hop[] {
-  if (!/^v\d+\.\d+\.\d+$/.test(to)) throw new InputError('--etcd-to', `"${to}" is not an etcd version like v3.7.0`);
+  if (!/^v\d+\.\d+\.\d+$/.test(to))
+    throw new InputError('--etcd-to', `"${to}" is not an etcd version like v3.7.0`);
   const hops = etcdHops(from, to, '--etcd-to');
   if (!known.includes(to)) {
-    throw new InputError('--etcd-to', `etcd ${to} is not in the build table (known: ${known.join(', ')}); add it to core/components/binaries/catalog.ts or name a known one`);
+    throw new InputError(
+      '--etcd-to',
+      `etcd ${to} is not in the build table (known: ${known.join(', ')}); add it to core/components/binaries/catalog.ts or name a known one`,
+    );
   }
   const via = hops.map((h) => h.to).find((v) => !known.includes(v));
-  if (via) throw new InputError('--etcd-to', `etcd ${from} → ${to} must pass through ${via} (${hops.find((h) => h.to === via)!.rules.at(-1)!.cite}), which the build table cannot build (known: ${known.join(', ')})`);
+  if (via)
+    throw new InputError(
+      '--etcd-to',
+      `etcd ${from} → ${to} must pass through ${via} (${hops.find((h) => h.to === via)!.rules.at(-1)!.cite}), which the build table cannot build (known: ${known.join(', ')})`,
+    );
   return hops;
 }
 

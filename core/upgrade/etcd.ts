@@ -2,9 +2,16 @@
 // the target's (kubeadm's DefaultEtcdVersion at the target tag), each with the rule it obeys.
 import { InputError } from '../../lib/errors.ts';
 
-export interface Rule { text: string; cite: string }
+export interface Rule {
+  text: string;
+  cite: string;
+}
 
-export interface Hop { from: string; to: string; rules: Rule[] }
+export interface Hop {
+  from: string;
+  to: string;
+  rules: Rule[];
+}
 
 /** etcd's upgrade policy: one minor at a time, from the newest patch of the current minor. */
 const ONE_MINOR: Rule = {
@@ -51,16 +58,34 @@ function cmp(a: string, b: string, field = 'etcd'): number {
 export function etcdHops(from: string, to: string, field = 'etcd'): Hop[] {
   const c = cmp(from, to, field);
   if (c === 0) return [];
-  if (c > 0) throw new InputError(field, `etcd ${to} is older than the cluster's ${from}: a downgrade is not planned`);
+  if (c > 0)
+    throw new InputError(
+      field,
+      `etcd ${to} is older than the cluster's ${from}: a downgrade is not planned`,
+    );
   const [fm, fn] = parse(from, field);
   const [tm, tn] = parse(to, field);
   if (fm === tm && fn === tn) return [{ from, to, rules: [PATCH] }];
-  if (fm !== tm || tn !== fn + 1) throw new InputError(field, `etcd ${from} → ${to} skips a minor version; etcd upgrades one minor at a time (${ONE_MINOR.cite})`);
+  if (fm !== tm || tn !== fn + 1)
+    throw new InputError(
+      field,
+      `etcd ${from} → ${to} skips a minor version; etcd upgrades one minor at a time (${ONE_MINOR.cite})`,
+    );
   const entry = MINOR_ENTRY[`${tm}.${tn}`];
   const hops: Hop[] = [];
   let at = from;
   if (entry && cmp(from, entry.minimum) < 0) {
-    hops.push({ from, to: entry.via, rules: [PATCH, { text: `${entry.minimum} or later before ${tm}.${tn}: ${entry.rule.text}`, cite: entry.rule.cite }] });
+    hops.push({
+      from,
+      to: entry.via,
+      rules: [
+        PATCH,
+        {
+          text: `${entry.minimum} or later before ${tm}.${tn}: ${entry.rule.text}`,
+          cite: entry.rule.cite,
+        },
+      ],
+    });
     at = entry.via;
   }
   hops.push({ from: at, to, rules: [ONE_MINOR, ...(entry ? [entry.rule] : [])] });

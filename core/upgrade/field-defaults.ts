@@ -15,10 +15,16 @@ export interface DefaultSide {
 }
 
 /** A field whose default differs between the tags, cited at both (null: no default recorded there). */
-export interface DefaultChange { key: string; from: DefaultSide | null; to: DefaultSide | null }
+export interface DefaultChange {
+  key: string;
+  from: DefaultSide | null;
+  to: DefaultSide | null;
+}
 
 export function defaultSide(f: ConfigFieldEntry | undefined): DefaultSide | null {
-  return f?.default ? { value: f.default.value, from: f.default.from, at: siteRef(f.default.at) } : null;
+  return f?.default
+    ? { value: f.default.value, from: f.default.from, at: siteRef(f.default.at) }
+    : null;
 }
 
 /** The value compared: unquoted, a duration or a number by its magnitude. */
@@ -35,13 +41,20 @@ export function defaultChanged(a: DefaultSide | null, b: DefaultSide | null): bo
 }
 
 export function defaultText(d: DefaultSide | null): string {
-  return d ? `${d.value} (${d.from === 'doc' ? 'doc comment' : 'SetDefaults'} at ${d.at})` : 'no default recorded';
+  return d
+    ? `${d.value} (${d.from === 'doc' ? 'doc comment' : 'SetDefaults'} at ${d.at})`
+    : 'no default recorded';
 }
 
 /** Fields both tags' types have, that the file leaves unset, whose default changes: they change behaviour silently. */
-export function unsetDefaultChanges(passed: readonly string[], from: FlagMap, to: FlagMap): DefaultChange[] {
+export function unsetDefaultChanges(
+  passed: readonly string[],
+  from: FlagMap,
+  to: FlagMap,
+): DefaultChange[] {
   // Set: the key itself, a container of a key the file sets, or inside a value the file sets whole.
-  const isSet = (key: string) => passed.some((p) => p === key || p.startsWith(`${key}.`) || key.startsWith(`${p}.`));
+  const isSet = (key: string) =>
+    passed.some((p) => p === key || p.startsWith(`${key}.`) || key.startsWith(`${p}.`));
   const target = new Map((to.config?.fields ?? []).map((f) => [f.key, f]));
   const out: DefaultChange[] = [];
   for (const a of from.config?.fields ?? []) {
@@ -55,6 +68,7 @@ export function unsetDefaultChanges(passed: readonly string[], from: FlagMap, to
 
 /** The one line listing them, for text, Markdown and HTML. */
 export function unsetDefaultsLine(changes: readonly DefaultChange[], toVersion: string): string {
-  if (!changes.length) return `no config field the file leaves unset changes its default at ${toVersion}`;
+  if (!changes.length)
+    return `no config field the file leaves unset changes its default at ${toVersion}`;
   return `default changes at ${toVersion} of config fields the file leaves unset (${changes.length}): ${changes.map((c) => `${c.key} ${defaultText(c.from)} → ${defaultText(c.to)}`).join('; ')}`;
 }

@@ -27,17 +27,31 @@ export interface PlanDoc {
 
 export function planDoc(d: Omit<PlanDoc, 'blocking'>): PlanDoc {
   const gates = d.gates.flatMap((g) => g.rows).filter((r) => r.blocking).length;
-  return { ...d, blocking: blocking(d.components).length + gates + liveBlocking(d.live), components: d.components };
+  return {
+    ...d,
+    blocking: blocking(d.components).length + gates + liveBlocking(d.live),
+    components: d.components,
+  };
 }
 
 function cells(r: PlanRow): string[] {
-  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim() : '(not registered)');
+  const to =
+    r.to?.registeredAt ??
+    (r.renamedTo
+      ? `→ --${r.renamedTo.flag} ${r.renamedTo.registeredAt ?? ''}`.trim()
+      : '(not registered)');
   return [`--${r.flag}`, r.status, r.from?.registeredAt ?? '(not registered)', to, r.note];
 }
 
 export const HEAD = ['flag', 'status', 'registered at (from)', 'registered at (to)', 'note'];
 export const GATE_HEAD = ['feature gate', 'status', 'spec at (from)', 'spec at (to)', 'note'];
-export const FIELD_HEAD = ['config field', 'status', 'declared at (from)', 'declared at (to)', 'note'];
+export const FIELD_HEAD = [
+  'config field',
+  'status',
+  'declared at (from)',
+  'declared at (to)',
+  'note',
+];
 
 export const NEW_HEAD = ['new at the target', 'kind', 'registered at (to)', 'recommended', 'note'];
 
@@ -45,36 +59,71 @@ function newCells(r: NewRow): string[] {
   const rec = r.recommended
     ? `yes: replaces --${r.recommended.replaces}${r.recommended.passed ? ' (the unit passes it)' : ''}, deprecated at ${r.recommended.version} (registered at ${r.recommended.registeredAt ?? 'unknown'}): "${r.recommended.message}"`
     : 'no';
-  return [r.kind === 'flag' ? `--${r.name}` : r.name, r.kind, r.registeredAt ?? '(no registration found)', rec, `${r.hidden ? 'hidden; ' : ''}${r.help}`];
+  return [
+    r.kind === 'flag' ? `--${r.name}` : r.name,
+    r.kind,
+    r.registeredAt ?? '(no registration found)',
+    rec,
+    `${r.hidden ? 'hidden; ' : ''}${r.help}`,
+  ];
 }
 
 /** The new-at-the-target group: one table per component with anything new. */
 export function newTables(doc: PlanDoc): { component: string; title: string; rows: string[][] }[] {
-  return doc.new.map((g) => ({ component: g.component, title: `${g.component} ${g.toVersion}: new, not blocking`, rows: g.rows.map(newCells) }));
+  return doc.new.map((g) => ({
+    component: g.component,
+    title: `${g.component} ${g.toVersion}: new, not blocking`,
+    rows: g.rows.map(newCells),
+  }));
 }
 
 function fieldCells(r: FieldRow): string[] {
-  const to = r.to?.registeredAt ?? (r.renamedTo ? `→ ${r.renamedTo.key} ${r.renamedTo.registeredAt}` : `(absent from ${r.absentFrom ?? 'the target'})`);
+  const to =
+    r.to?.registeredAt ??
+    (r.renamedTo
+      ? `→ ${r.renamedTo.key} ${r.renamedTo.registeredAt}`
+      : `(absent from ${r.absentFrom ?? 'the target'})`);
   return [r.key, r.status, r.from?.registeredAt ?? '(not declared)', to, r.note];
 }
 
 export function gateCells(r: GateRow): string[] {
   const to = r.to?.at ?? `(absent from ${r.searched?.join(', ') ?? 'the target'})`;
-  return [`${r.gate}=${r.values.join('|')}`, `${r.status}${r.blocking ? ' (blocking)' : ''}`, r.from?.at ?? '(not registered)', to, r.note];
+  return [
+    `${r.gate}=${r.values.join('|')}`,
+    `${r.status}${r.blocking ? ' (blocking)' : ''}`,
+    r.from?.at ?? '(not registered)',
+    to,
+    r.note,
+  ];
 }
 
 /**
  * Rows of the text, Markdown and HTML forms: per table the flags, then the component's gate rows
  * (etcd's, one table per hop, each with the gates checked at that hop's ends).
  */
-export function componentTables(doc: PlanDoc): { component: string; title: string; counts: string; flags: string[][]; fields: string[][]; gates: string[][]; unsetDefaults?: string }[] {
+export function componentTables(doc: PlanDoc): {
+  component: string;
+  title: string;
+  counts: string;
+  flags: string[][];
+  fields: string[][];
+  gates: string[][];
+  unsetDefaults?: string;
+}[] {
   return doc.components.map((p) => ({
     component: p.component,
     title: `${p.component} ${p.fromVersion} → ${p.toVersion}`,
     counts: counts(p),
     flags: p.rows.map(cells),
     fields: p.fields.map(fieldCells),
-    gates: (doc.gates.find((g) => g.component === p.component && (g.toVersion === undefined || (g.fromVersion === p.fromVersion && g.toVersion === p.toVersion)))?.rows ?? []).map(gateCells),
+    gates: (
+      doc.gates.find(
+        (g) =>
+          g.component === p.component &&
+          (g.toVersion === undefined ||
+            (g.fromVersion === p.fromVersion && g.toVersion === p.toVersion)),
+      )?.rows ?? []
+    ).map(gateCells),
     ...(p.unsetDefaults ? { unsetDefaults: unsetDefaultsLine(p.unsetDefaults, p.toVersion) } : {}),
   }));
 }
@@ -82,7 +131,14 @@ export function componentTables(doc: PlanDoc): { component: string; title: strin
 function table(head: string[], rows: string[][]): string {
   const all = [head, ...rows];
   const widths = head.map((_, i) => Math.max(...all.map((r) => (r[i] ?? '').length)));
-  return all.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd()).join('\n');
+  return all
+    .map((r) =>
+      r
+        .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }
 
 function counts(p: ComponentPlan): string {
@@ -99,7 +155,9 @@ export function pathLines(doc: PlanDoc): string[] {
     out.push(`    etcd flags: ${h.flags}`);
   });
   out.push('order:');
-  doc.order.forEach((s, i) => out.push(`  ${i + 1}. ${s.components.join(', ')}: ${s.rule}`, `     ${s.cite}`));
+  doc.order.forEach((s, i) =>
+    out.push(`  ${i + 1}. ${s.components.join(', ')}: ${s.rule}`, `     ${s.cite}`),
+  );
   return out;
 }
 
@@ -109,7 +167,9 @@ export function liveText(live: Live, to: string): string[] {
 }
 
 export function formatText(doc: PlanDoc): string {
-  const out: string[] = [`upgrade plan ${doc.from} → ${doc.to}: flags, config fields and feature gates each unit passes, checked in each binary's own sets at both versions`];
+  const out: string[] = [
+    `upgrade plan ${doc.from} → ${doc.to}: flags, config fields and feature gates each unit passes, checked in each binary's own sets at both versions`,
+  ];
   for (const t of componentTables(doc)) {
     out.push('', `${t.title} (${t.counts})`, table(HEAD, t.flags));
     if (t.fields.length) out.push('', table(FIELD_HEAD, t.fields));
@@ -119,7 +179,10 @@ export function formatText(doc: PlanDoc): string {
   for (const t of newTables(doc)) out.push('', t.title, table(NEW_HEAD, t.rows));
   if (doc.live) out.push('', ...liveText(doc.live, doc.to));
   out.push('', ...pathLines(doc));
-  out.push('', `${doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`}`);
+  out.push(
+    '',
+    `${doc.blocking === 0 ? 'no flag, config field, feature gate or stored object breaks at the target' : `${doc.blocking} flag(s), config field(s), feature gate(s) or removed API(s) with stored objects would stop a component, drop a setting or lose its API at ${doc.to}`}`,
+  );
   return `${out.join('\n')}\n`;
 }
 
@@ -128,7 +191,14 @@ function md(c: string): string {
 }
 
 function mdRows(head: string[], rows: string[][]): string[] {
-  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---').join('|')}|`, ...rows.map((r) => `| ${r.map((c, i) => (i === 2 || i === 3) && c.includes('@') ? `\`${md(c)}\`` : md(c)).join(' | ')} |`)];
+  return [
+    `| ${head.join(' | ')} |`,
+    `|${head.map(() => '---').join('|')}|`,
+    ...rows.map(
+      (r) =>
+        `| ${r.map((c, i) => ((i === 2 || i === 3) && c.includes('@') ? `\`${md(c)}\`` : md(c))).join(' | ')} |`,
+    ),
+  ];
 }
 
 export function formatMarkdown(doc: PlanDoc): string {
@@ -140,7 +210,14 @@ export function formatMarkdown(doc: PlanDoc): string {
     if (t.gates.length) out.push('', ...mdRows(GATE_HEAD, t.gates));
   }
   for (const t of newTables(doc)) out.push('', `## ${t.title}`, '', ...mdRows(NEW_HEAD, t.rows));
-  if (doc.live) out.push('', '## Live cluster', '', liveTitle(doc.live, doc.to), ...(doc.live.checked ? ['', ...mdRows(LIVE_HEAD, liveRows(doc.live))] : []));
+  if (doc.live)
+    out.push(
+      '',
+      '## Live cluster',
+      '',
+      liveTitle(doc.live, doc.to),
+      ...(doc.live.checked ? ['', ...mdRows(LIVE_HEAD, liveRows(doc.live))] : []),
+    );
   out.push('', '## etcd path and component order', '', '```', ...pathLines(doc), '```');
   return `${out.join('\n')}\n`;
 }

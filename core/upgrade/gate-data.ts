@@ -8,9 +8,18 @@ export interface GateSpec {
   line: number;
 }
 
-export interface GateEntry { name: string; line: number; specs: GateSpec[] }
+export interface GateEntry {
+  name: string;
+  line: number;
+  specs: GateSpec[];
+}
 
-export interface GateTable { module: string; version: string; file: string; gates: GateEntry[] }
+export interface GateTable {
+  module: string;
+  version: string;
+  file: string;
+  gates: GateEntry[];
+}
 
 export interface GateData {
   kubernetesVersion: string;

@@ -1,7 +1,13 @@
 // Feature gates the units pass (--feature-gates, extraArgs included), checked in the gate spec
 // tables each binary registers at both versions (flags/data/<v>/feature-gates.json). The spec in
 // force is the last one whose Version is at or below the binary's own minor (its emulated version).
-import { tableKey, type GateData, type GateEntry, type GateSpec, type GateTable } from './gate-data.ts';
+import {
+  tableKey,
+  type GateData,
+  type GateEntry,
+  type GateSpec,
+  type GateTable,
+} from './gate-data.ts';
 import type { PassedFlag } from './plan.ts';
 
 export type GateStatus = 'unchanged' | 'default-changed' | 'locked' | 'removed' | 'unknown';
@@ -30,7 +36,12 @@ export interface GateRow {
 }
 
 /** etcd's are one per hop: `fromVersion` and `toVersion` name the hop's etcd versions, as its flag table's do. */
-export interface GatePlan { component: string; rows: GateRow[]; fromVersion?: string; toVersion?: string }
+export interface GatePlan {
+  component: string;
+  rows: GateRow[];
+  fromVersion?: string;
+  toVersion?: string;
+}
 
 /** "A=true,B=false" per host value (passed.ts joins per-host values with " | "). */
 export function parseGates(value: string): Map<string, boolean[]> {
@@ -61,7 +72,11 @@ function newer(a: string, b: string): boolean {
 const ref = (t: GateTable, line: number): string => `${t.module}@${t.version}/${t.file}:${line}`;
 
 /** The gate's entry in the component's tables: one with specs wins over a bare key (`kcmfeatures.X: {}`). */
-function lookup(data: GateData, component: string, gate: string): { table: GateTable; entry: GateEntry } | null {
+function lookup(
+  data: GateData,
+  component: string,
+  gate: string,
+): { table: GateTable; entry: GateEntry } | null {
   const keys = data.components[component] ?? [];
   let bare: { table: GateTable; entry: GateEntry } | null = null;
   for (const t of data.tables.filter((x) => keys.includes(tableKey(x)))) {
@@ -72,26 +87,76 @@ function lookup(data: GateData, component: string, gate: string): { table: GateT
   return bare;
 }
 
-function sideAt(data: GateData, component: string, gate: string, componentVersion: string): GateSide | null {
+function sideAt(
+  data: GateData,
+  component: string,
+  gate: string,
+  componentVersion: string,
+): GateSide | null {
   const hit = lookup(data, component, gate);
   if (!hit) return null;
   const emulated = component === 'etcd' ? '' : minorOf(componentVersion);
   let spec: GateSpec | undefined;
   for (const s of hit.entry.specs) if (!s.version || !newer(s.version, emulated)) spec = s;
-  if (!spec) return { emulated, default: null, preRelease: '', lockToDefault: false, at: ref(hit.table, hit.entry.line) };
-  return { emulated, default: spec.default, preRelease: spec.preRelease, lockToDefault: spec.lockToDefault, at: ref(hit.table, spec.line) };
+  if (!spec)
+    return {
+      emulated,
+      default: null,
+      preRelease: '',
+      lockToDefault: false,
+      at: ref(hit.table, hit.entry.line),
+    };
+  return {
+    emulated,
+    default: spec.default,
+    preRelease: spec.preRelease,
+    lockToDefault: spec.lockToDefault,
+    at: ref(hit.table, spec.line),
+  };
 }
 
-function row(gate: string, values: boolean[], from: GateSide | null, to: GateSide | null, searched: string[], toVersion: string): GateRow {
+function row(
+  gate: string,
+  values: boolean[],
+  from: GateSide | null,
+  to: GateSide | null,
+  searched: string[],
+  toVersion: string,
+): GateRow {
   const base = { gate, values, from, to };
-  if (!to && !from) return { ...base, status: 'unknown', blocking: true, note: 'not registered at either version' };
-  if (!to) return { ...base, status: 'removed', blocking: true, searched, note: `${toVersion} registers no ${gate}: the component would refuse --feature-gates and not start` };
+  if (!to && !from)
+    return { ...base, status: 'unknown', blocking: true, note: 'not registered at either version' };
+  if (!to)
+    return {
+      ...base,
+      status: 'removed',
+      blocking: true,
+      searched,
+      note: `${toVersion} registers no ${gate}: the component would refuse --feature-gates and not start`,
+    };
   if (to.lockToDefault) {
     const off = values.filter((v) => v !== to.default);
-    if (off.length) return { ...base, status: 'locked', blocking: true, note: `locked to ${to.default} at ${to.emulated || toVersion}; setting ${gate}=${off[0]} is refused at start` };
-    return { ...base, status: 'locked', blocking: false, note: `locked to ${to.default} at ${to.emulated || toVersion} (${to.preRelease}); the setting is a no-op, drop it before the gate is removed` };
+    if (off.length)
+      return {
+        ...base,
+        status: 'locked',
+        blocking: true,
+        note: `locked to ${to.default} at ${to.emulated || toVersion}; setting ${gate}=${off[0]} is refused at start`,
+      };
+    return {
+      ...base,
+      status: 'locked',
+      blocking: false,
+      note: `locked to ${to.default} at ${to.emulated || toVersion} (${to.preRelease}); the setting is a no-op, drop it before the gate is removed`,
+    };
   }
-  if (from && from.default !== to.default) return { ...base, status: 'default-changed', blocking: false, note: `default ${from.default} → ${to.default} (${from.preRelease} → ${to.preRelease})` };
+  if (from && from.default !== to.default)
+    return {
+      ...base,
+      status: 'default-changed',
+      blocking: false,
+      note: `default ${from.default} → ${to.default} (${from.preRelease} → ${to.preRelease})`,
+    };
   return { ...base, status: 'unchanged', blocking: false, note: '' };
 }
 
@@ -111,8 +176,19 @@ export function planGates(input: GateInput): GatePlan[] {
     const versions = input.versions[component];
     if (!fg || !versions) continue;
     const [fromV, toV] = versions;
-    const searched = input.to.tables.filter((t) => (input.to.components[component] ?? []).includes(tableKey(t))).map((t) => `${t.module}@${t.version}/${t.file}`);
-    const rows = [...parseGates(fg.value)].map(([gate, values]) => row(gate, values, sideAt(input.from, component, gate, fromV), sideAt(input.to, component, gate, toV), searched, toV));
+    const searched = input.to.tables
+      .filter((t) => (input.to.components[component] ?? []).includes(tableKey(t)))
+      .map((t) => `${t.module}@${t.version}/${t.file}`);
+    const rows = [...parseGates(fg.value)].map(([gate, values]) =>
+      row(
+        gate,
+        values,
+        sideAt(input.from, component, gate, fromV),
+        sideAt(input.to, component, gate, toV),
+        searched,
+        toV,
+      ),
+    );
     plans.push({ component, rows });
   }
   return plans;

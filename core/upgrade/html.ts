@@ -2,12 +2,26 @@
 // and the order. Flag and gate names never break mid-word (nowrap); citations and notes wrap, so
 // the page reads at 1400 px without a horizontal scroll.
 import { LIVE_HEAD, liveRows, liveTitle } from './live-format.ts';
-import { componentTables, FIELD_HEAD, GATE_HEAD, HEAD, NEW_HEAD, newTables, pathLines, type PlanDoc } from './format.ts';
+import {
+  componentTables,
+  FIELD_HEAD,
+  GATE_HEAD,
+  HEAD,
+  NEW_HEAD,
+  newTables,
+  pathLines,
+  type PlanDoc,
+} from './format.ts';
 import { esc, htmlPage } from '../../lib/html.ts';
 
 function table(head: string[], rows: string[][], kind: string): string {
   const th = head.map((h) => `<th>${esc(h)}</th>`).join('');
-  const tr = rows.map((r) => `<tr class="${esc((r[1] ?? '').split(' ')[0] ?? '')}">${r.map((c, i) => `<td${i === 0 ? ' class="name"' : ''}>${esc(c)}</td>`).join('')}</tr>`).join('\n');
+  const tr = rows
+    .map(
+      (r) =>
+        `<tr class="${esc((r[1] ?? '').split(' ')[0] ?? '')}">${r.map((c, i) => `<td${i === 0 ? ' class="name"' : ''}>${esc(c)}</td>`).join('')}</tr>`,
+    )
+    .join('\n');
   return `<table class="${kind}"><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
@@ -19,16 +33,39 @@ tr.removed,tr.renamed,tr.unknown,tr.blocking{background:#fdd}tr.locked,tr.deprec
 pre{white-space:pre-wrap}`;
 
 export function formatHtml(doc: PlanDoc): string {
-  const parts = [`<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`, `<p id="blocking">Blocking: ${doc.blocking}</p>`];
+  const parts = [
+    `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`,
+    `<p id="blocking">Blocking: ${doc.blocking}</p>`,
+  ];
   for (const t of componentTables(doc)) {
-    parts.push(`<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(HEAD, t.flags, 'flags'));
+    parts.push(
+      `<section data-component="${esc(t.component)}"><h2>${esc(t.title)}</h2>`,
+      table(HEAD, t.flags, 'flags'),
+    );
     if (t.fields.length) parts.push(table(FIELD_HEAD, t.fields, 'fields'));
     if (t.unsetDefaults) parts.push(`<p class="unset-defaults">${esc(t.unsetDefaults)}</p>`);
     if (t.gates.length) parts.push(table(GATE_HEAD, t.gates, 'gates'));
     parts.push('</section>');
   }
-  for (const t of newTables(doc)) parts.push(`<section data-new="${esc(t.component)}"><h2>${esc(t.title)}</h2>`, table(NEW_HEAD, t.rows, 'new'), '</section>');
-  if (doc.live) parts.push('<h2>Live cluster</h2>', `<p id="live">${esc(liveTitle(doc.live, doc.to))}</p>`, ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live), 'live')] : []));
-  parts.push('<h2>etcd path and component order</h2>', `<pre>${esc(pathLines(doc).join('\n'))}</pre>`);
-  return htmlPage({ title: `Upgrade plan ${doc.from} → ${doc.to}`, style: STYLE, body: parts.join('\n') });
+  for (const t of newTables(doc))
+    parts.push(
+      `<section data-new="${esc(t.component)}"><h2>${esc(t.title)}</h2>`,
+      table(NEW_HEAD, t.rows, 'new'),
+      '</section>',
+    );
+  if (doc.live)
+    parts.push(
+      '<h2>Live cluster</h2>',
+      `<p id="live">${esc(liveTitle(doc.live, doc.to))}</p>`,
+      ...(doc.live.checked ? [table(LIVE_HEAD, liveRows(doc.live), 'live')] : []),
+    );
+  parts.push(
+    '<h2>etcd path and component order</h2>',
+    `<pre>${esc(pathLines(doc).join('\n'))}</pre>`,
+  );
+  return htmlPage({
+    title: `Upgrade plan ${doc.from} → ${doc.to}`,
+    style: STYLE,
+    body: parts.join('\n'),
+  });
 }

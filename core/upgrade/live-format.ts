@@ -9,11 +9,18 @@ export function liveTitle(live: Live, to: string): string {
   return `live cluster (${live.server}): verify's ${live.gatesPassed} gates passed; APIs ${to} stops serving, listed at their version`;
 }
 
-const status = (r: StoredApiRow) => (r.objects.length ? 'blocking' : r.served ? 'served, empty' : 'not served');
+const status = (r: StoredApiRow) =>
+  r.objects.length ? 'blocking' : r.served ? 'served, empty' : 'not served';
 
 export function liveRows(live: Live): string[][] {
   if (!live.checked) return [];
-  return live.apis.map((r) => [`${r.group}/${r.version} ${r.kind}`, status(r), r.removedAt, r.objects.length ? `${r.objects.length}: ${r.objects.join(', ')}` : '0', r.note]);
+  return live.apis.map((r) => [
+    `${r.group}/${r.version} ${r.kind}`,
+    status(r),
+    r.removedAt,
+    r.objects.length ? `${r.objects.length}: ${r.objects.join(', ')}` : '0',
+    r.note,
+  ]);
 }
 
 /** Kinds with objects stored: each blocks, as a removed flag does. */

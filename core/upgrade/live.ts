@@ -11,7 +11,14 @@ import { connectPhase } from '../apply/phases/connect.ts';
 import { verifyGates } from '../apply/phases/verify.ts';
 import { adminCreds } from '../apply/creds.ts';
 import { clusterStateDir } from '../pki/store.ts';
-import { DISABLED_AT_SOURCE, removedBetween, storedInRemoved, type ApiLifecycle, type RemovedKind, type StoredApiRow } from './stored-apis.ts';
+import {
+  DISABLED_AT_SOURCE,
+  removedBetween,
+  storedInRemoved,
+  type ApiLifecycle,
+  type RemovedKind,
+  type StoredApiRow,
+} from './stored-apis.ts';
 
 export type Live =
   | { checked: false; skipped: string }
@@ -22,41 +29,82 @@ export type LiveFor = 'plan' | 'apply';
 
 const NEEDS: Record<LiveFor, string> = {
   plan: 'the plan reads a cluster that passes verify (or plan from the maps alone with --offline)',
-  apply: 'nothing was changed on any host; upgrade apply starts only on a cluster that passes verify',
+  apply:
+    'nothing was changed on any host; upgrade apply starts only on a cluster that passes verify',
 };
 
 const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
 /** How the live checks connect: each gate's timeout, and --accept-new-host-keys. */
-interface LiveOptions { gateTimeoutMs: number; acceptNewHostKeys?: boolean; log: Logger; who: LiveFor }
+interface LiveOptions {
+  gateTimeoutMs: number;
+  acceptNewHostKeys?: boolean;
+  log: Logger;
+  who: LiveFor;
+}
 
 /** exit 2 with one line: the first failing gate (its name carries the host where it has one), and how many more. */
 function refuse(failed: { name: string; detail: string }[], who: LiveFor): InputError {
   const [first, ...rest] = failed;
-  const more = rest.length ? ` (${rest.length} more failed: ${rest.map((r) => r.name).join('; ')})` : '';
-  return new InputError('verify', `${first!.name}: ${oneLine(first!.detail).slice(0, 300)}${more}; ${NEEDS[who]}`);
+  const more = rest.length
+    ? ` (${rest.length} more failed: ${rest.map((r) => r.name).join('; ')})`
+    : '';
+  return new InputError(
+    'verify',
+    `${first!.name}: ${oneLine(first!.detail).slice(0, 300)}${more}; ${NEEDS[who]}`,
+  );
 }
 
-export async function liveChecks(inv: Inventory, stateDir: string, removed: readonly RemovedKind[], o: LiveOptions): Promise<Live> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: true, acceptNewHostKeys: o.acceptNewHostKeys === true, gateTimeoutMs: o.gateTimeoutMs }, o.log);
+export async function liveChecks(
+  inv: Inventory,
+  stateDir: string,
+  removed: readonly RemovedKind[],
+  o: LiveOptions,
+): Promise<Live> {
+  const ctx = newContext(
+    inv,
+    stateDir,
+    clusterStateDir(stateDir, inv),
+    {
+      dryRun: true,
+      acceptNewHostKeys: o.acceptNewHostKeys === true,
+      gateTimeoutMs: o.gateTimeoutMs,
+    },
+    o.log,
+  );
   let live: Live | undefined;
   try {
-    await runPhases([connectPhase, {
-      id: 'upgrade-live',
-      title: "verify's gates, then the objects in APIs the target removes",
-      async run() {
-        const gates = await verifyGates(ctx);
-        for (const r of gates) o.log.info(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.detail}`);
-        const failed = gates.filter((r) => !r.ok);
-        if (gates.length === 0) throw new InputError('verify', 'no gate ran');
-        if (failed.length) throw refuse(failed, o.who);
-        const creds = adminCreds(ctx.clusterDir);
-        live = { checked: true, server: creds.server, gatesPassed: gates.length, apis: await storedInRemoved(creds, removed, inv.cluster.kubernetesVersion) };
-      },
-    }], ctx);
+    await runPhases(
+      [
+        connectPhase,
+        {
+          id: 'upgrade-live',
+          title: "verify's gates, then the objects in APIs the target removes",
+          async run() {
+            const gates = await verifyGates(ctx);
+            for (const r of gates) o.log.info(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.detail}`);
+            const failed = gates.filter((r) => !r.ok);
+            if (gates.length === 0) throw new InputError('verify', 'no gate ran');
+            if (failed.length) throw refuse(failed, o.who);
+            const creds = adminCreds(ctx.clusterDir);
+            live = {
+              checked: true,
+              server: creds.server,
+              gatesPassed: gates.length,
+              apis: await storedInRemoved(creds, removed, inv.cluster.kubernetesVersion),
+            };
+          },
+        },
+      ],
+      ctx,
+    );
   } catch (err) {
     // A host SSH cannot reach is a failed gate too: its name and the step that failed.
-    if (err instanceof StepError) throw new InputError('verify', `${err.host ? `${err.host}: ` : ''}${err.step}: ${oneLine(err.message).slice(0, 300)}; ${NEEDS[o.who]}`);
+    if (err instanceof StepError)
+      throw new InputError(
+        'verify',
+        `${err.host ? `${err.host}: ` : ''}${err.step}: ${oneLine(err.message).slice(0, 300)}; ${NEEDS[o.who]}`,
+      );
     throw err;
   }
   return live!;
@@ -67,9 +115,20 @@ export async function liveChecks(inv: Inventory, stateDir: string, removed: read
  * api-lifecycle.json (`lifecycle`, loadApiLifecycle in harness/flags, which core does not import;
  * a missing one is refused on --to, exit 2), then liveChecks.
  */
-export function liveFor(inv: Inventory, stateDir: string, lifecycle: ApiLifecycle | null, from: string, to: string, o: LiveOptions): Promise<Live> {
+export function liveFor(
+  inv: Inventory,
+  stateDir: string,
+  lifecycle: ApiLifecycle | null,
+  from: string,
+  to: string,
+  o: LiveOptions,
+): Promise<Live> {
   const offline = o.who === 'plan' ? ', or plan with --offline' : '';
-  if (!lifecycle) throw new InputError('--to', `no core/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`);
+  if (!lifecycle)
+    throw new InputError(
+      '--to',
+      `no core/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`,
+    );
   return liveChecks(inv, stateDir, removedBetween(lifecycle.kinds, from, to), o);
 }
 
@@ -79,8 +138,15 @@ export function refuseStored(live: Live, from: string, to: string): void {
   const [first, ...rest] = live.apis.filter((r) => r.objects.length > 0);
   if (!first) return;
   const gv = `${first.group}/${first.version}`;
-  const more = rest.length ? ` (also ${rest.map((r) => `${r.group}/${r.version} ${r.kind}`).join(', ')})` : '';
+  const more = rest.length
+    ? ` (also ${rest.map((r) => `${r.group}/${r.version} ${r.kind}`).join(', ')})`
+    : '';
   const off = DISABLED_AT_SOURCE[from]?.[gv];
-  const fix = off ? `${gv} is off by default at ${from} (${off}): drop it from cluster.extraArgs.kube-apiserver.runtime-config once no client uses it, wire, then apply` : 'move their clients and manifests to a served version, then apply';
-  throw new InputError(`removed API ${gv} ${first.kind}`, `${first.objects.length} object(s) reached through it (${oneLine(first.objects.join(', ')).slice(0, 200)})${more}, and ${to} stops serving it (${first.removedAt}); ${fix}; nothing was changed on any host`);
+  const fix = off
+    ? `${gv} is off by default at ${from} (${off}): drop it from cluster.extraArgs.kube-apiserver.runtime-config once no client uses it, wire, then apply`
+    : 'move their clients and manifests to a served version, then apply';
+  throw new InputError(
+    `removed API ${gv} ${first.kind}`,
+    `${first.objects.length} object(s) reached through it (${oneLine(first.objects.join(', ')).slice(0, 200)})${more}, and ${to} stops serving it (${first.removedAt}); ${fix}; nothing was changed on any host`,
+  );
 }

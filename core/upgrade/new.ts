@@ -31,7 +31,11 @@ export interface NewRow {
   help: string;
 }
 
-export interface NewGroup { component: string; toVersion: string; rows: NewRow[] }
+export interface NewGroup {
+  component: string;
+  toVersion: string;
+  rows: NewRow[];
+}
 
 /** The message names `--name` as a whole flag name (not a prefix of a longer one). */
 function names(message: string, name: string): boolean {
@@ -39,11 +43,24 @@ function names(message: string, name: string): boolean {
   return new RegExp(`(^|[^\\w-])--${esc}(?![\\w-])`).test(message);
 }
 
-function recommendation(name: string, from: FlagMap, to: FlagMap, passed: PassedFlag[]): Recommendation | null {
+function recommendation(
+  name: string,
+  from: FlagMap,
+  to: FlagMap,
+  passed: PassedFlag[],
+): Recommendation | null {
   for (const m of [from, to]) {
-    const dep = m.flags.find((f: FlagEntry) => f.deprecated && f.deprecatedMessage && names(f.deprecatedMessage, name));
+    const dep = m.flags.find(
+      (f: FlagEntry) => f.deprecated && f.deprecatedMessage && names(f.deprecatedMessage, name),
+    );
     if (dep) {
-      return { replaces: dep.name, version: m.componentVersion, message: dep.deprecatedMessage!, registeredAt: dep.registeredAt ? siteRef(dep.registeredAt) : null, passed: passed.some((p) => p.name === dep.name) };
+      return {
+        replaces: dep.name,
+        version: m.componentVersion,
+        message: dep.deprecatedMessage!,
+        registeredAt: dep.registeredAt ? siteRef(dep.registeredAt) : null,
+        passed: passed.some((p) => p.name === dep.name),
+      };
     }
   }
   return null;
@@ -54,21 +71,39 @@ function firstLine(s: string): string {
 }
 
 /** One group per component with anything new, in the order given. */
-export function newAtTarget(from: Record<string, FlagMap>, to: Record<string, FlagMap>, passed: Record<string, PassedFlag[]>): NewGroup[] {
+export function newAtTarget(
+  from: Record<string, FlagMap>,
+  to: Record<string, FlagMap>,
+  passed: Record<string, PassedFlag[]>,
+): NewGroup[] {
   const groups: NewGroup[] = [];
   for (const [component, b] of Object.entries(to)) {
     const a = from[component];
     if (!a) continue;
     const had = new Set(a.flags.map((f) => f.name));
-    const flags: NewRow[] = b.flags.filter((f) => !had.has(f.name)).map((f) => ({
-      kind: 'flag', name: f.name, registeredAt: f.registeredAt ? siteRef(f.registeredAt) : null, hidden: f.hidden,
-      recommended: recommendation(f.name, a, b, passed[component] ?? []), help: firstLine(f.help),
-    }));
+    const flags: NewRow[] = b.flags
+      .filter((f) => !had.has(f.name))
+      .map((f) => ({
+        kind: 'flag',
+        name: f.name,
+        registeredAt: f.registeredAt ? siteRef(f.registeredAt) : null,
+        hidden: f.hidden,
+        recommended: recommendation(f.name, a, b, passed[component] ?? []),
+        help: firstLine(f.help),
+      }));
     const keys = new Set((a.config?.fields ?? []).map((f) => f.key));
-    const fields: NewRow[] = (b.config?.fields ?? []).filter((f) => !keys.has(f.key)).map((f) => ({
-      kind: 'config field', name: f.key, registeredAt: siteRef(f.registeredAt), hidden: false, recommended: null, help: '',
-    }));
-    if (flags.length + fields.length > 0) groups.push({ component, toVersion: b.componentVersion, rows: [...flags, ...fields] });
+    const fields: NewRow[] = (b.config?.fields ?? [])
+      .filter((f) => !keys.has(f.key))
+      .map((f) => ({
+        kind: 'config field',
+        name: f.key,
+        registeredAt: siteRef(f.registeredAt),
+        hidden: false,
+        recommended: null,
+        help: '',
+      }));
+    if (flags.length + fields.length > 0)
+      groups.push({ component, toVersion: b.componentVersion, rows: [...flags, ...fields] });
   }
   return groups;
 }

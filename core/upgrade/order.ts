@@ -1,6 +1,10 @@
 // The order an upgrade rolls the components in, each step with the version-skew rule that puts it
 // there: Kubernetes' version-skew policy (kubernetes/website content/en/releases/version-skew-policy.md).
-export interface Step { components: string[]; rule: string; cite: string }
+export interface Step {
+  components: string[];
+  rule: string;
+  cite: string;
+}
 
 const SKEW = 'https://kubernetes.io/releases/version-skew-policy/';
 
@@ -29,5 +33,8 @@ const STEPS: Step[] = [
 
 /** The steps for the components this inventory runs, in upgrade order. */
 export function upgradeOrder(components: readonly string[]): Step[] {
-  return STEPS.map((s) => ({ ...s, components: s.components.filter((c) => components.includes(c)) })).filter((s) => s.components.length > 0);
+  return STEPS.map((s) => ({
+    ...s,
+    components: s.components.filter((c) => components.includes(c)),
+  })).filter((s) => s.components.length > 0);
 }

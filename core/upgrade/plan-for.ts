@@ -3,7 +3,13 @@
 // hops and the order. Offline: the live checks are core/upgrade/live.ts.
 import type { Inventory } from '../inventory/load.ts';
 import { COMPONENT_NAMES } from '../components/registry/index.ts';
-import { flagVersions, isFlagComponent, loadFlagMap, mappedComponents, type FlagMap } from '../flags/map.ts';
+import {
+  flagVersions,
+  isFlagComponent,
+  loadFlagMap,
+  mappedComponents,
+  type FlagMap,
+} from '../flags/map.ts';
 import { loadEtcdMap } from '../flags/etcd-maps.ts';
 import { loadGateData } from '../flags/gates.ts';
 import { etcdVersions, versionsFor } from '../components/binaries/catalog.ts';
@@ -19,7 +25,10 @@ import { upgradeOrder } from './order.ts';
 
 /** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
 function mappedVersions(components: readonly string[]): string[] {
-  return flagVersions().filter((v) => { const have: readonly string[] = mappedComponents(v); return loadGateData(v) !== null && components.every((c) => have.includes(c)); });
+  return flagVersions().filter((v) => {
+    const have: readonly string[] = mappedComponents(v);
+    return loadGateData(v) !== null && components.every((c) => have.includes(c));
+  });
 }
 
 function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
@@ -28,7 +37,8 @@ function mapsAt(version: string, components: readonly string[]): Record<string, 
 
 /** Where each target's etcd comes from: kubeadm's DefaultEtcdVersion at that tag. */
 const ETCD_PIN: Record<string, string> = {
-  'v1.37.2': 'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
+  'v1.37.2':
+    'k8s.io/kubernetes@v1.37.2/cmd/kubeadm/app/constants/constants.go:330 DefaultEtcdVersion = "3.7.0-0"',
 };
 
 /** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd-to). */
@@ -47,19 +57,52 @@ export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
   const runsEtcd = planned.includes('etcd');
   // One etcd table per hop (and gate table, if its unit sets gates), each against etcd's map at both ends (refused here if one has none).
-  const etcdPlans = runsEtcd ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt) : { plans: [], gates: [] };
+  const etcdPlans = runsEtcd
+    ? etcdHopPlans(etcd.from, hops, passed.etcd!, etcdMapAt)
+    : { plans: [], gates: [] };
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
-  const only = (keep: (c: string) => boolean) => Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
+  const only = (keep: (c: string) => boolean) =>
+    Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
   const fromMaps = mapsAt(from, planned);
-  const toMaps = { ...mapsAt(to, planned.filter((c) => c !== 'etcd')), ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}) };
-  const versions = Object.fromEntries(planned.map((c): [string, [string, string]] => [c, c === 'etcd' ? [etcd.from, etcd.to] : [from, to]]));
+  const toMaps = {
+    ...mapsAt(
+      to,
+      planned.filter((c) => c !== 'etcd'),
+    ),
+    ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}),
+  };
+  const versions = Object.fromEntries(
+    planned.map((c): [string, [string, string]] => [
+      c,
+      c === 'etcd' ? [etcd.from, etcd.to] : [from, to],
+    ]),
+  );
   const kube = (c: string) => c !== 'etcd';
   return planDoc({
-    from, to,
-    components: [...etcdPlans.plans, ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) })],
+    from,
+    to,
+    components: [
+      ...etcdPlans.plans,
+      ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) }),
+    ],
     new: newAtTarget(fromMaps, toMaps, ordered),
-    gates: [...etcdPlans.gates, ...planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed: only(kube), versions })],
-    etcd: { ...etcd, toCite: etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd-to ${etcd.to}`, hops: runsEtcd ? hopFlags(hops, etcdMapAt) : hops.map((h) => ({ ...h, flags: 'no etcd on this inventory\'s hosts' })) },
+    gates: [
+      ...etcdPlans.gates,
+      ...planGates({
+        from: loadGateData(from)!,
+        to: loadGateData(to)!,
+        passed: only(kube),
+        versions,
+      }),
+    ],
+    etcd: {
+      ...etcd,
+      toCite:
+        etcd.to === versionsFor(to).etcd && ETCD_PIN[to] ? ETCD_PIN[to] : `--etcd-to ${etcd.to}`,
+      hops: runsEtcd
+        ? hopFlags(hops, etcdMapAt)
+        : hops.map((h) => ({ ...h, flags: "no etcd on this inventory's hosts" })),
+    },
     order: upgradeOrder(planned),
   });
 }

@@ -14,7 +14,10 @@ export const BLOCKING: readonly FlagStatus[] = ['removed', 'renamed'];
 /** A config key the target's type no longer has: the setting is dropped (fields.ts says how). */
 export const BLOCKING_FIELD: readonly FieldStatus[] = ['removed', 'renamed'];
 
-export interface PassedFlag { name: string; value: string }
+export interface PassedFlag {
+  name: string;
+  value: string;
+}
 
 export interface FlagSide {
   version: string;
@@ -84,22 +87,48 @@ function renameOf(old: FlagEntry | undefined, from: FlagMap, to: FlagMap): FlagE
 function row(p: PassedFlag, from: FlagMap, to: FlagMap): PlanRow {
   const a = from.flags.find((f) => f.name === p.name);
   const b = to.flags.find((f) => f.name === p.name);
-  const base = { flag: p.name, value: p.value, from: a ? side(a, from.componentVersion) : null, to: b ? side(b, to.componentVersion) : null };
+  const base = {
+    flag: p.name,
+    value: p.value,
+    from: a ? side(a, from.componentVersion) : null,
+    to: b ? side(b, to.componentVersion) : null,
+  };
   if (!b) {
     const renamed = renameOf(a, from, to);
     if (renamed) {
-      return { ...base, status: 'renamed', renamedTo: { flag: renamed.name, registeredAt: cite(renamed.registeredAt) }, note: `gone from ${to.component} ${to.componentVersion}; --${renamed.name} binds the same field (${renamed.field})` };
+      return {
+        ...base,
+        status: 'renamed',
+        renamedTo: { flag: renamed.name, registeredAt: cite(renamed.registeredAt) },
+        note: `gone from ${to.component} ${to.componentVersion}; --${renamed.name} binds the same field (${renamed.field})`,
+      };
     }
-    return { ...base, status: 'removed', note: `${to.component} ${to.componentVersion} registers no --${p.name}: the unit would not start` };
+    return {
+      ...base,
+      status: 'removed',
+      note: `${to.component} ${to.componentVersion} registers no --${p.name}: the unit would not start`,
+    };
   }
   if (b.deprecated) {
     const since = a?.deprecated ? 'still deprecated' : 'newly deprecated';
-    return { ...base, status: 'deprecated', note: `${since}${b.deprecatedMessage ? `: ${b.deprecatedMessage}` : ''}` };
+    return {
+      ...base,
+      status: 'deprecated',
+      note: `${since}${b.deprecatedMessage ? `: ${b.deprecatedMessage}` : ''}`,
+    };
   }
   if (a && a.default !== b.default) {
-    return { ...base, status: 'default-changed', note: `default ${JSON.stringify(a.default)} → ${JSON.stringify(b.default)}` };
+    return {
+      ...base,
+      status: 'default-changed',
+      note: `default ${JSON.stringify(a.default)} → ${JSON.stringify(b.default)}`,
+    };
   }
-  return { ...base, status: 'unchanged', note: a ? '' : `not registered at ${from.componentVersion}` };
+  return {
+    ...base,
+    status: 'unchanged',
+    note: a ? '' : `not registered at ${from.componentVersion}`,
+  };
 }
 
 /** One plan per component that has both maps and passed flags, rows in the unit's flag order. */
@@ -108,11 +137,23 @@ export function planUpgrade(input: PlanInput): ComponentPlan[] {
   for (const [component, flags] of Object.entries(input.passed)) {
     const from = input.from[component];
     const to = input.to[component];
-    if (!from || !to) throw new Error(`no flag map for ${component} at ${from ? 'the target' : 'the source'}`);
+    if (!from || !to)
+      throw new Error(`no flag map for ${component} at ${from ? 'the target' : 'the source'}`);
     plans.push({
-      component, fromVersion: from.componentVersion, toVersion: to.componentVersion,
-      rows: flags.map((f) => row(f, from, to)), fields: planFields(input.fields?.[component] ?? [], from, to),
-      ...(from.config && to.config ? { unsetDefaults: unsetDefaultChanges((input.fields?.[component] ?? []).map((f) => f.key), from, to) } : {}),
+      component,
+      fromVersion: from.componentVersion,
+      toVersion: to.componentVersion,
+      rows: flags.map((f) => row(f, from, to)),
+      fields: planFields(input.fields?.[component] ?? [], from, to),
+      ...(from.config && to.config
+        ? {
+            unsetDefaults: unsetDefaultChanges(
+              (input.fields?.[component] ?? []).map((f) => f.key),
+              from,
+              to,
+            ),
+          }
+        : {}),
     });
   }
   return plans;
@@ -121,7 +162,11 @@ export function planUpgrade(input: PlanInput): ComponentPlan[] {
 /** Flags and config fields that stop a component, or drop a setting, at the target. */
 export function blocking(plans: ComponentPlan[]): { component: string; name: string }[] {
   return plans.flatMap((p) => [
-    ...p.rows.filter((r) => BLOCKING.includes(r.status)).map((r) => ({ component: p.component, name: `--${r.flag}` })),
-    ...p.fields.filter((r) => BLOCKING_FIELD.includes(r.status)).map((r) => ({ component: p.component, name: r.key })),
+    ...p.rows
+      .filter((r) => BLOCKING.includes(r.status))
+      .map((r) => ({ component: p.component, name: `--${r.flag}` })),
+    ...p.fields
+      .filter((r) => BLOCKING_FIELD.includes(r.status))
+      .map((r) => ({ component: p.component, name: r.key })),
   ]);
 }

@@ -9,7 +9,10 @@ import { InputError } from '../../lib/errors.ts';
 
 /** The groups an upgrade restarts, in the version-skew order (core/upgrade/order.ts), containerd with the node's. */
 export const UPGRADE_GROUPS: readonly (readonly ComponentName[])[] = [
-  ['etcd'], ['kube-apiserver'], ['kube-controller-manager', 'kube-scheduler'], ['containerd', 'kubelet', 'kube-proxy'],
+  ['etcd'],
+  ['kube-apiserver'],
+  ['kube-controller-manager', 'kube-scheduler'],
+  ['containerd', 'kubelet', 'kube-proxy'],
 ];
 
 /** What a host runs now, per component: etcd's member version ("v3.6.8"), or whether the process is the target's binary. */
@@ -57,9 +60,15 @@ function assign(h: HostInput, ownerOf: StepInput['ownerOf']): Map<ComponentName,
   const out = new Map<ComponentName, FileChange[]>();
   const order = UPGRADE_GROUPS.flat();
   for (const c of h.changes) {
-    const readers = c.readBy.length > 0 ? c.readBy : [ownerOf(c.path)].filter((x): x is ComponentName => x !== undefined);
+    const readers =
+      c.readBy.length > 0
+        ? c.readBy
+        : [ownerOf(c.path)].filter((x): x is ComponentName => x !== undefined);
     const first = order.find((o) => readers.includes(o) && h.components.includes(o));
-    if (!first) throw new Error(`${h.host}: ${c.path} is read by ${readers.join(', ') || 'no component'}, which an upgrade does not restart`);
+    if (!first)
+      throw new Error(
+        `${h.host}: ${c.path} is read by ${readers.join(', ') || 'no component'}, which an upgrade does not restart`,
+      );
     out.set(first, [...(out.get(first) ?? []), c]);
   }
   return out;
@@ -72,7 +81,11 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
   // The path only goes up: a member already past its last version (a re-run with a lower --etcd-to) is refused, not downgraded.
   for (const h of input.hosts) {
     const now = h.running.etcd;
-    if (last && now && /^v\d/.test(now) && cmp(now, last) > 0) throw new InputError('--etcd-to', `etcd member ${h.host} runs ${now}, newer than ${last}: an upgrade does not downgrade etcd; name ${now} or newer`);
+    if (last && now && /^v\d/.test(now) && cmp(now, last) > 0)
+      throw new InputError(
+        '--etcd-to',
+        `etcd member ${h.host} runs ${now}, newer than ${last}: an upgrade does not downgrade etcd; name ${now} or newer`,
+      );
   }
   // etcd: every member through one hop before any member takes the next (one minor at a time).
   for (const v of input.etcdPath) {
@@ -80,9 +93,18 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
       const now = h.running.etcd;
       // Anything but a version etcd reported (stopped, unreadable) counts as behind: the step makes it so.
       const behind = now === undefined || !/^v\d/.test(now) || cmp(now, v) < 0;
-      const files = v === last ? owned.get(h.host)!.get('etcd') ?? [] : input.hopFiles(v).map((f) => ({ ...f, reason: 'hop' as const }));
+      const files =
+        v === last
+          ? (owned.get(h.host)!.get('etcd') ?? [])
+          : input.hopFiles(v).map((f) => ({ ...f, reason: 'hop' as const }));
       if (!behind && (v !== last || files.length === 0)) continue;
-      steps.push({ host: h.host, restart: ['etcd'], files, version: `etcd ${v}`, why: behind ? `runs etcd ${now ?? 'unknown'}` : 'its etcd files differ from the target\'s' });
+      steps.push({
+        host: h.host,
+        restart: ['etcd'],
+        files,
+        version: `etcd ${v}`,
+        why: behind ? `runs etcd ${now ?? 'unknown'}` : "its etcd files differ from the target's",
+      });
     }
   }
   for (const group of UPGRADE_GROUPS.slice(1)) {
@@ -90,10 +112,23 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
       const here = group.filter((c) => h.components.includes(c));
       const files = here.flatMap((c) => owned.get(h.host)!.get(c) ?? []);
       // containerd is not a Kubernetes binary: it restarts only for a file of its own.
-      const restart = here.filter((c) => (owned.get(h.host)!.get(c) ?? []).length > 0 || (c !== 'containerd' && h.running[c] !== 'target'));
+      const restart = here.filter(
+        (c) =>
+          (owned.get(h.host)!.get(c) ?? []).length > 0 ||
+          (c !== 'containerd' && h.running[c] !== 'target'),
+      );
       if (restart.length === 0) continue;
       const old = restart.filter((c) => c !== 'containerd' && h.running[c] !== 'target');
-      steps.push({ host: h.host, restart, files, version: target, why: old.length > 0 ? `${old.join(', ')} not running ${target}` : 'files differ from the target\'s' });
+      steps.push({
+        host: h.host,
+        restart,
+        files,
+        version: target,
+        why:
+          old.length > 0
+            ? `${old.join(', ')} not running ${target}`
+            : "files differ from the target's",
+      });
     }
   }
   return steps;
@@ -102,9 +137,14 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
 /** The dry run's lines: each step with every write and restart it makes. */
 export function formatSteps(steps: UpgradeStep[]): string {
   if (steps.length === 0) return 'nothing to upgrade: every host runs the target\n';
-  return steps.map((s, i) => [
-    `${i + 1}. [${s.host}] ${s.restart.join(' + ')} → ${s.version} (${s.why})`,
-    ...s.files.map((f) => `     write ${f.path} (${f.reason})`),
-    ...s.restart.map((c) => `     systemctl restart ${c}.service, then its gate`),
-  ].join('\n')).join('\n').concat('\n');
+  return steps
+    .map((s, i) =>
+      [
+        `${i + 1}. [${s.host}] ${s.restart.join(' + ')} → ${s.version} (${s.why})`,
+        ...s.files.map((f) => `     write ${f.path} (${f.reason})`),
+        ...s.restart.map((c) => `     systemctl restart ${c}.service, then its gate`),
+      ].join('\n'),
+    )
+    .join('\n')
+    .concat('\n');
 }

@@ -38,8 +38,15 @@ export interface StoredApiRow extends RemovedKind {
 const minor = (v: string) => Number(/^v?1\.(\d+)/.exec(v)?.[1] ?? NaN);
 
 /** The kinds the apiserver serves at `from` and stops serving at `to` (k8s.io/apiserver@v0.37.2/pkg/server/deleted_kinds.go:150, ShouldServeForVersion: removed after the current minor is served, at or before it is not). */
-export function removedBetween(kinds: readonly RemovedKind[], from: string, to: string): RemovedKind[] {
-  return kinds.filter((k) => { const m = minor(k.removed); return m > minor(from) && m <= minor(to); });
+export function removedBetween(
+  kinds: readonly RemovedKind[],
+  from: string,
+  to: string,
+): RemovedKind[] {
+  return kinds.filter((k) => {
+    const m = minor(k.removed);
+    return m > minor(from) && m <= minor(to);
+  });
 }
 
 /**
@@ -56,27 +63,49 @@ export const DISABLED_AT_SOURCE: Readonly<Record<string, Readonly<Record<string,
   },
 };
 
-interface Discovery { resources: { name: string; kind: string }[] }
-interface List { items: { metadata: { name: string; namespace?: string } }[] }
+interface Discovery {
+  resources: { name: string; kind: string }[];
+}
+interface List {
+  items: { metadata: { name: string; namespace?: string } }[];
+}
 
 /** One row per removed kind: its group/version's discovery, then every object listed at it. */
-export async function storedInRemoved(creds: KubeCreds, kinds: readonly RemovedKind[], from: string): Promise<StoredApiRow[]> {
+export async function storedInRemoved(
+  creds: KubeCreds,
+  kinds: readonly RemovedKind[],
+  from: string,
+): Promise<StoredApiRow[]> {
   const rows: StoredApiRow[] = [];
   for (const k of kinds) {
     const gv = `${k.group}/${k.version}`;
     const base = k.group === '' ? `/api/${k.version}` : `/apis/${gv}`;
     const d = await kubeJson<Discovery>(creds, 'GET', base, { allow: [404] });
-    const res = d.status === 404 ? undefined : d.json.resources.find((r) => r.kind === k.kind && !r.name.includes('/'));
+    const res =
+      d.status === 404
+        ? undefined
+        : d.json.resources.find((r) => r.kind === k.kind && !r.name.includes('/'));
     if (!res) {
       const off = DISABLED_AT_SOURCE[from]?.[gv];
       const gone = k.gone ? ` (${k.gone}: no APILifecycleRemoved() marks it)` : '';
-      rows.push({ ...k, resource: null, served: false, objects: [], note: `${gv} ${k.kind} is not served by this cluster${off ? ` (off by default at ${from}, ${off}; only --runtime-config turns it on)` : ''}: no object is reached through it${gone}` });
+      rows.push({
+        ...k,
+        resource: null,
+        served: false,
+        objects: [],
+        note: `${gv} ${k.kind} is not served by this cluster${off ? ` (off by default at ${from}, ${off}; only --runtime-config turns it on)` : ''}: no object is reached through it${gone}`,
+      });
       continue;
     }
     const items = (await kubeJson<List>(creds, 'GET', `${base}/${res.name}`)).json.items;
-    const objects = items.map((i) => (i.metadata.namespace ? `${i.metadata.namespace}/${i.metadata.name}` : i.metadata.name));
+    const objects = items.map((i) =>
+      i.metadata.namespace ? `${i.metadata.namespace}/${i.metadata.name}` : i.metadata.name,
+    );
     rows.push({
-      ...k, resource: res.name, served: true, objects,
+      ...k,
+      resource: res.name,
+      served: true,
+      objects,
       note: `${objects.length ? `${objects.length} object(s) reached through ${gv}: clients and manifests using it get 404 once the apiserver is ${k.removed}; move them to a served version first` : 'served, no objects'}${k.gone ? ` (${k.gone}: no APILifecycleRemoved() marks it)` : ''}`,
     });
   }

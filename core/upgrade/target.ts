@@ -2,7 +2,11 @@
 // Kubernetes' version-skew policy allows no skipped minor for control-plane components.
 import { InputError } from '../../lib/errors.ts';
 
-interface Semver { major: number; minor: number; patch: number }
+interface Semver {
+  major: number;
+  minor: number;
+  patch: number;
+}
 
 function parse(field: string, v: string): Semver {
   const m = /^v(\d+)\.(\d+)\.(\d+)$/.exec(v);
@@ -15,15 +19,30 @@ export function checkTarget(pin: string, to: string, mapped: readonly string[]):
   const a = parse('cluster.kubernetesVersion', pin);
   const b = parse('--to', to);
   const cmp = a.major - b.major || a.minor - b.minor || a.patch - b.patch;
-  if (cmp > 0) throw new InputError('--to', `${to} is older than the cluster's ${pin}: a downgrade is not planned`);
-  if (cmp === 0) throw new InputError('--to', `${to} is the cluster's version already; name a newer one`);
+  if (cmp > 0)
+    throw new InputError(
+      '--to',
+      `${to} is older than the cluster's ${pin}: a downgrade is not planned`,
+    );
+  if (cmp === 0)
+    throw new InputError('--to', `${to} is the cluster's version already; name a newer one`);
   if (b.major !== a.major || b.minor > a.minor + 1) {
-    throw new InputError('--to', `${to} skips a minor version from ${pin}; upgrade to v${a.major}.${a.minor + 1}.x first`);
+    throw new InputError(
+      '--to',
+      `${to} skips a minor version from ${pin}; upgrade to v${a.major}.${a.minor + 1}.x first`,
+    );
   }
   if (!mapped.includes(to)) {
-    throw new InputError('--to', `no flag map for ${to} (have: ${mapped.join(', ') || 'none'}); run "hardwire flags --version ${to} --regenerate"`);
+    throw new InputError(
+      '--to',
+      `no flag map for ${to} (have: ${mapped.join(', ') || 'none'}); run "hardwire flags --version ${to} --regenerate"`,
+    );
   }
-  if (!mapped.includes(pin)) throw new InputError('cluster.kubernetesVersion', `no flag map for ${pin} (have: ${mapped.join(', ')})`);
+  if (!mapped.includes(pin))
+    throw new InputError(
+      'cluster.kubernetesVersion',
+      `no flag map for ${pin} (have: ${mapped.join(', ')})`,
+    );
 }
 
 /**

@@ -20,27 +20,32 @@ const DERIVED: Record<string, Record<string, string>> = {
     name: 'it is hosts[].name',
     'initial-cluster': 'it lists every etcd host from hosts[]',
     'initial-cluster-token': 'it derives from cluster.name',
-    'listen-client-urls': 'it derives from hosts[].address (the etcd serving certificate holds that address)',
-    'advertise-client-urls': 'it derives from hosts[].address (the etcd serving certificate holds that address)',
-    'listen-peer-urls': 'it derives from hosts[].address (the etcd peer certificate holds that address)',
-    'initial-advertise-peer-urls': 'it derives from hosts[].address (the etcd peer certificate holds that address)',
-    'data-dir': 'hardwire\'s snapshots and restores use /var/lib/etcd',
+    'listen-client-urls':
+      'it derives from hosts[].address (the etcd serving certificate holds that address)',
+    'advertise-client-urls':
+      'it derives from hosts[].address (the etcd serving certificate holds that address)',
+    'listen-peer-urls':
+      'it derives from hosts[].address (the etcd peer certificate holds that address)',
+    'initial-advertise-peer-urls':
+      'it derives from hosts[].address (the etcd peer certificate holds that address)',
+    'data-dir': "hardwire's snapshots and restores use /var/lib/etcd",
   },
   'kube-apiserver': {
     'advertise-address': 'it is hosts[].address (the serving certificate holds that address)',
     'etcd-servers': 'it lists every etcd host from hosts[]',
     'secure-port': `hardwire's kubeconfigs and gates reach kube-apiserver on ${APISERVER_PORT}`,
-    'service-cluster-ip-range': 'set cluster.serviceCIDR instead (the serving certificate holds its first IP)',
+    'service-cluster-ip-range':
+      'set cluster.serviceCIDR instead (the serving certificate holds its first IP)',
   },
   'kube-controller-manager': {
     'cluster-cidr': 'set cluster.podCIDR instead',
     'cluster-name': 'set cluster.name instead',
-    'service-cluster-ip-range': 'set cluster.serviceCIDR instead (it must match kube-apiserver\'s)',
+    'service-cluster-ip-range': "set cluster.serviceCIDR instead (it must match kube-apiserver's)",
   },
   kubelet: {
     'node-ip': 'it is hosts[].address (the kubelet serving certificate holds that address)',
-    'hostname-override': 'it is hosts[].name (the node\'s certificates are for system:node:<name>)',
-    kubeconfig: 'it is the node\'s own identity from the certificate table',
+    'hostname-override': "it is hosts[].name (the node's certificates are for system:node:<name>)",
+    kubeconfig: "it is the node's own identity from the certificate table",
     config: 'hardwire renders the KubeletConfiguration it points at',
   },
   'kube-proxy': {
@@ -57,19 +62,38 @@ function hasFlagMap(component: string, version: string): boolean {
   return existsSync(join(dataDir(version), `${component}.json`));
 }
 
-export function checkExtraArgs(extraArgs: Record<string, Record<string, string> | undefined>, kubernetesVersion: string): void {
+export function checkExtraArgs(
+  extraArgs: Record<string, Record<string, string> | undefined>,
+  kubernetesVersion: string,
+): void {
   for (const [component, flags] of Object.entries(extraArgs)) {
     const mapped = hasFlagMap(component, kubernetesVersion);
     for (const [flag, value] of Object.entries(flags ?? {})) {
       const field = `cluster.extraArgs.${component}.${flag}`;
       const derived = DERIVED[component]?.[flag];
-      if (derived) throw new InputError(field, `hardwire sets --${flag} itself: ${derived}; remove it from extraArgs`);
-      if (EXITS.has(flag)) throw new InputError(field, `--${flag} makes ${component} print and exit instead of running; remove it from extraArgs`);
-      if (UNIT_UNSAFE.test(value)) throw new InputError(field, `${JSON.stringify(value)} contains a newline, control character or backslash, which a systemd unit's ExecStart cannot carry safely`);
+      if (derived)
+        throw new InputError(
+          field,
+          `hardwire sets --${flag} itself: ${derived}; remove it from extraArgs`,
+        );
+      if (EXITS.has(flag))
+        throw new InputError(
+          field,
+          `--${flag} makes ${component} print and exit instead of running; remove it from extraArgs`,
+        );
+      if (UNIT_UNSAFE.test(value))
+        throw new InputError(
+          field,
+          `${JSON.stringify(value)} contains a newline, control character or backslash, which a systemd unit's ExecStart cannot carry safely`,
+        );
       if (!mapped) continue;
       const entry = findFlag(component, flag, kubernetesVersion);
       // Same wording as render/citations.ts, which checks the rendered units once more.
-      if (!entry) throw new InputError(field, `${component} (Kubernetes ${kubernetesVersion}) registers no flag --${flag}; see "hardwire flags ${component}"`);
+      if (!entry)
+        throw new InputError(
+          field,
+          `${component} (Kubernetes ${kubernetesVersion}) registers no flag --${flag}; see "hardwire flags ${component}"`,
+        );
       const problem = flagValueProblem(entry.type, value);
       if (problem) throw new InputError(field, `${problem}; ${component} would refuse it at start`);
     }

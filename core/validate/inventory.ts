@@ -10,14 +10,20 @@ import { checkExtraArgs } from './extra-args.ts';
 /** hardwire can only hand out versions it has a row for (components/binaries/catalog.ts versionsFor). */
 function checkKubernetesVersion(version: string): void {
   if (VERSION_TABLE.some((r) => r.kubernetes === version)) return;
-  throw new InputError('cluster.kubernetesVersion', `${version} has no row in hardwire's version table (components/binaries/catalog.ts); use one of ${VERSION_TABLE.map((r) => r.kubernetes).join(', ')}`);
+  throw new InputError(
+    'cluster.kubernetesVersion',
+    `${version} has no row in hardwire's version table (components/binaries/catalog.ts); use one of ${VERSION_TABLE.map((r) => r.kubernetes).join(', ')}`,
+  );
 }
 
 /** extraArgs keys are components the registry has. */
 function checkComponentNames(extraArgs: Record<string, unknown>): void {
   for (const name of Object.keys(extraArgs)) {
     if (!(COMPONENT_NAMES as readonly string[]).includes(name)) {
-      throw new InputError(`cluster.extraArgs.${name}`, `unknown component; valid names are ${COMPONENT_NAMES.join(', ')}`);
+      throw new InputError(
+        `cluster.extraArgs.${name}`,
+        `unknown component; valid names are ${COMPONENT_NAMES.join(', ')}`,
+      );
     }
   }
 }

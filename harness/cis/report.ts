@@ -7,12 +7,45 @@ export type Status = 'PASS' | 'FAIL' | 'WARN' | 'INFO';
 export const STATUSES: readonly Status[] = ['PASS', 'FAIL', 'WARN', 'INFO'];
 
 /** The fields of kube-bench's JSON that hardwire reads (names as kube-bench writes them). */
-interface RawCheck { test_number: string; test_desc: string; status: Status; scored: boolean; remediation?: string; actual_value?: string; expected_result?: string; reason?: string; audit?: string; audit_config?: string }
-interface RawGroup { section: string; desc: string; results: RawCheck[] | null }
-interface RawControls { id: string; version: string; text: string; node_type: string; tests: RawGroup[] | null; total_pass: number; total_fail: number; total_warn: number; total_info: number }
-export interface RawReport { Controls: RawControls[]; Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number } }
+interface RawCheck {
+  test_number: string;
+  test_desc: string;
+  status: Status;
+  scored: boolean;
+  remediation?: string;
+  actual_value?: string;
+  expected_result?: string;
+  reason?: string;
+  audit?: string;
+  audit_config?: string;
+}
+interface RawGroup {
+  section: string;
+  desc: string;
+  results: RawCheck[] | null;
+}
+interface RawControls {
+  id: string;
+  version: string;
+  text: string;
+  node_type: string;
+  tests: RawGroup[] | null;
+  total_pass: number;
+  total_fail: number;
+  total_warn: number;
+  total_info: number;
+}
+export interface RawReport {
+  Controls: RawControls[];
+  Totals: { total_pass: number; total_fail: number; total_warn: number; total_info: number };
+}
 
-export interface Counts { PASS: number; FAIL: number; WARN: number; INFO: number }
+export interface Counts {
+  PASS: number;
+  FAIL: number;
+  WARN: number;
+  INFO: number;
+}
 
 export interface CheckResult {
   id: string;
@@ -47,16 +80,26 @@ export interface HostReport {
 export const zero = (): Counts => ({ PASS: 0, FAIL: 0, WARN: 0, INFO: 0 });
 
 export function add(a: Counts, b: Counts): Counts {
-  return { PASS: a.PASS + b.PASS, FAIL: a.FAIL + b.FAIL, WARN: a.WARN + b.WARN, INFO: a.INFO + b.INFO };
+  return {
+    PASS: a.PASS + b.PASS,
+    FAIL: a.FAIL + b.FAIL,
+    WARN: a.WARN + b.WARN,
+    INFO: a.INFO + b.INFO,
+  };
 }
 
 /** kube-bench's stdout as JSON, or a StepError naming what was wrong with it. */
 export function parseReport(stdout: string, host: string): RawReport {
   // kube-bench prints the document on one line; anything else on stdout would be a warning.
   const line = stdout.split('\n').find((l) => l.startsWith('{"Controls"'));
-  if (!line) throw new StepError('cis', 'kube-bench printed no JSON report', { host, detail: stdout.split('\n').slice(-8) });
+  if (!line)
+    throw new StepError('cis', 'kube-bench printed no JSON report', {
+      host,
+      detail: stdout.split('\n').slice(-8),
+    });
   const doc = JSON.parse(line) as RawReport;
-  if (!Array.isArray(doc.Controls) || typeof doc.Totals?.total_pass !== 'number') throw new StepError('cis', 'kube-bench\'s JSON has no Controls or Totals', { host });
+  if (!Array.isArray(doc.Controls) || typeof doc.Totals?.total_pass !== 'number')
+    throw new StepError('cis', "kube-bench's JSON has no Controls or Totals", { host });
   return doc;
 }
 
@@ -66,8 +109,14 @@ export function parseReport(stdout: string, host: string): RawReport {
  */
 export function redactKeys(text: string): string {
   return text
-    .replace(/-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '<a private key: redacted by hardwire>')
-    .replace(/^(\s*)(client-key-data|token|password):.*$/gm, '$1<a client key or token: redacted by hardwire>');
+    .replace(
+      /-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g,
+      '<a private key: redacted by hardwire>',
+    )
+    .replace(
+      /^(\s*)(client-key-data|token|password):.*$/gm,
+      '$1<a client key or token: redacted by hardwire>',
+    );
 }
 
 /** Absolute paths in an audit command (`stat -c %a /var/lib/kubelet/config.yaml`), each once. */
@@ -75,7 +124,10 @@ export function auditPaths(audit: string): string[] {
   return [...new Set(audit.match(/\/(?:etc|var|run|lib|usr|opt|root)\/[^\s'";|)&]+/g) ?? [])];
 }
 
-export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>): HostReport {
+export function summarize(
+  raw: RawReport,
+  meta: Pick<HostReport, 'host' | 'roles' | 'targets' | 'skipped' | 'seconds'>,
+): HostReport {
   const checks: CheckResult[] = [];
   const byTarget: Record<string, Counts> = {};
   for (const c of raw.Controls) {
@@ -84,8 +136,14 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
       for (const r of g.results ?? []) {
         counts[r.status] += 1;
         checks.push({
-          id: r.test_number, target: c.node_type, text: r.test_desc, status: r.status, scored: r.scored,
-          remediation: (r.remediation ?? '').trim(), actual: redactKeys((r.actual_value ?? '').trim()), reason: redactKeys((r.reason ?? '').trim()),
+          id: r.test_number,
+          target: c.node_type,
+          text: r.test_desc,
+          status: r.status,
+          scored: r.scored,
+          remediation: (r.remediation ?? '').trim(),
+          actual: redactKeys((r.actual_value ?? '').trim()),
+          reason: redactKeys((r.reason ?? '').trim()),
           paths: auditPaths(`${r.audit ?? ''} ${r.audit_config ?? ''}`),
         });
       }
@@ -93,7 +151,9 @@ export function summarize(raw: RawReport, meta: Pick<HostReport, 'host' | 'roles
   }
   const t = raw.Totals;
   return {
-    ...meta, byTarget, checks,
+    ...meta,
+    byTarget,
+    checks,
     totals: { PASS: t.total_pass, FAIL: t.total_fail, WARN: t.total_warn, INFO: t.total_info },
     counted: Object.values(byTarget).reduce(add, zero()),
   };

@@ -9,7 +9,12 @@ export const HARDWIRE_LAB = 'compare-hardwire';
 export const HARDWIRE_LAB_SHAPE = { hosts: 2, workers: true, dedicatedWorkers: 1 } as const;
 
 /** The lab removed and brought up again (bare: nothing installed); its inventory file. With `live` false it must already be up. */
-export async function hardwireLab(name: string, stateDir: string | undefined, log: Logger, live: boolean): Promise<string> {
+export async function hardwireLab(
+  name: string,
+  stateDir: string | undefined,
+  log: Logger,
+  live: boolean,
+): Promise<string> {
   const lab = await import('../lab/index.ts');
   const o = { name, ...(stateDir ? { stateDir } : {}), log };
   if (!live) return (await lab.labStatus(o)).inventory;
@@ -17,7 +22,11 @@ export async function hardwireLab(name: string, stateDir: string | undefined, lo
   return (await lab.labUp({ ...o, ...HARDWIRE_LAB_SHAPE })).inventory;
 }
 
-export async function hardwireLabDown(name: string, stateDir: string | undefined, log: Logger): Promise<void> {
+export async function hardwireLabDown(
+  name: string,
+  stateDir: string | undefined,
+  log: Logger,
+): Promise<void> {
   const lab = await import('../lab/index.ts');
   await lab.labDown({ name, ...(stateDir ? { stateDir } : {}), log });
 }

@@ -21,23 +21,36 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
     const odd = collected.includes(p) && f.class !== 'same' ? ' class="d"' : '';
     return `<td${odd}${title}>${v === null ? '<span class="absent">—</span>' : wrapAt(v)}</td>`;
   }).join('');
-  const reg = f.registeredAt ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url) : '';
-  const reads = f.consumedAt.map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url)).join('<br>');
-  const reasons = f.reasons.map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`).join('');
-  const def = f.class === 'partial' && f.default !== undefined ? `<div class="def">default ${esc(f.default || '""')}</div>` : '';
+  const reg = f.registeredAt
+    ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url)
+    : '';
+  const reads = f.consumedAt
+    .map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url))
+    .join('<br>');
+  const reasons = f.reasons
+    .map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`)
+    .join('');
+  const def =
+    f.class === 'partial' && f.default !== undefined
+      ? `<div class="def">default ${esc(f.default || '""')}</div>`
+      : '';
   return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(provenLiveText(f.provenLive))}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
   const c = row.planes[p];
   if (!c) return '<td class="absent">unmatched</td>';
-  const hi = (field: string, text: string) => `<div${row.differs.includes(field) ? ' class="d"' : ''}>${text}</div>`;
+  const hi = (field: string, text: string) =>
+    `<div${row.differs.includes(field) ? ' class="d"' : ''}>${text}</div>`;
   return `<td title="${esc(c.path)}">${[
     hi('subject', esc(c.subject)),
     hi('sans', `SAN ${esc(c.sans.join(' ') || '-')}`),
     hi('keyUsage', `KU ${esc(c.keyUsage.join(', ') || '-')}`),
     hi('extKeyUsage', `EKU ${esc(c.extKeyUsage.join(', ') || '-')}`),
-    hi('validityDays', `${esc(c.notBefore.slice(0, 10))} → ${esc(c.notAfter.slice(0, 10))} (${c.validityDays} d)`),
+    hi(
+      'validityDays',
+      `${esc(c.notBefore.slice(0, 10))} → ${esc(c.notAfter.slice(0, 10))} (${c.validityDays} d)`,
+    ),
     hi('keyAlgorithm', esc(c.keyAlgorithm)),
     hi('issuer', `issuer ${esc(c.issuer)}`),
     ...(c.server ? [hi('server', `server ${esc(c.server)}`)] : []),
@@ -81,11 +94,29 @@ export function html(r: CompareReport): string {
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>
 ${r.certs.map((row) => `<tr class="${row.differs.length || row.matched === 'some' ? 'differs' : 'same'}" data-role="${esc(row.role)}"><td>${esc(row.role)}</td><td>${esc(row.differs.join(', '))}${row.matched === 'some' ? ' (unmatched)' : ''}</td>${PLANES.map((p) => certCell(row, p)).join('')}</tr>`).join('\n')}</tbody></table>`;
   const procs = PLANES.map((p) => {
-    if (!r.planes[p].collected) return `<section class="proc" data-plane="${p}"><h3>${p}</h3><p class="no">not collected: ${esc(r.planes[p].why)}</p></section>`;
-    return `<section class="proc" data-plane="${p}"><h3>${p}</h3><table class="sortable"><thead><tr><th>process</th><th>kind</th><th>parent</th><th>pid / state</th><th>details</th><th>source</th></tr></thead><tbody>${r.processes[p].map((pr) =>
-      `<tr><td>${esc(pr.name)}</td><td>${pr.kind}</td><td>${esc(pr.parent)}</td><td>${pr.pid ?? ''} ${esc(pr.state ?? '')}</td><td>${Object.entries(pr.details).filter(([, v]) => v).map(([k, v]) => `${esc(k)}: ${esc(v)}`).join('<br>')}</td><td>${pr.citation ? link(pr.citation.text, pr.citation.url) : esc(pr.source)}</td></tr>`).join('')}</tbody></table></section>`;
+    if (!r.planes[p].collected)
+      return `<section class="proc" data-plane="${p}"><h3>${p}</h3><p class="no">not collected: ${esc(r.planes[p].why)}</p></section>`;
+    return `<section class="proc" data-plane="${p}"><h3>${p}</h3><table class="sortable"><thead><tr><th>process</th><th>kind</th><th>parent</th><th>pid / state</th><th>details</th><th>source</th></tr></thead><tbody>${r.processes[
+      p
+    ]
+      .map(
+        (pr) =>
+          `<tr><td>${esc(pr.name)}</td><td>${pr.kind}</td><td>${esc(pr.parent)}</td><td>${pr.pid ?? ''} ${esc(pr.state ?? '')}</td><td>${Object.entries(
+            pr.details,
+          )
+            .filter(([, v]) => v)
+            .map(([k, v]) => `${esc(k)}: ${esc(v)}`)
+            .join(
+              '<br>',
+            )}</td><td>${pr.citation ? link(pr.citation.text, pr.citation.url) : esc(pr.source)}</td></tr>`,
+      )
+      .join('')}</tbody></table></section>`;
   }).join('\n');
-  return htmlPage({ title: `hardwire compare ${r.kubernetesVersion}`, style: STYLE, script: SCRIPT, body: `<h1>hardwire vs kubeadm vs k0s at Kubernetes ${esc(r.kubernetesVersion)}</h1>
+  return htmlPage({
+    title: `hardwire compare ${r.kubernetesVersion}`,
+    style: STYLE,
+    script: SCRIPT,
+    body: `<h1>hardwire vs kubeadm vs k0s at Kubernetes ${esc(r.kubernetesVersion)}</h1>
 <p>Every plane: cluster <code>${esc(r.params.clusterName)}</code>, node <code>${esc(r.params.nodeName)}</code>, advertise address ${esc(r.params.advertiseAddress)}, service CIDR ${esc(r.params.serviceCIDR)} (first IP ${esc(r.params.firstServiceIp)}), pod CIDR ${esc(r.params.podCIDR)}, DNS domain ${esc(r.params.dnsDomain)}. Generated ${esc(r.generatedAt)}.</p>
 <h2>Planes</h2><table class="planes" id="planes"><tbody>${planes}</tbody></table>
 ${r.notes.map((n) => `<p class="def">${esc(n)}</p>`).join('')}
@@ -104,5 +135,6 @@ ${procHtml(r.nodeProcs)}
 ${cisHtml(r)}
 ${nodeCisHtml(r.nodeCis)}
 ${upgradeHtml(r.upgrade)}
-${k0sHtml(r)}` });
+${k0sHtml(r)}`,
+  });
 }

@@ -37,8 +37,16 @@ export interface CompareOptions {
 export function pickHost(inv: Inventory, name?: string): Host {
   if (name) {
     const h = inv.hosts.find((x) => x.name === name);
-    if (!h) throw new InputError('--host', `no host "${name}" in ${inv.file}; hosts are ${inv.hosts.map((x) => x.name).join(', ')}`);
-    if (!h.isControlPlane || !h.isEtcd) throw new InputError('--host', `${name} must have both the etcd and control-plane roles to compare all four components`);
+    if (!h)
+      throw new InputError(
+        '--host',
+        `no host "${name}" in ${inv.file}; hosts are ${inv.hosts.map((x) => x.name).join(', ')}`,
+      );
+    if (!h.isControlPlane || !h.isEtcd)
+      throw new InputError(
+        '--host',
+        `${name} must have both the etcd and control-plane roles to compare all four components`,
+      );
     return h;
   }
   const h = inv.hosts.find((x) => x.isControlPlane && x.isEtcd);
@@ -66,15 +74,32 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
 export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
   return [
     hardwireCollector({ host, live: opts.live, ...(opts.wire ? { wire: opts.wire } : {}) }),
-    kubeadmCollector({ lab: opts.kubeadmLab, keep: opts.keepLabs, workers: 1, ...(opts.upgrade ? { upgrade: opts.upgrade } : {}) }),
-    k0sCollector({ ...(opts.k0sBinary ? { binary: opts.k0sBinary } : {}), lab: opts.k0sLab, keep: opts.keepLabs }),
+    kubeadmCollector({
+      lab: opts.kubeadmLab,
+      keep: opts.keepLabs,
+      workers: 1,
+      ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
+    }),
+    k0sCollector({
+      ...(opts.k0sBinary ? { binary: opts.k0sBinary } : {}),
+      lab: opts.k0sLab,
+      keep: opts.keepLabs,
+    }),
   ];
 }
 
 export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
   const host = pickHost(opts.inv, opts.host);
   const params = clusterParams(opts.inv, host);
-  const ctx = { inv: opts.inv, params, stateDir: opts.stateDir, log: opts.log, cis: opts.cis, acceptNewHostKeys: opts.acceptNewHostKeys === true, gateTimeoutMs: opts.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS };
+  const ctx = {
+    inv: opts.inv,
+    params,
+    stateDir: opts.stateDir,
+    log: opts.log,
+    cis: opts.cis,
+    acceptNewHostKeys: opts.acceptNewHostKeys === true,
+    gateTimeoutMs: opts.gateTimeoutMs ?? DEFAULT_GATE_TIMEOUT_MS,
+  };
   const planes = {} as Record<PlaneName, PlaneData>;
   // One plane at a time: each kubeadm/k0s run boots its own lab host on a small machine.
   for (const c of collectors(opts, host)) {
@@ -86,7 +111,10 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
       if (err instanceof InputError) throw err;
       const msg = err instanceof Error ? err.message : String(err);
       const detail = (err as { detail?: string[] }).detail ?? [];
-      planes[c.plane] = emptyPlane(c.plane, `${c.plane} collection failed: ${msg}${detail.length ? ` (${detail.slice(-3).join(' | ')})` : ''}`);
+      planes[c.plane] = emptyPlane(
+        c.plane,
+        `${c.plane} collection failed: ${msg}${detail.length ? ` (${detail.slice(-3).join(' | ')})` : ''}`,
+      );
     }
     const p = planes[c.plane];
     p.collectMs = Math.round(performance.now() - t0);
@@ -94,6 +122,14 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
   }
   for (const p of PLANES) planes[p] ??= emptyPlane(p, 'no collector');
   const report = buildReport(params, planes);
-  if (opts.upgrade) report.upgrade = await upgradeSection(opts.inv, opts.stateDir, opts.upgrade, opts.live, planes.kubeadm, opts.log);
+  if (opts.upgrade)
+    report.upgrade = await upgradeSection(
+      opts.inv,
+      opts.stateDir,
+      opts.upgrade,
+      opts.live,
+      planes.kubeadm,
+      opts.log,
+    );
   return report;
 }

@@ -9,14 +9,26 @@ const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 export function workerFacts(w: Worker): [string, string][] {
   return [
-    ['controller', `${w.controller.host} (${w.controller.address}), --disable-components=${w.controller.disabled.join(',')}`],
+    [
+      'controller',
+      `${w.controller.host} (${w.controller.address}), --disable-components=${w.controller.disabled.join(',')}`,
+    ],
     ['worker', `${w.node} (${w.address}), Pod range ${w.podRange}`],
     ['joined with', w.install.join(' ')],
     ['Node Ready', `${(w.readyMs / 1000).toFixed(1)} s after systemctl start ${w.tree.unit}`],
-    ['first Pod Running', `${w.pod.name} (${w.pod.image}) on ${w.pod.node}, ${w.pod.ip}, ${(w.podMs / 1000).toFixed(1)} s after the start`],
-    ['kube-proxy and CoreDNS', w.addons.map((a) => `${a.name} ${a.phase}${a.ready ? ' ready' : ''} (${a.image})`).join('; ')],
+    [
+      'first Pod Running',
+      `${w.pod.name} (${w.pod.image}) on ${w.pod.node}, ${w.pod.ip}, ${(w.podMs / 1000).toFixed(1)} s after the start`,
+    ],
+    [
+      'kube-proxy and CoreDNS',
+      w.addons.map((a) => `${a.name} ${a.phase}${a.ready ? ' ready' : ''} (${a.image})`).join('; '),
+    ],
     ['images in containerd', w.images.join(', ')],
-    ['pulled from a registry', w.pulls.length === 0 ? 'nothing (no PullImage in containerd\'s log)' : w.pulls.join(' / ')],
+    [
+      'pulled from a registry',
+      w.pulls.length === 0 ? "nothing (no PullImage in containerd's log)" : w.pulls.join(' / '),
+    ],
   ];
 }
 
@@ -32,8 +44,20 @@ export function treeRows(w: Worker): string[][] {
 
 export function workerMarkdown(w: Worker | undefined): string[] {
   if (!w) return [];
-  const out = ['### The k0s worker', '', '| | |', '|---|---|', ...workerFacts(w).map(([k, v]) => `| ${k} | ${md(v)} |`), ''];
-  out.push(`Its process tree (${w.tree.unit}, main PID ${w.tree.mainPid}, and each containerd shim), from /proc:`, '', '| pid | ppid | argv |', '|---|---|---|');
+  const out = [
+    '### The k0s worker',
+    '',
+    '| | |',
+    '|---|---|',
+    ...workerFacts(w).map(([k, v]) => `| ${k} | ${md(v)} |`),
+    '',
+  ];
+  out.push(
+    `Its process tree (${w.tree.unit}, main PID ${w.tree.mainPid}, and each containerd shim), from /proc:`,
+    '',
+    '| pid | ppid | argv |',
+    '|---|---|---|',
+  );
   for (const r of treeRows(w)) out.push(`| ${r[0]} | ${r[1]} | \`${md(r[2]!)}\` |`);
   out.push('');
   return out;
@@ -41,8 +65,12 @@ export function workerMarkdown(w: Worker | undefined): string[] {
 
 export function workerHtml(w: Worker | undefined): string {
   if (!w) return '';
-  const rows = workerFacts(w).map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('');
-  const tree = treeRows(w).map((r) => `<tr><td>${r[0]}</td><td>${r[1]}</td><td><pre>${esc(r[2]!)}</pre></td></tr>`).join('');
+  const rows = workerFacts(w)
+    .map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`)
+    .join('');
+  const tree = treeRows(w)
+    .map((r) => `<tr><td>${r[0]}</td><td>${r[1]}</td><td><pre>${esc(r[2]!)}</pre></td></tr>`)
+    .join('');
   return `<h3>The k0s worker</h3><table id="k0s-worker"><tbody>${rows}</tbody></table>
 <table class="sortable" id="k0s-worker-tree"><thead><tr><th>pid</th><th>ppid</th><th>argv</th></tr></thead><tbody>${tree}</tbody></table>`;
 }

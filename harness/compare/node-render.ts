@@ -1,6 +1,11 @@
 // The node section (node-section.ts) as terminal lines, Markdown and HTML, from the same rows.
 import { PLANES } from '../planes/plane-names.ts';
-import { NODE_COMPONENTS, type NodeComponent, type NodeRow, type NodeSection } from '../planes/node-types.ts';
+import {
+  NODE_COMPONENTS,
+  type NodeComponent,
+  type NodeRow,
+  type NodeSection,
+} from '../planes/node-types.ts';
 import { nodeCell } from './node-section.ts';
 import { esc, link, wrapAt } from '../../lib/html.ts';
 
@@ -9,7 +14,10 @@ const ref = (s: Site) => `${s.file.split('/').pop()}:${s.line}`;
 const label = (row: NodeRow) => (row.kind === 'flag' ? `--${row.name}` : row.name);
 const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
-function tables(s: NodeSection, c: NodeComponent): { kind: NodeRow['kind']; title: string; rows: NodeRow[] }[] {
+function tables(
+  s: NodeSection,
+  c: NodeComponent,
+): { kind: NodeRow['kind']; title: string; rows: NodeRow[] }[] {
   return [
     { kind: 'flag', title: `${c} flags`, rows: s.components[c].flags },
     { kind: 'field', title: `${c} config fields`, rows: s.components[c].fields },
@@ -24,24 +32,49 @@ export function nodeSummary(s: NodeSection): string[] {
   const out = ['', `node (kubelet, kube-proxy), worker per plane: ${planesLine(s)}`];
   for (const c of NODE_COMPONENTS) {
     const comp = s.components[c];
-    out.push(`${c}: ${comp.flags.length} flags and ${comp.fields.length} config fields; ${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only on some workers`);
+    out.push(
+      `${c}: ${comp.flags.length} flags and ${comp.fields.length} config fields; ${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only on some workers`,
+    );
     for (const r of [...comp.flags, ...comp.fields].filter((x) => x.class === 'differs')) {
-      out.push(`  ≠ ${label(r)}: ${PLANES.filter((p) => !s.planes[p].none).map((p) => `${p}=${r.values[p] ?? '—'}`).join('  ')}`);
+      out.push(
+        `  ≠ ${label(r)}: ${PLANES.filter((p) => !s.planes[p].none)
+          .map((p) => `${p}=${r.values[p] ?? '—'}`)
+          .join('  ')}`,
+      );
     }
   }
   return out;
 }
 
 export function nodeMarkdown(s: NodeSection): string[] {
-  const out = ['## The node: kubelet and kube-proxy', '', `Worker read on each plane: ${md(planesLine(s))}.`, ''];
+  const out = [
+    '## The node: kubelet and kube-proxy',
+    '',
+    `Worker read on each plane: ${md(planesLine(s))}.`,
+    '',
+  ];
   for (const c of NODE_COMPONENTS) {
     const src = s.components[c].sources;
-    out.push(`### ${c}`, '', `Read from: ${Object.entries(src).map(([p, x]) => `${p}: ${x.argv}${x.config ? `, ${x.config}` : ''}`).join('; ') || 'no plane runs it'}`, '');
+    out.push(
+      `### ${c}`,
+      '',
+      `Read from: ${
+        Object.entries(src)
+          .map(([p, x]) => `${p}: ${x.argv}${x.config ? `, ${x.config}` : ''}`)
+          .join('; ') || 'no plane runs it'
+      }`,
+      '',
+    );
     for (const t of tables(s, c)) {
-      out.push(`| ${t.kind === 'flag' ? 'flag' : 'config field'} | ${PLANES.join(' | ')} | class | reason | ${t.kind === 'flag' ? 'registered' : 'declared'} at | read at |`, `|${'---|'.repeat(PLANES.length + 5)}`);
+      out.push(
+        `| ${t.kind === 'flag' ? 'flag' : 'config field'} | ${PLANES.join(' | ')} | class | reason | ${t.kind === 'flag' ? 'registered' : 'declared'} at | read at |`,
+        `|${'---|'.repeat(PLANES.length + 5)}`,
+      );
       for (const r of t.rows) {
         const cells = PLANES.map((p) => md(nodeCell(s, r, p).text));
-        out.push(`| ${label(r)} | ${cells.join(' | ')} | ${r.class} | ${md(r.reasons.map((x) => `${x.plane}: ${x.text}`).join('; '))} | ${r.registeredAt ? `[${ref(r.registeredAt)}](${r.registeredAt.url})` : ''} | ${r.consumedAt.map((x) => `[${ref(x)}](${x.url})`).join(' ')} |`);
+        out.push(
+          `| ${label(r)} | ${cells.join(' | ')} | ${r.class} | ${md(r.reasons.map((x) => `${x.plane}: ${x.text}`).join('; '))} | ${r.registeredAt ? `[${ref(r.registeredAt)}](${r.registeredAt.url})` : ''} | ${r.consumedAt.map((x) => `[${ref(x)}](${x.url})`).join(' ')} |`,
+        );
       }
       out.push('');
     }
@@ -52,20 +85,33 @@ export function nodeMarkdown(s: NodeSection): string[] {
 function rowHtml(s: NodeSection, r: NodeRow): string {
   const vals = PLANES.map((p) => {
     const cell = nodeCell(s, r, p);
-    const title = r.raw[p] !== null && r.raw[p] !== r.values[p] ? ` title="raw: ${esc(r.raw[p]!)}"` : '';
-    return cell.absent ? `<td data-plane="${p}"><span class="absent">${esc(cell.text)}</span></td>` : `<td data-plane="${p}"${r.class !== 'same' ? ' class="d"' : ''}${title}>${wrapAt(cell.text)}</td>`;
+    const title =
+      r.raw[p] !== null && r.raw[p] !== r.values[p] ? ` title="raw: ${esc(r.raw[p]!)}"` : '';
+    return cell.absent
+      ? `<td data-plane="${p}"><span class="absent">${esc(cell.text)}</span></td>`
+      : `<td data-plane="${p}"${r.class !== 'same' ? ' class="d"' : ''}${title}>${wrapAt(cell.text)}</td>`;
   }).join('');
-  const reasons = r.reasons.map((x) => `<div><b>${esc(x.plane)}</b>: ${link(x.text, x.url)}</div>`).join('');
+  const reasons = r.reasons
+    .map((x) => `<div><b>${esc(x.plane)}</b>: ${link(x.text, x.url)}</div>`)
+    .join('');
   const reg = r.registeredAt ? link(ref(r.registeredAt), r.registeredAt.url) : '';
   const reads = r.consumedAt.map((x) => link(ref(x), x.url)).join('<br>');
   return `<tr class="${r.class}" data-flag="${esc(r.name)}"><td class="flag">${esc(label(r))}</td>${vals}<td>${r.class}</td><td class="why">${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td></tr>`;
 }
 
 export function nodeHtml(s: NodeSection): string {
-  const parts = [`<section id="node"><h2>The node: kubelet and kube-proxy</h2><p>Worker read on each plane: ${esc(planesLine(s))}.</p>`];
+  const parts = [
+    `<section id="node"><h2>The node: kubelet and kube-proxy</h2><p>Worker read on each plane: ${esc(planesLine(s))}.</p>`,
+  ];
   for (const c of NODE_COMPONENTS) {
     const src = s.components[c].sources;
-    parts.push(`<h3>${c}</h3><p class="def">Read from: ${esc(Object.entries(src).map(([p, x]) => `${p}: ${x.argv}${x.config ? `, ${x.config}` : ''}`).join('; ') || 'no plane runs it')}</p>`);
+    parts.push(
+      `<h3>${c}</h3><p class="def">Read from: ${esc(
+        Object.entries(src)
+          .map(([p, x]) => `${p}: ${x.argv}${x.config ? `, ${x.config}` : ''}`)
+          .join('; ') || 'no plane runs it',
+      )}</p>`,
+    );
     for (const t of tables(s, c)) {
       parts.push(`<table class="sortable matrix" data-node="${c}" data-kind="${t.kind}"><thead><tr><th>${t.kind === 'flag' ? 'flag' : 'config field'}</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}<th>class</th><th>reason</th><th>${t.kind === 'flag' ? 'registered' : 'declared'} at</th><th>read at</th></tr></thead>
 <tbody>${t.rows.map((r) => rowHtml(s, r)).join('\n')}</tbody></table>`);

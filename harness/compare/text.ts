@@ -16,13 +16,23 @@ const mdEsc = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** The proven-live column: "hardwire: hit 4/4, … · kubeadm: -", the planes that pass the flag in PLANES order. */
 export function provenLiveText(p: FlagRow['provenLive']): string {
-  return PLANES.filter((x) => p[x] !== undefined).map((x) => `${x}: ${p[x]}`).join(' · ');
+  return PLANES.filter((x) => p[x] !== undefined)
+    .map((x) => `${x}: ${p[x]}`)
+    .join(' · ');
 }
 
 function certCell(c: CertRow['planes'][PlaneName]): string {
   if (!c) return 'unmatched';
-  return [c.subject, `SAN ${c.sans.join(' ') || '-'}`, `KU ${c.keyUsage.join(',') || '-'}`, `EKU ${c.extKeyUsage.join(',') || '-'}`,
-    `${c.notBefore.slice(0, 10)}..${c.notAfter.slice(0, 10)} (${c.validityDays}d)`, c.keyAlgorithm, `issuer ${c.issuer}`, ...(c.server ? [`server ${c.server}`] : [])].join('<br>');
+  return [
+    c.subject,
+    `SAN ${c.sans.join(' ') || '-'}`,
+    `KU ${c.keyUsage.join(',') || '-'}`,
+    `EKU ${c.extKeyUsage.join(',') || '-'}`,
+    `${c.notBefore.slice(0, 10)}..${c.notAfter.slice(0, 10)} (${c.validityDays}d)`,
+    c.keyAlgorithm,
+    `issuer ${c.issuer}`,
+    ...(c.server ? [`server ${c.server}`] : []),
+  ].join('<br>');
 }
 
 function siteLink(s: { file: string; line: number; url: string } | null | undefined): string {
@@ -32,32 +42,72 @@ function siteLink(s: { file: string; line: number; url: string } | null | undefi
 export function markdown(r: CompareReport): string {
   const out: string[] = [];
   out.push(`# hardwire vs kubeadm vs k0s at Kubernetes ${r.kubernetesVersion}`, '');
-  out.push(`Parameters for every plane: cluster \`${r.params.clusterName}\`, node \`${r.params.nodeName}\`, advertise address ${r.params.advertiseAddress}, service CIDR ${r.params.serviceCIDR} (first IP ${r.params.firstServiceIp}), pod CIDR ${r.params.podCIDR}, DNS domain ${r.params.dnsDomain}.`, '');
+  out.push(
+    `Parameters for every plane: cluster \`${r.params.clusterName}\`, node \`${r.params.nodeName}\`, advertise address ${r.params.advertiseAddress}, service CIDR ${r.params.serviceCIDR} (first IP ${r.params.firstServiceIp}), pod CIDR ${r.params.podCIDR}, DNS domain ${r.params.dnsDomain}.`,
+    '',
+  );
   out.push('## Planes', '', '| plane | collected | how / why |', '|---|---|---|');
-  for (const p of PLANES) out.push(`| ${p} | ${r.planes[p].collected ? 'yes' : '**no**'} | ${mdEsc(r.planes[p].why)} |`);
+  for (const p of PLANES)
+    out.push(`| ${p} | ${r.planes[p].collected ? 'yes' : '**no**'} | ${mdEsc(r.planes[p].why)} |`);
   out.push('');
   for (const p of PLANES) for (const n of r.planes[p].notes) out.push(`- ${p}: ${mdEsc(n)}`);
   for (const n of r.notes) out.push(`- ${mdEsc(n)}`);
   out.push('', ...ttfpMarkdown(r.ttfp));
-  out.push('Path prefixes are normalised (`<pki>/` = the plane\'s PKI dir, `<conf>/` = its kubeconfig dir, `<etcd-data>`); raw values are in the JSON.', '');
+  out.push(
+    "Path prefixes are normalised (`<pki>/` = the plane's PKI dir, `<conf>/` = its kubeconfig dir, `<etcd-data>`); raw values are in the JSON.",
+    '',
+  );
   for (const c of COMPONENTS) {
     const comp = r.components[c];
-    out.push(`## ${c}`, '', `same ${comp.counts.same}, differs ${comp.counts.differs}, only in some planes ${comp.counts.partial}. Sources: ${Object.entries(comp.sources).map(([p, s]) => `${p}: ${s}`).join('; ')}`, '');
-    out.push('| flag | hardwire | kubeadm | k0s | class | reason | registered at | read at | proven live |', '|---|---|---|---|---|---|---|---|---|');
+    out.push(
+      `## ${c}`,
+      '',
+      `same ${comp.counts.same}, differs ${comp.counts.differs}, only in some planes ${comp.counts.partial}. Sources: ${Object.entries(
+        comp.sources,
+      )
+        .map(([p, s]) => `${p}: ${s}`)
+        .join('; ')}`,
+      '',
+    );
+    out.push(
+      '| flag | hardwire | kubeadm | k0s | class | reason | registered at | read at | proven live |',
+      '|---|---|---|---|---|---|---|---|---|',
+    );
     for (const f of comp.flags) {
-      out.push(`| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} | ${mdEsc(provenLiveText(f.provenLive))} |`);
+      out.push(
+        `| --${f.name} | ${mdEsc(cell(f.values.hardwire))} | ${mdEsc(cell(f.values.kubeadm))} | ${mdEsc(cell(f.values.k0s))} | ${f.class} | ${mdEsc(f.reason)} | ${siteLink(f.registeredAt)} | ${f.consumedAt.map(siteLink).join(' ')} | ${mdEsc(provenLiveText(f.provenLive))} |`,
+      );
     }
     out.push('');
   }
   out.push(...nodeMarkdown(r.node));
-  out.push('## Certificates and kubeconfig identities', '', '| role | differs in | hardwire | kubeadm | k0s |', '|---|---|---|---|---|');
-  for (const row of r.certs) out.push(`| ${row.role} | ${row.differs.join(', ') || (row.matched === 'all' ? 'nothing' : '')}${row.matched === 'some' ? ' (unmatched in some planes)' : ''} | ${mdEsc(certCell(row.planes.hardwire))} | ${mdEsc(certCell(row.planes.kubeadm))} | ${mdEsc(certCell(row.planes.k0s))} |`);
+  out.push(
+    '## Certificates and kubeconfig identities',
+    '',
+    '| role | differs in | hardwire | kubeadm | k0s |',
+    '|---|---|---|---|---|',
+  );
+  for (const row of r.certs)
+    out.push(
+      `| ${row.role} | ${row.differs.join(', ') || (row.matched === 'all' ? 'nothing' : '')}${row.matched === 'some' ? ' (unmatched in some planes)' : ''} | ${mdEsc(certCell(row.planes.hardwire))} | ${mdEsc(certCell(row.planes.kubeadm))} | ${mdEsc(certCell(row.planes.k0s))} |`,
+    );
   out.push('', ...kubeletCertsMarkdown(r));
   out.push('## Process model', '');
   for (const p of PLANES) {
     out.push(`### ${p}`, '');
-    if (!r.planes[p].collected) { out.push(`Not collected: ${r.planes[p].why}`, ''); continue; }
-    for (const pr of r.processes[p]) out.push(`- **${pr.name}** (${pr.kind}, parent ${pr.parent}${pr.pid ? `, pid ${pr.pid}` : ''}${pr.state ? `, ${pr.state}` : ''}): ${Object.entries(pr.details).filter(([, v]) => v).map(([k, v]) => `${k} ${v}`).join('; ')} — from ${pr.source}`);
+    if (!r.planes[p].collected) {
+      out.push(`Not collected: ${r.planes[p].why}`, '');
+      continue;
+    }
+    for (const pr of r.processes[p])
+      out.push(
+        `- **${pr.name}** (${pr.kind}, parent ${pr.parent}${pr.pid ? `, pid ${pr.pid}` : ''}${pr.state ? `, ${pr.state}` : ''}): ${Object.entries(
+          pr.details,
+        )
+          .filter(([, v]) => v)
+          .map(([k, v]) => `${k} ${v}`)
+          .join('; ')} — from ${pr.source}`,
+      );
     out.push('');
   }
   out.push(...procMarkdown(r.nodeProcs));
@@ -76,13 +126,25 @@ function interesting(f: FlagRow): boolean {
 export function summary(r: CompareReport, files: string[]): string {
   const out: string[] = [];
   out.push(`hardwire compare, Kubernetes ${r.kubernetesVersion}`);
-  for (const p of PLANES) out.push(`  ${p.padEnd(9)} ${r.planes[p].collected ? 'collected' : 'NOT collected'}: ${r.planes[p].why}`);
+  for (const p of PLANES)
+    out.push(
+      `  ${p.padEnd(9)} ${r.planes[p].collected ? 'collected' : 'NOT collected'}: ${r.planes[p].why}`,
+    );
   out.push(...ttfpSummary(r.ttfp));
   for (const c of COMPONENTS) {
     const comp = r.components[c];
-    out.push('', `${c}: ${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes`);
+    out.push(
+      '',
+      `${c}: ${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes`,
+    );
     for (const f of comp.flags.filter(interesting)) {
-      out.push(`  ${f.class === 'differs' ? '≠' : '±'} --${f.name}: ${PLANES.filter((p) => r.planes[p].collected).map((p) => `${p}=${cell(f.values[p])}`).join('  ')}`);
+      out.push(
+        `  ${f.class === 'differs' ? '≠' : '±'} --${f.name}: ${PLANES.filter(
+          (p) => r.planes[p].collected,
+        )
+          .map((p) => `${p}=${cell(f.values[p])}`)
+          .join('  ')}`,
+      );
     }
   }
   out.push(...nodeSummary(r.node));
@@ -90,10 +152,23 @@ export function summary(r: CompareReport, files: string[]): string {
   out.push('', `certificates: ${r.certs.length} roles, ${certDiff.length} with differences`);
   for (const c of certDiff) {
     const only = PLANES.filter((p) => r.planes[p].collected && c.planes[p] === null);
-    out.push(`  ${c.role}: ${c.matched === 'some' ? `unmatched in ${only.join(', ')}` : ''}${c.matched === 'some' && c.differs.length ? '; ' : ''}${c.differs.length ? `differs in ${c.differs.join(', ')}` : ''}`);
+    out.push(
+      `  ${c.role}: ${c.matched === 'some' ? `unmatched in ${only.join(', ')}` : ''}${c.matched === 'some' && c.differs.length ? '; ' : ''}${c.differs.length ? `differs in ${c.differs.join(', ')}` : ''}`,
+    );
   }
   out.push(...kubeletCertsSummary(r));
-  if (r.cis) out.push('', `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(r.cis).map(([p, c]) => { const w = worstHost(c); return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`; }).join(', ')}`);
+  if (r.cis)
+    out.push(
+      '',
+      `CIS ${Object.values(r.cis)[0]!.benchmark} (kube-bench), worst host of each plane: ${Object.entries(
+        r.cis,
+      )
+        .map(([p, c]) => {
+          const w = worstHost(c);
+          return `${p} ${w.totals.PASS} PASS / ${w.totals.FAIL} FAIL / ${w.totals.WARN} WARN`;
+        })
+        .join(', ')}`,
+    );
   out.push(...nodeCisSummary(r.nodeCis));
   out.push(...procSummary(r.nodeProcs));
   out.push(...upgradeSummary(r.upgrade));

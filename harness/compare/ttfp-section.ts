@@ -5,7 +5,10 @@ import type { PlaneData, PlaneName } from '../planes/types.ts';
 import { TTFP_PHASES, type TtfpPhase, type TtfpWatch } from '../planes/ttfp-watch.ts';
 
 export const PHASE_LABEL: Record<TtfpPhase, string> = {
-  certs: 'certs (apiserver cert on the host)', controlPlaneReady: 'control plane ready (/readyz ok)', nodeReady: 'node Ready (the worker)', podRunning: 'Pod Running (on the worker)',
+  certs: 'certs (apiserver cert on the host)',
+  controlPlaneReady: 'control plane ready (/readyz ok)',
+  nodeReady: 'node Ready (the worker)',
+  podRunning: 'Pod Running (on the worker)',
 };
 
 export interface TtfpPlane {
@@ -36,8 +39,18 @@ export function ttfpPlane(d: PlaneData): TtfpPlane {
   const w = d.ttfp;
   if (!w) return { whole: false, missing: 'no worker watched', unmeasured: 'no worker watched' };
   const missing = missingOf(w);
-  const base = { whole: !missing, ...(missing ? { missing } : {}), worker: w.worker, pod: w.pod, pollMs: w.pollMs };
-  if (!w.bare) return { ...base, unmeasured: 'the plane was already installed when compare started (not a bare lab)' };
+  const base = {
+    whole: !missing,
+    ...(missing ? { missing } : {}),
+    worker: w.worker,
+    pod: w.pod,
+    pollMs: w.pollMs,
+  };
+  if (!w.bare)
+    return {
+      ...base,
+      unmeasured: 'the plane was already installed when compare started (not a bare lab)',
+    };
   if (missing) return { ...base, unmeasured: missing };
   let prev = 0;
   const phases = TTFP_PHASES.map((phase) => {
@@ -50,46 +63,80 @@ export function ttfpPlane(d: PlaneData): TtfpPlane {
 }
 
 export function ttfpSection(planes: Record<PlaneName, PlaneData>): Record<PlaneName, TtfpPlane> {
-  return Object.fromEntries(PLANES.map((p) => [p, ttfpPlane(planes[p])])) as Record<PlaneName, TtfpPlane>;
+  return Object.fromEntries(PLANES.map((p) => [p, ttfpPlane(planes[p])])) as Record<
+    PlaneName,
+    TtfpPlane
+  >;
 }
 
 /** compare's verdict: undefined when all three planes are whole, else one line naming each plane and what it lacks. */
 export function wholeVerdict(t: Record<PlaneName, TtfpPlane>): string | undefined {
   const bad = PLANES.filter((p) => !t[p].whole);
-  return bad.length ? `not whole: ${bad.map((p) => `${p} (${t[p].missing})`).join('; ')}` : undefined;
+  return bad.length
+    ? `not whole: ${bad.map((p) => `${p} (${t[p].missing})`).join('; ')}`
+    : undefined;
 }
 
 const sec = (ms: number | undefined) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
-const wholeCell = (t: TtfpPlane) => (t.whole ? `whole: Pod ${t.pod} Running on worker ${t.worker}` : `NOT whole: ${t.missing}`);
+const wholeCell = (t: TtfpPlane) =>
+  t.whole ? `whole: Pod ${t.pod} Running on worker ${t.worker}` : `NOT whole: ${t.missing}`;
 const phaseMs = (t: TtfpPlane, ph: TtfpPhase) => t.phases?.find((x) => x.phase === ph)?.ms;
 
 export function ttfpSummary(t: Record<PlaneName, TtfpPlane>): string[] {
-  const out = ['', 'time to first Pod (bare lab to busybox Running on a worker; each phase\'s own length):'];
+  const out = [
+    '',
+    "time to first Pod (bare lab to busybox Running on a worker; each phase's own length):",
+  ];
   for (const p of PLANES) {
     const x = t[p];
-    out.push(`  ${p.padEnd(9)} ${wholeCell(x)}; ${x.totalMs !== undefined ? `total ${sec(x.totalMs)} = ${TTFP_PHASES.map((ph) => `${ph} ${sec(phaseMs(x, ph))}`).join(' + ')}` : `not measured: ${x.unmeasured}`}`);
+    out.push(
+      `  ${p.padEnd(9)} ${wholeCell(x)}; ${x.totalMs !== undefined ? `total ${sec(x.totalMs)} = ${TTFP_PHASES.map((ph) => `${ph} ${sec(phaseMs(x, ph))}`).join(' + ')}` : `not measured: ${x.unmeasured}`}`,
+    );
   }
   return out;
 }
 
 export function ttfpMarkdown(t: Record<PlaneName, TtfpPlane>): string[] {
   const out = ['## Whole planes', '', '| plane | whole | worker | Pod |', '|---|---|---|---|'];
-  for (const p of PLANES) out.push(`| ${p} | ${t[p].whole ? 'whole' : `**not whole**: ${t[p].missing}`} | ${t[p].worker ?? '—'} | ${t[p].pod ?? '—'} |`);
-  out.push('', '## Time to first Pod', '', 'From the bare lab (hosts up, nothing installed) to the busybox Pod Running on a worker, one monotonic clock per plane, the same four polls on every plane (`harness/planes/ttfp-watch.ts`). Each cell is the phase\'s own length.', '');
-  out.push(`| plane | ${TTFP_PHASES.map((ph) => PHASE_LABEL[ph]).join(' | ')} | total |`, `|---|${TTFP_PHASES.map(() => '---|').join('')}---|`);
+  for (const p of PLANES)
+    out.push(
+      `| ${p} | ${t[p].whole ? 'whole' : `**not whole**: ${t[p].missing}`} | ${t[p].worker ?? '—'} | ${t[p].pod ?? '—'} |`,
+    );
+  out.push(
+    '',
+    '## Time to first Pod',
+    '',
+    "From the bare lab (hosts up, nothing installed) to the busybox Pod Running on a worker, one monotonic clock per plane, the same four polls on every plane (`harness/planes/ttfp-watch.ts`). Each cell is the phase's own length.",
+    '',
+  );
+  out.push(
+    `| plane | ${TTFP_PHASES.map((ph) => PHASE_LABEL[ph]).join(' | ')} | total |`,
+    `|---|${TTFP_PHASES.map(() => '---|').join('')}---|`,
+  );
   for (const p of PLANES) {
     const x = t[p];
-    out.push(x.totalMs !== undefined ? `| ${p} | ${TTFP_PHASES.map((ph) => sec(phaseMs(x, ph))).join(' | ')} | ${sec(x.totalMs)} |` : `| ${p} | ${TTFP_PHASES.map(() => '—').join(' | ')} | not measured: ${x.unmeasured} |`);
+    out.push(
+      x.totalMs !== undefined
+        ? `| ${p} | ${TTFP_PHASES.map((ph) => sec(phaseMs(x, ph))).join(' | ')} | ${sec(x.totalMs)} |`
+        : `| ${p} | ${TTFP_PHASES.map(() => '—').join(' | ')} | not measured: ${x.unmeasured} |`,
+    );
   }
   out.push('');
   return out;
 }
 
 export function ttfpHtml(t: Record<PlaneName, TtfpPlane>, esc: (s: string) => string): string {
-  const whole = PLANES.map((p) => `<tr data-plane="${p}"><td>${p}</td><td>${esc(t[p].whole ? 'whole' : `not whole: ${t[p].missing}`)}</td><td>${esc(t[p].worker ?? '—')}</td><td>${esc(t[p].pod ?? '—')}</td></tr>`).join('');
+  const whole = PLANES.map(
+    (p) =>
+      `<tr data-plane="${p}"><td>${p}</td><td>${esc(t[p].whole ? 'whole' : `not whole: ${t[p].missing}`)}</td><td>${esc(t[p].worker ?? '—')}</td><td>${esc(t[p].pod ?? '—')}</td></tr>`,
+  ).join('');
   const rows = PLANES.map((p) => {
     const x = t[p];
-    const cells = x.totalMs !== undefined ? TTFP_PHASES.map((ph) => `<td>${sec(phaseMs(x, ph))}</td>`).join('') + `<td>${sec(x.totalMs)}</td>` : `${TTFP_PHASES.map(() => '<td>—</td>').join('')}<td>${esc(`not measured: ${x.unmeasured}`)}</td>`;
+    const cells =
+      x.totalMs !== undefined
+        ? TTFP_PHASES.map((ph) => `<td>${sec(phaseMs(x, ph))}</td>`).join('') +
+          `<td>${sec(x.totalMs)}</td>`
+        : `${TTFP_PHASES.map(() => '<td>—</td>').join('')}<td>${esc(`not measured: ${x.unmeasured}`)}</td>`;
     return `<tr data-plane="${p}"><td>${p}</td>${cells}</tr>`;
   }).join('');
   return `<section id="whole"><h2>Whole planes</h2><table><thead><tr><th>plane</th><th>whole</th><th>worker</th><th>Pod</th></tr></thead><tbody>${whole}</tbody></table></section>

@@ -3,7 +3,16 @@
 import type { CertFacts } from '../planes/x509.ts';
 import type { PlaneReport } from '../cis/index.ts';
 import type { NodeSection } from '../planes/node-types.ts';
-import type { ClusterParams, Component, K0sModel, KubeadmRun, KubeletCerts, PlaneData, PlaneName, PlaneProcess } from '../planes/types.ts';
+import type {
+  ClusterParams,
+  Component,
+  K0sModel,
+  KubeadmRun,
+  KubeletCerts,
+  PlaneData,
+  PlaneName,
+  PlaneProcess,
+} from '../planes/types.ts';
 import type { NodeProcsSection } from './proc-section.ts';
 import type { NodeCisSection } from './node-cis.ts';
 import type { UpgradeSection } from './upgrade-section.ts';
@@ -20,7 +29,14 @@ export interface FlagRow {
   reason: string;
   reasons: { plane: PlaneName | 'flag-map'; text: string; url?: string }[];
   registeredAt: { file: string; line: number; url: string; module: string; version: string } | null;
-  consumedAt: { file: string; line: number; url: string; module: string; version: string; kind: string }[];
+  consumedAt: {
+    file: string;
+    line: number;
+    url: string;
+    module: string;
+    version: string;
+    kind: string;
+  }[];
   default?: string;
   inFlagMap: boolean;
   /**
@@ -43,8 +59,27 @@ export interface CompareReport {
   kubernetesVersion: string;
   generatedAt: string;
   params: ClusterParams;
-  planes: Record<PlaneName, { collected: boolean; why: string; version?: string; host?: string; mode?: string; collectMs?: number; notes: string[]; steps: PlaneData['steps'] }>;
-  components: Record<Component, { flags: FlagRow[]; counts: Record<FlagClass, number>; sources: Partial<Record<PlaneName, string>> }>;
+  planes: Record<
+    PlaneName,
+    {
+      collected: boolean;
+      why: string;
+      version?: string;
+      host?: string;
+      mode?: string;
+      collectMs?: number;
+      notes: string[];
+      steps: PlaneData['steps'];
+    }
+  >;
+  components: Record<
+    Component,
+    {
+      flags: FlagRow[];
+      counts: Record<FlagClass, number>;
+      sources: Partial<Record<PlaneName, string>>;
+    }
+  >;
   certs: CertRow[];
   processes: Record<PlaneName, PlaneProcess[]>;
   k0sCollapse: string;

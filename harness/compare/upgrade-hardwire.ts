@@ -21,16 +21,33 @@ import type { PassedFlag } from '../../core/upgrade/plan.ts';
 import type { PlaneNode } from '../planes/node-types.ts';
 
 /** hardwire's plan of its own plane, as `hardwire upgrade plan --to <to>` makes it; a refused live check is the reason, not an abort. */
-export async function hardwirePlan(inv: Inventory, stateDir: string, to: string, live: boolean, log: Logger): Promise<PlanDoc> {
+export async function hardwirePlan(
+  inv: Inventory,
+  stateDir: string,
+  to: string,
+  live: boolean,
+  log: Logger,
+): Promise<PlanDoc> {
   const offline = planFor(inv, to);
   const { blocking: _, ...rest } = offline;
   let checked: Live;
-  if (!live) checked = { checked: false, skipped: '--no-live: verify\'s gates and the objects stored in removed APIs were not read' };
+  if (!live)
+    checked = {
+      checked: false,
+      skipped: "--no-live: verify's gates and the objects stored in removed APIs were not read",
+    };
   else {
     try {
-      checked = await liveFor(inv, stateDir, loadApiLifecycle(to), offline.from, to, { gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS, log, who: 'plan' });
+      checked = await liveFor(inv, stateDir, loadApiLifecycle(to), offline.from, to, {
+        gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
+        log,
+        who: 'plan',
+      });
     } catch (err) {
-      checked = { checked: false, skipped: `the live checks refused: ${err instanceof Error ? err.message : String(err)}` };
+      checked = {
+        checked: false,
+        skipped: `the live checks refused: ${err instanceof Error ? err.message : String(err)}`,
+      };
     }
   }
   return planDoc({ ...rest, live: checked });
@@ -46,11 +63,25 @@ export function fieldsOfConfig(yaml: string, map: FlagMap): PassedField[] {
   const doc = (parseYaml(yaml) ?? {}) as Record<string, unknown>;
   const known = new Set((map.config?.fields ?? []).map((f) => f.key));
   // Every proper prefix of a known key (`logging`, `logging.options` of `logging.options.json`): walked into.
-  const inner = new Set([...known].flatMap((k) => k.split('.').slice(0, -1).map((_, i, parts) => parts.slice(0, i + 1).join('.'))));
-  const walk = (key: string, v: unknown): PassedField[] => (v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0 && (inner.has(key) || !known.has(key))
-    ? Object.entries(v).flatMap(([k, x]) => walk(`${key}.${k}`, x))
-    : [{ key, value: JSON.stringify(v) }]);
-  return Object.entries(doc).filter(([k]) => k !== 'apiVersion' && k !== 'kind').flatMap(([k, v]) => walk(k, v));
+  const inner = new Set(
+    [...known].flatMap((k) =>
+      k
+        .split('.')
+        .slice(0, -1)
+        .map((_, i, parts) => parts.slice(0, i + 1).join('.')),
+    ),
+  );
+  const walk = (key: string, v: unknown): PassedField[] =>
+    v !== null &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    Object.keys(v).length > 0 &&
+    (inner.has(key) || !known.has(key))
+      ? Object.entries(v).flatMap(([k, x]) => walk(`${key}.${k}`, x))
+      : [{ key, value: JSON.stringify(v) }];
+  return Object.entries(doc)
+    .filter(([k]) => k !== 'apiVersion' && k !== 'kind')
+    .flatMap(([k, v]) => walk(k, v));
 }
 
 /**
@@ -58,17 +89,37 @@ export function fieldsOfConfig(yaml: string, map: FlagMap): PassedField[] {
  * from → to; with `node`, also that plane's kubelet and kube-proxy: the argv from /proc and every
  * field of the config file each reads, checked in the same maps as hardwire's own.
  */
-export function planOfCommands(commands: Partial<Record<Component, ComponentCommand>>, from: string, to: string, node?: PlaneNode): { components: ComponentPlan[]; gates: GatePlan[] } {
+export function planOfCommands(
+  commands: Partial<Record<Component, ComponentCommand>>,
+  from: string,
+  to: string,
+  node?: PlaneNode,
+): { components: ComponentPlan[]; gates: GatePlan[] } {
   const present = (Object.keys(commands) as Component[]).filter((c) => commands[c]);
-  const argvs: Record<string, string[]> = Object.fromEntries(present.map((c) => [c, commands[c]!.argv]));
+  const argvs: Record<string, string[]> = Object.fromEntries(
+    present.map((c) => [c, commands[c]!.argv]),
+  );
   for (const [c, p] of Object.entries(node?.components ?? {})) argvs[c] = p.argv;
   const names = Object.keys(argvs);
-  const passed: Record<string, PassedFlag[]> = Object.fromEntries(names.map((c) => [c, [...flagsOf(argvs[c]!)].map(([name, value]) => ({ name, value }))]));
+  const passed: Record<string, PassedFlag[]> = Object.fromEntries(
+    names.map((c) => [c, [...flagsOf(argvs[c]!)].map(([name, value]) => ({ name, value }))]),
+  );
   const fromMaps = Object.fromEntries(names.map((c) => [c, loadFlagMap(c, from)]));
   const toMaps = Object.fromEntries(names.map((c) => [c, loadFlagMap(c, to)]));
-  const fields: Record<string, PassedField[]> = Object.fromEntries(Object.entries(node?.components ?? {})
-    .filter(([, p]) => p.config).map(([c, p]) => [c, fieldsOfConfig(p.config!, fromMaps[c]!)]));
-  const versions = Object.fromEntries(names.map((c): [string, [string, string]] => [c, [fromMaps[c]!.componentVersion, toMaps[c]!.componentVersion]]));
-  const gates = loadGateData(from) && loadGateData(to) ? planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed, versions }) : [];
+  const fields: Record<string, PassedField[]> = Object.fromEntries(
+    Object.entries(node?.components ?? {})
+      .filter(([, p]) => p.config)
+      .map(([c, p]) => [c, fieldsOfConfig(p.config!, fromMaps[c]!)]),
+  );
+  const versions = Object.fromEntries(
+    names.map((c): [string, [string, string]] => [
+      c,
+      [fromMaps[c]!.componentVersion, toMaps[c]!.componentVersion],
+    ]),
+  );
+  const gates =
+    loadGateData(from) && loadGateData(to)
+      ? planGates({ from: loadGateData(from)!, to: loadGateData(to)!, passed, versions })
+      : [];
   return { components: planUpgrade({ from: fromMaps, to: toMaps, passed, fields }), gates };
 }

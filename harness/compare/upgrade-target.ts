@@ -11,7 +11,11 @@ import { COMPONENTS } from '../planes/types.ts';
 
 /** Versions with a flag map for each compared component and gate tables. */
 function mapped(): string[] {
-  return flagVersions().filter((v) => loadGateData(v) !== null && COMPONENTS.every((c) => (mappedComponents(v) as string[]).includes(c)));
+  return flagVersions().filter(
+    (v) =>
+      loadGateData(v) !== null &&
+      COMPONENTS.every((c) => (mappedComponents(v) as string[]).includes(c)),
+  );
 }
 
 /**
@@ -19,16 +23,26 @@ function mapped(): string[] {
  * inventory not read yet) only what needs no cluster is checked: the form, the table, the maps.
  */
 export function checkUpgradeTarget(to: string, pin?: string): void {
-  if (!/^v\d+\.\d+\.\d+$/.test(to)) throw new InputError('--upgrade', `"${to}" is not a version like v1.37.2`);
+  if (!/^v\d+\.\d+\.\d+$/.test(to))
+    throw new InputError('--upgrade', `"${to}" is not a version like v1.37.2`);
   const table = VERSION_TABLE.map((r) => r.kubernetes);
-  if (!table.includes(to)) throw new InputError('--upgrade', `${to} is not in the version table (core/components/binaries/catalog.ts: ${table.join(', ')}), so its kubeadm cannot be built; name one of those`);
+  if (!table.includes(to))
+    throw new InputError(
+      '--upgrade',
+      `${to} is not in the version table (core/components/binaries/catalog.ts: ${table.join(', ')}), so its kubeadm cannot be built; name one of those`,
+    );
   const have = mapped();
-  if (!have.includes(to)) throw new InputError('--upgrade', `no flag map for ${to} (have: ${have.join(', ')}); run "hardwire flags --version ${to} --regenerate"`);
+  if (!have.includes(to))
+    throw new InputError(
+      '--upgrade',
+      `no flag map for ${to} (have: ${have.join(', ')}); run "hardwire flags --version ${to} --regenerate"`,
+    );
   if (pin === undefined) return;
   try {
     checkTarget(pin, to, have);
   } catch (err) {
-    if (err instanceof InputError && err.field === '--to') throw new InputError('--upgrade', err.message.slice('--to: '.length));
+    if (err instanceof InputError && err.field === '--to')
+      throw new InputError('--upgrade', err.message.slice('--to: '.length));
     throw err;
   }
 }

@@ -10,11 +10,24 @@ const why = (err: unknown) => (err instanceof Error ? err.message : String(err))
 
 /** The inventory's cluster.extraArgs for the compared components (kubeadm gets them too). */
 export function compareExtraArgs(inv: Inventory): Pick<ClusterParams, 'extraArgs'> {
-  const picked = Object.entries(inv.cluster.extraArgs).filter(([c, a]) => (COMPONENTS as readonly string[]).includes(c) && Object.keys(a).length);
-  return picked.length ? { extraArgs: Object.fromEntries(picked) as Partial<Record<Component, Record<string, string>>> } : {};
+  const picked = Object.entries(inv.cluster.extraArgs).filter(
+    ([c, a]) => (COMPONENTS as readonly string[]).includes(c) && Object.keys(a).length,
+  );
+  return picked.length
+    ? {
+        extraArgs: Object.fromEntries(picked) as Partial<Record<Component, Record<string, string>>>,
+      }
+    : {};
 }
 
-export async function upgradeSection(inv: Inventory, stateDir: string, to: string, live: boolean, kubeadm: PlaneData, log: Logger): Promise<UpgradeSection> {
+export async function upgradeSection(
+  inv: Inventory,
+  stateDir: string,
+  to: string,
+  live: boolean,
+  kubeadm: PlaneData,
+  log: Logger,
+): Promise<UpgradeSection> {
   log.step(`upgrade to ${to}: hardwire's plan beside kubeadm's`);
   const from = inv.cluster.kubernetesVersion;
   let hardwire: UpgradeSection['hardwire'];
@@ -23,7 +36,9 @@ export async function upgradeSection(inv: Inventory, stateDir: string, to: strin
   } catch (err) {
     hardwire = { none: `hardwire upgrade plan failed: ${why(err)}` };
   }
-  let kubeadmFlags: UpgradeSection['kubeadmFlags'] = { none: `the kubeadm plane was not collected: ${kubeadm.why}` };
+  let kubeadmFlags: UpgradeSection['kubeadmFlags'] = {
+    none: `the kubeadm plane was not collected: ${kubeadm.why}`,
+  };
   if (kubeadm.collected) {
     try {
       kubeadmFlags = planOfCommands(kubeadm.commands, from, to, kubeadm.node);
@@ -31,6 +46,10 @@ export async function upgradeSection(inv: Inventory, stateDir: string, to: strin
       kubeadmFlags = { none: `no plan of kubeadm's manifests: ${why(err)}` };
     }
   }
-  const k = kubeadm.upgradePlan ?? { none: kubeadm.collected ? 'kubeadm upgrade plan did not run' : `the kubeadm plane was not collected: ${kubeadm.why}` };
+  const k = kubeadm.upgradePlan ?? {
+    none: kubeadm.collected
+      ? 'kubeadm upgrade plan did not run'
+      : `the kubeadm plane was not collected: ${kubeadm.why}`,
+  };
   return buildUpgradeSection({ from, to, kubeadm: k, hardwire, kubeadmFlags });
 }

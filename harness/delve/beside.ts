@@ -14,6 +14,11 @@ export const OWN = ['secure-port', 'audit-log-path', 'endpoint-reconciler-type']
  */
 export function besideArgv(unitArgv: string[], dir: string): string[] {
   const audit = unitArgv.some((a) => a.startsWith('--audit-log-path='));
-  return [`${dir}/kube-apiserver`, ...unitArgv.slice(1).filter((a) => !OWN.some((f) => a.startsWith(`--${f}=`))),
-    `--secure-port=${DEBUG_PORT}`, ...(audit ? [`--audit-log-path=${dir}/audit.log`] : []), '--endpoint-reconciler-type=none'];
+  return [
+    `${dir}/kube-apiserver`,
+    ...unitArgv.slice(1).filter((a) => !OWN.some((f) => a.startsWith(`--${f}=`))),
+    `--secure-port=${DEBUG_PORT}`,
+    ...(audit ? [`--audit-log-path=${dir}/audit.log`] : []),
+    '--endpoint-reconciler-type=none',
+  ];
 }

@@ -5,7 +5,12 @@ import type { Session } from '../../core/transport/index.ts';
 import { StepError } from '../../lib/errors.ts';
 import { DlvClient } from './rpc.ts';
 
-export async function connectDlv(s: Session, socket: string, deadline: number, step = 'flags prove'): Promise<DlvClient> {
+export async function connectDlv(
+  s: Session,
+  socket: string,
+  deadline: number,
+  step = 'flags prove',
+): Promise<DlvClient> {
   for (;;) {
     try {
       const ch = await s.openLocalSocket(socket);
@@ -13,7 +18,10 @@ export async function connectDlv(s: Session, socket: string, deadline: number, s
       await c.breakpoints(); // answers once delve has loaded the binary
       return c;
     } catch (err) {
-      if (Date.now() > deadline) throw new StepError(step, `delve did not answer on ${socket}: ${String(err)}`, { host: s.host.name });
+      if (Date.now() > deadline)
+        throw new StepError(step, `delve did not answer on ${socket}: ${String(err)}`, {
+          host: s.host.name,
+        });
       await sleep(1000);
     }
   }
@@ -26,10 +34,20 @@ export async function connectDlv(s: Session, socket: string, deadline: number, s
  * removes when etcd.service stops; the transient unit loads the same credentials into its own
  * directory, and that directory is bind-mounted where the flags look, so the flags stay the unit's.
  */
-export function unitProperties(unitText: string, unit: string, debugUnit: string): { user?: string; props: string[] } {
-  const directive = (key: string) => [...unitText.matchAll(new RegExp(`^${key}=(.+)$`, 'gm'))].map((m) => m[1]!.trim());
+export function unitProperties(
+  unitText: string,
+  unit: string,
+  debugUnit: string,
+): { user?: string; props: string[] } {
+  const directive = (key: string) =>
+    [...unitText.matchAll(new RegExp(`^${key}=(.+)$`, 'gm'))].map((m) => m[1]!.trim());
   const [user] = directive('User');
-  const props = [...directive('User').map((v) => `User=${v}`), ...directive('Group').map((v) => `Group=${v}`), ...directive('LoadCredential').map((v) => `LoadCredential=${v}`)];
-  if (directive('LoadCredential').length) props.push(`BindReadOnlyPaths=/run/credentials/${debugUnit}.service:/run/credentials/${unit}`);
+  const props = [
+    ...directive('User').map((v) => `User=${v}`),
+    ...directive('Group').map((v) => `Group=${v}`),
+    ...directive('LoadCredential').map((v) => `LoadCredential=${v}`),
+  ];
+  if (directive('LoadCredential').length)
+    props.push(`BindReadOnlyPaths=/run/credentials/${debugUnit}.service:/run/credentials/${unit}`);
   return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }

@@ -10,7 +10,12 @@
 // (it may skip the read, as a short-circuited operand does), as delve leaves it out.
 
 /** One instruction of a function as delve's Disassemble returns it (api.AsmInstruction). */
-export interface Insn { pc: number; file: string; line: number; text: string }
+export interface Insn {
+  pc: number;
+  file: string;
+  line: number;
+  text: string;
+}
 
 const JUMP = /^j(\w+)\s+0x([0-9a-f]+)\s*$/;
 
@@ -28,9 +33,13 @@ const ends = (i: Insn): boolean => /^(ret|ud2|int3|jmp\s+(?!0x))/.test(i.text.tr
  */
 export function lineAddr(insns: Insn[], file: string, line: number, picked: number): number {
   const at = new Map(insns.map((i, n) => [i.pc, n]));
-  const on = (n: number | undefined) => n !== undefined && n < insns.length && insns[n]!.file === file && insns[n]!.line === line;
+  const on = (n: number | undefined) =>
+    n !== undefined && n < insns.length && insns[n]!.file === file && insns[n]!.line === line;
   const jumpedTo = new Set<number>();
-  for (const i of insns) { const t = target(i); if (t && at.has(t.to)) jumpedTo.add(at.get(t.to)!); }
+  for (const i of insns) {
+    const t = target(i);
+    if (t && at.has(t.to)) jumpedTo.add(at.get(t.to)!);
+  }
   const fallsThrough = (n: number) => !target(insns[n]!)?.always && !ends(insns[n]!);
   // From the start, and from each block no direct jump or fall-through reaches (a jump table's case,
   // a deferred return's resumption), up to the first instruction of the line on each path.
@@ -45,11 +54,14 @@ export function lineAddr(insns: Insn[], file: string, line: number, picked: numb
   }
   const seen = new Set<number>();
   const entries = new Set<number>();
-  for (const todo = seeds; todo.length;) {
+  for (const todo = seeds; todo.length; ) {
     const n = todo.pop()!;
     if (n >= insns.length || seen.has(n)) continue;
     seen.add(n);
-    if (on(n)) { entries.add(n); continue; }
+    if (on(n)) {
+      entries.add(n);
+      continue;
+    }
     const t = target(insns[n]!);
     if (t && at.has(t.to)) todo.push(at.get(t.to)!);
     if (fallsThrough(n)) todo.push(n + 1);
@@ -57,7 +69,7 @@ export function lineAddr(insns: Insn[], file: string, line: number, picked: numb
   /** The instructions run from n while control stays on the line, up to a branch or a call out. */
   const chain = (n: number | undefined): number[] => {
     const out: number[] = [];
-    for (let k = n; on(k) && !out.includes(k!);) {
+    for (let k = n; on(k) && !out.includes(k!); ) {
       out.push(k!);
       const i: Insn = insns[k!]!;
       const t = target(i);
@@ -72,7 +84,9 @@ export function lineAddr(insns: Insn[], file: string, line: number, picked: numb
   const pad = (n: number) => nop(n) || target(insns[n]!)?.always === true;
   let best = 0;
   for (const e of entries) {
-    const meet = chain(e).map((k) => path.indexOf(k)).find((i) => i >= 0);
+    const meet = chain(e)
+      .map((k) => path.indexOf(k))
+      .find((i) => i >= 0);
     if (meet !== undefined && meet > best && path.slice(0, meet).every(pad)) best = meet;
   }
   return path.length ? insns[path[best]!]!.pc : picked;

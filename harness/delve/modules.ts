@@ -10,7 +10,9 @@ import { moduleDirOf } from '../../core/components/binaries/build.ts';
 
 export function parseReplaces(goMod: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [, from, to, version] of goMod.matchAll(/^\s*(?:replace\s+)?(\S+)\s+=>\s+(\S+)\s+(v\S+)\s*$/gm)) {
+  for (const [, from, to, version] of goMod.matchAll(
+    /^\s*(?:replace\s+)?(\S+)\s+=>\s+(\S+)\s+(v\S+)\s*$/gm,
+  )) {
     if (from === to) out.set(from!, version!);
   }
   return out;
@@ -19,7 +21,10 @@ export function parseReplaces(goMod: string): Map<string, string> {
 /** The required version of each module (`M vX` in a require block or line; `// indirect` allowed). */
 function parseRequires(goMod: string): Map<string, string> {
   const out = new Map<string, string>();
-  for (const [, mod, version] of goMod.matchAll(/^\s*(?:require\s+)?([\w.-]+\.[\w.-]+\/\S+)\s+(v[^\s=]+)\s*(?:\/\/.*)?$/gm)) out.set(mod!, version!);
+  for (const [, mod, version] of goMod.matchAll(
+    /^\s*(?:require\s+)?([\w.-]+\.[\w.-]+\/\S+)\s+(v[^\s=]+)\s*(?:\/\/.*)?$/gm,
+  ))
+    out.set(mod!, version!);
   return out;
 }
 
@@ -34,7 +39,8 @@ export function binaryVersions(goMod: string): Map<string, { cache: string; bina
   return out;
 }
 
-const debugGoMod = (kubernetesVersion: string) => readFileSync(join(moduleDirOf('kubernetes', kubernetesVersion), 'go.mod'), 'utf8');
+const debugGoMod = (kubernetesVersion: string) =>
+  readFileSync(join(moduleDirOf('kubernetes', kubernetesVersion), 'go.mod'), 'utf8');
 
 /** The replaces of the module the Kubernetes debug builds come from, at this Kubernetes version. */
 export function debugBuildReplaces(kubernetesVersion: string): Map<string, string> {
@@ -42,6 +48,8 @@ export function debugBuildReplaces(kubernetesVersion: string): Map<string, strin
 }
 
 /** The same module's renames, in the direction a tracepoint needs them. */
-export function debugBuildBinaryVersions(kubernetesVersion: string): Map<string, { cache: string; binary: string }> {
+export function debugBuildBinaryVersions(
+  kubernetesVersion: string,
+): Map<string, { cache: string; binary: string }> {
   return binaryVersions(debugGoMod(kubernetesVersion));
 }

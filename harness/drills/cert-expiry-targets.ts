@@ -3,8 +3,14 @@
 import type { ComponentName } from '../../core/components/registry/index.ts';
 import type { SymptomKind } from './symptoms.ts';
 
-export const TARGETS = ['kube-scheduler', 'kube-controller-manager', 'apiserver-etcd-client', 'apiserver', 'etcd-peer'] as const;
-export type Target = typeof TARGETS[number];
+export const TARGETS = [
+  'kube-scheduler',
+  'kube-controller-manager',
+  'apiserver-etcd-client',
+  'apiserver',
+  'etcd-peer',
+] as const;
+export type Target = (typeof TARGETS)[number];
 /** A cert valid for a short window, or one that has already expired. */
 export type Mode = 'window' | 'expired';
 
@@ -25,24 +31,54 @@ export interface TargetDef {
 
 const DEFS: Record<Target, TargetDef> = {
   'kube-scheduler': {
-    leafId: 'kubeconfig-scheduler', cert: 'scheduler.conf', component: 'kube-scheduler', where: 'all', logUnits: ['kube-apiserver', 'kube-scheduler'], symptom: 'lease-not-renewing',
-    whoLogs: 'the apiserver verifies client certs per request, so the x509 error is in the kube-apiserver journal; the scheduler itself only sees 401 Unauthorized',
+    leafId: 'kubeconfig-scheduler',
+    cert: 'scheduler.conf',
+    component: 'kube-scheduler',
+    where: 'all',
+    logUnits: ['kube-apiserver', 'kube-scheduler'],
+    symptom: 'lease-not-renewing',
+    whoLogs:
+      'the apiserver verifies client certs per request, so the x509 error is in the kube-apiserver journal; the scheduler itself only sees 401 Unauthorized',
   },
   'kube-controller-manager': {
-    leafId: 'kubeconfig-controller-manager', cert: 'controller-manager.conf', component: 'kube-controller-manager', where: 'all', logUnits: ['kube-apiserver', 'kube-controller-manager'], symptom: 'lease-not-renewing',
-    whoLogs: 'the apiserver verifies client certs per request, so the x509 error is in the kube-apiserver journal; the controller-manager itself only sees 401 Unauthorized',
+    leafId: 'kubeconfig-controller-manager',
+    cert: 'controller-manager.conf',
+    component: 'kube-controller-manager',
+    where: 'all',
+    logUnits: ['kube-apiserver', 'kube-controller-manager'],
+    symptom: 'lease-not-renewing',
+    whoLogs:
+      'the apiserver verifies client certs per request, so the x509 error is in the kube-apiserver journal; the controller-manager itself only sees 401 Unauthorized',
   },
   'apiserver-etcd-client': {
-    leafId: 'apiserver-etcd-client', cert: 'apiserver-etcd-client', component: 'kube-apiserver', where: 'all', logUnits: ['etcd', 'kube-apiserver'], symptom: 'readyz-etcd-failing',
-    whoLogs: 'etcd verifies client certs in the TLS handshake and logs the rejected connection; the apiserver only sees the handshake fail',
+    leafId: 'apiserver-etcd-client',
+    cert: 'apiserver-etcd-client',
+    component: 'kube-apiserver',
+    where: 'all',
+    logUnits: ['etcd', 'kube-apiserver'],
+    symptom: 'readyz-etcd-failing',
+    whoLogs:
+      'etcd verifies client certs in the TLS handshake and logs the rejected connection; the apiserver only sees the handshake fail',
   },
   apiserver: {
-    leafId: 'apiserver', cert: 'apiserver', component: 'kube-apiserver', where: 'all', logUnits: ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver'], symptom: 'apiserver-tls-rejected',
-    whoLogs: 'clients verify the serving cert, so the x509 error is in the scheduler and controller-manager journals; the apiserver logs the TLS handshake error',
+    leafId: 'apiserver',
+    cert: 'apiserver',
+    component: 'kube-apiserver',
+    where: 'all',
+    logUnits: ['kube-scheduler', 'kube-controller-manager', 'kube-apiserver'],
+    symptom: 'apiserver-tls-rejected',
+    whoLogs:
+      'clients verify the serving cert, so the x509 error is in the scheduler and controller-manager journals; the apiserver logs the TLS handshake error',
   },
   'etcd-peer': {
-    leafId: 'etcd-peer', cert: 'etcd-peer', component: 'etcd', where: 'first-etcd', logUnits: ['etcd'], symptom: 'etcd-unhealthy',
-    whoLogs: 'the other members verify the peer cert in the TLS handshake and log the rejected connection',
+    leafId: 'etcd-peer',
+    cert: 'etcd-peer',
+    component: 'etcd',
+    where: 'first-etcd',
+    logUnits: ['etcd'],
+    symptom: 'etcd-unhealthy',
+    whoLogs:
+      'the other members verify the peer cert in the TLS handshake and log the rejected connection',
   },
 };
 

@@ -10,10 +10,29 @@ export const iso = (t: number | Date = Date.now()) => new Date(t).toISOString();
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** How a drill connects: each gate's timeout, and whether an unknown host key is trusted on first contact (--accept-new-host-keys). */
-export interface Connection { gateTimeoutMs: number; acceptNewHostKeys?: boolean | undefined }
+export interface Connection {
+  gateTimeoutMs: number;
+  acceptNewHostKeys?: boolean | undefined;
+}
 
-export async function withConnected<T>(inv: Inventory, stateDir: string, conn: Connection, log: Logger, fn: (ctx: WireContext) => Promise<T>): Promise<T> {
-  const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), { dryRun: false, acceptNewHostKeys: conn.acceptNewHostKeys === true, gateTimeoutMs: conn.gateTimeoutMs }, log);
+export async function withConnected<T>(
+  inv: Inventory,
+  stateDir: string,
+  conn: Connection,
+  log: Logger,
+  fn: (ctx: WireContext) => Promise<T>,
+): Promise<T> {
+  const ctx = newContext(
+    inv,
+    stateDir,
+    clusterStateDir(stateDir, inv),
+    {
+      dryRun: false,
+      acceptNewHostKeys: conn.acceptNewHostKeys === true,
+      gateTimeoutMs: conn.gateTimeoutMs,
+    },
+    log,
+  );
   await connectPhase.run(ctx);
   try {
     return await fn(ctx);

@@ -9,8 +9,12 @@ import type { HostSnap, Proc } from './k0s-probes.ts';
 
 /** The `component=` field k0s logs each supervisor under (seen in the k0scontroller journal). */
 export const SUPERVISOR_NAME: Record<string, string> = {
-  etcd: 'etcd', 'konnectivity-server': 'konnectivity', 'kube-apiserver': 'kube-apiserver',
-  'k0s api': 'k0s-control-api', 'kube-scheduler': 'kube-scheduler', 'kube-controller-manager': 'kube-controller-manager',
+  etcd: 'etcd',
+  'konnectivity-server': 'konnectivity',
+  'kube-apiserver': 'kube-apiserver',
+  'k0s api': 'k0s-control-api',
+  'kube-scheduler': 'kube-scheduler',
+  'kube-controller-manager': 'kube-controller-manager',
 };
 
 /**
@@ -20,7 +24,11 @@ export const SUPERVISOR_NAME: Record<string, string> = {
  */
 export const CLEANUP_SLACK_MS = 1000;
 
-export interface Supervised { component: string; at: number; pid?: number }
+export interface Supervised {
+  component: string;
+  at: number;
+  pid?: number;
+}
 
 export interface ChildFate {
   name: string;
@@ -45,12 +53,22 @@ function find(snap: HostSnap, name: string, pid?: number): Proc | undefined {
 }
 
 /** snaps in time order; killAt when kill -9 returned; newMainAt when the new k0s was first seen. */
-export function childFates(snaps: HostSnap[], names: string[], killAt: number, killedPid: number, newMainPid: number, newMainAt: number | null, supervised: Supervised[]): ChildFate[] {
+export function childFates(
+  snaps: HostSnap[],
+  names: string[],
+  killAt: number,
+  killedPid: number,
+  newMainPid: number,
+  newMainAt: number | null,
+  supervised: Supervised[],
+): ChildFate[] {
   const before = [...snaps].reverse().find((x) => x.at < killAt);
   const after = snaps.filter((x) => x.at >= killAt);
   // A multi-threaded process takes a moment to exit: "after the kill" is the first snapshot in
   // which nothing is the killed process or still has it as parent.
-  const first = after.find((x) => !x.procs.some((p) => p.pid === killedPid || p.ppid === killedPid)) ?? after[0];
+  const first =
+    after.find((x) => !x.procs.some((p) => p.pid === killedPid || p.ppid === killedPid)) ??
+    after[0];
   return names.map((name) => {
     const old = before ? find(before, name) : undefined;
     const firstProc = first && old ? find(first, name, old.pid) : undefined;
@@ -63,23 +81,41 @@ export function childFates(snaps: HostSnap[], names: string[], killAt: number, k
     const rep = repSnap ? repSnap.procs.find(isRep)! : undefined;
     const sup = supervised.find((x) => x.component === SUPERVISOR_NAME[name]);
     // Its parent right after the kill: PID 1 (or a subreaper) once the k0s it had is gone.
-    const ran = firstProc ? (firstProc.ppid === killedPid ? `kept its parent ${killedPid}, which had not died,` : `ran on orphaned (parent ${firstProc.ppid})`) : '';
+    const ran = firstProc
+      ? firstProc.ppid === killedPid
+        ? `kept its parent ${killedPid}, which had not died,`
+        : `ran on orphaned (parent ${firstProc.ppid})`
+      : '';
     let fate: string;
     if (!old) fate = 'was not running before the kill';
-    else if (!firstProc) fate = `gone by the first sample after the kill (${s1(first!.at - killAt)}): it died with its supervisor`;
+    else if (!firstProc)
+      fate = `gone by the first sample after the kill (${s1(first!.at - killAt)}): it died with its supervisor`;
     else if (!gone) fate = `still the same process (pid ${old.pid}) at the end: never restarted`;
-    else if (newMainAt === null || gone.at <= newMainAt) fate = `${ran}, then exited ${s1(gone.at - killAt)} after the kill, ${newMainAt === null ? 'with no new k0s started' : 'before systemd had started a new k0s'}`;
-    else if (sup && gone.at >= sup.at - CLEANUP_SLACK_MS) fate = `${ran} until the new k0s's supervisor for it started (${s1(sup.at - killAt)} after the kill): the new k0s terminated it from its PID file, then started a new one`;
-    else fate = `${ran}, then exited on its own: gone ${s1(gone.at - killAt)} after the kill, after the new k0s started but ${sup ? `${s1(sup.at - gone.at)} before` : 'with no'} "Starting to supervise" for it, so not terminated by k0s`;
+    else if (newMainAt === null || gone.at <= newMainAt)
+      fate = `${ran}, then exited ${s1(gone.at - killAt)} after the kill, ${newMainAt === null ? 'with no new k0s started' : 'before systemd had started a new k0s'}`;
+    else if (sup && gone.at >= sup.at - CLEANUP_SLACK_MS)
+      fate = `${ran} until the new k0s's supervisor for it started (${s1(sup.at - killAt)} after the kill): the new k0s terminated it from its PID file, then started a new one`;
+    else
+      fate = `${ran}, then exited on its own: gone ${s1(gone.at - killAt)} after the kill, after the new k0s started but ${sup ? `${s1(sup.at - gone.at)} before` : 'with no'} "Starting to supervise" for it, so not terminated by k0s`;
     return {
       name,
       before: old ? { pid: old.pid, ppid: old.ppid } : null,
-      afterKill: first ? { at: iso(first.at), running: firstProc !== undefined, ppid: firstProc?.ppid ?? null } : null,
+      afterKill: first
+        ? { at: iso(first.at), running: firstProc !== undefined, ppid: firstProc?.ppid ?? null }
+        : null,
       lastSeen: lastSeen === null ? null : iso(lastSeen),
       goneBy: gone ? iso(gone.at) : null,
       supervisorStarted: sup ? iso(sup.at) : null,
       fate,
-      replacement: rep && repSnap ? { pid: rep.pid, ppid: rep.ppid, at: iso(repSnap.at), underNewMain: rep.ppid === newMainPid } : null,
+      replacement:
+        rep && repSnap
+          ? {
+              pid: rep.pid,
+              ppid: rep.ppid,
+              at: iso(repSnap.at),
+              underNewMain: rep.ppid === newMainPid,
+            }
+          : null,
       absentMs: gone && repSnap ? Math.max(0, repSnap.at - gone.at) : null,
     };
   });
@@ -96,13 +132,30 @@ export function newMain(snaps: HostSnap[], killedPid: number): { pid: number; at
   return first ? { pid: snaps.findLast(isNew)!.unit.mainPid, at: first.at } : null;
 }
 
-export interface SourceSite { file: string; line: number; url: string; text: string }
+export interface SourceSite {
+  file: string;
+  line: number;
+  url: string;
+  text: string;
+}
 
 /** A line of the pinned k0s source holding `needle`, as file:line with its URL at the tag. */
-export function k0sSite(tree: string, tag: string, file: string, needle: string): SourceSite | undefined {
+export function k0sSite(
+  tree: string,
+  tag: string,
+  file: string,
+  needle: string,
+): SourceSite | undefined {
   const path = join(tree, file);
   if (!existsSync(path)) return undefined;
-  const i = readFileSync(path, 'utf8').split('\n').findIndex((l) => l.includes(needle));
+  const i = readFileSync(path, 'utf8')
+    .split('\n')
+    .findIndex((l) => l.includes(needle));
   if (i < 0) return undefined;
-  return { file, line: i + 1, url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${file}#L${i + 1}`, text: needle };
+  return {
+    file,
+    line: i + 1,
+    url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${file}#L${i + 1}`,
+    text: needle,
+  };
 }

@@ -9,7 +9,11 @@ import { K0S_DATA, k0sConfig } from '../planes/k0s/config.ts';
 import { settledTree, stageBinaries, startController, step } from '../planes/k0s/controller.ts';
 import { emptyPlane, type PlaneData } from '../planes/types.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
-import { credsFromKubeconfigText, withServer, type KubeCreds } from '../../core/transport/kube-api.ts';
+import {
+  credsFromKubeconfigText,
+  withServer,
+  type KubeCreds,
+} from '../../core/transport/kube-api.ts';
 import { RENEW_INTERVAL_MS, readLease } from '../../core/gates/leases.ts';
 import { StepError } from '../../lib/errors.ts';
 import { retry } from '../../lib/retry.ts';
@@ -40,17 +44,37 @@ export interface K0sLab {
   plane: PlaneData;
 }
 
-
 /** Both Leases held and being renewed, or throws with what it last saw. */
 async function leasesHeld(creds: KubeCreds, timeoutMs: number): Promise<void> {
   let seen: { l: string; ok: boolean; d: string }[] = [];
-  await retry(async () => {
-    seen = await Promise.all(K0S_LEASES.map((l) => readLease(creds, l).then((x) => ({ l, ok: x.holder !== '' && x.ageMs <= RENEWING_MS, d: `${x.holder || 'nobody'}, ${Math.round(x.ageMs / 1000)} s ago` }), (e: unknown) => ({ l, ok: false, d: String(e) }))));
-    if (!seen.every((x) => x.ok)) throw new Error('not held');
-  }, {
-    timeoutMs, intervalMs: 1000,
-    onTimeout: () => { throw new StepError('k0s lab', `the controllers' Leases were not held within ${timeoutMs / 1000} s`, { detail: seen.map((x) => `${x.l}: ${x.d}`) }); },
-  });
+  await retry(
+    async () => {
+      seen = await Promise.all(
+        K0S_LEASES.map((l) =>
+          readLease(creds, l).then(
+            (x) => ({
+              l,
+              ok: x.holder !== '' && x.ageMs <= RENEWING_MS,
+              d: `${x.holder || 'nobody'}, ${Math.round(x.ageMs / 1000)} s ago`,
+            }),
+            (e: unknown) => ({ l, ok: false, d: String(e) }),
+          ),
+        ),
+      );
+      if (!seen.every((x) => x.ok)) throw new Error('not held');
+    },
+    {
+      timeoutMs,
+      intervalMs: 1000,
+      onTimeout: () => {
+        throw new StepError(
+          'k0s lab',
+          `the controllers' Leases were not held within ${timeoutMs / 1000} s`,
+          { detail: seen.map((x) => `${x.l}: ${x.d}`) },
+        );
+      },
+    },
+  );
 }
 
 /** Recreates lab `name` with one host and starts one k0s controller on it. The caller closes and tears down. */
@@ -61,7 +85,12 @@ export async function k0sLabUp(name: string, stateDir: string, log: Logger): Pro
   await lab.labDown(labOpts);
   let t0 = performance.now();
   const info = await lab.labUp({ ...labOpts, hosts: 1 });
-  plane.steps.push({ step: `fresh lab "${name}" up (1 host)`, ms: Math.round(performance.now() - t0), ok: true, output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', ') });
+  plane.steps.push({
+    step: `fresh lab "${name}" up (1 host)`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+    output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', '),
+  });
   // The lab's own inventory gives the cluster parameters, as compare takes them from hardwire's.
   const inv = loadValidInventory(info.inventory);
   const host = inv.hosts[0]!;
@@ -72,17 +101,41 @@ export async function k0sLabUp(name: string, stateDir: string, log: Logger): Pro
   try {
     t0 = performance.now();
     await stageBinaries(session, k0s, parts, k0sConfig(params, host.address));
-    plane.steps.push({ step: `stage k0s ${k0s.version} and ${parts.map((p) => `${p.name} ${p.version}`).join(', ')}`, ms: Math.round(performance.now() - t0), ok: true });
-    const version = (await step(plane, session, ['/usr/local/bin/k0s', 'version'], 'k0s version')).trim();
+    plane.steps.push({
+      step: `stage k0s ${k0s.version} and ${parts.map((p) => `${p.name} ${p.version}`).join(', ')}`,
+      ms: Math.round(performance.now() - t0),
+      ok: true,
+    });
+    const version = (
+      await step(plane, session, ['/usr/local/bin/k0s', 'version'], 'k0s version')
+    ).trim();
     log.info(`  k0s ${version}: one controller on ${host.name} (${host.address}), lab "${name}"`);
     await startController(plane, session, false);
-    const creds = withServer(credsFromKubeconfigText((await session.readFile(K0S_ADMIN_CONF)).toString('utf8'), K0S_ADMIN_CONF), `https://${host.address}:${APISERVER_PORT}`);
+    const creds = withServer(
+      credsFromKubeconfigText(
+        (await session.readFile(K0S_ADMIN_CONF)).toString('utf8'),
+        K0S_ADMIN_CONF,
+      ),
+      `https://${host.address}:${APISERVER_PORT}`,
+    );
     t0 = performance.now();
     await leasesHeld(creds, 180_000);
-    plane.steps.push({ step: `${host.name}: Leases ${K0S_LEASES.join(', ')} held`, ms: Math.round(performance.now() - t0), ok: true });
+    plane.steps.push({
+      step: `${host.name}: Leases ${K0S_LEASES.join(', ')} held`,
+      ms: Math.round(performance.now() - t0),
+      ok: true,
+    });
     // Every supervised child there and stable, so the baseline sees the whole tree.
     await settledTree(session, plane);
-    return { lab: name, stateDir, host: { name: host.name, address: host.address }, session, version, creds, plane };
+    return {
+      lab: name,
+      stateDir,
+      host: { name: host.name, address: host.address },
+      session,
+      version,
+      creds,
+      plane,
+    };
   } catch (err) {
     await session.close();
     throw err;

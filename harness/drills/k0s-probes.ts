@@ -18,18 +18,45 @@ import { K0S_LEASES, K0S_UNIT, RENEWING_MS } from './k0s-lab.ts';
 /** The separate processes k0s's controller supervises with default components (keepalived is off). */
 export const K0S_CHILDREN = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
 
-export interface Proc { pid: number; ppid: number; name: string }
-export interface UnitSnap { active: string; sub: string; mainPid: number; nRestarts: number; execMainStart: string }
-export interface HostSnap { at: number; unit: UnitSnap; procs: Proc[] }
+export interface Proc {
+  pid: number;
+  ppid: number;
+  name: string;
+}
+export interface UnitSnap {
+  active: string;
+  sub: string;
+  mainPid: number;
+  nRestarts: number;
+  execMainStart: string;
+}
+export interface HostSnap {
+  at: number;
+  unit: UnitSnap;
+  procs: Proc[];
+}
 
 const SCRIPT = `${shJoin(showArgv([K0S_UNIT], ['ActiveState', 'SubState', 'MainPID', 'NRestarts', 'ExecMainStartTimestamp']))}; echo @@; ps -e -o pid=,ppid=,stat=,args=`;
 
 export function parseSnap(at: number, out: string): HostSnap {
   const [show = '', ps = ''] = out.split('\n@@\n');
   const kv = parseShow(show)[0] ?? {};
-  const procs = ps.split('\n').map((l) => l.trim().split(/\s+/)).filter((w) => w.length >= 4 && !w[2]!.startsWith('Z'))
+  const procs = ps
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/))
+    .filter((w) => w.length >= 4 && !w[2]!.startsWith('Z'))
     .map((w) => ({ pid: Number(w[0]), ppid: Number(w[1]), name: processName(w.slice(3)) }));
-  return { at, unit: { active: kv.ActiveState ?? '', sub: kv.SubState ?? '', mainPid: Number(kv.MainPID ?? 0), nRestarts: Number(kv.NRestarts ?? NaN), execMainStart: kv.ExecMainStartTimestamp ?? '' }, procs };
+  return {
+    at,
+    unit: {
+      active: kv.ActiveState ?? '',
+      sub: kv.SubState ?? '',
+      mainPid: Number(kv.MainPID ?? 0),
+      nRestarts: Number(kv.NRestarts ?? NaN),
+      execMainStart: kv.ExecMainStartTimestamp ?? '',
+    },
+    procs,
+  };
 }
 
 /** Host snapshots, at most one per 500 ms: the probes of one tick share one. */
@@ -56,20 +83,59 @@ export class HostWatch {
 }
 
 /** etcd as kube-apiserver reaches it: its --etcd-servers and client cert, read from its live argv. */
-export interface EtcdClient { url: string; ca: string; cert: string; key: string }
+export interface EtcdClient {
+  url: string;
+  ca: string;
+  cert: string;
+  key: string;
+}
 
 export function etcdClientOf(apiserverArgv: string[]): EtcdClient {
   const f = flagsOf(apiserverArgv);
-  const need = (k: string) => { const v = f.get(k); if (!v) throw new Error(`kube-apiserver has no --${k}`); return v; };
-  return { url: need('etcd-servers').split(',')[0]!, ca: need('etcd-cafile'), cert: need('etcd-certfile'), key: need('etcd-keyfile') };
+  const need = (k: string) => {
+    const v = f.get(k);
+    if (!v) throw new Error(`kube-apiserver has no --${k}`);
+    return v;
+  };
+  return {
+    url: need('etcd-servers').split(',')[0]!,
+    ca: need('etcd-cafile'),
+    cert: need('etcd-certfile'),
+    key: need('etcd-keyfile'),
+  };
 }
 
 async function etcdHealth(s: Session, e: EtcdClient): Promise<ProbeResult> {
-  const r = await s.exec(['curl', '-sS', '--max-time', '3', '--cacert', e.ca, '--cert', e.cert, '--key', e.key, `${e.url}/health`], { allowFail: true, timeoutMs: 10_000 });
+  const r = await s.exec(
+    [
+      'curl',
+      '-sS',
+      '--max-time',
+      '3',
+      '--cacert',
+      e.ca,
+      '--cert',
+      e.cert,
+      '--key',
+      e.key,
+      `${e.url}/health`,
+    ],
+    { allowFail: true, timeoutMs: 10_000 },
+  );
   const body = r.stdout.trim();
   let health = '';
-  try { health = String((JSON.parse(body) as { health?: unknown }).health); } catch { /* not JSON: curl's error below */ }
-  return { ok: r.code === 0 && health === 'true', detail: r.code === 0 ? `${e.url}/health ${body}` : `${e.url}/health: ${r.stderr.trim().split('\n').pop()}` };
+  try {
+    health = String((JSON.parse(body) as { health?: unknown }).health);
+  } catch {
+    /* not JSON: curl's error below */
+  }
+  return {
+    ok: r.code === 0 && health === 'true',
+    detail:
+      r.code === 0
+        ? `${e.url}/health ${body}`
+        : `${e.url}/health: ${r.stderr.trim().split('\n').pop()}`,
+  };
 }
 
 async function readyz(creds: KubeCreds): Promise<ProbeResult> {
@@ -84,7 +150,10 @@ async function readyz(creds: KubeCreds): Promise<ProbeResult> {
 async function lease(creds: KubeCreds, name: string): Promise<ProbeResult> {
   try {
     const l = await readLease(creds, name);
-    return { ok: l.holder !== '' && l.ageMs <= RENEWING_MS, detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago (renewing means within ${RENEWING_MS / 1000} s; valid ${LEASE_DURATION_MS / 1000} s)` };
+    return {
+      ok: l.holder !== '' && l.ageMs <= RENEWING_MS,
+      detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago (renewing means within ${RENEWING_MS / 1000} s; valid ${LEASE_DURATION_MS / 1000} s)`,
+    };
   } catch (e) {
     return { ok: false, detail: `cannot read: ${errText(e)}` };
   }
@@ -93,24 +162,41 @@ async function lease(creds: KubeCreds, name: string): Promise<ProbeResult> {
 /** A child is up while a process of that name runs; who its parent is goes in the detail. */
 function childProbe(w: HostWatch, name: string, host: string): Probe {
   return {
-    name: `${name} process`, component: name, host,
+    name: `${name} process`,
+    component: name,
+    host,
     check: async () => {
       const snap = await w.current();
       const p = snap.procs.filter((x) => x.name === name);
       if (p.length === 0) return { ok: false, detail: 'no such process' };
-      const under = (x: Proc) => (x.ppid === snap.unit.mainPid && x.ppid > 0 ? 'under k0s' : `orphaned, parent ${x.ppid}`);
-      return { ok: true, detail: p.map((x) => `pid ${x.pid}, ppid ${x.ppid} (${under(x)})`).join('; ') };
+      const under = (x: Proc) =>
+        x.ppid === snap.unit.mainPid && x.ppid > 0 ? 'under k0s' : `orphaned, parent ${x.ppid}`;
+      return {
+        ok: true,
+        detail: p.map((x) => `pid ${x.pid}, ppid ${x.ppid} (${under(x)})`).join('; '),
+      };
     },
   };
 }
 
-export function k0sProbes(w: HostWatch, s: Session, creds: KubeCreds, etcd: EtcdClient, host: string): Probe[] {
+export function k0sProbes(
+  w: HostWatch,
+  s: Session,
+  creds: KubeCreds,
+  etcd: EtcdClient,
+  host: string,
+): Probe[] {
   return [
     {
-      name: `${K0S_UNIT}.service`, component: 'k0s controller', host,
+      name: `${K0S_UNIT}.service`,
+      component: 'k0s controller',
+      host,
       check: async () => {
         const u = (await w.current()).unit;
-        return { ok: u.active === 'active' && u.mainPid > 0, detail: `${u.active}/${u.sub}, MainPID ${u.mainPid}, NRestarts ${u.nRestarts}` };
+        return {
+          ok: u.active === 'active' && u.mainPid > 0,
+          detail: `${u.active}/${u.sub}, MainPID ${u.mainPid}, NRestarts ${u.nRestarts}`,
+        };
       },
     },
     { name: 'etcd /health', component: 'etcd', host, check: () => etcdHealth(s, etcd) },

@@ -14,9 +14,17 @@ import { errText } from './symptoms.ts';
 /** A Lease is alive if renewed within its duration (15 s, both controllers' default). */
 export const LEASE_DURATION_MS = 15_000;
 
-export async function readyzOn(env: DrillEnv, address: string): Promise<{ ok: boolean; detail: string }> {
+export async function readyzOn(
+  env: DrillEnv,
+  address: string,
+): Promise<{ ok: boolean; detail: string }> {
   try {
-    const r = await kubeRequest(withServer(env.creds, `https://${address}:${APISERVER_PORT}`), 'GET', '/readyz', { timeoutMs: 3000 });
+    const r = await kubeRequest(
+      withServer(env.creds, `https://${address}:${APISERVER_PORT}`),
+      'GET',
+      '/readyz',
+      { timeoutMs: 3000 },
+    );
     return { ok: r.status === 200, detail: `/readyz ${r.status}` };
   } catch (e) {
     return { ok: false, detail: `/readyz: ${errText(e)}` };
@@ -33,13 +41,22 @@ export async function etcdHealth(env: DrillEnv): Promise<{ ok: boolean; detail: 
 }
 
 /** Read through any apiserver that answers: a Lease is not down because one apiserver is. */
-export async function leaseAlive(env: DrillEnv, lease: string): Promise<{ ok: boolean; detail: string }> {
+export async function leaseAlive(
+  env: DrillEnv,
+  lease: string,
+): Promise<{ ok: boolean; detail: string }> {
   const errs: string[] = [];
   for (const h of env.inv.controlPlaneHosts) {
     try {
-      const l = await readLease(withServer(env.creds, `https://${h.address}:${APISERVER_PORT}`), lease);
+      const l = await readLease(
+        withServer(env.creds, `https://${h.address}:${APISERVER_PORT}`),
+        lease,
+      );
       const ok = l.holder !== '' && l.ageMs <= LEASE_DURATION_MS;
-      return { ok, detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago (read via ${h.name})` };
+      return {
+        ok,
+        detail: `held by ${l.holder || 'nobody'}, renewed ${Math.round(l.ageMs / 1000)} s ago (read via ${h.name})`,
+      };
     } catch (e) {
       errs.push(`${h.name}: ${errText(e)}`);
     }
@@ -51,16 +68,38 @@ export async function leaseAlive(env: DrillEnv, lease: string): Promise<{ ok: bo
 export async function blastRadius(env: DrillEnv): Promise<BlastItem[]> {
   const items: Promise<BlastItem>[] = [
     etcdHealth(env).then((r) => ({ what: 'etcd', ...r })),
-    ...env.inv.controlPlaneHosts.map((h) => readyzOn(env, h.address).then((r) => ({ what: `kube-apiserver on ${h.name} (admin, https://${h.address}:${APISERVER_PORT})`, ...r }))),
-    ...LEASES.map((l) => leaseAlive(env, l.lease).then((r) => ({ what: `Lease kube-system/${l.lease}`, ...r }))),
+    ...env.inv.controlPlaneHosts.map((h) =>
+      readyzOn(env, h.address).then((r) => ({
+        what: `kube-apiserver on ${h.name} (admin, https://${h.address}:${APISERVER_PORT})`,
+        ...r,
+      })),
+    ),
+    ...LEASES.map((l) =>
+      leaseAlive(env, l.lease).then((r) => ({ what: `Lease kube-system/${l.lease}`, ...r })),
+    ),
   ];
   return Promise.all(items);
 }
 
-export interface UnitState { activeState: string; nRestarts: number; mainPid: number; execMainStart: string }
+export interface UnitState {
+  activeState: string;
+  nRestarts: number;
+  mainPid: number;
+  execMainStart: string;
+}
 
 /** systemd's view of a unit: NRestarts counts the restarts systemd itself made (Restart=). */
 export async function unitState(s: ReadSession, unit: string): Promise<UnitState> {
-  const kv = await showUnit(s, unit, ['ActiveState', 'NRestarts', 'MainPID', 'ExecMainStartTimestamp'], { allowFail: true, timeoutMs: 10_000 });
-  return { activeState: kv.ActiveState ?? '', nRestarts: Number(kv.NRestarts ?? NaN), mainPid: Number(kv.MainPID ?? 0), execMainStart: kv.ExecMainStartTimestamp ?? '' };
+  const kv = await showUnit(
+    s,
+    unit,
+    ['ActiveState', 'NRestarts', 'MainPID', 'ExecMainStartTimestamp'],
+    { allowFail: true, timeoutMs: 10_000 },
+  );
+  return {
+    activeState: kv.ActiveState ?? '',
+    nRestarts: Number(kv.NRestarts ?? NaN),
+    mainPid: Number(kv.MainPID ?? 0),
+    execMainStart: kv.ExecMainStartTimestamp ?? '',
+  };
 }

@@ -7,15 +7,25 @@ import type { TimelineEntry } from './timeline.ts';
 import type { Trace } from './trace.ts';
 
 /** One thing probed after the break: still working or not. */
-export interface BlastItem { what: string; ok: boolean; detail: string }
+export interface BlastItem {
+  what: string;
+  ok: boolean;
+  detail: string;
+}
 
-export interface TracedLine extends JournalLine { traces: Trace[] }
+export interface TracedLine extends JournalLine {
+  traces: Trace[];
+}
 
 export interface DrillRun {
   drill: string;
   title: string;
   startedAt: string;
-  baseline: { at: string; gates: GateResult[]; caSha256: { host: string; path: string; sha256: string | null }[] };
+  baseline: {
+    at: string;
+    gates: GateResult[];
+    caSha256: { host: string; path: string; sha256: string | null }[];
+  };
   broken: { hosts: string[]; action: string; at: string; files: string[] };
   whoLogs: string;
   /** The first line naming the failure, per host and unit, in the order logged. */
@@ -44,10 +54,20 @@ const secs = (ms: number | null) => (ms === null ? 'n/a' : `${(ms / 1000).toFixe
 
 export function sourcesSection(lines: TracedLine[]): string[] {
   const seen = new Set<string>();
-  const rows = lines.flatMap((l) => l.traces).filter((t) => !seen.has(t.citation) && seen.add(t.citation));
-  return ['## Where the captured lines come from', '',
-    ...(rows.length ? rows.map((t) => `- \`${t.citation}\` (${t.kind}${t.klogHeaderAgrees === undefined ? '' : t.klogHeaderAgrees ? ', klog header agrees' : ', klog header DISAGREES'}): \`${t.format}\``) : ['(no catalogued message in the captured lines; see drills/trace.ts)']),
-    ''];
+  const rows = lines
+    .flatMap((l) => l.traces)
+    .filter((t) => !seen.has(t.citation) && seen.add(t.citation));
+  return [
+    '## Where the captured lines come from',
+    '',
+    ...(rows.length
+      ? rows.map(
+          (t) =>
+            `- \`${t.citation}\` (${t.kind}${t.klogHeaderAgrees === undefined ? '' : t.klogHeaderAgrees ? ', klog header agrees' : ', klog header DISAGREES'}): \`${t.format}\``,
+        )
+      : ['(no catalogued message in the captured lines; see drills/trace.ts)']),
+    '',
+  ];
 }
 
 export function runMarkdown(r: DrillRun): string {
@@ -57,22 +77,53 @@ export function runMarkdown(r: DrillRun): string {
     '',
     `- Broken: ${r.broken.action} (${r.broken.hosts.join(', ')}) at ${r.broken.at}`,
     `- Time to detect: ${secs(r.timeToDetectMs)} (first line naming it); symptom after ${secs(r.symptomAfterMs)}; time to recover: ${secs(r.timeToRecoverMs)}; recovered: ${r.keptBroken ? 'not yet (kept broken)' : r.recovered ? 'yes' : 'NO'}`,
-    ...(r.caUnchanged === null ? [] : [`- ca.crt sha256 on the hosts: ${r.caUnchanged ? 'unchanged' : 'CHANGED'}`]),
-    ...(r.keptBroken ? ['', `Kept broken. Recover with:`, '', '```sh', r.keptBroken.recoveryCommand, '```'] : []),
+    ...(r.caUnchanged === null
+      ? []
+      : [`- ca.crt sha256 on the hosts: ${r.caUnchanged ? 'unchanged' : 'CHANGED'}`]),
+    ...(r.keptBroken
+      ? ['', `Kept broken. Recover with:`, '', '```sh', r.keptBroken.recoveryCommand, '```']
+      : []),
     '',
     ...journalSection(r.whoLogs, r.captured, [], '(no line naming the failure was found)'),
-    ...r.also.flatMap((a) => [`### ${a.label}`, '', ...(a.lines.length ? a.lines.map((l) => `- ${l.at} ${l.host} ${l.unit}: \`${l.line.length > 300 ? `${l.line.slice(0, 300)}…` : l.line}\``) : ['(none)']), '']),
+    ...r.also.flatMap((a) => [
+      `### ${a.label}`,
+      '',
+      ...(a.lines.length
+        ? a.lines.map(
+            (l) =>
+              `- ${l.at} ${l.host} ${l.unit}: \`${l.line.length > 300 ? `${l.line.slice(0, 300)}…` : l.line}\``,
+          )
+        : ['(none)']),
+      '',
+    ]),
     ...sourcesSection(allLines),
     '## Symptom (kubectl)',
     '',
-    ...(r.symptom ? [`${r.symptom.at}, exit ${r.symptom.code}:`, '', '```', `$ ${r.symptom.command}`, r.symptom.output, '```'] : ['(not observed)']),
+    ...(r.symptom
+      ? [
+          `${r.symptom.at}, exit ${r.symptom.code}:`,
+          '',
+          '```',
+          `$ ${r.symptom.command}`,
+          r.symptom.output,
+          '```',
+        ]
+      : ['(not observed)']),
     '',
     '## What kept working (blast radius)',
     '',
     ...r.blastRadius.map((x) => `- ${x.ok ? 'ok' : 'DOWN'} ${x.what}: ${x.detail}`),
     '',
     ...r.md,
-    ...(r.keptBroken ? [] : [...recoverySection(r.recovery), '## Final gates', '', ...r.finalGates.map((g) => `- ${g.ok ? 'ok' : 'FAIL'} ${g.name}`), '']),
+    ...(r.keptBroken
+      ? []
+      : [
+          ...recoverySection(r.recovery),
+          '## Final gates',
+          '',
+          ...r.finalGates.map((g) => `- ${g.ok ? 'ok' : 'FAIL'} ${g.name}`),
+          '',
+        ]),
     ...timelineSection(r.timeline),
   ].join('\n');
 }

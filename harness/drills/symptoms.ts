@@ -9,7 +9,11 @@ import type { Inventory } from '../../core/inventory/load.ts';
 import type { ReadSession } from '../../core/transport/index.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
 
-export type SymptomKind = 'lease-not-renewing' | 'readyz-etcd-failing' | 'apiserver-tls-rejected' | 'etcd-unhealthy';
+export type SymptomKind =
+  | 'lease-not-renewing'
+  | 'readyz-etcd-failing'
+  | 'apiserver-tls-rejected'
+  | 'etcd-unhealthy';
 
 export interface SymptomProbe {
   inv: Inventory;
@@ -34,11 +38,19 @@ export async function readyzEtcd(inv: Inventory, creds: KubeCreds): Promise<stri
   const bad: string[] = [];
   for (const h of inv.controlPlaneHosts) {
     try {
-      const r = await kubeRequest(withServer(creds, `https://${h.address}:${APISERVER_PORT}`), 'GET', '/readyz?verbose', { timeoutMs: 5000 });
+      const r = await kubeRequest(
+        withServer(creds, `https://${h.address}:${APISERVER_PORT}`),
+        'GET',
+        '/readyz?verbose',
+        { timeoutMs: 5000 },
+      );
       const failing = r.body.split('\n').filter((l) => l.startsWith('[-]'));
-      if (r.status !== 200 && failing.some((l) => l.includes('etcd'))) bad.push(`${h.name} /readyz ${r.status}: ${failing.join('; ')}`);
+      if (r.status !== 200 && failing.some((l) => l.includes('etcd')))
+        bad.push(`${h.name} /readyz ${r.status}: ${failing.join('; ')}`);
     } catch (e) {
-      bad.push(`${h.name} /readyz unreachable (${errText(e)}): kube-apiserver cannot reach its storage, so it does not serve`);
+      bad.push(
+        `${h.name} /readyz unreachable (${errText(e)}): kube-apiserver cannot reach its storage, so it does not serve`,
+      );
     }
   }
   return bad.length > 0 ? bad.join(' | ') : undefined;
@@ -51,18 +63,31 @@ export async function symptomNow(kind: SymptomKind, p: SymptomProbe): Promise<st
       const l = await readLease(p.creds, lease);
       const age = Date.now() - new Date(l.renewTime).getTime();
       // The default renew period is 2 s and lease duration 15 s: 15 s without a renewal is a dead leader.
-      return age > 15_000 ? `Lease kube-system/${lease} held by ${l.holder || 'nobody (released)'}, last renewed ${l.renewTime} (${Math.round(age / 1000)} s ago; renews every 2 s when healthy)` : undefined;
+      return age > 15_000
+        ? `Lease kube-system/${lease} held by ${l.holder || 'nobody (released)'}, last renewed ${l.renewTime} (${Math.round(age / 1000)} s ago; renews every 2 s when healthy)`
+        : undefined;
     }
     case 'readyz-etcd-failing':
       return readyzEtcd(p.inv, p.creds);
     case 'apiserver-tls-rejected': {
       const bad: string[] = [];
       for (const h of p.inv.controlPlaneHosts) {
-        try { await checkApiserver(p.creds, h.address); } catch (e) { if (/certificate|x509|CERT_/i.test(errText(e))) bad.push(`${h.name}: ${errText(e)}`); }
+        try {
+          await checkApiserver(p.creds, h.address);
+        } catch (e) {
+          if (/certificate|x509|CERT_/i.test(errText(e))) bad.push(`${h.name}: ${errText(e)}`);
+        }
       }
-      return bad.length > 0 ? `hardwire's own client rejects the serving cert: ${bad.join('; ')}` : undefined;
+      return bad.length > 0
+        ? `hardwire's own client rejects the serving cert: ${bad.join('; ')}`
+        : undefined;
     }
     case 'etcd-unhealthy':
-      try { await checkEtcd(p.inv, p.via); return undefined; } catch (e) { return `etcd: ${errText(e)}`; }
+      try {
+        await checkEtcd(p.inv, p.via);
+        return undefined;
+      } catch (e) {
+        return `etcd: ${errText(e)}`;
+      }
   }
 }

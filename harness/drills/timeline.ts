@@ -3,7 +3,10 @@
 import type { Intent } from '../../core/apply/wet.ts';
 import type { Logger } from '../../lib/log.ts';
 
-export interface TimelineEntry { at: string; event: string }
+export interface TimelineEntry {
+  at: string;
+  event: string;
+}
 
 /** The changes a Wet recorded, as `[host] msg`. */
 export function changes(intents: readonly Intent[]): TimelineEntry[] {
@@ -26,6 +29,8 @@ export class Timeline {
 
   /** The marks and the changes of each Wet given, in time order. */
   entries(...wets: { intents: readonly Intent[] }[]): TimelineEntry[] {
-    return [...this.#marks, ...wets.flatMap((w) => changes(w.intents))].sort((a, b) => a.at.localeCompare(b.at));
+    return [...this.#marks, ...wets.flatMap((w) => changes(w.intents))].sort((a, b) =>
+      a.at.localeCompare(b.at),
+    );
   }
 }

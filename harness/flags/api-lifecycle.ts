@@ -34,7 +34,10 @@ function versionPackages(root: string, dir = root): string[] {
   return readdirSync(dir).flatMap((e) => {
     const p = join(dir, e);
     if (!statSync(p).isDirectory()) return [];
-    const here = /^v\d+((alpha|beta)\d+)?$/.test(e) && existsSync(join(p, 'register.go')) ? [relative(root, p)] : [];
+    const here =
+      /^v\d+((alpha|beta)\d+)?$/.test(e) && existsSync(join(p, 'register.go'))
+        ? [relative(root, p)]
+        : [];
     return [...here, ...versionPackages(root, p)];
   });
 }
@@ -47,7 +50,8 @@ function groupOf(pkg: string): string {
 
 function moduleRoot(modcache: string, version: string): string {
   const root = join(modcache, `k8s.io/api@${version}`);
-  if (!existsSync(root)) throw new Error(`${root} is missing: go mod download k8s.io/api@${version}`);
+  if (!existsSync(root))
+    throw new Error(`${root} is missing: go mod download k8s.io/api@${version}`);
   return root;
 }
 
@@ -61,7 +65,9 @@ export function goneKinds(modcache: string, previous: string, version: string): 
   const [before, after] = [moduleRoot(modcache, previous), moduleRoot(modcache, version)];
   const removed = /^v0\.(\d+)\./.exec(version)?.[1];
   const kinds: RemovedKind[] = [];
-  for (const rel of versionPackages(before).filter((r) => !existsSync(join(after, r, 'register.go')))) {
+  for (const rel of versionPackages(before).filter(
+    (r) => !existsSync(join(after, r, 'register.go')),
+  )) {
     const group = groupOf(join(before, rel));
     const lines = readFileSync(join(before, rel, 'register.go'), 'utf8').split('\n');
     const start = lines.findIndex((l) => l.startsWith('func addKnownTypes('));
@@ -69,7 +75,11 @@ export function goneKinds(modcache: string, previous: string, version: string): 
       for (const m of lines[i]!.matchAll(/&(\w+)\{\}/g)) {
         if (m[1]!.endsWith('List')) continue;
         kinds.push({
-          group, version: basename(rel), kind: m[1]!, removed: `1.${removed}`, removedAt: `k8s.io/api@${previous}/${rel}/register.go:${i + 1}`,
+          group,
+          version: basename(rel),
+          kind: m[1]!,
+          removed: `1.${removed}`,
+          removedAt: `k8s.io/api@${previous}/${rel}/register.go:${i + 1}`,
           gone: `package ${rel} is in k8s.io/api@${previous} and not in k8s.io/api@${version}`,
         });
       }
@@ -82,7 +92,11 @@ export function goneKinds(modcache: string, previous: string, version: string): 
  * Every non-List kind with an APILifecycleRemoved(), its group from the package's register.go;
  * with `previous` (the Kubernetes release one minor below), also the kinds of packages gone since.
  */
-export function deriveApiLifecycle(kubernetes: string, modcache = goEnv().GOMODCACHE ?? '', previous?: string): ApiLifecycle {
+export function deriveApiLifecycle(
+  kubernetes: string,
+  modcache = goEnv().GOMODCACHE ?? '',
+  previous?: string,
+): ApiLifecycle {
   const version = apiModuleVersion(kubernetes);
   const root = moduleRoot(modcache, version);
   const kinds: RemovedKind[] = [];
@@ -94,16 +108,30 @@ export function deriveApiLifecycle(kubernetes: string, modcache = goEnv().GOMODC
       const ret = RETURN.exec(lines[i + 1] ?? '');
       if (!kind || !ret || kind.endsWith('List')) return;
       const rel = relative(root, file);
-      kinds.push({ group, version: rel.split('/').at(-2)!, kind, removed: `${ret[1]}.${ret[2]}`, removedAt: `k8s.io/api@${version}/${rel}:${i + 1}` });
+      kinds.push({
+        group,
+        version: rel.split('/').at(-2)!,
+        kind,
+        removed: `${ret[1]}.${ret[2]}`,
+        removedAt: `k8s.io/api@${version}/${rel}:${i + 1}`,
+      });
     });
   }
   const from = previous === undefined ? undefined : apiModuleVersion(previous);
   if (from) kinds.push(...goneKinds(modcache, from, version));
   kinds.sort((a, b) => a.removedAt.localeCompare(b.removedAt, 'en', { numeric: true }));
-  return { module: 'k8s.io/api', version, ...(from ? { comparedWith: `k8s.io/api@${from}` } : {}), kinds };
+  return {
+    module: 'k8s.io/api',
+    version,
+    ...(from ? { comparedWith: `k8s.io/api@${from}` } : {}),
+    kinds,
+  };
 }
 
 /** `previous`: the Kubernetes release one minor below whose k8s.io/api tree is compared (none: no comparison). */
 export function writeApiLifecycle(kubernetes: string, outDir: string, previous?: string): void {
-  writeFileSync(join(outDir, 'api-lifecycle.json'), `${JSON.stringify(deriveApiLifecycle(kubernetes, undefined, previous), null, 2)}\n`);
+  writeFileSync(
+    join(outDir, 'api-lifecycle.json'),
+    `${JSON.stringify(deriveApiLifecycle(kubernetes, undefined, previous), null, 2)}\n`,
+  );
 }

@@ -24,32 +24,90 @@ export const ETCD_ONLY_PINS: Readonly<Record<string, string>> = {
   'v3.6.16': 'go.v3.6.16.mod',
 };
 
-export interface EtcdRegenerateResult { files: string[]; seconds: number }
+export interface EtcdRegenerateResult {
+  files: string[];
+  seconds: number;
+}
 
 /** Builds and runs the analyzer for etcd alone; `outDir` defaults to the committed data/etcd/. */
-export function regenerateEtcd(opts: { version: string; outDir?: string; log: Logger }): EtcdRegenerateResult {
+export function regenerateEtcd(opts: {
+  version: string;
+  outDir?: string;
+  log: Logger;
+}): EtcdRegenerateResult {
   const modfile = ETCD_ONLY_PINS[opts.version];
   if (!modfile) {
-    throw new InputError('--etcd', `the analyzer has etcd-only module files for ${Object.keys(ETCD_ONLY_PINS).join(', ')} (harness/flags/etcd-regenerate.ts); a Kubernetes release's etcd comes with "hardwire flags --regenerate --version <kubernetes>"`);
+    throw new InputError(
+      '--etcd',
+      `the analyzer has etcd-only module files for ${Object.keys(ETCD_ONLY_PINS).join(', ')} (harness/flags/etcd-regenerate.ts); a Kubernetes release's etcd comes with "hardwire flags --regenerate --version <kubernetes>"`,
+    );
   }
   const started = Date.now();
   const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
   const outDir = opts.outDir ?? etcdDataDir();
-  const files = [join(outDir, basename(etcdMapFile(opts.version))), join(outDir, basename(etcdGateFile(opts.version)))] as const;
+  const files = [
+    join(outDir, basename(etcdMapFile(opts.version))),
+    join(outDir, basename(etcdGateFile(opts.version))),
+  ] as const;
   const work = mkdtempSync(join(tmpdir(), 'hardwire-etcd-flags-'));
   try {
     const go = goBinary();
-    step('build etcdflags', go, ['build', `-modfile=${modfile}`, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
-    step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
-    writeFileSync(join(work, 'targets.json'), JSON.stringify(flagTargets().filter((t) => t.name === 'etcd')));
+    step(
+      'build etcdflags',
+      go,
+      [
+        'build',
+        `-modfile=${modfile}`,
+        '-trimpath',
+        '-o',
+        join(work, 'etcdflags'),
+        './cmd/etcdflags',
+      ],
+      join(analyzerDir, 'etcd'),
+      opts.log,
+    );
+    step(
+      'dump etcd defaults',
+      join(work, 'etcdflags'),
+      [],
+      analyzerDir,
+      opts.log,
+      join(work, 'etcdflags.json'),
+    );
+    writeFileSync(
+      join(work, 'targets.json'),
+      JSON.stringify(flagTargets().filter((t) => t.name === 'etcd')),
+    );
     step('build analyzer', go, ['build', '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
     opts.log.step('analyze etcd (go/packages, full type information)');
     // No Kubernetes release: -kubernetes-version "" leaves kubernetesVersion out of the map.
     const out = join(work, 'out');
-    runSync(join(work, 'analyzer'), [
-      '-out', out, '-targets', join(work, 'targets.json'), '-component', 'etcd', '-etcd-runtime', join(work, 'etcdflags.json'),
-      '-kubernetes-version', '', '-etcd-version', opts.version, '-etcd-modfile', modfile,
-    ], { step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true });
+    runSync(
+      join(work, 'analyzer'),
+      [
+        '-out',
+        out,
+        '-targets',
+        join(work, 'targets.json'),
+        '-component',
+        'etcd',
+        '-etcd-runtime',
+        join(work, 'etcdflags.json'),
+        '-kubernetes-version',
+        '',
+        '-etcd-version',
+        opts.version,
+        '-etcd-modfile',
+        modfile,
+      ],
+      {
+        step: 'analyze',
+        label: 'the flag analyzer',
+        cwd: analyzerDir,
+        env: goEnv(),
+        inherit: true,
+      },
+    );
     mkdirSync(outDir, { recursive: true });
     copyFileSync(join(out, 'etcd.json'), files[0]);
     regenerateEtcdGates(opts.version, opts.log, files[1]);

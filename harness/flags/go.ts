@@ -12,13 +12,29 @@ export function goBinary(): string {
 }
 
 export function goEnv(): NodeJS.ProcessEnv {
-  return { ...process.env, GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'), GOFLAGS: '-mod=readonly' };
+  return {
+    ...process.env,
+    GOMODCACHE: process.env.GOMODCACHE ?? join(cacheDir(), 'gomod'),
+    GOFLAGS: '-mod=readonly',
+  };
 }
 
 /** Runs one build or dump step: its stderr lines are logged, its stdout goes to `stdoutFile`. */
-export function step(name: string, file: string, args: string[], cwd: string, log: Logger, stdoutFile?: string): void {
+export function step(
+  name: string,
+  file: string,
+  args: string[],
+  cwd: string,
+  log: Logger,
+  stdoutFile?: string,
+): void {
   log.step(`${name}: ${file.split('/').pop()} ${args.join(' ')}`);
-  const res = runSync(file, args, { step: name, cwd, env: goEnv(), hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO' });
+  const res = runSync(file, args, {
+    step: name,
+    cwd,
+    env: goEnv(),
+    hint: 'regenerating the flag map needs Go 1.26 on PATH or $GO',
+  });
   if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
   if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
 }

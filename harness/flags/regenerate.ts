@@ -37,7 +37,13 @@ interface AnalyzerPin {
  */
 export const analyzerPins: Readonly<Record<string, AnalyzerPin>> = {
   [analyzerVersions.kubernetes]: { etcd: analyzerVersions.etcd, node: true },
-  'v1.37.2': { etcd: 'v3.7.0', modfile: 'go.v1.37.2.mod', etcdModfile: 'go.v3.7.0.mod', node: true, nodeModfile: 'go.v1.37.2.mod' },
+  'v1.37.2': {
+    etcd: 'v3.7.0',
+    modfile: 'go.v1.37.2.mod',
+    etcdModfile: 'go.v3.7.0.mod',
+    node: true,
+    nodeModfile: 'go.v1.37.2.mod',
+  },
 };
 
 /** The Kubernetes version with analyzer pins one minor below `version` (v1.36.3 for v1.37.2), if any. */
@@ -55,11 +61,18 @@ export interface RegenerateResult {
  * Build and run the analyzer. `outDir` defaults to the committed data directory; the test
  * regenerates into a temporary directory and compares bytes.
  */
-export function regenerate(opts: { version?: string; outDir?: string; log: Logger }): RegenerateResult {
+export function regenerate(opts: {
+  version?: string;
+  outDir?: string;
+  log: Logger;
+}): RegenerateResult {
   const version = opts.version ?? defaultFlagVersion;
   const pin = analyzerPins[version];
   if (!pin) {
-    throw new InputError('version', `the analyzer has module files for Kubernetes ${Object.keys(analyzerPins).join(', ')} (flags/regenerate.ts analyzerPins); cannot regenerate ${version}`);
+    throw new InputError(
+      'version',
+      `the analyzer has module files for Kubernetes ${Object.keys(analyzerPins).join(', ')} (flags/regenerate.ts analyzerPins); cannot regenerate ${version}`,
+    );
   }
   const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
   const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
@@ -72,30 +85,129 @@ export function regenerate(opts: { version?: string; outDir?: string; log: Logge
   try {
     // The flag set each command really has (pflag's own type/default/help/deprecated/hidden).
     const go = goBinary();
-    step('build k8sflags', go, ['build', ...mod, '-trimpath', '-tags', 'providerless', '-o', join(work, 'k8sflags'), './cmd/k8sflags'], analyzerDir, opts.log);
-    step('dump Kubernetes flag sets', join(work, 'k8sflags'), [], analyzerDir, opts.log, join(work, 'k8sflags.json'));
-    step('build etcdflags', go, ['build', ...etcdMod, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'], join(analyzerDir, 'etcd'), opts.log);
-    step('dump etcd defaults', join(work, 'etcdflags'), [], analyzerDir, opts.log, join(work, 'etcdflags.json'));
+    step(
+      'build k8sflags',
+      go,
+      [
+        'build',
+        ...mod,
+        '-trimpath',
+        '-tags',
+        'providerless',
+        '-o',
+        join(work, 'k8sflags'),
+        './cmd/k8sflags',
+      ],
+      analyzerDir,
+      opts.log,
+    );
+    step(
+      'dump Kubernetes flag sets',
+      join(work, 'k8sflags'),
+      [],
+      analyzerDir,
+      opts.log,
+      join(work, 'k8sflags.json'),
+    );
+    step(
+      'build etcdflags',
+      go,
+      ['build', ...etcdMod, '-trimpath', '-o', join(work, 'etcdflags'), './cmd/etcdflags'],
+      join(analyzerDir, 'etcd'),
+      opts.log,
+    );
+    step(
+      'dump etcd defaults',
+      join(work, 'etcdflags'),
+      [],
+      analyzerDir,
+      opts.log,
+      join(work, 'etcdflags.json'),
+    );
     // kubelet and kube-proxy load from flags/analyzer/node, with a build list of their own per version.
     const node = pin.node === true;
     if (node) {
       // Two binaries: kube-proxy adopts Go's whole flag.CommandLine, which the kubelet's imports fill.
-      for (const [cmd, what] of [['nodeflags', 'the kubelet'], ['proxyflags', 'kube-proxy']] as const) {
-        step(`build ${cmd}`, go, ['build', ...nodeMod, '-trimpath', '-tags', 'providerless', '-o', join(work, cmd), `./cmd/${cmd}`], join(analyzerDir, 'node'), opts.log);
-        step(`dump ${what}'s flag set`, join(work, cmd), [], analyzerDir, opts.log, join(work, `${cmd}.json`));
+      for (const [cmd, what] of [
+        ['nodeflags', 'the kubelet'],
+        ['proxyflags', 'kube-proxy'],
+      ] as const) {
+        step(
+          `build ${cmd}`,
+          go,
+          [
+            'build',
+            ...nodeMod,
+            '-trimpath',
+            '-tags',
+            'providerless',
+            '-o',
+            join(work, cmd),
+            `./cmd/${cmd}`,
+          ],
+          join(analyzerDir, 'node'),
+          opts.log,
+        );
+        step(
+          `dump ${what}'s flag set`,
+          join(work, cmd),
+          [],
+          analyzerDir,
+          opts.log,
+          join(work, `${cmd}.json`),
+        );
       }
-      const merged = { ...JSON.parse(readFileSync(join(work, 'nodeflags.json'), 'utf8')), ...JSON.parse(readFileSync(join(work, 'proxyflags.json'), 'utf8')) };
+      const merged = {
+        ...JSON.parse(readFileSync(join(work, 'nodeflags.json'), 'utf8')),
+        ...JSON.parse(readFileSync(join(work, 'proxyflags.json'), 'utf8')),
+      };
       writeFileSync(join(work, 'nodeflags.json'), JSON.stringify(merged));
     }
     // What to analyze is the registry's: each spec's flagTarget.
-    writeFileSync(join(work, 'targets.json'), JSON.stringify(flagTargets().filter((t) => node || t.dir !== 'node')));
-    step('build analyzer', go, ['build', ...mod, '-o', join(work, 'analyzer'), '.'], analyzerDir, opts.log);
+    writeFileSync(
+      join(work, 'targets.json'),
+      JSON.stringify(flagTargets().filter((t) => node || t.dir !== 'node')),
+    );
+    step(
+      'build analyzer',
+      go,
+      ['build', ...mod, '-o', join(work, 'analyzer'), '.'],
+      analyzerDir,
+      opts.log,
+    );
     // The analyzer loads packages relative to its module directories; its progress is shown as it prints.
     opts.log.step('analyze (go/packages, full type information)');
-    const pins = ['-kubernetes-version', version, '-etcd-version', pin.etcd, ...(pin.modfile ? ['-modfile', pin.modfile] : []), ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : []), ...(pin.nodeModfile ? ['-node-modfile', pin.nodeModfile] : [])];
-    runSync(join(work, 'analyzer'), ['-out', outDir, '-targets', join(work, 'targets.json'), '-runtime', join(work, 'k8sflags.json'), '-etcd-runtime', join(work, 'etcdflags.json'), ...(node ? ['-node-runtime', join(work, 'nodeflags.json')] : []), ...pins], {
-      step: 'analyze', label: 'the flag analyzer', cwd: analyzerDir, env: goEnv(), inherit: true,
-    });
+    const pins = [
+      '-kubernetes-version',
+      version,
+      '-etcd-version',
+      pin.etcd,
+      ...(pin.modfile ? ['-modfile', pin.modfile] : []),
+      ...(pin.etcdModfile ? ['-etcd-modfile', pin.etcdModfile] : []),
+      ...(pin.nodeModfile ? ['-node-modfile', pin.nodeModfile] : []),
+    ];
+    runSync(
+      join(work, 'analyzer'),
+      [
+        '-out',
+        outDir,
+        '-targets',
+        join(work, 'targets.json'),
+        '-runtime',
+        join(work, 'k8sflags.json'),
+        '-etcd-runtime',
+        join(work, 'etcdflags.json'),
+        ...(node ? ['-node-runtime', join(work, 'nodeflags.json')] : []),
+        ...pins,
+      ],
+      {
+        step: 'analyze',
+        label: 'the flag analyzer',
+        cwd: analyzerDir,
+        env: goEnv(),
+        inherit: true,
+      },
+    );
     // The gate tables beside the flags: the upgrade plan checks each unit's --feature-gates in them.
     regenerateGates(version, pin.etcd, opts.log, outDir);
     // And the API kinds the release stops serving: the plan lists the live objects stored in them.

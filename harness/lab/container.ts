@@ -9,7 +9,14 @@ import { findContainerInit, linkExists, signal } from './sys.ts';
 import { waitFor } from '../../lib/retry.ts';
 import type { LabHostState, LabState } from './state.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
-import { beforeUp, bridgeOf, configureInner, ensureInnerBridge, innerNspawnArgs, vethsOf } from './inner.ts';
+import {
+  beforeUp,
+  bridgeOf,
+  configureInner,
+  ensureInnerBridge,
+  innerNspawnArgs,
+  vethsOf,
+} from './inner.ts';
 import { ensureNodeCgroups, joinCgroupsThenExec, workerNspawnArgs } from './worker.ts';
 
 export { linkExists };
@@ -27,8 +34,13 @@ export async function ensureBridge(state: LabState): Promise<void> {
   const step = { step: 'lab-network' };
   // First the lab range's unreachable route, so no lab address ever has a path off this machine.
   await ensureLabRangeUnreachable();
-  if (!(await linkExists(state.bridge))) await run('ip', ['link', 'add', 'name', state.bridge, 'type', 'bridge'], step);
-  await run('ip', ['addr', 'replace', `${state.bridgeAddress}/${state.prefix}`, 'dev', state.bridge], step);
+  if (!(await linkExists(state.bridge)))
+    await run('ip', ['link', 'add', 'name', state.bridge, 'type', 'bridge'], step);
+  await run(
+    'ip',
+    ['addr', 'replace', `${state.bridgeAddress}/${state.prefix}`, 'dev', state.bridge],
+    step,
+  );
   await run('ip', ['link', 'set', 'dev', state.bridge, 'up'], step);
   await ensureInnerBridge(state);
 }
@@ -49,11 +61,18 @@ function consoleTail(host: LabHostState): string[] {
 export function consoleFailures(host: LabHostState): string[] {
   // eslint-disable-next-line no-control-regex
   const text = (readConsole(host) ?? '').replace(/\x1b\[[0-9;]*m/g, '');
-  return text.split('\n').filter((l) => l.includes('FAILED')).map((l) => l.trim());
+  return text
+    .split('\n')
+    .filter((l) => l.includes('FAILED'))
+    .map((l) => l.trim());
 }
 
 /** Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known. */
-export async function bootHost(state: LabState, host: LabHostState, record: () => void): Promise<void> {
+export async function bootHost(
+  state: LabState,
+  host: LabHostState,
+  record: () => void,
+): Promise<void> {
   const args = [
     '--quiet',
     `--directory=${state.rootfs}`,
@@ -80,11 +99,19 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   }
   // nspawn makes its overlay work dir ".#upper<random>" beside the upper dir; one left by a killed nspawn is stale.
   const hostDir = dirname(host.upper);
-  for (const f of readdirSync(hostDir)) if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
+  for (const f of readdirSync(hostDir))
+    if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
   // A worker boots inside its own cgroups: a shell joins them and execs nspawn (lab/worker.ts).
-  const cmd = state.workers ? joinCgroupsThenExec(ensureNodeCgroups(host), args) : { file: 'systemd-nspawn', args };
+  const cmd = state.workers
+    ? joinCgroupsThenExec(ensureNodeCgroups(host), args)
+    : { file: 'systemd-nspawn', args };
   // detached: setsid, so the host outlives the command that started it.
-  const spawned = await spawnDetached(cmd.file, cmd.args, { step: 'lab-boot', host: host.name, output: consoleLog(host), hint: 'install it with: apt-get install -y systemd-container' });
+  const spawned = await spawnDetached(cmd.file, cmd.args, {
+    step: 'lab-boot',
+    host: host.name,
+    output: consoleLog(host),
+    hint: 'install it with: apt-get install -y systemd-container',
+  });
   host.pid = spawned;
   host.startTime = procStartTime(spawned) ?? null;
   host.initPid = null;
@@ -100,12 +127,17 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
     return true;
   }, 15_000);
   if (!isRunning(host) || !up || init === undefined) {
-    const why = isRunning(host) ? 'did not start its init and veth within 15 s' : 'exited during start';
+    const why = isRunning(host)
+      ? 'did not start its init and veth within 15 s'
+      : 'exited during start';
     if (isRunning(host)) await stopHost(host);
     host.pid = null;
     host.startTime = null;
     record();
-    throw new StepError('lab-boot', `systemd-nspawn ${why} (console: ${consoleLog(host)})`, { host: host.name, detail: consoleTail(host) });
+    throw new StepError('lab-boot', `systemd-nspawn ${why} (console: ${consoleLog(host)})`, {
+      host: host.name,
+      detail: consoleTail(host),
+    });
   }
   host.initPid = init;
   host.initStartTime = procStartTime(init) ?? null;
@@ -116,7 +148,8 @@ export async function bootHost(state: LabState, host: LabHostState, record: () =
   await run('ip', ['link', 'set', 'dev', host.veth, 'master', bridgeOf(state, host)], step);
   await run('ip', ['link', 'set', 'dev', host.veth, host.cut ? 'down' : 'up'], step);
   // Address host0 from inside the container's network namespace. No default route: only lab addresses are reachable.
-  const inNs = (args: string[]) => run('nsenter', [`--target=${init}`, '--net', '--', 'ip', ...args], step);
+  const inNs = (args: string[]) =>
+    run('nsenter', [`--target=${init}`, '--net', '--', 'ip', ...args], step);
   await inNs(['addr', 'replace', `${host.address}/${state.prefix}`, 'dev', 'host0']);
   await inNs(['link', 'set', 'dev', 'host0', 'up']);
   await configureInner(state, host, init, inNs);

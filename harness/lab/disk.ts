@@ -14,7 +14,10 @@ export const MIN_FREE_DISK = 0.2;
  */
 export function checkLabDisk(dir: string, free = freeFraction(dir)): void {
   if (free < MIN_FREE_DISK) {
-    throw new StepError('lab-disk', `the filesystem of ${dir} has ${(free * 100).toFixed(0)}% free; lab kubelets evict Pods below 15% and collect images above 85% use: free disk until at least ${MIN_FREE_DISK * 100}% is free`);
+    throw new StepError(
+      'lab-disk',
+      `the filesystem of ${dir} has ${(free * 100).toFixed(0)}% free; lab kubelets evict Pods below 15% and collect images above 85% use: free disk until at least ${MIN_FREE_DISK * 100}% is free`,
+    );
   }
 }
 

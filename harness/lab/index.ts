@@ -1,5 +1,16 @@
 // Public surface of the local lab.
-export { checkLabPrereqs, labConnect, labCut, labDown, labHeal, labPaths, labStart, labStatus, labStop, labUp } from './lab.ts';
+export {
+  checkLabPrereqs,
+  labConnect,
+  labCut,
+  labDown,
+  labHeal,
+  labPaths,
+  labStart,
+  labStatus,
+  labStop,
+  labUp,
+} from './lab.ts';
 export type { LabHostInfo, LabInfo, LabOptions, LabUpOptions } from './lab.ts';
 export { DEFAULT_HOSTS, DEFAULT_LAB_NAME, MAX_HOSTS, labPlan } from './plan.ts';
 export { PACKAGES as ROOTFS_PACKAGES, rootfsDir } from './rootfs.ts';

@@ -58,7 +58,12 @@ export function beforeUp(host: LabHostState): void {
 type InNs = (args: string[]) => Promise<unknown>;
 
 /** Inside a booted host whose host0 is addressed: the bastion's inner0 and forwarding, and each side's route across it. */
-export async function configureInner(state: LabState, host: LabHostState, init: number, inNs: InNs): Promise<void> {
+export async function configureInner(
+  state: LabState,
+  host: LabHostState,
+  init: number,
+  inNs: InNs,
+): Promise<void> {
   const inner = state.inner;
   if (!inner) return;
   const bastion = state.hosts.find((h) => h.name === inner.bastion)!;
@@ -71,9 +76,21 @@ export async function configureInner(state: LabState, host: LabHostState, init: 
     await inNs(['addr', 'replace', `${host.innerLink.address}/${inner.prefix}`, 'dev', 'inner0']);
     await inNs(['link', 'set', 'dev', 'inner0', 'up']);
     // Only in the bastion's own network namespace: this machine forwards nothing.
-    await run('nsenter', [`--target=${init}`, '--net', '--', 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'], step);
+    await run(
+      'nsenter',
+      [`--target=${init}`, '--net', '--', 'sysctl', '-q', '-w', 'net.ipv4.ip_forward=1'],
+      step,
+    );
   } else if (host.jump) {
-    await inNs(['route', 'replace', state.subnet, 'via', bastion.innerLink!.address, 'dev', 'host0']);
+    await inNs([
+      'route',
+      'replace',
+      state.subnet,
+      'via',
+      bastion.innerLink!.address,
+      'dev',
+      'host0',
+    ]);
   } else {
     await inNs(['route', 'replace', inner.subnet, 'via', bastion.address, 'dev', 'host0']);
   }
@@ -83,7 +100,12 @@ export async function configureInner(state: LabState, host: LabHostState, init: 
 export async function removeInner(state: LabState): Promise<void> {
   if (!state.inner) return;
   for (const h of state.hosts) {
-    if (h.innerLink && (await linkExists(h.innerLink.veth))) await run('ip', ['link', 'delete', 'dev', h.innerLink.veth], { step: 'lab-down', host: h.name });
+    if (h.innerLink && (await linkExists(h.innerLink.veth)))
+      await run('ip', ['link', 'delete', 'dev', h.innerLink.veth], {
+        step: 'lab-down',
+        host: h.name,
+      });
   }
-  if (await linkExists(state.inner.bridge)) await run('ip', ['link', 'delete', 'dev', state.inner.bridge], { step: 'lab-down' });
+  if (await linkExists(state.inner.bridge))
+    await run('ip', ['link', 'delete', 'dev', state.inner.bridge], { step: 'lab-down' });
 }

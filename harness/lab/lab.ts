@@ -7,14 +7,31 @@ import { stderrLogger, type Logger } from '../../lib/log.ts';
 import type { Session } from '../../core/transport/session.ts';
 import { bootHost, ensureBridge, isRunning, linkExists, stopHost } from './container.ts';
 import { withLock } from '../../lib/lock.ts';
-import { collidingRoutes, DEFAULT_HOSTS, DEFAULT_LAB_NAME, labDir, labPlan, validateDedicatedWorkers, validateHostCount, validateInnerCount, validateLabName } from './plan.ts';
+import {
+  collidingRoutes,
+  DEFAULT_HOSTS,
+  DEFAULT_LAB_NAME,
+  labDir,
+  labPlan,
+  validateDedicatedWorkers,
+  validateHostCount,
+  validateInnerCount,
+  validateLabName,
+} from './plan.ts';
 import { removeInner } from './inner.ts';
 import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
 import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
-import { labFiles, readState, writeState, type LabFiles, type LabHostState, type LabState } from './state.ts';
+import {
+  labFiles,
+  readState,
+  writeState,
+  type LabFiles,
+  type LabHostState,
+  type LabState,
+} from './state.ts';
 import { run } from '../../lib/proc.ts';
 
 export interface LabOptions {
@@ -69,25 +86,55 @@ function resolveOpts(opts: LabOptions) {
 
 function onPath(cmd: string): boolean {
   return (process.env.PATH ?? '').split(delimiter).some((d) => {
-    try { accessSync(join(d, cmd), constants.X_OK); return true; } catch { return false; }
+    try {
+      accessSync(join(d, cmd), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
   });
 }
 
 /** Root and the host tools; the message says exactly what to install. */
 export function checkLabPrereqs(needDebootstrap: boolean): void {
-  if (process.getuid?.() !== 0) throw new StepError('lab-prereq', 'the lab needs root (it creates containers, a bridge and veths); run as root');
-  const missing = [['systemd-nspawn', 'systemd-container'], ['ip', 'iproute2'], ['nsenter', 'util-linux'], ...(needDebootstrap ? [['debootstrap', 'debootstrap']] : [])]
-    .filter(([cmd]) => !onPath(cmd!));
+  if (process.getuid?.() !== 0)
+    throw new StepError(
+      'lab-prereq',
+      'the lab needs root (it creates containers, a bridge and veths); run as root',
+    );
+  const missing = [
+    ['systemd-nspawn', 'systemd-container'],
+    ['ip', 'iproute2'],
+    ['nsenter', 'util-linux'],
+    ...(needDebootstrap ? [['debootstrap', 'debootstrap']] : []),
+  ].filter(([cmd]) => !onPath(cmd!));
   if (missing.length > 0) {
-    throw new StepError('lab-prereq', `missing ${missing.map(([c]) => c).join(', ')}; install with: apt-get install -y ${[...new Set(missing.map(([, p]) => p))].join(' ')}`);
+    throw new StepError(
+      'lab-prereq',
+      `missing ${missing.map(([c]) => c).join(', ')}; install with: apt-get install -y ${[...new Set(missing.map(([, p]) => p))].join(' ')}`,
+    );
   }
 }
 
 function info(files: LabFiles, state: LabState, hosts: LabHostInfo[]): LabInfo {
-  return { name: state.name, dir: files.dir, inventory: files.inventory, knownHosts: files.knownHosts, identityFile: files.key, hosts };
+  return {
+    name: state.name,
+    dir: files.dir,
+    inventory: files.inventory,
+    knownHosts: files.knownHosts,
+    identityFile: files.key,
+    hosts,
+  };
 }
 
-function newState(name: string, count: number, inner: number, dir: string, stateDir: string | undefined, rootfs: string): LabState {
+function newState(
+  name: string,
+  count: number,
+  inner: number,
+  dir: string,
+  stateDir: string | undefined,
+  rootfs: string,
+): LabState {
   const plan = labPlan(name, count, stateDir, inner);
   return {
     version: 1,
@@ -98,9 +145,16 @@ function newState(name: string, count: number, inner: number, dir: string, state
     prefix: plan.prefix,
     rootfs,
     hosts: plan.hosts.map((h) => ({
-      name: h.name, address: h.address, machine: h.machine, veth: h.veth,
+      name: h.name,
+      address: h.address,
+      machine: h.machine,
+      veth: h.veth,
       upper: join(dir, 'hosts', h.name, 'upper'),
-      pid: null, startTime: null, initPid: null, initStartTime: null, cut: false,
+      pid: null,
+      startTime: null,
+      initPid: null,
+      initStartTime: null,
+      cut: false,
       ...(h.jump ? { jump: h.jump } : {}),
       ...(h.innerLink ? { innerLink: h.innerLink } : {}),
     })),
@@ -110,21 +164,45 @@ function newState(name: string, count: number, inner: number, dir: string, state
 
 /** Per-host info as `up` reports it. */
 function upInfo(h: LabHostState): LabHostInfo {
-  return { name: h.name, address: h.address, running: true, ssh: true, cut: false, ...(h.jump ? { jump: h.jump } : {}) };
+  return {
+    name: h.name,
+    address: h.address,
+    running: true,
+    ssh: true,
+    cut: false,
+    ...(h.jump ? { jump: h.jump } : {}),
+  };
 }
 
-async function checkRoutes(name: string, count: number, inner: number, stateDir: string | undefined): Promise<void> {
+async function checkRoutes(
+  name: string,
+  count: number,
+  inner: number,
+  stateDir: string | undefined,
+): Promise<void> {
   const plan = labPlan(name, count, stateDir, inner);
-  const routes = JSON.parse((await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'], { step: 'lab-network' })).stdout || '[]') as { dst?: string; dev?: string }[];
+  const routes = JSON.parse(
+    (await run('ip', ['-j', '-4', 'route', 'show', 'table', 'all'], { step: 'lab-network' }))
+      .stdout || '[]',
+  ) as { dst?: string; dev?: string }[];
   for (const br of [plan.bridge, ...(plan.inner ? [plan.inner.bridge] : [])]) {
     if (!(await linkExists(br))) continue;
     // Same name, but this state dir never made it: another HARDWIRE_STATE's lab, or one whose state was deleted.
-    throw new StepError('lab-network', `bridge ${br} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`);
+    throw new StepError(
+      'lab-network',
+      `bridge ${br} of a lab named "${name}" already exists but ${labDir(name, stateDir)} has no record of it; run "hardwire lab down --name ${name}" with the HARDWIRE_STATE that created it, or pick another --name`,
+    );
   }
   const clash = collidingRoutes(routes, plan);
   if (clash.length > 0) {
-    const nets = [plan.subnet.text, ...(plan.inner ? [`inner network ${plan.inner.subnet}`] : [])].join(' and ');
-    throw new StepError('lab-network', `lab "${name}" would use ${nets}, which collides with existing route ${clash.join('; ')}; pick another --name`);
+    const nets = [
+      plan.subnet.text,
+      ...(plan.inner ? [`inner network ${plan.inner.subnet}`] : []),
+    ].join(' and ');
+    throw new StepError(
+      'lab-network',
+      `lab "${name}" would use ${nets}, which collides with existing route ${clash.join('; ')}; pick another --name`,
+    );
   }
 }
 
@@ -135,12 +213,15 @@ async function checkRoutes(name: string, count: number, inner: number, stateDir:
 export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   const { name, dir, files, log } = resolveOpts(opts);
   if (opts.hosts !== undefined) validateHostCount(opts.hosts);
-  if (opts.inner !== undefined && opts.hosts !== undefined) validateInnerCount(opts.inner, opts.hosts);
+  if (opts.inner !== undefined && opts.hosts !== undefined)
+    validateInnerCount(opts.inner, opts.hosts);
   checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
   checkLabDisk(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
-    return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () => up(name, files, log, opts));
+    return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () =>
+      up(name, files, log, opts),
+    );
   } catch (err) {
     // A lab that failed before recording any state owns nothing: leave no empty directory behind.
     if (!existsSync(files.state)) rmSync(dir, { recursive: true, force: true });
@@ -148,26 +229,43 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   }
 }
 
-async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions): Promise<LabInfo> {
+async function up(
+  name: string,
+  files: LabFiles,
+  log: Logger,
+  opts: LabUpOptions,
+): Promise<LabInfo> {
   const dir = files.dir;
   const existing = readState(files);
   const count = opts.hosts ?? existing?.hosts.length ?? DEFAULT_HOSTS;
   if (existing && existing.hosts.length !== count) {
-    throw new InputError('--hosts', `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`);
+    throw new InputError(
+      '--hosts',
+      `lab "${name}" already has ${existing.hosts.length} hosts; run "hardwire lab down --name ${name}" first to change the count`,
+    );
   }
   const hadInner = existing?.hosts.filter((h) => h.jump).length;
   const inner = opts.inner ?? hadInner ?? 0;
   validateInnerCount(inner, count);
   if (hadInner !== undefined && hadInner !== inner) {
-    throw new InputError('--inner', `lab "${name}" already has ${hadInner} inner host(s); run "hardwire lab down --name ${name}" first to change that`);
+    throw new InputError(
+      '--inner',
+      `lab "${name}" already has ${hadInner} inner host(s); run "hardwire lab down --name ${name}" first to change that`,
+    );
   }
   if (existing && opts.workers !== undefined && (existing.workers ?? false) !== opts.workers) {
-    throw new InputError('--workers', `lab "${name}" was made ${existing.workers ? 'with' : 'without'} --workers; run "hardwire lab down --name ${name}" first to change that`);
+    throw new InputError(
+      '--workers',
+      `lab "${name}" was made ${existing.workers ? 'with' : 'without'} --workers; run "hardwire lab down --name ${name}" first to change that`,
+    );
   }
   if (!existing) await checkRoutes(name, count, inner, opts.stateDir);
   const rootfs = existing?.rootfs ?? (await ensureBaseRootfs(log));
   if (!existsSync(join(rootfs, 'etc', 'os-release'))) {
-    throw new StepError('lab-rootfs', `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`);
+    throw new StepError(
+      'lab-rootfs',
+      `base rootfs ${rootfs} of lab "${name}" is gone; run "hardwire lab down --name ${name}" and up again`,
+    );
   }
   const state = existing ?? newState(name, count, inner, dir, opts.stateDir, rootfs);
   // The built-in lab is a whole cluster: its hosts run Pods unless it was made without --workers.
@@ -175,7 +273,10 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   const dedicated = opts.dedicatedWorkers ?? existing?.dedicatedWorkers ?? 0;
   validateDedicatedWorkers(dedicated, count, state.workers === true, inner);
   if (existing && (existing.dedicatedWorkers ?? 0) !== dedicated) {
-    throw new InputError('--dedicated-workers', `lab "${name}" has ${existing.dedicatedWorkers ?? 0} dedicated worker(s); run "hardwire lab down --name ${name}" first to change that`);
+    throw new InputError(
+      '--dedicated-workers',
+      `lab "${name}" has ${existing.dedicatedWorkers ?? 0} dedicated worker(s); run "hardwire lab down --name ${name}" first to change that`,
+    );
   }
   if (dedicated > 0) state.dedicatedWorkers = dedicated;
   const record = () => writeState(files, state);
@@ -197,8 +298,12 @@ async function up(name: string, files: LabFiles, log: Logger, opts: LabUpOptions
   }
   for (const h of state.hosts) h.cut = false;
   record();
-  const nets = [state.subnet, ...(state.inner ? [`inner ${state.inner.subnet} behind ${state.inner.bastion}`] : [])].join(', ');
-  if (down.length > 0) log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${nets})`);
+  const nets = [
+    state.subnet,
+    ...(state.inner ? [`inner ${state.inner.subnet} behind ${state.inner.bastion}`] : []),
+  ].join(', ');
+  if (down.length > 0)
+    log.step(`booting ${down.map((h) => h.name).join(', ')} (lab "${name}", ${nets})`);
   await Promise.all(down.map((h) => bootHost(state, h, record)));
   log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
   await Promise.all(state.hosts.map((h) => waitReady(files, h)));
@@ -223,10 +328,12 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
       // A worker's cgroups on this machine, its Pods' included: empty once it is powered off.
       if (state.workers) for (const h of state.hosts) await removeNodeCgroups(h);
       for (const h of state.hosts) {
-        if (await linkExists(h.veth)) await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
+        if (await linkExists(h.veth))
+          await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
       }
       await removeInner(state);
-      if (await linkExists(state.bridge)) await run('ip', ['link', 'delete', 'dev', state.bridge], { step: 'lab-down' });
+      if (await linkExists(state.bridge))
+        await run('ip', ['link', 'delete', 'dev', state.bridge], { step: 'lab-down' });
     }
     rmSync(dir, { recursive: true, force: true });
     log.info(`lab "${name}" removed`);
@@ -236,13 +343,21 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
 
 function loadExisting(name: string, files: LabFiles): LabState {
   const state = readState(files);
-  if (!state) throw new InputError('--name', `no lab "${name}" in ${files.dir}; create it with: hardwire lab up --name ${name}`);
+  if (!state)
+    throw new InputError(
+      '--name',
+      `no lab "${name}" in ${files.dir}; create it with: hardwire lab up --name ${name}`,
+    );
   return state;
 }
 
 function findHost(state: LabState, host: string): LabHostState {
   const h = state.hosts.find((x) => x.name === host);
-  if (!h) throw new InputError('host', `no host "${host}" in lab "${state.name}"; hosts are ${state.hosts.map((x) => x.name).join(', ')}`);
+  if (!h)
+    throw new InputError(
+      'host',
+      `no host "${host}" in lab "${state.name}"; hosts are ${state.hosts.map((x) => x.name).join(', ')}`,
+    );
   return h;
 }
 
@@ -250,15 +365,28 @@ function findHost(state: LabState, host: string): LabHostState {
 export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
   const { name, files } = resolveOpts(opts);
   const state = loadExisting(name, files);
-  const hosts = await Promise.all(state.hosts.map(async (h) => {
-    const running = isRunning(h);
-    return { name: h.name, address: h.address, running, ssh: running && !h.cut ? await sshAnswers(files, h) : false, cut: h.cut, ...(h.jump ? { jump: h.jump } : {}) };
-  }));
+  const hosts = await Promise.all(
+    state.hosts.map(async (h) => {
+      const running = isRunning(h);
+      return {
+        name: h.name,
+        address: h.address,
+        running,
+        ssh: running && !h.cut ? await sshAnswers(files, h) : false,
+        cut: h.cut,
+        ...(h.jump ? { jump: h.jump } : {}),
+      };
+    }),
+  );
   return info(files, state, hosts);
 }
 
 /** Runs `fn` on one host under the lab lock and saves the state afterwards. */
-async function onHost(opts: LabOptions, host: string, fn: (state: LabState, h: LabHostState, files: LabFiles) => Promise<void>): Promise<void> {
+async function onHost(
+  opts: LabOptions,
+  host: string,
+  fn: (state: LabState, h: LabHostState, files: LabFiles) => Promise<void>,
+): Promise<void> {
   const { name, files } = resolveOpts(opts);
   loadExisting(name, files);
   checkLabPrereqs(false);
@@ -275,7 +403,9 @@ async function onHost(opts: LabOptions, host: string, fn: (state: LabState, h: L
 
 /** Powers a host off; its disk (upper dir) stays. */
 export function labStop(host: string, opts: LabOptions = {}): Promise<void> {
-  return onHost(opts, host, async (_s, h) => { await stopHost(h); });
+  return onHost(opts, host, async (_s, h) => {
+    await stopHost(h);
+  });
 }
 
 /** Powers every host off at once (an orderly shutdown each, as labStop); disks, network and state stay. */
@@ -309,7 +439,8 @@ export function labStart(host: string, opts: LabOptions = {}): Promise<void> {
 export function labCut(host: string, opts: LabOptions = {}): Promise<void> {
   return onHost(opts, host, async (_s, h) => {
     h.cut = true;
-    if (isRunning(h)) await run('ip', ['link', 'set', 'dev', h.veth, 'down'], { step: 'lab-cut', host: h.name });
+    if (isRunning(h))
+      await run('ip', ['link', 'set', 'dev', h.veth, 'down'], { step: 'lab-cut', host: h.name });
   });
 }
 
@@ -317,12 +448,16 @@ export function labCut(host: string, opts: LabOptions = {}): Promise<void> {
 export function labHeal(host: string, opts: LabOptions = {}): Promise<void> {
   return onHost(opts, host, async (_s, h) => {
     h.cut = false;
-    if (isRunning(h)) await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
+    if (isRunning(h))
+      await run('ip', ['link', 'set', 'dev', h.veth, 'up'], { step: 'lab-heal', host: h.name });
   });
 }
 
 /** An SSH session to a lab host, pinned to the lab's known_hosts. */
-export async function labConnect(host: string, opts: LabOptions & { timeoutMs?: number } = {}): Promise<Session> {
+export async function labConnect(
+  host: string,
+  opts: LabOptions & { timeoutMs?: number } = {},
+): Promise<Session> {
   const { name, files } = resolveOpts(opts);
   const state = loadExisting(name, files);
   return labConnectHost(files, findHost(state, host), opts.timeoutMs);

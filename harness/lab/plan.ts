@@ -59,17 +59,24 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
 export function validateLabName(name: string): void {
   if (!DNS_LABEL.test(name) || name.length > 40) {
-    throw new InputError('--name', `"${name}" must be a DNS label of at most 40 characters (lowercase letters, digits, "-"), e.g. lab`);
+    throw new InputError(
+      '--name',
+      `"${name}" must be a DNS label of at most 40 characters (lowercase letters, digits, "-"), e.g. lab`,
+    );
   }
 }
 
 export function validateHostCount(n: number): void {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_HOSTS) throw new InputError('--hosts', `must be a whole number from 1 to ${MAX_HOSTS}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_HOSTS)
+    throw new InputError('--hosts', `must be a whole number from 1 to ${MAX_HOSTS}`);
 }
 
 export function validateInnerCount(inner: number, hosts: number): void {
   if (!Number.isInteger(inner) || inner < 0 || inner >= hosts) {
-    throw new InputError('--inner', `must be a whole number from 0 to ${hosts - 1}: node1 is the bastion and stays on the lab network, so at most --hosts minus 1 hosts sit behind it`);
+    throw new InputError(
+      '--inner',
+      `must be a whole number from 0 to ${hosts - 1}: node1 is the bastion and stays on the lab network, so at most --hosts minus 1 hosts sit behind it`,
+    );
   }
 }
 
@@ -82,12 +89,28 @@ export function labDir(name: string, stateDir = defaultStateDir()): string {
  * hardwire runs a control plane (kubelet and kube-proxy go on workers only, components/registry):
  * compare's hardwire plane (node1 its control plane, node2 its worker). Needs worker hosts and no inner ones.
  */
-export function validateDedicatedWorkers(dedicated: number, hosts: number, workers: boolean, inner: number): void {
+export function validateDedicatedWorkers(
+  dedicated: number,
+  hosts: number,
+  workers: boolean,
+  inner: number,
+): void {
   if (!Number.isInteger(dedicated) || dedicated < 0 || dedicated >= hosts) {
-    throw new InputError('--dedicated-workers', `must be a whole number from 0 to ${hosts - 1}: node1 stays etcd and control plane, so at most --hosts minus 1 hosts are workers only`);
+    throw new InputError(
+      '--dedicated-workers',
+      `must be a whole number from 0 to ${hosts - 1}: node1 stays etcd and control plane, so at most --hosts minus 1 hosts are workers only`,
+    );
   }
-  if (dedicated > 0 && !workers) throw new InputError('--dedicated-workers', 'needs --workers: a worker-only host runs containerd, runc and a kubelet');
-  if (dedicated > 0 && inner > 0) throw new InputError('--dedicated-workers', 'cannot be combined with --inner (inner hosts are etcd only); drop one of them');
+  if (dedicated > 0 && !workers)
+    throw new InputError(
+      '--dedicated-workers',
+      'needs --workers: a worker-only host runs containerd, runc and a kubelet',
+    );
+  if (dedicated > 0 && inner > 0)
+    throw new InputError(
+      '--dedicated-workers',
+      'cannot be combined with --inner (inner hosts are etcd only); drop one of them',
+    );
 }
 
 /** The last `inner` hosts sit on the inner network, behind node1. */
@@ -102,15 +125,30 @@ export function labPlan(name: string, hostCount: number, stateDir?: string, inne
   const tag = h.slice(0, 7);
   const hosts = Array.from({ length: hostCount }, (_, i): LabHostPlan => {
     const host = `node${i + 1}`;
-    return { name: host, address: `${net}.${11 + i}`, machine: `hw-${tag}-${host}`, veth: `hwv${tag}-${i + 1}` };
+    return {
+      name: host,
+      address: `${net}.${11 + i}`,
+      machine: `hw-${tag}-${host}`,
+      veth: `hwv${tag}-${i + 1}`,
+    };
   });
   for (const a of [`${net}.1`, ...hosts.map((x) => x.address)]) {
-    for (const r of RESERVED) if (cidrContains(r, a)) throw new Error(`lab address ${a} lies in reserved ${r.text}`);
+    for (const r of RESERVED)
+      if (cidrContains(r, a)) throw new Error(`lab address ${a} lies in reserved ${r.text}`);
   }
-  const plan: LabPlan = { name, dir: labDir(name, stateDir), subnet, bridge: `hwb${tag}`, bridgeAddress: `${net}.1`, prefix: 24, hosts };
+  const plan: LabPlan = {
+    name,
+    dir: labDir(name, stateDir),
+    subnet,
+    bridge: `hwb${tag}`,
+    bridgeAddress: `${net}.1`,
+    prefix: 24,
+    hosts,
+  };
   if (inner === 0) return plan;
   // Same last octet on either network: node2 is .12 on the lab network or on the inner one.
-  const innerAddress = (i: number) => `${INNER_SUBNET.text.split('.').slice(0, 3).join('.')}.${11 + i}`;
+  const innerAddress = (i: number) =>
+    `${INNER_SUBNET.text.split('.').slice(0, 3).join('.')}.${11 + i}`;
   const bastion = hosts[0]!;
   bastion.innerLink = { veth: `hwx${tag}-1`, address: innerAddress(0) };
   hosts.forEach((h, i) => {
@@ -118,14 +156,20 @@ export function labPlan(name: string, hostCount: number, stateDir?: string, inne
     h.address = innerAddress(i);
     h.jump = bastion.address;
   });
-  return { ...plan, inner: { subnet: INNER_SUBNET.text, bridge: `hwi${tag}`, prefix: 24, bastion: bastion.name } };
+  return {
+    ...plan,
+    inner: { subnet: INNER_SUBNET.text, bridge: `hwi${tag}`, prefix: 24, bastion: bastion.name },
+  };
 }
 
 /**
  * Routes (from `ip -j route`) that would collide with the lab subnet, or with its inner network (which must
  * stay unrouted here), other than the lab's own bridge and the lab range's unreachable route.
  */
-export function collidingRoutes(routes: { type?: string; dst?: string; dev?: string }[], plan: LabPlan): string[] {
+export function collidingRoutes(
+  routes: { type?: string; dst?: string; dev?: string }[],
+  plan: LabPlan,
+): string[] {
   const nets = [plan.subnet, ...(plan.inner ? [INNER_SUBNET] : [])];
   const out: string[] = [];
   for (const r of routes) {

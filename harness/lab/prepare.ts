@@ -61,14 +61,25 @@ export function prepareUpper(state: LabState, host: LabHostState, labPubKey: str
   mkdirSync(join(up, 'root', '.ssh'), { recursive: true, mode: 0o700 });
   chmodSync(join(up, 'root', '.ssh'), 0o700);
   write(join(up, 'root', '.ssh', 'authorized_keys'), `${labPubKey}\n`, 0o600);
-  write(join(up, 'etc', 'sysusers.d', 'hardwire-lab.conf'), `u ${LAB_SUDO_USER} - "hardwire lab login, for become sudo" /home/${LAB_SUDO_USER} /bin/sh\n`, 0o644);
-  write(join(up, 'etc', 'sudoers.d', 'hardwire-lab'), `${LAB_SUDO_USER} ALL=(ALL) NOPASSWD: ALL\n`, 0o440);
+  write(
+    join(up, 'etc', 'sysusers.d', 'hardwire-lab.conf'),
+    `u ${LAB_SUDO_USER} - "hardwire lab login, for become sudo" /home/${LAB_SUDO_USER} /bin/sh\n`,
+    0o644,
+  );
+  write(
+    join(up, 'etc', 'sudoers.d', 'hardwire-lab'),
+    `${LAB_SUDO_USER} ALL=(ALL) NOPASSWD: ALL\n`,
+    0o440,
+  );
   write(join(up, 'etc', 'ssh', 'authorized_keys', LAB_SUDO_USER), `${labPubKey}\n`, 0o644);
   const machineId = join(up, 'etc', 'machine-id');
   if (!existsSync(machineId)) write(machineId, `${randomBytes(16).toString('hex')}\n`, 0o444);
   const hostKey = join(up, 'etc', 'ssh', 'ssh_host_ed25519_key');
   // A malformed key (made by an older hardwire with ssh2's generator) keeps sshd down: replace it.
-  const usable = existsSync(hostKey) && existsSync(`${hostKey}.pub`) && isWellFormedEd25519Public(readFileSync(`${hostKey}.pub`, 'utf8'));
+  const usable =
+    existsSync(hostKey) &&
+    existsSync(`${hostKey}.pub`) &&
+    isWellFormedEd25519Public(readFileSync(`${hostKey}.pub`, 'utf8'));
   if (!usable) {
     const pair = generateEd25519(`root@${host.name}`);
     write(hostKey, pair.private, 0o600);
@@ -78,7 +89,10 @@ export function prepareUpper(state: LabState, host: LabHostState, labPubKey: str
 
 /** The host's public key blob, read from its upper dir. */
 export function hostKeyBlob(host: LabHostState): Buffer {
-  const line = readFileSync(join(host.upper, 'etc', 'ssh', 'ssh_host_ed25519_key.pub'), 'utf8').trim();
+  const line = readFileSync(
+    join(host.upper, 'etc', 'ssh', 'ssh_host_ed25519_key.pub'),
+    'utf8',
+  ).trim();
   return Buffer.from(line.split(/\s+/)[1] ?? '', 'base64');
 }
 
@@ -94,11 +108,16 @@ export function writeKnownHosts(files: LabFiles, state: LabState): void {
  * a lab made with --workers every other host is a worker too, as kubeadm's control-plane nodes can be,
  * unless the lab has dedicated workers: then those are workers only, and the others etcd + control plane.
  */
-export function hostRoles(state: Pick<LabState, 'hosts' | 'workers' | 'dedicatedWorkers'>, i: number): ('etcd' | 'control-plane' | 'worker')[] {
+export function hostRoles(
+  state: Pick<LabState, 'hosts' | 'workers' | 'dedicatedWorkers'>,
+  i: number,
+): ('etcd' | 'control-plane' | 'worker')[] {
   const dedicated = state.dedicatedWorkers ?? 0;
   if (state.hosts[i]!.jump) return ['etcd'];
   if (i >= state.hosts.length - dedicated) return ['worker'];
-  return state.workers && dedicated === 0 ? ['etcd', 'control-plane', 'worker'] : ['etcd', 'control-plane'];
+  return state.workers && dedicated === 0
+    ? ['etcd', 'control-plane', 'worker']
+    : ['etcd', 'control-plane'];
 }
 
 export function writeLabInventory(files: LabFiles, state: LabState): void {
@@ -110,9 +129,18 @@ export function writeLabInventory(files: LabFiles, state: LabState): void {
       name: h.name,
       address: h.address,
       roles: hostRoles(state, i),
-      ssh: { user: 'root', port: 22, identityFile: files.key, ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}) },
+      ssh: {
+        user: 'root',
+        port: 22,
+        identityFile: files.key,
+        ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}),
+      },
     })),
     knownHosts: files.knownHosts,
   };
-  write(files.inventory, `# Written by "hardwire lab up --name ${state.name}". Regenerated on every up.\n${stringify(doc)}`, 0o644);
+  write(
+    files.inventory,
+    `# Written by "hardwire lab up --name ${state.name}". Regenerated on every up.\n${stringify(doc)}`,
+    0o644,
+  );
 }

@@ -1,7 +1,15 @@
 // The cached Debian 12 base root filesystem every lab host overlays. Built once with debootstrap into a
 // temporary directory and renamed into place, so an interrupted build is never used.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { cacheDir } from '../../lib/paths.ts';
@@ -10,7 +18,18 @@ import { withLock } from '../../lib/lock.ts';
 
 export const SUITE = 'bookworm';
 // nftables: kube-proxy's nftables mode execs nft (sigs.k8s.io/knftables) on workers.
-export const PACKAGES = ['systemd', 'systemd-sysv', 'dbus', 'openssh-server', 'iproute2', 'ca-certificates', 'sudo', 'procps', 'curl', 'nftables'];
+export const PACKAGES = [
+  'systemd',
+  'systemd-sysv',
+  'dbus',
+  'openssh-server',
+  'iproute2',
+  'ca-certificates',
+  'sudo',
+  'procps',
+  'curl',
+  'nftables',
+];
 const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
 
 /** Named by its package list too, so adding a package builds a new rootfs instead of reusing one without it. */
@@ -23,11 +42,24 @@ export function rootfsDir(): string {
 export function aptMirror(): string {
   const files = ['/etc/apt/sources.list'];
   for (const dir of ['/etc/apt/sources.list.d']) {
-    try { files.push(...readdirSync(dir).filter((f) => /\.(list|sources)$/.test(f)).sort().map((f) => join(dir, f))); } catch { /* none */ }
+    try {
+      files.push(
+        ...readdirSync(dir)
+          .filter((f) => /\.(list|sources)$/.test(f))
+          .sort()
+          .map((f) => join(dir, f)),
+      );
+    } catch {
+      /* none */
+    }
   }
   for (const f of files) {
     let text: string;
-    try { text = readFileSync(f, 'utf8'); } catch { continue; }
+    try {
+      text = readFileSync(f, 'utf8');
+    } catch {
+      continue;
+    }
     const found = mirrorFromSources(text);
     if (found) return found;
   }
@@ -57,11 +89,15 @@ export async function ensureBaseRootfs(log: Logger): Promise<string> {
     if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
     const parent = join(cacheDir(), 'lab');
     mkdirSync(parent, { recursive: true });
-    for (const f of readdirSync(parent)) if (f.startsWith(`.rootfs-${SUITE}`) && f.includes('.tmp-')) rmSync(join(parent, f), { recursive: true, force: true });
+    for (const f of readdirSync(parent))
+      if (f.startsWith(`.rootfs-${SUITE}`) && f.includes('.tmp-'))
+        rmSync(join(parent, f), { recursive: true, force: true });
     const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
     const mirror = aptMirror();
     const started = Date.now();
-    log.step(`building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`);
+    log.step(
+      `building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`,
+    );
     await debootstrap(tmp, mirror, log);
     const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
     customize(tmp, { mirror, seconds });
@@ -111,5 +147,8 @@ function customize(root: string, build: { mirror: string; seconds: number }): vo
   for (const f of readdirSync(join(root, 'var', 'cache', 'apt', 'archives'))) {
     if (f.endsWith('.deb')) rmSync(join(root, 'var', 'cache', 'apt', 'archives', f));
   }
-  writeFileSync(join(root, '.hardwire-rootfs.json'), `${JSON.stringify({ suite: SUITE, packages: PACKAGES, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`);
+  writeFileSync(
+    join(root, '.hardwire-rootfs.json'),
+    `${JSON.stringify({ suite: SUITE, packages: PACKAGES, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`,
+  );
 }

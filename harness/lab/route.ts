@@ -15,16 +15,30 @@ import { StepError } from '../../lib/errors.ts';
 import { run } from '../../lib/proc.ts';
 import { LAB_RANGE } from './plan.ts';
 
-interface Route { type?: string; dst?: string; dev?: string; gateway?: string }
+interface Route {
+  type?: string;
+  dst?: string;
+  dev?: string;
+  gateway?: string;
+}
 
 /** The main-table route for exactly the lab range, if any. */
 async function labRangeRoute(): Promise<Route | undefined> {
-  const r = await run('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text], { step: 'lab-network' });
+  const r = await run('ip', ['-j', '-4', 'route', 'show', 'exact', LAB_RANGE.text], {
+    step: 'lab-network',
+  });
   return (JSON.parse(r.stdout || '[]') as Route[])[0];
 }
 
 function describe(r: Route): string {
-  return [r.type && r.type !== 'unicast' ? r.type : '', r.dst, r.gateway ? `via ${r.gateway}` : '', r.dev ? `dev ${r.dev}` : ''].filter(Boolean).join(' ');
+  return [
+    r.type && r.type !== 'unicast' ? r.type : '',
+    r.dst,
+    r.gateway ? `via ${r.gateway}` : '',
+    r.dev ? `dev ${r.dev}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
 }
 
 /** Idempotent; safe against a concurrent lab command doing the same. Refuses to replace a route someone else set. */
@@ -32,11 +46,20 @@ export async function ensureLabRangeUnreachable(): Promise<void> {
   const existing = await labRangeRoute();
   if (existing?.type === 'unreachable') return;
   if (existing) {
-    throw new StepError('lab-network', `${LAB_RANGE.text} is routed by "${describe(existing)}", but hardwire labs need that range kept on this machine; move that route or network elsewhere`);
+    throw new StepError(
+      'lab-network',
+      `${LAB_RANGE.text} is routed by "${describe(existing)}", but hardwire labs need that range kept on this machine; move that route or network elsewhere`,
+    );
   }
-  const added = await run('ip', ['route', 'add', 'unreachable', LAB_RANGE.text], { step: 'lab-network', allowFail: true });
+  const added = await run('ip', ['route', 'add', 'unreachable', LAB_RANGE.text], {
+    step: 'lab-network',
+    allowFail: true,
+  });
   // EEXIST from a concurrent lab command is fine as long as the route it added is ours.
   if (added.code !== 0 && (await labRangeRoute())?.type !== 'unreachable') {
-    throw new StepError('lab-network', `cannot add "unreachable ${LAB_RANGE.text}": ${added.stderr.trim()}`);
+    throw new StepError(
+      'lab-network',
+      `cannot add "unreachable ${LAB_RANGE.text}": ${added.stderr.trim()}`,
+    );
   }
 }

@@ -3,7 +3,17 @@
 // base rootfs; it records the cache files of the binaries wire pushed. One whose inputs or binaries
 // differ from now is never restored.
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
@@ -68,7 +78,10 @@ export function sourceDigest(root = repoRoot): string {
   for (const d of SOURCE_DIRS) if (existsSync(join(root, d))) walk(join(root, d), files);
   for (const f of SOURCE_FILES) if (existsSync(join(root, f))) files.push(join(root, f));
   const h = createHash('sha256');
-  for (const f of files.sort()) h.update(`${relative(root, f)}\0`).update(readFileSync(f)).update('\0');
+  for (const f of files.sort())
+    h.update(`${relative(root, f)}\0`)
+      .update(readFileSync(f))
+      .update('\0');
   return h.digest('hex');
 }
 
@@ -85,16 +98,20 @@ function statLine(path: string): string {
 export async function cacheFilesInUse(inv: Inventory, log: Logger): Promise<CacheFiles> {
   const names = [...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))];
   const bins = await resolveBinaries(inv, names, log);
-  const images = inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : [];
+  const images =
+    inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : [];
   const out: CacheFiles = {};
-  for (const b of bins.values()) out[relative(cacheDir(), b.path)] = `${statLine(b.path)} ${b.sha256}`;
+  for (const b of bins.values())
+    out[relative(cacheDir(), b.path)] = `${statLine(b.path)} ${b.sha256}`;
   for (const i of images) out[relative(cacheDir(), i.path)] = `${statLine(i.path)} ${i.sha256}`;
   return out;
 }
 
 /** The recorded cache files whose stat moved since (rebuilt, replaced or gone). */
 export function changedCacheFiles(recorded: CacheFiles): string[] {
-  return Object.entries(recorded).filter(([rel, line]) => !line.startsWith(`${statLine(join(cacheDir(), rel))} `)).map(([rel]) => rel);
+  return Object.entries(recorded)
+    .filter(([rel, line]) => !line.startsWith(`${statLine(join(cacheDir(), rel))} `))
+    .map(([rel]) => rel);
 }
 
 /** The rootfs is built once into a temp dir and renamed into place: its inode and ctime name the build. */
@@ -102,32 +119,56 @@ export function rootfsDigest(rootfs: string): string {
   if (!existsSync(rootfs)) return 'missing';
   const st = statSync(join(rootfs, 'etc', 'os-release'), { bigint: true });
   const d = statSync(rootfs, { bigint: true });
-  return createHash('sha256').update(`${rootfs} ${d.ino} ${d.birthtimeNs} ${st.ino} ${st.mtimeNs}`).digest('hex');
+  return createHash('sha256')
+    .update(`${rootfs} ${d.ino} ${d.birthtimeNs} ${st.ino} ${st.mtimeNs}`)
+    .digest('hex');
 }
 
-export interface LabShape { name: string; hosts: number; inner?: number; workers?: boolean; dedicatedWorkers?: number }
+export interface LabShape {
+  name: string;
+  hosts: number;
+  inner?: number;
+  workers?: boolean;
+  dedicatedWorkers?: number;
+}
 
 /** The shape of an existing lab, from its state. */
 export function existingShape(opts: LabOptions): LabShape {
   const name = opts.name ?? 'lab';
   const state = readState(labFiles(resolve(labDir(name, opts.stateDir))));
-  if (!state) throw new InputError('--name', `no lab "${name}"; create it with: hardwire lab up --name ${name}`);
+  if (!state)
+    throw new InputError(
+      '--name',
+      `no lab "${name}"; create it with: hardwire lab up --name ${name}`,
+    );
   return {
-    name, hosts: state.hosts.length, inner: state.hosts.filter((h) => h.jump).length,
-    workers: state.workers ?? false, dedicatedWorkers: state.dedicatedWorkers ?? 0,
+    name,
+    hosts: state.hosts.length,
+    inner: state.hosts.filter((h) => h.jump).length,
+    workers: state.workers ?? false,
+    dedicatedWorkers: state.dedicatedWorkers ?? 0,
   };
 }
 
 /** Snapshots a user saves by name (`hardwire lab save NAME`). */
 export function savedSnapshotDir(snapshot: string): string {
   if (!/^[a-z0-9]([-a-z0-9]{0,38}[a-z0-9])?$/.test(snapshot)) {
-    throw new InputError('snapshot', `"${snapshot}" must be a DNS label of at most 40 characters (lowercase letters, digits, "-"), e.g. clean`);
+    throw new InputError(
+      'snapshot',
+      `"${snapshot}" must be a DNS label of at most 40 characters (lowercase letters, digits, "-"), e.g. clean`,
+    );
   }
   return join(cacheDir(), 'lab-saves', snapshot);
 }
 
 export function shapeOf(s: LabShape): string {
-  return JSON.stringify({ name: s.name, hosts: s.hosts, inner: s.inner ?? 0, workers: s.workers ?? false, dedicatedWorkers: s.dedicatedWorkers ?? 0 });
+  return JSON.stringify({
+    name: s.name,
+    hosts: s.hosts,
+    inner: s.inner ?? 0,
+    workers: s.workers ?? false,
+    dedicatedWorkers: s.dedicatedWorkers ?? 0,
+  });
 }
 
 export function currentInputs(shape: LabShape, rootfs: string, root = repoRoot): SnapshotInputs {
@@ -139,8 +180,13 @@ export function snapshotKey(inputs: SnapshotInputs): string {
 }
 
 /** What made the snapshot and differs now, in a fixed order; empty when it is current. */
-export function staleInputs(meta: Pick<SnapshotMeta, 'inputs' | 'binaries'>, now: SnapshotInputs): string[] {
-  const out: string[] = (['shape', 'source', 'rootfs'] as const).filter((k) => meta.inputs[k] !== now[k]);
+export function staleInputs(
+  meta: Pick<SnapshotMeta, 'inputs' | 'binaries'>,
+  now: SnapshotInputs,
+): string[] {
+  const out: string[] = (['shape', 'source', 'rootfs'] as const).filter(
+    (k) => meta.inputs[k] !== now[k],
+  );
   if (changedCacheFiles(meta.binaries).length > 0) out.push('binaries');
   return out;
 }
@@ -152,7 +198,9 @@ export function snapshotsRoot(): string {
 export function readSnapshotMeta(dir: string): SnapshotMeta | undefined {
   try {
     const m = JSON.parse(readFileSync(join(dir, 'meta.json'), 'utf8')) as SnapshotMeta;
-    return m.version === 2 && typeof m.labDir === 'string' && typeof m.binaries === 'object' ? m : undefined;
+    return m.version === 2 && typeof m.labDir === 'string' && typeof m.binaries === 'object'
+      ? m
+      : undefined;
   } catch {
     return undefined;
   }
@@ -188,20 +236,31 @@ const LEADER_LEASES = ['kube-controller-manager', 'kube-scheduler'];
  * every host and their Leases deleted. A restored lab's kube-controller-manager otherwise waits out
  * its old self's Lease (about 19 s measured; it does not release it when stopped), and its gate with it.
  */
-export async function releaseLeaderLeases(opts: LabOptions, adminKubeconfig: string): Promise<void> {
+export async function releaseLeaderLeases(
+  opts: LabOptions,
+  adminKubeconfig: string,
+): Promise<void> {
   const name = opts.name ?? 'lab';
   const state = readState(labFiles(resolve(labDir(name, opts.stateDir))));
   if (!state) return;
   for (const h of state.hosts) {
     const s = await labConnect(h.name, opts);
     try {
-      await s.exec(['systemctl', 'stop', ...LEADER_LEASES.map((u) => `${u}.service`)], { allowFail: true });
+      await s.exec(['systemctl', 'stop', ...LEADER_LEASES.map((u) => `${u}.service`)], {
+        allowFail: true,
+      });
     } finally {
       await s.close();
     }
   }
   const creds = credsFromKubeconfig(adminKubeconfig);
-  for (const l of LEADER_LEASES) await kubeJson(creds, 'DELETE', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${l}`, { allow: [404] });
+  for (const l of LEADER_LEASES)
+    await kubeJson(
+      creds,
+      'DELETE',
+      `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/${l}`,
+      { allow: [404] },
+    );
 }
 
 export interface SaveOptions extends LabOptions {
@@ -221,8 +280,10 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
   const name = opts.name ?? 'lab';
   const dir = resolve(labDir(name, opts.stateDir));
   const state = readState(labFiles(dir));
-  if (!state) throw new InputError('--name', `no lab "${name}" in ${dir}; create and wire it first`);
-  if (opts.clusterDir) await releaseLeaderLeases(opts, join(opts.clusterDir, 'kubeconfigs', 'admin.conf'));
+  if (!state)
+    throw new InputError('--name', `no lab "${name}" in ${dir}; create and wire it first`);
+  if (opts.clusterDir)
+    await releaseLeaderLeases(opts, join(opts.clusterDir, 'kubeconfigs', 'admin.conf'));
   const t0 = Date.now();
   await labPowerOff(opts);
   const stopMs = Date.now() - t0;
@@ -235,11 +296,26 @@ export async function saveLabSnapshot(opts: SaveOptions): Promise<SnapshotMeta> 
     rmSync(join(tmp, 'lab', '.lock'), { force: true });
     const clusterDir = opts.clusterDir ? resolve(opts.clusterDir) : null;
     if (clusterDir) {
-      if (!existsSync(clusterDir)) throw new InputError('--state-dir', `${clusterDir} does not exist; wire the lab before saving it`);
+      if (!existsSync(clusterDir))
+        throw new InputError(
+          '--state-dir',
+          `${clusterDir} does not exist; wire the lab before saving it`,
+        );
       mkdirSync(join(tmp, 'cluster'), { mode: 0o700 });
-      for (const e of clusterEntries(clusterDir, dir)) await copyTree(join(clusterDir, e), join(tmp, 'cluster', e), 'lab-save');
+      for (const e of clusterEntries(clusterDir, dir))
+        await copyTree(join(clusterDir, e), join(tmp, 'cluster', e), 'lab-save');
     }
-    const meta: SnapshotMeta = { version: 2, inputs: opts.inputs, binaries: opts.binaries, labDir: dir, clusterDir, createdAt: new Date().toISOString(), bytes: duBytes(tmp), powerOffMs: stopMs, copyMs: Date.now() - t0 - stopMs };
+    const meta: SnapshotMeta = {
+      version: 2,
+      inputs: opts.inputs,
+      binaries: opts.binaries,
+      labDir: dir,
+      clusterDir,
+      createdAt: new Date().toISOString(),
+      bytes: duBytes(tmp),
+      powerOffMs: stopMs,
+      copyMs: Date.now() - t0 - stopMs,
+    };
     writeFileSync(join(tmp, 'meta.json'), `${JSON.stringify(meta, null, 2)}\n`, { mode: 0o600 });
     rmSync(dest, { recursive: true, force: true });
     renameSync(tmp, dest);
@@ -254,18 +330,30 @@ export interface RestoreOptions extends LabOptions {
 }
 
 /** Replaces the lab (and its cluster state) with the snapshot's copy and boots it. Refuses a stale one. */
-export async function restoreLabSnapshot(opts: RestoreOptions): Promise<{ info: LabInfo; meta: SnapshotMeta }> {
+export async function restoreLabSnapshot(
+  opts: RestoreOptions,
+): Promise<{ info: LabInfo; meta: SnapshotMeta }> {
   const src = resolve(opts.src);
   const meta = readSnapshotMeta(src);
-  if (!meta) throw new InputError('--from', `${src} is not a lab snapshot (no readable meta.json); make one with: hardwire lab save NAME`);
+  if (!meta)
+    throw new InputError(
+      '--from',
+      `${src} is not a lab snapshot (no readable meta.json); make one with: hardwire lab save NAME`,
+    );
   const stale = staleInputs(meta, opts.inputs);
   if (stale.length > 0) {
-    throw new StepError('lab-restore', `snapshot ${src} is stale: its ${stale.join(', ')} differ from now; wire the lab and save it again`);
+    throw new StepError(
+      'lab-restore',
+      `snapshot ${src} is stale: its ${stale.join(', ')} differ from now; wire the lab and save it again`,
+    );
   }
   const name = opts.name ?? 'lab';
   const dir = resolve(labDir(name, opts.stateDir));
   if (dir !== meta.labDir) {
-    throw new InputError('--name', `snapshot ${src} was made of the lab at ${meta.labDir}, not ${dir}; its addresses and paths are that lab's: restore it with the same --name and HARDWIRE_STATE`);
+    throw new InputError(
+      '--name',
+      `snapshot ${src} was made of the lab at ${meta.labDir}, not ${dir}; its addresses and paths are that lab's: restore it with the same --name and HARDWIRE_STATE`,
+    );
   }
   // Before anything is copied: a lab refused for its disk after the copy would leave the copy behind.
   checkLabDisk(dir);
@@ -274,8 +362,10 @@ export async function restoreLabSnapshot(opts: RestoreOptions): Promise<{ info: 
     await copyTree(join(src, 'lab'), dir, 'lab-restore');
     if (meta.clusterDir) {
       mkdirSync(meta.clusterDir, { recursive: true, mode: 0o700 });
-      for (const e of clusterEntries(meta.clusterDir, dir)) rmSync(join(meta.clusterDir, e), { recursive: true, force: true });
-      for (const e of readdirSync(join(src, 'cluster'))) await copyTree(join(src, 'cluster', e), join(meta.clusterDir, e), 'lab-restore');
+      for (const e of clusterEntries(meta.clusterDir, dir))
+        rmSync(join(meta.clusterDir, e), { recursive: true, force: true });
+      for (const e of readdirSync(join(src, 'cluster')))
+        await copyTree(join(src, 'cluster', e), join(meta.clusterDir, e), 'lab-restore');
     }
   });
   const info = await labUp(opts).catch(async (err: unknown) => {

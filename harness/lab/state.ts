@@ -68,7 +68,10 @@ export function readState(files: LabFiles): LabState | undefined {
     if (s.version !== 1 || !Array.isArray(s.hosts)) throw new Error('unknown version');
     return s;
   } catch (err) {
-    throw new StepError('lab-state', `${files.state} is unreadable (${(err as Error).message}); remove the lab's processes by hand and delete ${files.dir}`);
+    throw new StepError(
+      'lab-state',
+      `${files.state} is unreadable (${(err as Error).message}); remove the lab's processes by hand and delete ${files.dir}`,
+    );
   }
 }
 

@@ -4,7 +4,10 @@ import { readFileSync } from 'node:fs';
 import { run } from '../../lib/proc.ts';
 
 export async function linkExists(name: string): Promise<boolean> {
-  return (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true })).code === 0;
+  return (
+    (await run('ip', ['link', 'show', 'dev', name], { step: 'lab-network', allowFail: true }))
+      .code === 0
+  );
 }
 
 export function signal(pid: number, sig: NodeJS.Signals): void {
@@ -18,7 +21,11 @@ export function signal(pid: number, sig: NodeJS.Signals): void {
 /** Direct children of a process, from /proc/<pid>/task/<tid>/children. */
 export function childrenOf(pid: number): number[] {
   try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+      .trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -30,7 +37,10 @@ export function findContainerInit(pid: number): number | undefined {
   while (queue.length > 0) {
     const p = queue.shift()!;
     try {
-      const nspid = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]?.trim().split(/\s+/);
+      const nspid = /^NSpid:\s+(.*)$/m
+        .exec(readFileSync(`/proc/${p}/status`, 'utf8'))?.[1]
+        ?.trim()
+        .split(/\s+/);
       if (nspid && nspid.length > 1 && nspid[nspid.length - 1] === '1') return p;
     } catch {
       continue;

@@ -8,7 +8,17 @@
 //   kubelet's state on bind mounts of this machine's disk (no overlayfs inside the overlay root).
 // - Inside, before containerd: the v1 hierarchies mounted again read-write, /dev/kmsg, a shared /,
 //   and the kubelet's three sysctls shadowed for this node only (hardwire-node-prepare.service).
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LabHostState } from './state.ts';
 
@@ -29,8 +39,13 @@ export function hierarchyDirs(procSelfCgroup: string): string[] {
 }
 
 /** The node's own cgroup in every hierarchy: beside nothing else, below this process's cgroup. */
-export function nodeCgroups(host: Pick<LabHostState, 'machine'>, procSelfCgroup = readFileSync('/proc/self/cgroup', 'utf8')): string[] {
-  return hierarchyDirs(procSelfCgroup).filter((d) => existsSync(d)).map((d) => join(d, `hardwire-${host.machine}`));
+export function nodeCgroups(
+  host: Pick<LabHostState, 'machine'>,
+  procSelfCgroup = readFileSync('/proc/self/cgroup', 'utf8'),
+): string[] {
+  return hierarchyDirs(procSelfCgroup)
+    .filter((d) => existsSync(d))
+    .map((d) => join(d, `hardwire-${host.machine}`));
 }
 
 /** Creates the node's cgroups; returns their cgroup.procs files, which nspawn's PID is written to before it execs. */
@@ -41,7 +56,8 @@ export function ensureNodeCgroups(host: Pick<LabHostState, 'machine'>): string[]
     // A v1 cpuset cgroup takes no task until its cpus and mems are set.
     if (existsSync(join(d, 'cpuset.cpus'))) {
       for (const f of ['cpuset.cpus', 'cpuset.mems']) {
-        if (readFileSync(join(d, f), 'utf8').trim() === '') writeFileSync(join(d, f), readFileSync(join(dirname(d), f)));
+        if (readFileSync(join(d, f), 'utf8').trim() === '')
+          writeFileSync(join(d, f), readFileSync(join(dirname(d), f)));
       }
     }
   }
@@ -50,7 +66,8 @@ export function ensureNodeCgroups(host: Pick<LabHostState, 'machine'>): string[]
 
 /** rmdir bottom-up: a cgroup directory goes only once it has no children and no tasks. */
 function removeTree(dir: string): void {
-  for (const e of readdirSync(dir, { withFileTypes: true })) if (e.isDirectory()) removeTree(join(dir, e.name));
+  for (const e of readdirSync(dir, { withFileTypes: true }))
+    if (e.isDirectory()) removeTree(join(dir, e.name));
   rmdirSync(dir);
 }
 
@@ -77,7 +94,10 @@ export async function removeNodeCgroups(host: Pick<LabHostState, 'machine'>): Pr
 }
 
 /** Where the node's containerd and kubelet state live on this machine's disk, beside its upper dir. */
-export function nodeStateDirs(host: Pick<LabHostState, 'upper'>): { containerd: string; kubelet: string } {
+export function nodeStateDirs(host: Pick<LabHostState, 'upper'>): {
+  containerd: string;
+  kubelet: string;
+} {
   const base = dirname(host.upper);
   return { containerd: join(base, 'containerd'), kubelet: join(base, 'kubelet') };
 }
@@ -102,9 +122,16 @@ export function workerNspawnArgs(host: Pick<LabHostState, 'upper'>): string[] {
  * Runs nspawn inside the node's cgroups: a shell writes its own PID into each cgroup.procs, then
  * execs systemd-nspawn (same PID), so nspawn and the container start there.
  */
-export function joinCgroupsThenExec(procsFiles: string[], nspawnArgs: string[]): { file: string; args: string[] } {
-  const script = 'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; shift; n=$((n-1)); done; exec systemd-nspawn "$@"';
-  return { file: '/bin/sh', args: ['-c', script, 'hardwire-node', String(procsFiles.length), ...procsFiles, ...nspawnArgs] };
+export function joinCgroupsThenExec(
+  procsFiles: string[],
+  nspawnArgs: string[],
+): { file: string; args: string[] } {
+  const script =
+    'n=$1; shift; while [ "$n" -gt 0 ]; do echo $$ > "$1" || exit 1; shift; n=$((n-1)); done; exec systemd-nspawn "$@"';
+  return {
+    file: '/bin/sh',
+    args: ['-c', script, 'hardwire-node', String(procsFiles.length), ...procsFiles, ...nspawnArgs],
+  };
 }
 
 /** The script behind NODE_PREPARE_UNIT; each step says which error it prevents (docs/workers-spike.md). */
@@ -176,5 +203,6 @@ export function prepareWorkerUpper(host: Pick<LabHostState, 'upper'>): void {
   mkdirSync(wants, { recursive: true });
   const link = join(wants, NODE_PREPARE_UNIT);
   // lstat: the link's target is a path inside the node, which does not resolve here.
-  if (!lstatSync(link, { throwIfNoEntry: false })) symlinkSync(`/etc/systemd/system/${NODE_PREPARE_UNIT}`, link);
+  if (!lstatSync(link, { throwIfNoEntry: false }))
+    symlinkSync(`/etc/systemd/system/${NODE_PREPARE_UNIT}`, link);
 }

@@ -24,8 +24,10 @@ export function configValues(text: string, known: Set<string>): Map<string, stri
     for (const [k, v] of Object.entries(obj)) {
       if (!prefix && (k === 'apiVersion' || k === 'kind')) continue;
       const path = prefix ? `${prefix}.${k}` : k;
-      const nested = v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
-      if (nested && [...known].some((x) => x.startsWith(`${path}.`))) walk(v as Record<string, unknown>, path);
+      const nested =
+        v !== null && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0;
+      if (nested && [...known].some((x) => x.startsWith(`${path}.`)))
+        walk(v as Record<string, unknown>, path);
       else out.set(path, typeof v === 'string' ? v : JSON.stringify(v));
     }
   };

@@ -16,7 +16,7 @@ export const CRI_ENDPOINT = `unix://${CONTAINERD_SOCKET}`;
  */
 export function crictlConfig(endpoint = CRI_ENDPOINT): string {
   return [
-    '# containerd\'s CRI socket, the one kubeadm.yaml\'s nodeRegistration.criSocket names (hardwire compare)',
+    "# containerd's CRI socket, the one kubeadm.yaml's nodeRegistration.criSocket names (hardwire compare)",
     `runtime-endpoint: ${endpoint}`,
     `image-endpoint: ${endpoint}`,
     'timeout: 10',
@@ -24,13 +24,24 @@ export function crictlConfig(endpoint = CRI_ENDPOINT): string {
   ].join('\n');
 }
 
-export interface CriContainer { id: string; pid: number; labels: Record<string, string> }
+export interface CriContainer {
+  id: string;
+  pid: number;
+  labels: Record<string, string>;
+}
 
-interface PsJson { containers: { id: string; state: string; labels?: Record<string, string> }[] }
+interface PsJson {
+  containers: { id: string; state: string; labels?: Record<string, string> }[];
+}
 
 async function crictl(s: Session, args: string[]): Promise<string> {
   const r = await s.exec(['crictl', ...args], { allowFail: true, timeoutMs: 60_000 });
-  if (r.code !== 0) throw new StepError('crictl', `crictl ${args.join(' ')} exited ${r.code} (${CRICTL_CONFIG_PATH} should name ${CRI_ENDPOINT})`, { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) });
+  if (r.code !== 0)
+    throw new StepError(
+      'crictl',
+      `crictl ${args.join(' ')} exited ${r.code} (${CRICTL_CONFIG_PATH} should name ${CRI_ENDPOINT})`,
+      { host: s.host.name, detail: r.stderr.trim().split('\n').slice(-5) },
+    );
   return r.stdout;
 }
 
@@ -39,7 +50,9 @@ export async function criContainers(s: Session): Promise<CriContainer[]> {
   const ps = JSON.parse(await crictl(s, ['ps', '-o', 'json'])) as PsJson;
   const out: CriContainer[] = [];
   for (const c of ps.containers.filter((x) => x.state === 'CONTAINER_RUNNING')) {
-    const info = JSON.parse(await crictl(s, ['inspect', '-o', 'json', c.id])) as { info?: { pid?: number } };
+    const info = JSON.parse(await crictl(s, ['inspect', '-o', 'json', c.id])) as {
+      info?: { pid?: number };
+    };
     out.push({ id: c.id, pid: info.info?.pid ?? 0, labels: c.labels ?? {} });
   }
   return out;

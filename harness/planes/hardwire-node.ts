@@ -8,7 +8,8 @@ import { execStartArgv, flagsOf } from './normalize.ts';
 import { NODE_COMPONENTS, type NodeComponent, type PlaneNode } from './node-types.ts';
 import { readNodeProcess } from './node-read.ts';
 
-const isNode = (c: string): c is NodeComponent => (NODE_COMPONENTS as readonly string[]).includes(c);
+const isNode = (c: string): c is NodeComponent =>
+  (NODE_COMPONENTS as readonly string[]).includes(c);
 
 /** The node as rendered; undefined when the host is not a worker. */
 export function renderedNode(tree: HostTree): PlaneNode | undefined {
@@ -23,20 +24,35 @@ export function renderedNode(tree: HostTree): PlaneNode | undefined {
     const configPath = flagsOf(argv).get('config');
     const file = configPath ? tree.files.find((f) => f.path === configPath) : undefined;
     node.components[c] = {
-      argv, argvSource: `rendered ${unitPath(c)} (ExecStart)`,
-      ...(file ? { configPath, config: file.content.toString('utf8'), configSource: `rendered ${configPath}` } : {}),
+      argv,
+      argvSource: `rendered ${unitPath(c)} (ExecStart)`,
+      ...(file
+        ? {
+            configPath,
+            config: file.content.toString('utf8'),
+            configSource: `rendered ${configPath}`,
+          }
+        : {}),
     };
     const url = `components/models/${c}.ts`;
     node.reasons[c] = Object.fromEntries([
       ...m.flags.map((f) => [`--${f.name}`, { text: f.why, url }] as const),
-      ...(m.files ?? []).flatMap((f) => (f.fields ?? []).flatMap((x) => leafKeys(x.key, x.value).map((k) => [k, { text: x.why, url }] as const))),
+      ...(m.files ?? []).flatMap((f) =>
+        (f.fields ?? []).flatMap((x) =>
+          leafKeys(x.key, x.value).map((k) => [k, { text: x.why, url }] as const),
+        ),
+      ),
     ]);
   }
   return node;
 }
 
 /** Replaces each rendered component with what runs: pid's argv and --config file, read on the host. */
-export async function readLiveNode(node: PlaneNode, s: Session, pids: Partial<Record<NodeComponent, number>>): Promise<NodeComponent[]> {
+export async function readLiveNode(
+  node: PlaneNode,
+  s: Session,
+  pids: Partial<Record<NodeComponent, number>>,
+): Promise<NodeComponent[]> {
   const read: NodeComponent[] = [];
   for (const c of NODE_COMPONENTS) {
     const pid = pids[c];

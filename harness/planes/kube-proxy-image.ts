@@ -19,14 +19,24 @@ export const NFT = '/usr/sbin/nft';
 export async function nftClosure(log: Logger): Promise<{ inImage: string; local: string }[]> {
   const root = await ensureBaseRootfs(log);
   const script = `set -e; for f in ${NFT} $(ldd ${NFT} | sed -n 's/.*=> \\(\\/[^ ]*\\) .*/\\1/p; s/^\\s*\\(\\/[^ ]*\\) .*/\\1/p'); do echo "$f $(readlink -f "$f")"; done`;
-  const r = await run('chroot', [root, 'sh', '-c', script], { step: 'nft and its libraries in the lab rootfs' });
-  const files = r.stdout.trim().split('\n').map((l) => l.split(' ')).map(([inImage, real]) => ({ inImage: inImage!, local: join(root, real!) }));
-  if (!files.some((f) => f.inImage.includes('libnftables'))) throw new Error(`ldd ${NFT} in ${root} names no libnftables: ${r.stdout.trim()}`);
+  const r = await run('chroot', [root, 'sh', '-c', script], {
+    step: 'nft and its libraries in the lab rootfs',
+  });
+  const files = r.stdout
+    .trim()
+    .split('\n')
+    .map((l) => l.split(' '))
+    .map(([inImage, real]) => ({ inImage: inImage!, local: join(root, real!) }));
+  if (!files.some((f) => f.inImage.includes('libnftables')))
+    throw new Error(`ldd ${NFT} in ${root} names no libnftables: ${r.stdout.trim()}`);
   return files;
 }
 
 /** The kube-proxy image spec with nft added: each file at the path the loader looks for it. */
-export function withNft<N extends string>(spec: ImageSpec<N>, files: { inImage: string; local: string }[]): ImageSpec<N> {
+export function withNft<N extends string>(
+  spec: ImageSpec<N>,
+  files: { inImage: string; local: string }[],
+): ImageSpec<N> {
   return {
     ...spec,
     args: (b) => [...spec.args(b), ...files.flatMap((f) => ['-add', `${f.inImage}=${f.local}`])],

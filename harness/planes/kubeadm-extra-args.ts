@@ -4,11 +4,16 @@
 // manifest as given, with no check against that binary's flag set (upgrade-section.ts cites where).
 import type { ClusterParams, Component } from './types.ts';
 
-const PLACE: Partial<Record<Component, string>> = { 'kube-apiserver': 'apiServer', 'kube-controller-manager': 'controllerManager', 'kube-scheduler': 'scheduler' };
+const PLACE: Partial<Record<Component, string>> = {
+  'kube-apiserver': 'apiServer',
+  'kube-controller-manager': 'controllerManager',
+  'kube-scheduler': 'scheduler',
+};
 
 /** ClusterConfiguration's apiServer (certSANs too), controllerManager, scheduler and etcd keys; none when there is nothing to set. */
 export function kubeadmComponentArgs(p: ClusterParams): Record<string, unknown> {
-  const list = (c: Component) => Object.entries(p.extraArgs?.[c] ?? {}).map(([name, value]) => ({ name, value }));
+  const list = (c: Component) =>
+    Object.entries(p.extraArgs?.[c] ?? {}).map(([name, value]) => ({ name, value }));
   const out: Record<string, Record<string, unknown>> = {};
   if (p.extraSANs.length) out.apiServer = { certSANs: p.extraSANs };
   for (const [c, key] of Object.entries(PLACE) as [Component, string][]) {

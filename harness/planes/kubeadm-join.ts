@@ -20,9 +20,19 @@ export const JOIN_CONFIG = '/root/hardwire-compare/kubeadm-join.yaml';
 export const WORKER_POD = 'busybox-worker';
 
 /** The endpoint, token and CA hash in `kubeadm token create --print-join-command`'s one line. */
-export function parseJoinCommand(line: string): { endpoint: string; token: string; caCertHash: string } {
-  const m = /kubeadm join (\S+) --token (\S+)\s+--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/.exec(line);
-  if (!m) throw new Error(`not a kubeadm join command: ${line.replace(/--token \S+/, '--token <token>')}`);
+export function parseJoinCommand(line: string): {
+  endpoint: string;
+  token: string;
+  caCertHash: string;
+} {
+  const m =
+    /kubeadm join (\S+) --token (\S+)\s+--discovery-token-ca-cert-hash (sha256:[0-9a-f]{64})/.exec(
+      line,
+    );
+  if (!m)
+    throw new Error(
+      `not a kubeadm join command: ${line.replace(/--token \S+/, '--token <token>')}`,
+    );
   return { endpoint: m[1]!, token: m[2]!, caCertHash: m[3]! };
 }
 
@@ -31,44 +41,112 @@ export function parseJoinCommand(line: string): { endpoint: string; token: strin
  * `certificateKey`, a control-plane member's: its own API endpoint, and the key that decrypts the
  * certificates `kubeadm init phase upload-certs` put in the kubeadm-certs Secret.
  */
-export function joinConfig(join: ReturnType<typeof parseJoinCommand>, name: string, address: string, certificateKey?: string): string {
+export function joinConfig(
+  join: ReturnType<typeof parseJoinCommand>,
+  name: string,
+  address: string,
+  certificateKey?: string,
+): string {
   return stringify({
-    apiVersion: 'kubeadm.k8s.io/v1beta4', kind: 'JoinConfiguration',
-    discovery: { bootstrapToken: { apiServerEndpoint: join.endpoint, token: join.token, caCertHashes: [join.caCertHash] } },
+    apiVersion: 'kubeadm.k8s.io/v1beta4',
+    kind: 'JoinConfiguration',
+    discovery: {
+      bootstrapToken: {
+        apiServerEndpoint: join.endpoint,
+        token: join.token,
+        caCertHashes: [join.caCertHash],
+      },
+    },
     nodeRegistration: nodeRegistration(name, address),
-    ...(certificateKey ? { controlPlane: { localAPIEndpoint: { advertiseAddress: address, bindPort: APISERVER_PORT }, certificateKey } } : {}),
+    ...(certificateKey
+      ? {
+          controlPlane: {
+            localAPIEndpoint: { advertiseAddress: address, bindPort: APISERVER_PORT },
+            certificateKey,
+          },
+        }
+      : {}),
   });
 }
 
 /** Runs one step of a join on a host; `secret` (a certificate key) is cut from what the report keeps, as the token is. */
-export async function step(plane: PlaneData, s: Session, argv: string[], what: string, timeoutMs = 300_000, secret?: string): Promise<string> {
+export async function step(
+  plane: PlaneData,
+  s: Session,
+  argv: string[],
+  what: string,
+  timeoutMs = 300_000,
+  secret?: string,
+): Promise<string> {
   const t0 = performance.now();
   const r = await s.exec(argv, { allowFail: true, timeoutMs });
   const out = `${r.stdout}${r.stderr}`.trim();
   // The join token is a credential: it never reaches the report.
-  const redacted = out.replace(/--token \S+/g, '--token <token>').replace(/token: \S+/g, 'token: <token>');
+  const redacted = out
+    .replace(/--token \S+/g, '--token <token>')
+    .replace(/token: \S+/g, 'token: <token>');
   const shown = secret ? redacted.replaceAll(secret, '<certificate-key>') : redacted;
-  plane.steps.push({ step: what, argv, ms: Math.round(performance.now() - t0), ok: r.code === 0, output: shown.split('\n').slice(-6).join('\n') });
-  if (r.code !== 0) throw new StepError('compare-kubeadm', `${what}: exited ${r.code}`, { host: s.host.name, detail: shown.split('\n').slice(-20) });
+  plane.steps.push({
+    step: what,
+    argv,
+    ms: Math.round(performance.now() - t0),
+    ok: r.code === 0,
+    output: shown.split('\n').slice(-6).join('\n'),
+  });
+  if (r.code !== 0)
+    throw new StepError('compare-kubeadm', `${what}: exited ${r.code}`, {
+      host: s.host.name,
+      detail: shown.split('\n').slice(-20),
+    });
   return r.stdout;
 }
 
-export async function waitFor(s: Session, what: string, check: () => Promise<string | undefined>, timeoutMs: number): Promise<void> {
+export async function waitFor(
+  s: Session,
+  what: string,
+  check: () => Promise<string | undefined>,
+  timeoutMs: number,
+): Promise<void> {
   let last = '';
-  await retry(async () => {
-    const bad = await check();
-    if (bad !== undefined) { last = bad; throw new Error(bad); }
-  }, { timeoutMs, intervalMs: 2000, onTimeout: () => { throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}`, { host: s.host.name }); } });
+  await retry(
+    async () => {
+      const bad = await check();
+      if (bad !== undefined) {
+        last = bad;
+        throw new Error(bad);
+      }
+    },
+    {
+      timeoutMs,
+      intervalMs: 2000,
+      onTimeout: () => {
+        throw new StepError('compare-kubeadm', `${what} within ${timeoutMs / 1000} s: ${last}`, {
+          host: s.host.name,
+        });
+      },
+    },
+  );
 }
 
 export const kubectl = async (s: Session, args: string[], stdin?: string) => {
-  const r = await orAbort(s.exec(['kubectl', '--kubeconfig', ADMIN, '--request-timeout=10s', ...args], { allowFail: true, timeoutMs: 30_000, ...(stdin ? { stdin } : {}) }));
+  const r = await orAbort(
+    s.exec(['kubectl', '--kubeconfig', ADMIN, '--request-timeout=10s', ...args], {
+      allowFail: true,
+      timeoutMs: 30_000,
+      ...(stdin ? { stdin } : {}),
+    }),
+  );
   return r.code === 0 ? r.stdout.trim() : '';
 };
 
-export interface JoinHost { s: Session; name: string; address: string }
+export interface JoinHost {
+  s: Session;
+  name: string;
+  address: string;
+}
 
-export const podCIDROf = async (cp: JoinHost, node: string) => kubectl(cp.s, ['get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}']);
+export const podCIDROf = async (cp: JoinHost, node: string) =>
+  kubectl(cp.s, ['get', 'node', node, '-o', 'jsonpath={.spec.podCIDR}']);
 
 /**
  * As a network plugin would: waits for the joined Node's spec.podCIDR (which /24 kube-controller-manager
@@ -76,11 +154,18 @@ export const podCIDROf = async (cp: JoinHost, node: string) => kubectl(cp.s, ['g
  */
 export async function adoptPodRange(cp: JoinHost, node: JoinHost): Promise<string> {
   let range = '';
-  await waitFor(cp.s, `Node ${node.name} got no spec.podCIDR`, async () => {
-    range = await podCIDROf(cp, node.name);
-    return range ? undefined : 'spec.podCIDR empty';
-  }, 120_000);
-  await node.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', range), { mode: 0o644 });
+  await waitFor(
+    cp.s,
+    `Node ${node.name} got no spec.podCIDR`,
+    async () => {
+      range = await podCIDROf(cp, node.name);
+      return range ? undefined : 'spec.podCIDR empty';
+    },
+    120_000,
+  );
+  await node.s.writeFileAtomic(CNI_CONFLIST, bridgeConflist('kubeadm-pods', range), {
+    mode: 0o644,
+  });
   return range;
 }
 
@@ -90,39 +175,118 @@ export async function adoptPodRange(cp: JoinHost, node: JoinHost): Promise<strin
  * with the join right after init, which /24 kube-controller-manager gives it is not fixed (a run
  * saw 10.244.2.0/24 where the second range was assumed).
  */
-export async function joinWorker(plane: PlaneData, cp: JoinHost, worker: JoinHost, cpRange: string, prepared: Promise<void>, log: Logger): Promise<NonNullable<KubeadmRun['worker']>> {
+export async function joinWorker(
+  plane: PlaneData,
+  cp: JoinHost,
+  worker: JoinHost,
+  cpRange: string,
+  prepared: Promise<void>,
+  log: Logger,
+): Promise<NonNullable<KubeadmRun['worker']>> {
   // `prepared`: the worker's host preparation (prepareKubeadmNode), started beside node1's init (kubeadm.ts).
   const tWait = performance.now();
   await prepared;
   const waitedMs = Math.round(performance.now() - tWait);
   const t0 = performance.now();
-  log.info(`  ${worker.name}: kubeadm join (its preparation ran beside node1's init; ${(waitedMs / 1000).toFixed(1)} s of it outlasted init)`);
-  const join = parseJoinCommand((await step(plane, cp.s, ['kubeadm', 'token', 'create', '--print-join-command'], 'kubeadm token create --print-join-command')).trim());
+  log.info(
+    `  ${worker.name}: kubeadm join (its preparation ran beside node1's init; ${(waitedMs / 1000).toFixed(1)} s of it outlasted init)`,
+  );
+  const join = parseJoinCommand(
+    (
+      await step(
+        plane,
+        cp.s,
+        ['kubeadm', 'token', 'create', '--print-join-command'],
+        'kubeadm token create --print-join-command',
+      )
+    ).trim(),
+  );
   await worker.s.exec(['mkdir', '-p', '/root/hardwire-compare']);
-  await worker.s.writeFileAtomic(JOIN_CONFIG, joinConfig(join, worker.name, worker.address), { mode: 0o600 });
+  await worker.s.writeFileAtomic(JOIN_CONFIG, joinConfig(join, worker.name, worker.address), {
+    mode: 0o600,
+  });
   const tJoin = performance.now();
-  await step(plane, worker.s, ['kubeadm', 'join', '--config', JOIN_CONFIG], `kubeadm join on ${worker.name}`);
+  await step(
+    plane,
+    worker.s,
+    ['kubeadm', 'join', '--config', JOIN_CONFIG],
+    `kubeadm join on ${worker.name}`,
+  );
   const joinMs = Math.round(performance.now() - tJoin);
   // The bridge's range from the Node object, then routes both ways (each node reaches the other's
   // Pods through it; replies come back the same way).
   const range = await adoptPodRange(cp, worker);
-  await step(plane, cp.s, ['ip', 'route', 'replace', range, 'via', worker.address], `route ${range} via ${worker.name}`);
-  await step(plane, worker.s, ['ip', 'route', 'replace', cpRange, 'via', cp.address], `route ${cpRange} via ${cp.name}`);
-  await waitFor(cp.s, `Node ${worker.name} was not Ready`, async () => {
-    const ready = await kubectl(cp.s, ['get', 'node', worker.name, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}']);
-    return ready === 'True' ? undefined : `Ready is ${ready || 'absent'}`;
-  }, 180_000);
+  await step(
+    plane,
+    cp.s,
+    ['ip', 'route', 'replace', range, 'via', worker.address],
+    `route ${range} via ${worker.name}`,
+  );
+  await step(
+    plane,
+    worker.s,
+    ['ip', 'route', 'replace', cpRange, 'via', cp.address],
+    `route ${cpRange} via ${cp.name}`,
+  );
+  await waitFor(
+    cp.s,
+    `Node ${worker.name} was not Ready`,
+    async () => {
+      const ready = await kubectl(cp.s, [
+        'get',
+        'node',
+        worker.name,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+      ]);
+      return ready === 'True' ? undefined : `Ready is ${ready || 'absent'}`;
+    },
+    180_000,
+  );
   const readyMs = Math.round(performance.now() - t0);
   // No toleration: the control-plane node is tainted, so the scheduler has one place for it.
-  const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: WORKER_POD, namespace: 'default' }, spec: { containers: [{ name: 'busybox', image: IMAGES.busybox.ref, imagePullPolicy: 'Never', command: ['sleep', '3600'] }] } };
-  if (!await kubectl(cp.s, ['apply', '-f', '-'], JSON.stringify(pod))) throw new StepError('compare-kubeadm', `kubectl apply of Pod ${WORKER_POD} failed`, { host: cp.name });
+  const pod = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: WORKER_POD, namespace: 'default' },
+    spec: {
+      containers: [
+        {
+          name: 'busybox',
+          image: IMAGES.busybox.ref,
+          imagePullPolicy: 'Never',
+          command: ['sleep', '3600'],
+        },
+      ],
+    },
+  };
+  if (!(await kubectl(cp.s, ['apply', '-f', '-'], JSON.stringify(pod))))
+    throw new StepError('compare-kubeadm', `kubectl apply of Pod ${WORKER_POD} failed`, {
+      host: cp.name,
+    });
   let where = { node: '', ip: '' };
-  await waitFor(cp.s, `Pod ${WORKER_POD} was not Running`, async () => {
-    const p = JSON.parse((await kubectl(cp.s, ['get', 'pod', WORKER_POD, '-o', 'json'])) || '{}') as { spec?: { nodeName?: string }; status?: { phase?: string; podIP?: string } };
-    where = { node: p.spec?.nodeName ?? '', ip: p.status?.podIP ?? '' };
-    return p.status?.phase === 'Running' ? undefined : `phase ${p.status?.phase ?? 'unknown'} on ${where.node || 'no node'}`;
-  }, 120_000);
-  plane.steps.push({ step: `Pod ${WORKER_POD} Running on ${where.node}`, ms: Math.round(performance.now() - t0), ok: true, output: `${WORKER_POD} ${where.ip} on ${where.node}` });
-  plane.notes.push(`kubeadm join took ${(joinMs / 1000).toFixed(1)} s on ${worker.name}; Node Ready ${(readyMs / 1000).toFixed(1)} s after the join began (its preparation ran beside node1's init, ${(waitedMs / 1000).toFixed(1)} s of it after init); Pod ${WORKER_POD} Running on ${where.node}`);
+  await waitFor(
+    cp.s,
+    `Pod ${WORKER_POD} was not Running`,
+    async () => {
+      const p = JSON.parse(
+        (await kubectl(cp.s, ['get', 'pod', WORKER_POD, '-o', 'json'])) || '{}',
+      ) as { spec?: { nodeName?: string }; status?: { phase?: string; podIP?: string } };
+      where = { node: p.spec?.nodeName ?? '', ip: p.status?.podIP ?? '' };
+      return p.status?.phase === 'Running'
+        ? undefined
+        : `phase ${p.status?.phase ?? 'unknown'} on ${where.node || 'no node'}`;
+    },
+    120_000,
+  );
+  plane.steps.push({
+    step: `Pod ${WORKER_POD} Running on ${where.node}`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+    output: `${WORKER_POD} ${where.ip} on ${where.node}`,
+  });
+  plane.notes.push(
+    `kubeadm join took ${(joinMs / 1000).toFixed(1)} s on ${worker.name}; Node Ready ${(readyMs / 1000).toFixed(1)} s after the join began (its preparation ran beside node1's init, ${(waitedMs / 1000).toFixed(1)} s of it after init); Pod ${WORKER_POD} Running on ${where.node}`,
+  );
   return { node: worker.name, joinMs, readyMs, pod: { name: WORKER_POD, ...where } };
 }

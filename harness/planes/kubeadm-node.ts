@@ -9,7 +9,13 @@ import { ensureImages } from '../../core/components/image-build.ts';
 import { IMAGES, KUBEADM_IMAGES, type ImageSpec } from '../../core/components/images.ts';
 import { nftClosure, withNft } from './kube-proxy-image.ts';
 import { crictlConfig, CRICTL_CONFIG_PATH } from './crictl.ts';
-import { bridgeConflist, containerdConfig, CNI_CONF_DIR, CNI_CONFLIST, CONTAINERD_CONFIG } from '../../core/components/models/containerd.ts';
+import {
+  bridgeConflist,
+  containerdConfig,
+  CNI_CONF_DIR,
+  CNI_CONFLIST,
+  CONTAINERD_CONFIG,
+} from '../../core/components/models/containerd.ts';
 import { NODE_PREPARE_UNIT } from '../lab/index.ts';
 import { StepError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -19,14 +25,22 @@ import type { PlaneData } from './types.ts';
 
 /** Where the packages put them: the kubelet and kubeadm .debs in /usr/bin (the drop-in runs /usr/bin/kubelet). */
 const PLACES = {
-  kubelet: '/usr/bin/kubelet', kubeadm: '/usr/bin/kubeadm', kubectl: '/usr/bin/kubectl',
+  kubelet: '/usr/bin/kubelet',
+  kubeadm: '/usr/bin/kubeadm',
+  kubectl: '/usr/bin/kubectl',
   // containerd's getting-started guide: the release tarball into /usr/local; runc beside it, where
   // containerdConfig's BinaryName points (the guide has /usr/local/sbin).
-  containerd: '/usr/local/bin/containerd', 'containerd-shim-runc-v2': '/usr/local/bin/containerd-shim-runc-v2', ctr: '/usr/local/bin/ctr', runc: '/usr/local/bin/runc',
+  containerd: '/usr/local/bin/containerd',
+  'containerd-shim-runc-v2': '/usr/local/bin/containerd-shim-runc-v2',
+  ctr: '/usr/local/bin/ctr',
+  runc: '/usr/local/bin/runc',
   // crictl where its release tarball goes in kubeadm's install guide ("tar zxvf crictl-… -C /usr/local/bin").
   crictl: '/usr/local/bin/crictl',
   // The CNI plugins where containerd's guide and kubeadm's docs put them (containerd's default bin_dirs).
-  bridge: '/opt/cni/bin/bridge', 'host-local': '/opt/cni/bin/host-local', loopback: '/opt/cni/bin/loopback', portmap: '/opt/cni/bin/portmap',
+  bridge: '/opt/cni/bin/bridge',
+  'host-local': '/opt/cni/bin/host-local',
+  loopback: '/opt/cni/bin/loopback',
+  portmap: '/opt/cni/bin/portmap',
 } as const;
 const IMAGE_DIR = '/var/lib/hardwire/kubeadm-images';
 export const SANDBOX = KUBEADM_IMAGES.pause.ref;
@@ -94,12 +108,28 @@ ExecStart=/usr/bin/kubelet $KUBELET_KUBECONFIG_ARGS $KUBELET_CONFIG_ARGS $KUBELE
 export const KUBELET_UNIT_PATH = '/usr/lib/systemd/system/kubelet.service';
 export const KUBEADM_DROPIN_PATH = '/usr/lib/systemd/system/kubelet.service.d/10-kubeadm.conf';
 
-async function sh(plane: PlaneData, s: Session, argv: string[], step: string, timeoutMs = 120_000): Promise<string> {
+async function sh(
+  plane: PlaneData,
+  s: Session,
+  argv: string[],
+  step: string,
+  timeoutMs = 120_000,
+): Promise<string> {
   const t0 = performance.now();
   const r = await s.exec(argv, { allowFail: true, timeoutMs });
   const out = `${r.stdout}${r.stderr}`.trim();
-  plane.steps.push({ step, argv, ms: Math.round(performance.now() - t0), ok: r.code === 0, output: out.split('\n').slice(-6).join('\n') });
-  if (r.code !== 0) throw new StepError('compare-kubeadm', `${argv.join(' ')} exited ${r.code}`, { host: s.host.name, detail: out.split('\n').slice(-15) });
+  plane.steps.push({
+    step,
+    argv,
+    ms: Math.round(performance.now() - t0),
+    ok: r.code === 0,
+    output: out.split('\n').slice(-6).join('\n'),
+  });
+  if (r.code !== 0)
+    throw new StepError('compare-kubeadm', `${argv.join(' ')} exited ${r.code}`, {
+      host: s.host.name,
+      detail: out.split('\n').slice(-15),
+    });
   return r.stdout;
 }
 
@@ -109,22 +139,58 @@ async function sh(plane: PlaneData, s: Session, argv: string[], step: string, ti
  * the Node has its spec.podCIDR (kubeadm-join-cp.ts). Returns the image refs imported. A worker gets only the
  * images it runs (kube-proxy, pause; CoreDNS should a replica move there): the control plane's four stay off it.
  */
-export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: string, podRange: string | undefined, log: Logger, role: 'control-plane' | 'worker' = 'control-plane'): Promise<string[]> {
+export async function prepareKubeadmNode(
+  plane: PlaneData,
+  s: Session,
+  version: string,
+  podRange: string | undefined,
+  log: Logger,
+  role: 'control-plane' | 'worker' = 'control-plane',
+): Promise<string[]> {
   let t0 = performance.now();
-  const bins = await ensureAll(Object.keys(PLACES) as (keyof typeof PLACES)[], { kubernetesVersion: version, log });
-  const all = { ...KUBEADM_IMAGES, 'kube-proxy': withNft(KUBEADM_IMAGES['kube-proxy'], await nftClosure(log)) };
-  const table = role === 'worker' ? { 'kube-proxy': all['kube-proxy'], pause: all.pause, coredns: all.coredns } : all;
+  const bins = await ensureAll(Object.keys(PLACES) as (keyof typeof PLACES)[], {
+    kubernetesVersion: version,
+    log,
+  });
+  const all = {
+    ...KUBEADM_IMAGES,
+    'kube-proxy': withNft(KUBEADM_IMAGES['kube-proxy'], await nftClosure(log)),
+  };
+  const table =
+    role === 'worker'
+      ? { 'kube-proxy': all['kube-proxy'], pause: all.pause, coredns: all.coredns }
+      : all;
   // kubeadm's images, and the busybox a first Pod runs (hardwire's own workers run the same one).
   const images = [
-    ...await ensureImages(log, undefined, table as Record<string, ImageSpec<string>>),
-    ...await ensureImages(log, undefined, { busybox: IMAGES.busybox } as Record<string, ImageSpec<string>>),
+    ...(await ensureImages(log, undefined, table as Record<string, ImageSpec<string>>)),
+    ...(await ensureImages(log, undefined, { busybox: IMAGES.busybox } as Record<
+      string,
+      ImageSpec<string>
+    >)),
   ];
-  plane.steps.push({ step: `kubeadm's ${images.length - 1} images and busybox built here (or cached)`, ms: Math.round(performance.now() - t0), ok: true, output: images.map((i) => i.ref).join('\n') });
+  plane.steps.push({
+    step: `kubeadm's ${images.length - 1} images and busybox built here (or cached)`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+    output: images.map((i) => i.ref).join('\n'),
+  });
   t0 = performance.now();
-  const file = (path: string, data: string, mode = 0o644): BatchFile => ({ path, mode, data: Buffer.from(data) });
+  const file = (path: string, data: string, mode = 0o644): BatchFile => ({
+    path,
+    mode,
+    data: Buffer.from(data),
+  });
   await s.writeFilesAtomic([
-    ...bins.map((b) => ({ path: PLACES[b.name as keyof typeof PLACES], mode: 0o755, data: { file: b.path, size: statSync(b.path).size } })),
-    ...images.map((i) => ({ path: `${IMAGE_DIR}/${i.name}.tar`, mode: 0o644, data: { file: i.path, size: statSync(i.path).size } })),
+    ...bins.map((b) => ({
+      path: PLACES[b.name as keyof typeof PLACES],
+      mode: 0o755,
+      data: { file: b.path, size: statSync(b.path).size },
+    })),
+    ...images.map((i) => ({
+      path: `${IMAGE_DIR}/${i.name}.tar`,
+      mode: 0o644,
+      data: { file: i.path, size: statSync(i.path).size },
+    })),
     file(CONTAINERD_CONFIG, containerdConfig({ sandbox: SANDBOX, cniBinDir: '/opt/cni/bin' })),
     ...(podRange ? [file(CNI_CONFLIST, bridgeConflist('kubeadm-pods', podRange))] : []),
     file(CRICTL_CONFIG_PATH, crictlConfig()),
@@ -132,16 +198,46 @@ export async function prepareKubeadmNode(plane: PlaneData, s: Session, version: 
     file(KUBELET_UNIT_PATH, KUBELET_UNIT),
     file(KUBEADM_DROPIN_PATH, KUBEADM_DROPIN),
   ]);
-  plane.steps.push({ step: `stage ${bins.length} binaries, ${images.length} image tarballs, containerd and kubelet units`, ms: Math.round(performance.now() - t0), ok: true });
+  plane.steps.push({
+    step: `stage ${bins.length} binaries, ${images.length} image tarballs, containerd and kubelet units`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+  });
   // kubeadm's install guide ("Enable IPv4 packet forwarding"); preflight fails without it. The node has its own
   // network namespace, so this changes nothing on the machine or the other lab hosts.
-  await sh(plane, s, ['sh', '-c', 'echo net.ipv4.ip_forward = 1 > /etc/sysctl.d/k8s.conf && echo 1 > /proc/sys/net/ipv4/ip_forward'], 'net.ipv4.ip_forward = 1');
+  await sh(
+    plane,
+    s,
+    [
+      'sh',
+      '-c',
+      'echo net.ipv4.ip_forward = 1 > /etc/sysctl.d/k8s.conf && echo 1 > /proc/sys/net/ipv4/ip_forward',
+    ],
+    'net.ipv4.ip_forward = 1',
+  );
   // containerd watches the CNI directory for the config a Node's range goes into later: it must exist first.
-  if (!podRange) await sh(plane, s, ['mkdir', '-p', CNI_CONF_DIR], `mkdir ${CNI_CONF_DIR} (its config comes with the Node's Pod range)`);
+  if (!podRange)
+    await sh(
+      plane,
+      s,
+      ['mkdir', '-p', CNI_CONF_DIR],
+      `mkdir ${CNI_CONF_DIR} (its config comes with the Node's Pod range)`,
+    );
   await sh(plane, s, ['systemctl', 'daemon-reload'], 'systemctl daemon-reload');
   await sh(plane, s, ['systemctl', 'enable', '--now', 'containerd'], 'start containerd');
-  for (const i of images) await sh(plane, s, ['ctr', '-n', 'k8s.io', 'images', 'import', `${IMAGE_DIR}/${i.name}.tar`], `import ${i.ref}`);
+  for (const i of images)
+    await sh(
+      plane,
+      s,
+      ['ctr', '-n', 'k8s.io', 'images', 'import', `${IMAGE_DIR}/${i.name}.tar`],
+      `import ${i.ref}`,
+    );
   // Enabled as the package leaves it (kubeadm's preflight warns otherwise); it restarts until kubeadm configures it.
-  await sh(plane, s, ['systemctl', 'enable', '--now', 'kubelet'], 'enable the kubelet (waits for kubeadm)');
+  await sh(
+    plane,
+    s,
+    ['systemctl', 'enable', '--now', 'kubelet'],
+    'enable the kubelet (waits for kubeadm)',
+  );
   return images.map((i) => i.ref);
 }

@@ -10,7 +10,8 @@ import type { Logger } from '../../lib/log.ts';
 import type { PlaneData } from './types.ts';
 import type { KubeadmPlanDoc, KubeadmRunOutput, KubeadmUpgradePlan } from './upgrade-types.ts';
 
-const src = (version: string, file: string, line: number) => `k8s.io/kubernetes@${version}/cmd/kubeadm/app/${file}:${line}`;
+const src = (version: string, file: string, line: number) =>
+  `k8s.io/kubernetes@${version}/cmd/kubeadm/app/${file}:${line}`;
 
 /**
  * Why `kubeadm upgrade plan <version>` needs no other flag here, from kubeadm's source at the target:
@@ -27,7 +28,13 @@ export function planWhy(to: string): string[] {
 async function runOn(s: Session, argv: string[]): Promise<KubeadmRunOutput> {
   const t0 = performance.now();
   const r = await s.exec(argv, { allowFail: true, timeoutMs: 300_000 });
-  return { argv, exitCode: r.code, ms: Math.round(performance.now() - t0), stdout: r.stdout, stderr: r.stderr };
+  return {
+    argv,
+    exitCode: r.code,
+    ms: Math.round(performance.now() - t0),
+    stdout: r.stdout,
+    stderr: r.stderr,
+  };
 }
 
 function parsePlan(stdout: string): KubeadmPlanDoc | null {
@@ -43,27 +50,63 @@ function parsePlan(stdout: string): KubeadmPlanDoc | null {
  * Pushes the target's kubeadm to the host and runs its `upgrade plan` twice; the plane's steps record
  * each run. A kubeadm that cannot be had or put there is the reason, not a failed plane.
  */
-export async function kubeadmUpgradePlan(plane: PlaneData, s: Session, to: string, log: Logger): Promise<KubeadmUpgradePlan | { none: string }> {
+export async function kubeadmUpgradePlan(
+  plane: PlaneData,
+  s: Session,
+  to: string,
+  log: Logger,
+): Promise<KubeadmUpgradePlan | { none: string }> {
   log.info(`  kubeadm ${to} upgrade plan on ${s.host.name}`);
   let t0 = performance.now();
   const binary = `/usr/bin/kubeadm-${to}`;
   let bin: Awaited<ReturnType<typeof ensureBinary>>;
   try {
     bin = await ensureBinary('kubeadm', { kubernetesVersion: to, log });
-    await s.writeFilesAtomic([{ path: binary, mode: 0o755, data: { file: bin.path, size: statSync(bin.path).size } }]);
+    await s.writeFilesAtomic([
+      { path: binary, mode: 0o755, data: { file: bin.path, size: statSync(bin.path).size } },
+    ]);
   } catch (err) {
     const why = `kubeadm ${to} not put on ${s.host.name}: ${err instanceof Error ? err.message : String(err)}`;
-    plane.steps.push({ step: `put kubeadm ${to} on the host as ${binary}`, ms: Math.round(performance.now() - t0), ok: false, output: why });
+    plane.steps.push({
+      step: `put kubeadm ${to} on the host as ${binary}`,
+      ms: Math.round(performance.now() - t0),
+      ok: false,
+      output: why,
+    });
     return { none: why };
   }
-  plane.steps.push({ step: `put kubeadm ${to} on the host as ${binary}`, ms: Math.round(performance.now() - t0), ok: true, output: `${bin.path} sha256 ${bin.sha256}` });
+  plane.steps.push({
+    step: `put kubeadm ${to} on the host as ${binary}`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+    output: `${bin.path} sha256 ${bin.sha256}`,
+  });
   t0 = performance.now();
   const v = await runOn(s, [binary, 'version', '-o', 'short']);
-  plane.steps.push({ step: `${binary} version`, argv: v.argv, ms: v.ms, ok: v.exitCode === 0, output: `${v.stdout}${v.stderr}`.trim() });
+  plane.steps.push({
+    step: `${binary} version`,
+    argv: v.argv,
+    ms: v.ms,
+    ok: v.exitCode === 0,
+    output: `${v.stdout}${v.stderr}`.trim(),
+  });
   const text = await runOn(s, [binary, 'upgrade', 'plan', to]);
   const json = await runOn(s, [binary, 'upgrade', 'plan', to, '-o', 'json']);
   for (const r of [text, json]) {
-    plane.steps.push({ step: `kubeadm ${to} upgrade plan${r === json ? ' -o json' : ''}`, argv: r.argv, ms: r.ms, ok: r.exitCode === 0, output: `${r.stdout}${r.stderr}`.trim().split('\n').slice(-6).join('\n') });
+    plane.steps.push({
+      step: `kubeadm ${to} upgrade plan${r === json ? ' -o json' : ''}`,
+      argv: r.argv,
+      ms: r.ms,
+      ok: r.exitCode === 0,
+      output: `${r.stdout}${r.stderr}`.trim().split('\n').slice(-6).join('\n'),
+    });
   }
-  return { to, binary, version: v.stdout.trim(), text, json: { ...json, plan: parsePlan(json.stdout) }, why: planWhy(to) };
+  return {
+    to,
+    binary,
+    version: v.stdout.trim(),
+    text,
+    json: { ...json, plan: parsePlan(json.stdout) },
+    why: planWhy(to),
+  };
 }

@@ -11,7 +11,11 @@ export function cmdlineArgv(raw: string): string[] {
 }
 
 /** One process: its argv and its --config file. `where` names the host (and container) in the sources. */
-export async function readNodeProcess(s: Session, pid: number, where: string): Promise<NodeProcess> {
+export async function readNodeProcess(
+  s: Session,
+  pid: number,
+  where: string,
+): Promise<NodeProcess> {
   const cl = await s.exec(['cat', `/proc/${pid}/cmdline`]);
   const argv = cmdlineArgv(cl.stdout);
   const p: NodeProcess = { pid, argv, argvSource: `/proc/${pid}/cmdline on ${where}` };
@@ -19,7 +23,8 @@ export async function readNodeProcess(s: Session, pid: number, where: string): P
   if (configPath) {
     const file = `/proc/${pid}/root${configPath}`;
     const r = await s.exec(['cat', file], { allowFail: true });
-    if (r.code === 0) Object.assign(p, { configPath, config: r.stdout, configSource: `${file} on ${where}` });
+    if (r.code === 0)
+      Object.assign(p, { configPath, config: r.stdout, configSource: `${file} on ${where}` });
   }
   return p;
 }

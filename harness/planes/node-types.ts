@@ -23,7 +23,13 @@ export interface PlaneNode {
   reasons: Partial<Record<NodeComponent, Record<string, { text: string; url?: string }>>>;
 }
 
-interface SiteRef { file: string; line: number; url: string; module: string; version: string }
+interface SiteRef {
+  file: string;
+  line: number;
+  url: string;
+  module: string;
+  version: string;
+}
 
 export type NodeRowClass = 'same' | 'differs' | 'partial';
 

@@ -22,8 +22,15 @@ export function normalizeValue(value: string, tokens: [string, string][]): strin
 
 /** "pki/etcd/server.crt" -> "etcd-server"; "admin.conf" -> "kubeconfig/admin". */
 export function roleOf(relPath: string): string {
-  if (relPath.endsWith('.conf')) return `kubeconfig/${relPath.replace(/\.conf$/, '').split('/').pop()}`;
-  return relPath.replace(/^pki\//, '').replace(/\.crt$/, '').replaceAll('/', '-');
+  if (relPath.endsWith('.conf'))
+    return `kubeconfig/${relPath
+      .replace(/\.conf$/, '')
+      .split('/')
+      .pop()}`;
+  return relPath
+    .replace(/^pki\//, '')
+    .replace(/\.crt$/, '')
+    .replaceAll('/', '-');
 }
 
 /** argv -> flag name -> value, for "--name=value" and "--name value" forms. Repeated flags are joined with ",". */
@@ -53,8 +60,16 @@ export function flagsOf(argv: string[]): Map<string, string> {
 
 /** The client cert inside a kubeconfig, and the server it points at. The key is never read out. */
 /** The client certificate embedded in a kubeconfig, or `filePem`, the certificate of the file it names instead. */
-export function kubeconfigCert(text: string, path: string, role: string, filePem?: string): PlaneCert | undefined {
-  const doc = parseYaml(text) as { clusters?: { cluster?: { server?: string } }[]; users?: { user?: Record<string, string> }[] };
+export function kubeconfigCert(
+  text: string,
+  path: string,
+  role: string,
+  filePem?: string,
+): PlaneCert | undefined {
+  const doc = parseYaml(text) as {
+    clusters?: { cluster?: { server?: string } }[];
+    users?: { user?: Record<string, string> }[];
+  };
   const data = doc.users?.[0]?.user?.['client-certificate-data'];
   if (!data && !filePem) return undefined;
   const pem = data ? Buffer.from(data, 'base64').toString('utf8') : filePem!;
@@ -81,8 +96,16 @@ export function execStartArgv(unit: string): string[] {
   let quoted = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i]!;
-    if (quoted && ch === '\\' && text[i + 1] === '"') { cur += '"'; i++; continue; }
-    if (ch === '"') { quoted = !quoted; inWord = true; continue; }
+    if (quoted && ch === '\\' && text[i + 1] === '"') {
+      cur += '"';
+      i++;
+      continue;
+    }
+    if (ch === '"') {
+      quoted = !quoted;
+      inWord = true;
+      continue;
+    }
     if (!quoted && /\s/.test(ch)) {
       if (inWord) words.push(cur);
       cur = '';

@@ -4,7 +4,14 @@
 // stays (proc-tree.ts settled), so a probe or an nft run that lives milliseconds is not reported.
 import type { Session } from '../../core/transport/index.ts';
 import type { PlaneData } from './types.ts';
-import { buildTree, countsOf, parseProcDump, settled, type HostProcs, type ProcInfo } from './proc-tree.ts';
+import {
+  buildTree,
+  countsOf,
+  parseProcDump,
+  settled,
+  type HostProcs,
+  type ProcInfo,
+} from './proc-tree.ts';
 
 /** Builtins only inside the loop but `tr`: a host with a few hundred processes is read in about a second. */
 export const PROC_DUMP = [
@@ -13,7 +20,7 @@ export const PROC_DUMP = [
   "  g=''; k=''",
   '  while read -r l; do case "$l" in *kubepods*) [ -z "$k" ] && k=${l#*:*:};; *:name=systemd:*|0::*) [ -z "$g" ] && g=${l#*:*:};; esac; done 2>/dev/null < $d/cgroup',
   "  a=$(tr '\\000\\t\\n' '\\001  ' 2>/dev/null < $d/cmdline)",
-  "  printf '%s\\t%s\\t%s\\n' \"$s\" \"${k:-$g}\" \"$a\"",
+  '  printf \'%s\\t%s\\t%s\\n\' "$s" "${k:-$g}" "$a"',
   'done',
 ].join('\n');
 
@@ -28,18 +35,32 @@ export async function readHostProcs(s: Session, host: string, role: string): Pro
   const first = await dump(s);
   await new Promise((r) => setTimeout(r, 1000));
   const procs = buildTree(settled(first, await dump(s)));
-  return { host, role, source: `/proc/*/{stat,cgroup,cmdline} on ${s.host.name}, read twice 1 s apart`, procs, counts: countsOf(procs) };
+  return {
+    host,
+    role,
+    source: `/proc/*/{stat,cgroup,cmdline} on ${s.host.name}, read twice 1 s apart`,
+    procs,
+    counts: countsOf(procs),
+  };
 }
 
 /** Each session's tree, each read a step of the plane; a host that cannot be read becomes a note, not a failed plane. */
-export async function readPlaneProcs(hosts: { s: Session; host: string; role: string }[], plane: Pick<PlaneData, 'notes' | 'steps'>): Promise<HostProcs[]> {
+export async function readPlaneProcs(
+  hosts: { s: Session; host: string; role: string }[],
+  plane: Pick<PlaneData, 'notes' | 'steps'>,
+): Promise<HostProcs[]> {
   const out: HostProcs[] = [];
   for (const h of hosts) {
     const t0 = performance.now();
     try {
       const read = await readHostProcs(h.s, h.host, h.role);
       out.push(read);
-      plane.steps.push({ step: `read the process tree of ${h.host} from /proc`, ms: Math.round(performance.now() - t0), ok: true, output: `${read.procs.length} processes` });
+      plane.steps.push({
+        step: `read the process tree of ${h.host} from /proc`,
+        ms: Math.round(performance.now() - t0),
+        ok: true,
+        output: `${read.procs.length} processes`,
+      });
     } catch (err) {
       plane.notes.push(`process tree of ${h.host} not read: ${(err as Error).message}`);
     }

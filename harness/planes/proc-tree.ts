@@ -5,7 +5,13 @@
 // kubepods cgroup, below a shim). Nothing is inferred from a plane's config: only ppid, comm, argv
 // and cgroup as the host reports them.
 
-export interface ProcInfo { pid: number; ppid: number; comm: string; argv: string[]; cgroup: string }
+export interface ProcInfo {
+  pid: number;
+  ppid: number;
+  comm: string;
+  argv: string[];
+  cgroup: string;
+}
 
 export type ProcKind = 'init' | 'unit' | 'k0s-child' | 'shim' | 'container' | 'child';
 
@@ -43,7 +49,10 @@ export function parseProcLine(line: string): ProcInfo | undefined {
 }
 
 export function parseProcDump(text: string): ProcInfo[] {
-  return text.split('\n').map(parseProcLine).filter((p): p is ProcInfo => p !== undefined);
+  return text
+    .split('\n')
+    .map(parseProcLine)
+    .filter((p): p is ProcInfo => p !== undefined);
 }
 
 /** Processes in both reads with the same parent and argv: what lives longer than the gap between them. */
@@ -55,7 +64,12 @@ export function settled(a: ProcInfo[], b: ProcInfo[]): ProcInfo[] {
 
 /** The systemd unit a cgroup path names (its last *.service or *.scope), or "". */
 export function unitOf(cgroup: string): string {
-  return cgroup.split('/').reverse().find((c) => /\.(service|scope)$/.test(c)) ?? '';
+  return (
+    cgroup
+      .split('/')
+      .reverse()
+      .find((c) => /\.(service|scope)$/.test(c)) ?? ''
+  );
 }
 
 /**
@@ -63,7 +77,10 @@ export function unitOf(cgroup: string): string {
  * API Pod's UID is a UUID; a static Pod's is 32 hex digits (the kubelet's hash of its manifest).
  */
 export function podOf(cgroup: string): string | undefined {
-  const m = /kubepods.*?pod([0-9a-f]{8}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{12})(?![0-9a-f])/.exec(cgroup);
+  const m =
+    /kubepods.*?pod([0-9a-f]{8}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{4}[-_]?[0-9a-f]{12})(?![0-9a-f])/.exec(
+      cgroup,
+    );
   return m ? m[1]!.replaceAll('_', '-') : undefined;
 }
 
@@ -75,7 +92,11 @@ export function sessionPids(procs: ProcInfo[]): Set<number> {
   const out = new Set<number>();
   const sshd = procs.filter((p) => p.ppid === 1 && p.comm === 'sshd');
   const below = (pid: number) => {
-    for (const c of procs) if (c.ppid === pid && !out.has(c.pid)) { out.add(c.pid); below(c.pid); }
+    for (const c of procs)
+      if (c.ppid === pid && !out.has(c.pid)) {
+        out.add(c.pid);
+        below(c.pid);
+      }
   };
   for (const d of sshd) {
     out.add(d.pid); // the listener too: its argv counts connections in progress ("0 of 10-100 startups")
@@ -95,28 +116,54 @@ export function buildTree(all: ProcInfo[]): ProcNode[] {
   const visit = (p: ProcInfo, depth: number, parent: ProcNode | undefined) => {
     const node: ProcNode = { ...p, depth, ...label(p, parent) };
     out.push(node);
-    for (const c of (children.get(p.pid) ?? []).sort((x, y) => x.pid - y.pid)) visit(c, depth + 1, node);
+    for (const c of (children.get(p.pid) ?? []).sort((x, y) => x.pid - y.pid))
+      visit(c, depth + 1, node);
   };
-  const roots = procs.filter((p) => p.pid === 1 || !procs.some((q) => q.pid === p.ppid)).sort((x, y) => x.pid - y.pid);
+  const roots = procs
+    .filter((p) => p.pid === 1 || !procs.some((q) => q.pid === p.ppid))
+    .sort((x, y) => x.pid - y.pid);
   for (const r of roots) visit(r, 0, undefined);
   return out;
 }
 
-function label(p: ProcInfo, parent: ProcNode | undefined): Pick<ProcNode, 'kind' | 'under' | 'pod'> {
+function label(
+  p: ProcInfo,
+  parent: ProcNode | undefined,
+): Pick<ProcNode, 'kind' | 'under' | 'pod'> {
   if (p.pid === 1) return { kind: 'init', under: 'PID 1' };
   const name = base(p.argv, p.comm);
-  if (parent?.pid === 1 && name.startsWith('containerd-shim')) return { kind: 'shim', under: `containerd shim (re-parented to PID 1), cgroup ${unitOf(p.cgroup) || p.cgroup}` };
+  if (parent?.pid === 1 && name.startsWith('containerd-shim'))
+    return {
+      kind: 'shim',
+      under: `containerd shim (re-parented to PID 1), cgroup ${unitOf(p.cgroup) || p.cgroup}`,
+    };
   if (parent && (parent.kind === 'shim' || parent.kind === 'container')) {
     const pod = podOf(p.cgroup);
-    const shim = parent.kind === 'shim' ? parent.pid : Number(/shim (\d+)/.exec(parent.under)?.[1] ?? 0);
-    return { kind: 'container', under: `${pod ? `Pod ${pod} (kubelet)` : 'a container (not a kubelet Pod)'}, shim ${shim}`, ...(pod ? { pod } : {}) };
+    const shim =
+      parent.kind === 'shim' ? parent.pid : Number(/shim (\d+)/.exec(parent.under)?.[1] ?? 0);
+    return {
+      kind: 'container',
+      under: `${pod ? `Pod ${pod} (kubelet)` : 'a container (not a kubelet Pod)'}, shim ${shim}`,
+      ...(pod ? { pod } : {}),
+    };
   }
-  if (parent?.pid === 1) return { kind: 'unit', under: `systemd unit ${unitOf(p.cgroup) || '(no unit in its cgroup)'}` };
-  if (parent && base(parent.argv, parent.comm) === 'k0s') return { kind: 'k0s-child', under: `k0s (pid ${parent.pid})` };
-  return { kind: 'child', under: `${parent ? base(parent.argv, parent.comm) : '?'} (pid ${p.ppid})` };
+  if (parent?.pid === 1)
+    return { kind: 'unit', under: `systemd unit ${unitOf(p.cgroup) || '(no unit in its cgroup)'}` };
+  if (parent && base(parent.argv, parent.comm) === 'k0s')
+    return { kind: 'k0s-child', under: `k0s (pid ${parent.pid})` };
+  return {
+    kind: 'child',
+    under: `${parent ? base(parent.argv, parent.comm) : '?'} (pid ${p.ppid})`,
+  };
 }
 
 export function countsOf(procs: ProcNode[]): HostProcs['counts'] {
   const n = (k: ProcKind) => procs.filter((p) => p.kind === k).length;
-  return { units: n('unit'), k0sChildren: n('k0s-child'), shims: n('shim'), containers: n('container'), pods: new Set(procs.flatMap((p) => (p.pod ? [p.pod] : []))).size };
+  return {
+    units: n('unit'),
+    k0sChildren: n('k0s-child'),
+    shims: n('shim'),
+    containers: n('container'),
+    pods: new Set(procs.flatMap((p) => (p.pod ? [p.pod] : []))).size,
+  };
 }

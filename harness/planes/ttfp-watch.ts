@@ -27,10 +27,16 @@ export interface TtfpWatch {
   pollMs: number;
 }
 
-export interface Watcher { finish(timeoutMs?: number): Promise<TtfpWatch> }
+export interface Watcher {
+  finish(timeoutMs?: number): Promise<TtfpWatch>;
+}
 
 /** Starts polling now (t0); the checks are asked in phase order, each until it holds. */
-export function watchTtfp(checks: TtfpChecks, target: { worker: string; pod: string }, pollMs = 500): Watcher {
+export function watchTtfp(
+  checks: TtfpChecks,
+  target: { worker: string; pod: string },
+  pollMs = 500,
+): Watcher {
   const t0 = performance.now();
   const at: TtfpWatch['at'] = {};
   let bare = true;

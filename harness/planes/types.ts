@@ -15,7 +15,11 @@ import type { PlaneNode } from './node-types.ts';
 export { PLANES, type PlaneName };
 
 /** The components compared across planes: hardwire's registry. */
-import { COMPONENT_NAMES, specOf, type ComponentName } from '../../core/components/registry/index.ts';
+import {
+  COMPONENT_NAMES,
+  specOf,
+  type ComponentName,
+} from '../../core/components/registry/index.ts';
 /** The components wire starts (the workers' are not compared until wire runs them). */
 // The control plane; the node's kubelet and kube-proxy have their own section (node-section.ts).
 export const COMPONENTS = COMPONENT_NAMES.filter((n) => specOf(n).role !== 'worker');
@@ -114,9 +118,27 @@ export interface PlaneData {
 export interface KubeletCerts {
   host: string;
   /** The client cert the kubelet's --kubeconfig names: a file (kubeadm's rotated kubelet-client-current.pem) or embedded data. */
-  client: { file: string; embedded: boolean; linkTarget?: string; subject: string; cn: string; o: string[]; issuer: string; notBefore: string; notAfter: string; validityDays: number };
+  client: {
+    file: string;
+    embedded: boolean;
+    linkTarget?: string;
+    subject: string;
+    cn: string;
+    o: string[];
+    issuer: string;
+    notBefore: string;
+    notAfter: string;
+    validityDays: number;
+  };
   /** The serving cert: config tlsCertFile, else <cert-dir>/kubelet.crt, the kubelet's self-signed default. */
-  serving: { file: string; subject: string; issuer: string; validityDays: number; selfSigned: boolean; signedByClusterCa: boolean };
+  serving: {
+    file: string;
+    subject: string;
+    issuer: string;
+    validityDays: number;
+    selfSigned: boolean;
+    signedByClusterCa: boolean;
+  };
   /** The apiserver's --kubelet-certificate-authority on this plane, from its live argv; null when absent. */
   apiserverKubeletCa: string | null;
   apiserverArgvSource: string;
@@ -141,9 +163,21 @@ export interface KubeadmRun {
    * The busybox Pod from the image built here: where it runs, ms from its creation to Running and
    * from the bare lab to Running, and the kubernetes Service as CoreDNS answered inside it.
    */
-  firstPod?: { name: string; node: string; ip: string; runningMs: number; sinceLabMs?: number; dns: { name: string; address: string } };
+  firstPod?: {
+    name: string;
+    node: string;
+    ip: string;
+    runningMs: number;
+    sinceLabMs?: number;
+    dns: { name: string; address: string };
+  };
   /** A worker `kubeadm join` added: the join's wall time, ms from its preparation to Ready, and the Pod the scheduler put on it. */
-  worker?: { node: string; joinMs: number; readyMs: number; pod: { name: string; node: string; ip: string } };
+  worker?: {
+    node: string;
+    joinMs: number;
+    readyMs: number;
+    pod: { name: string; node: string; ip: string };
+  };
   /** A second control-plane member `kubeadm join --control-plane` added (kubeadm-join-cp.ts), with the Pod range it was given. */
   controlPlane?: { node: string; joinMs: number; readyMs: number; podCIDR: string };
 }
@@ -198,5 +232,16 @@ export interface PlaneCollector {
 }
 
 export function emptyPlane(plane: PlaneName, why: string, collected = false): PlaneData {
-  return { plane, collected, why, commands: {}, certs: [], processes: [], pathTokens: [], steps: [], notes: [], flagReasons: {} };
+  return {
+    plane,
+    collected,
+    why,
+    commands: {},
+    certs: [],
+    processes: [],
+    pathTokens: [],
+    steps: [],
+    notes: [],
+    flagReasons: {},
+  };
 }

@@ -3,11 +3,25 @@
 
 /** kubeadm's `-o json` form of the plan (cmd/kubeadm/app/apis/output/v1alpha3/types.go). */
 export interface KubeadmPlanDoc {
-  availableUpgrades?: { description: string; components: { name: string; currentVersion: string; newVersion: string; nodeName?: string }[] }[];
-  configVersions?: { group: string; currentVersion: string; preferredVersion: string; manualUpgradeRequired: boolean }[];
+  availableUpgrades?: {
+    description: string;
+    components: { name: string; currentVersion: string; newVersion: string; nodeName?: string }[];
+  }[];
+  configVersions?: {
+    group: string;
+    currentVersion: string;
+    preferredVersion: string;
+    manualUpgradeRequired: boolean;
+  }[];
 }
 
-export interface KubeadmRunOutput { argv: string[]; exitCode: number; ms: number; stdout: string; stderr: string }
+export interface KubeadmRunOutput {
+  argv: string[];
+  exitCode: number;
+  ms: number;
+  stdout: string;
+  stderr: string;
+}
 
 export interface KubeadmUpgradePlan {
   to: string;

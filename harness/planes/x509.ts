@@ -20,7 +20,17 @@ export interface CertFacts {
   fingerprint256: string;
 }
 
-const KU_BITS = ['digitalSignature', 'nonRepudiation', 'keyEncipherment', 'dataEncipherment', 'keyAgreement', 'keyCertSign', 'cRLSign', 'encipherOnly', 'decipherOnly'];
+const KU_BITS = [
+  'digitalSignature',
+  'nonRepudiation',
+  'keyEncipherment',
+  'dataEncipherment',
+  'keyAgreement',
+  'keyCertSign',
+  'cRLSign',
+  'encipherOnly',
+  'decipherOnly',
+];
 
 const EKU_NAMES: Record<string, string> = {
   '1.3.6.1.5.5.7.3.1': 'serverAuth',
@@ -99,7 +109,7 @@ export function certFacts(pem: string): CertFacts {
     extKeyUsage: (x.keyUsage ?? []).map((oid) => EKU_NAMES[oid] ?? oid),
     notBefore: notBefore.toISOString(),
     notAfter: notAfter.toISOString(),
-    validityDays: Math.round((notAfter.getTime() - notBefore.getTime()) / 86_400_000 * 100) / 100,
+    validityDays: Math.round(((notAfter.getTime() - notBefore.getTime()) / 86_400_000) * 100) / 100,
     keyAlgorithm: keyAlgorithm(x),
     issuer: dn(x.issuer).text,
     isCa: x.ca,

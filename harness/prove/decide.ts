@@ -6,12 +6,20 @@
 // unit does not pass, or when a simple comparison (`== 0`, `!= ""`, `len(x) == 0`, `!x`, a bool)
 // on the unit's values makes the expression what the read cannot run under. A condition on
 // anything else (a field set by code, the environment) stays undecided.
-import { normalizeFlagName, type FlagMap, type ReadCondition, type ReadSite } from '../../core/flags/map.ts';
+import {
+  normalizeFlagName,
+  type FlagMap,
+  type ReadCondition,
+  type ReadSite,
+} from '../../core/flags/map.ts';
 import { passedFlags } from './sites.ts';
 import { evaluate, type Tri } from './expr.ts';
 
 /** The unit's flags (normalized name -> value) and the map's default of each flag. */
-export interface UnitFlags { passed: Map<string, string>; defaultOf: (flag: string) => string | undefined }
+export interface UnitFlags {
+  passed: Map<string, string>;
+  defaultOf: (flag: string) => string | undefined;
+}
 
 /** Flags whose value may come from a file instead: with one passed, an unpassed flag's default proves nothing. */
 const CONFIG_FILES = ['config', 'config-file'];
@@ -39,7 +47,13 @@ export function ruledOut(c: ReadCondition, unit: UnitFlags): string | undefined 
 }
 
 /** One comparison or bool operand on a flag's field, on the unit's value (or the flag's default). */
-function atom(operand: string, tests: Record<string, string[]>, unit: UnitFlags, fromFile: boolean, used: string[]): Tri {
+function atom(
+  operand: string,
+  tests: Record<string, string[]>,
+  unit: UnitFlags,
+  fromFile: boolean,
+  used: string[],
+): Tri {
   const m = /^(.+?)\s*(==|!=|>=|<=|>|<)\s*(.+)$/.exec(operand);
   let subject = m ? m[1]! : operand;
   let op = m?.[2];
@@ -55,7 +69,12 @@ function atom(operand: string, tests: Record<string, string[]>, unit: UnitFlags,
   const v = passed ?? unit.defaultOf(flag);
   if (v === undefined) return undefined;
   const result = len ? lenCompare(v, op, k) : op === undefined ? bool(v) : compare(v, op, k!);
-  if (result !== undefined) used.push(passed === undefined ? `the unit does not pass --${flag} (default ${JSON.stringify(v)})` : `the unit passes --${flag}=${v}`);
+  if (result !== undefined)
+    used.push(
+      passed === undefined
+        ? `the unit does not pass --${flag} (default ${JSON.stringify(v)})`
+        : `the unit passes --${flag}=${v}`,
+    );
   return result;
 }
 
@@ -75,7 +94,9 @@ function compare(v: string, op: string, k: string): Tri {
   if (k === 'nil' && (op === '==' || op === '!=')) return (op === '==') === EMPTY.includes(v);
   if (k === 'true' || k === 'false') {
     const b = bool(v);
-    return b === undefined || (op !== '==' && op !== '!=') ? undefined : (op === '==') === (b === (k === 'true'));
+    return b === undefined || (op !== '==' && op !== '!=')
+      ? undefined
+      : (op === '==') === (b === (k === 'true'));
   }
   const str = /^"((?:[^"\\]|\\.)*)"$/.exec(k);
   if (str) return op === '==' ? v === JSON.parse(k) : op === '!=' ? v !== JSON.parse(k) : undefined;
@@ -98,10 +119,19 @@ export type SiteStatus = 'hit' | 'not hit' | 'off' | 'unset';
  * stops there whenever the condition is evaluated, read or not. Pure, so that a record's statuses
  * can be re-derived from the flag map and the run's argv.
  */
-export function decideSite(site: ReadSite, traced: 'hit' | 'not hit' | 'unset', unit: UnitFlags): { status: SiteStatus; ruledOut?: string; contradiction?: true } {
+export function decideSite(
+  site: ReadSite,
+  traced: 'hit' | 'not hit' | 'unset',
+  unit: UnitFlags,
+): { status: SiteStatus; ruledOut?: string; contradiction?: true } {
   if (traced === 'unset') return { status: 'unset' };
   const off = site.condition ? ruledOut(site.condition, unit) : undefined;
-  if (traced === 'hit') return { status: 'hit', ...(off ? { ruledOut: off } : {}), ...(off && !onItsLine(site) ? { contradiction: true as const } : {}) };
+  if (traced === 'hit')
+    return {
+      status: 'hit',
+      ...(off ? { ruledOut: off } : {}),
+      ...(off && !onItsLine(site) ? { contradiction: true as const } : {}),
+    };
   return off ? { status: 'off', ruledOut: off } : { status: 'not hit' };
 }
 
@@ -113,5 +143,8 @@ export function onItsLine(site: ReadSite): boolean {
 /** The unit's flags from its argv (argv[0] the binary), with the map's defaults. */
 export function unitFlags(argv: string[], map: FlagMap): UnitFlags {
   const defaults = new Map(map.flags.map((f) => [f.name, f.default]));
-  return { passed: new Map(passedFlags(argv.slice(1)).map((f) => [normalizeFlagName(f.name), f.value])), defaultOf: (f) => defaults.get(f) };
+  return {
+    passed: new Map(passedFlags(argv.slice(1)).map((f) => [normalizeFlagName(f.name), f.value])),
+    defaultOf: (f) => defaults.get(f),
+  };
 }

@@ -5,7 +5,11 @@
 export type Tri = boolean | undefined;
 
 /** `a && b || !(c)`: three-valued, an operand known only where `leaf` knows it (`negated`: under an odd number of `!`). */
-export function evaluate(expr: string, leaf: (operand: string, negated: boolean) => Tri, negated = false): Tri {
+export function evaluate(
+  expr: string,
+  leaf: (operand: string, negated: boolean) => Tri,
+  negated = false,
+): Tri {
   const e = unparen(expr.trim());
   const or = splitTop(e, '||');
   if (or.length > 1) {
@@ -27,13 +31,15 @@ export function evaluate(expr: string, leaf: (operand: string, negated: boolean)
 /** The operands of `e` at its top level (outside parentheses, brackets, braces and strings), split at `op`. */
 function splitTop(e: string, op: '&&' | '||'): string[] {
   const out: string[] = [];
-  let depth = 0, from = 0, quote = '';
+  let depth = 0,
+    from = 0,
+    quote = '';
   for (let i = 0; i < e.length; i++) {
     const ch = e[i]!;
     if (quote) {
       if (ch === '\\') i++;
       else if (ch === quote) quote = '';
-    } else if (ch === '"' || ch === '`' || ch === '\'') quote = ch;
+    } else if (ch === '"' || ch === '`' || ch === "'") quote = ch;
     else if ('([{'.includes(ch)) depth++;
     else if (')]}'.includes(ch)) depth--;
     else if (depth === 0 && e.startsWith(op, i)) {

@@ -17,10 +17,22 @@ export type GateWait = (signal: AbortSignal) => Promise<string>;
 /** Reads what it needs before the unit stops; `argv`: what the traced instance runs with. */
 export type ProveGate = (s: Session, timeoutMs: number, argv: string[]) => Promise<GateWait>;
 
-async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSignal, once: () => Promise<string | undefined>, why: () => string = () => ''): Promise<string> {
+async function poll(
+  s: Session,
+  what: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  once: () => Promise<string | undefined>,
+  why: () => string = () => '',
+): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   while (!signal.aborted) {
-    if (Date.now() > deadline) throw new StepError('flags prove', `${what} under delve did not pass its gate in ${timeoutMs / 1000}s${why()}`, { host: s.host.name });
+    if (Date.now() > deadline)
+      throw new StepError(
+        'flags prove',
+        `${what} under delve did not pass its gate in ${timeoutMs / 1000}s${why()}`,
+        { host: s.host.name },
+      );
     const got = await once();
     if (got !== undefined) return got;
     await sleep(1000);
@@ -34,23 +46,41 @@ async function poll(s: Session, what: string, timeoutMs: number, signal: AbortSi
  * lab of several hosts another host's instance could take the Lease, and that proves nothing here
  * (prove stops the other hosts' instances meanwhile, harness/prove/others.ts).
  */
-export function leaseGate(component: string, port: number, lease: string, creds: KubeCreds): ProveGate {
+export function leaseGate(
+  component: string,
+  port: number,
+  lease: string,
+  creds: KubeCreds,
+): ProveGate {
   return async (s, timeoutMs) => {
     const oldHolder = (await readLease(creds, lease).catch(() => undefined))?.holder ?? '';
     const ours = `${(await s.exec(['hostname'], { timeoutMs: 10_000 })).stdout.trim()}_`;
     return (signal) => {
       let renew = '';
       let other = '';
-      return poll(s, component, timeoutMs, signal, async () => {
-        const h = await localHealthz(s, port).catch(() => ({ status: 0, body: '' }));
-        if (h.status !== 200 || h.body !== 'ok') return undefined;
-        const l = await readLease(creds, lease).catch(() => undefined);
-        if (!l || !l.holder || l.holder === oldHolder) return undefined;
-        if (!l.holder.startsWith(ours)) { other = l.holder; return undefined; }
-        if (renew && l.renewTime !== renew) return l.holder;
-        renew = l.renewTime;
-        return undefined;
-      }, () => (other || (oldHolder && !oldHolder.startsWith(ours)) ? `: Lease ${lease} is held by ${other || oldHolder}, another host's instance, which prove stops on every other control-plane host of the inventory: is it running on a host the inventory does not list?` : ''));
+      return poll(
+        s,
+        component,
+        timeoutMs,
+        signal,
+        async () => {
+          const h = await localHealthz(s, port).catch(() => ({ status: 0, body: '' }));
+          if (h.status !== 200 || h.body !== 'ok') return undefined;
+          const l = await readLease(creds, lease).catch(() => undefined);
+          if (!l || !l.holder || l.holder === oldHolder) return undefined;
+          if (!l.holder.startsWith(ours)) {
+            other = l.holder;
+            return undefined;
+          }
+          if (renew && l.renewTime !== renew) return l.holder;
+          renew = l.renewTime;
+          return undefined;
+        },
+        () =>
+          other || (oldHolder && !oldHolder.startsWith(ours))
+            ? `: Lease ${lease} is held by ${other || oldHolder}, another host's instance, which prove stops on every other control-plane host of the inventory: is it running on a host the inventory does not list?`
+            : '',
+      );
     };
   };
 }
@@ -62,12 +92,18 @@ export function leaseGate(component: string, port: number, lease: string, creds:
  */
 export function etcdProveGate(inv: Inventory): ProveGate {
   return async (s, timeoutMs, argv) => {
-    const adv = argv.find((a) => a.startsWith('--advertise-client-urls='))?.slice('--advertise-client-urls='.length).split(',')[0];
-    const endpoints = inv.etcdHosts.map((h) => (h.name === s.host.name && adv ? adv : `https://${h.address}:${ETCD_CLIENT_PORT}`));
-    return (signal) => poll(s, 'etcd', timeoutMs, signal, async () => {
-      const h = await checkEtcd(inv, s, endpoints).catch(() => undefined);
-      return h ? `healthy: ${h.members.join(', ')}` : undefined;
-    });
+    const adv = argv
+      .find((a) => a.startsWith('--advertise-client-urls='))
+      ?.slice('--advertise-client-urls='.length)
+      .split(',')[0];
+    const endpoints = inv.etcdHosts.map((h) =>
+      h.name === s.host.name && adv ? adv : `https://${h.address}:${ETCD_CLIENT_PORT}`,
+    );
+    return (signal) =>
+      poll(s, 'etcd', timeoutMs, signal, async () => {
+        const h = await checkEtcd(inv, s, endpoints).catch(() => undefined);
+        return h ? `healthy: ${h.members.join(', ')}` : undefined;
+      });
   };
 }
 
@@ -76,8 +112,14 @@ export function etcdProveGate(inv: Inventory): ProveGate {
  * not serve; asked as the admin identity, since flags may turn anonymous requests off (k0s's do).
  */
 export function readyzGate(creds: KubeCreds): ProveGate {
-  return async (s, timeoutMs) => (signal) => poll(s, 'kube-apiserver', timeoutMs, signal, async () => {
-    const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz', creds).catch(() => ({ status: 0, body: '' }));
-    return h.status === 200 && h.body === 'ok' ? `readyz ok on 127.0.0.1:${DEBUG_PORT}` : undefined;
-  });
+  return async (s, timeoutMs) => (signal) =>
+    poll(s, 'kube-apiserver', timeoutMs, signal, async () => {
+      const h = await localHealthz(s, DEBUG_PORT, 5000, '/readyz', creds).catch(() => ({
+        status: 0,
+        body: '',
+      }));
+      return h.status === 200 && h.body === 'ok'
+        ? `readyz ok on 127.0.0.1:${DEBUG_PORT}`
+        : undefined;
+    });
 }

@@ -50,19 +50,34 @@ export interface HostRun {
 }
 
 /** `unitArgv`: what the run started from, the unit's argv (or the other tool's, translated) before `beside` changed it. */
-export interface HostOutcome extends TraceOutcome { argv: string[]; unitArgv: string[]; holder: string }
+export interface HostOutcome extends TraceOutcome {
+  argv: string[];
+  unitArgv: string[];
+  holder: string;
+}
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
   const r = await s.exec(argv, { allowFail: true });
-  if (r.code !== 0) throw new StepError('flags prove', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
+  if (r.code !== 0)
+    throw new StepError('flags prove', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, {
+      host: s.host.name,
+    });
   return r.stdout.trim();
 }
 
-export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string[]) => { sites: TraceSite[]; guards: GuardProbe[] }, log: Logger): Promise<HostOutcome> {
+export async function proveOnHost(
+  s: Session,
+  run: HostRun,
+  sites: (argv: string[]) => { sites: TraceSite[]; guards: GuardProbe[] },
+  log: Logger,
+): Promise<HostOutcome> {
   const unit = `${run.component}.service`;
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
   const ownArgv = execStartArgv(unitText);
-  if (ownArgv.length === 0) throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  if (ownArgv.length === 0)
+    throw new StepError('flags prove', `${UNIT_DIR}/${unit} has no ExecStart`, {
+      host: s.host.name,
+    });
   const unitArgv = run.flags ? await run.flags(s, unitText) : ownArgv;
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-prove.XXXXXX'], 'mktemp');
   const argv = run.beside ? run.beside(unitArgv, dir) : unitArgv;
@@ -72,40 +87,93 @@ export async function proveOnHost(s: Session, run: HostRun, sites: (argv: string
   let client: DlvClient | undefined;
   try {
     log.info(`  copying dlv and the debug ${run.component} to ${s.host.name}:${dir}`);
-    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
-    await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
+    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), {
+      mode: 0o755,
+      owner: 'root:root',
+    });
+    await s.writeFileAtomic(`${dir}/${run.component}`, await readFile(run.debugBinary), {
+      mode: 0o755,
+      owner: 'root:root',
+    });
     await sh(s, ['chmod', '0755', dir], 'chmod'); // mktemp -d is 0700: the unit's user runs from it
     // delve's own directory (its socket, and its config under $XDG_CONFIG_HOME), the account's alone.
-    await sh(s, ['install', '-d', '-m', '0700', '-o', user ?? 'root', `${dir}/${DLV_DIR}`], 'delve\'s directory');
+    await sh(
+      s,
+      ['install', '-d', '-m', '0700', '-o', user ?? 'root', `${dir}/${DLV_DIR}`],
+      "delve's directory",
+    );
     if (!run.beside && !run.unitStopped) await sh(s, ['systemctl', 'stop', unit], `stop ${unit}`);
     // A transient unit: its lifetime does not hang on this SSH connection, and stop cleans it up.
     // delve keeps its config under $XDG_CONFIG_HOME: in the scratch dir, not in the account's home
     // (etcd's is its data dir).
     const socket = `${dir}/${DLV_DIR}/dlv.sock`;
-    await sh(s, ['systemd-run', `--unit=${debugUnit}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`, '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`,
-      '--api-version=2', '--check-go-version=false', `${dir}/${run.component}`, '--', ...argv.slice(1)], 'start delve');
+    await sh(
+      s,
+      [
+        'systemd-run',
+        `--unit=${debugUnit}`,
+        '--collect',
+        '--quiet',
+        ...props,
+        `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`,
+        '--',
+        `${dir}/dlv`,
+        'exec',
+        '--headless',
+        `--listen=unix:${socket}`,
+        '--api-version=2',
+        '--check-go-version=false',
+        `${dir}/${run.component}`,
+        '--',
+        ...argv.slice(1),
+      ],
+      'start delve',
+    );
     client = await connectDlv(s, socket, Date.now() + 180_000); // kube-apiserver's DWARF takes longest to load
     const plan = sites(argv);
     const traced = await setTracepoints(client, plan.sites, plan.guards);
-    log.info(`  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites and ${traced.guards.size} guards; continuing ${run.component} until it passes its gate`);
+    log.info(
+      `  ${traced.byId.size} tracepoints for ${traced.traces.length} cited sites and ${traced.guards.size} guards; continuing ${run.component} until it passes its gate`,
+    );
     let holder = '';
-    const stop = run.stopAfterGate ? async (pid: number) => {
-      log.info(`  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`);
-      await sh(s, ['kill', '-TERM', String(pid)], 'SIGTERM to the debuggee');
-    } : undefined;
-    const journal = async () => (await s.exec(['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true })).stdout.trimEnd();
-    const out = await traceUntil(client, traced, async (signal) => { holder = await wait(signal); }, stop).catch(async (err: unknown) => {
+    const stop = run.stopAfterGate
+      ? async (pid: number) => {
+          log.info(
+            `  gate passed; sending SIGTERM to ${run.component} (pid ${pid}) and tracing until it exits`,
+          );
+          await sh(s, ['kill', '-TERM', String(pid)], 'SIGTERM to the debuggee');
+        }
+      : undefined;
+    const journal = async () =>
+      (
+        await s.exec(
+          ['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'],
+          { allowFail: true },
+        )
+      ).stdout.trimEnd();
+    const out = await traceUntil(
+      client,
+      traced,
+      async (signal) => {
+        holder = await wait(signal);
+      },
+      stop,
+    ).catch(async (err: unknown) => {
       // A gate that never passed: what the debuggee said is the real error.
       if (err instanceof StepError) err.detail.push(...(await journal()).split('\n'));
       throw err;
     });
-    if (out.exited !== undefined) log.warn(`  ${run.component} exited with ${out.exited} under delve; its last lines:\n${await journal()}`);
+    if (out.exited !== undefined)
+      log.warn(
+        `  ${run.component} exited with ${out.exited} under delve; its last lines:\n${await journal()}`,
+      );
     return { ...out, argv, unitArgv, holder };
   } finally {
     await client?.detachKill();
     client?.close();
     await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
-    if (!run.beside && !run.unitStopped) await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+    if (!run.beside && !run.unitStopped)
+      await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
   }
 }

@@ -21,28 +21,48 @@ const cls = (verdict: string) => verdict.replaceAll(' ', '-');
 const hits = (s: SiteResult) => `${s.hits}${s.capped ? '+' : ''}`;
 
 export function formatHtml(r: ProveReport): string {
-  const flags = r.flags.map((f) => {
-    const s = bestSite(f);
-    const note = f.verdict === 'hit' ? value(f) : f.reason ?? '';
-    return `<tr class="${cls(f.verdict)}" data-flag="${esc(f.flag)}"><td class="flag">--${esc(f.flag)}</td><td class="verdict">${f.verdict}</td>` +
-      `<td class="cite">${s ? link(s.ref, s.url) : ''}</td><td>${s?.status === 'hit' ? hits(s) : ''}</td><td>${esc(s?.at?.function ?? '')}</td><td>${esc(note)}</td></tr>`;
-  }).join('\n');
-  const sites = r.flags.flatMap((f) => f.sites.map((s) =>
-    `<tr class="${cls(s.status)}${s.contradiction ? ' contradiction' : ''}" data-flag="${esc(f.flag)}" data-ref="${esc(s.ref)}"><td class="flag">--${esc(f.flag)}</td><td class="cite">${link(s.ref, s.url)}</td>` +
-    `<td class="verdict">${s.status}</td><td>${hits(s)}</td><td>${esc(siteNote(s))}</td></tr>`)).join('\n');
+  const flags = r.flags
+    .map((f) => {
+      const s = bestSite(f);
+      const note = f.verdict === 'hit' ? value(f) : (f.reason ?? '');
+      return (
+        `<tr class="${cls(f.verdict)}" data-flag="${esc(f.flag)}"><td class="flag">--${esc(f.flag)}</td><td class="verdict">${f.verdict}</td>` +
+        `<td class="cite">${s ? link(s.ref, s.url) : ''}</td><td>${s?.status === 'hit' ? hits(s) : ''}</td><td>${esc(s?.at?.function ?? '')}</td><td>${esc(note)}</td></tr>`
+      );
+    })
+    .join('\n');
+  const sites = r.flags
+    .flatMap((f) =>
+      f.sites.map(
+        (s) =>
+          `<tr class="${cls(s.status)}${s.contradiction ? ' contradiction' : ''}" data-flag="${esc(f.flag)}" data-ref="${esc(s.ref)}"><td class="flag">--${esc(f.flag)}</td><td class="cite">${link(s.ref, s.url)}</td>` +
+          `<td class="verdict">${s.status}</td><td>${hits(s)}</td><td>${esc(siteNote(s))}</td></tr>`,
+      ),
+    )
+    .join('\n');
   const of = r.flagsOf;
-  const translated = of ? `<h2>${esc(of.tool)}'s flags on hardwire's host</h2>
+  const translated = of
+    ? `<h2>${esc(of.tool)}'s flags on hardwire's host</h2>
 <p>${esc(`${of.command.join(' ')} at ${of.version} (sha256 ${of.sha256}), read from ${of.source}`)}</p>
 <table class="sortable" id="translated"><thead><tr><th>flag</th><th>${esc(of.tool)}'s value</th><th>value run</th><th>how</th></tr></thead>
 <tbody>
 ${of.flags.map((t) => `<tr class="${t.notProvable ? 'not-provable' : 'hit'}" data-flag="${esc(t.flag)}"><td class="flag">--${esc(t.flag)}</td><td>${esc(t.original)}</td><td class="verdict">${esc(t.run ?? 'not run')}</td><td>${esc(t.notProvable ? `not provable: ${t.notProvable}` : t.how)}</td></tr>`).join('\n')}
-</tbody></table>` : '';
+</tbody></table>`
+    : '';
   const run: [string, string][] = [
-    ['host', r.host], ['date', r.date], ['Kubernetes', r.kubernetesVersion],
-    ['debug binary', `${r.debugBinary.name} sha256 ${r.debugBinary.sha256}`], ['delve', `${r.dlv.version} sha256 ${r.dlv.sha256}`],
-    ['gate passed by', r.holder], ['argv', r.argv.join(' ')],
+    ['host', r.host],
+    ['date', r.date],
+    ['Kubernetes', r.kubernetesVersion],
+    ['debug binary', `${r.debugBinary.name} sha256 ${r.debugBinary.sha256}`],
+    ['delve', `${r.dlv.version} sha256 ${r.dlv.sha256}`],
+    ['gate passed by', r.holder],
+    ['argv', r.argv.join(' ')],
   ];
-  return htmlPage({ title: `hardwire flags prove ${r.component} ${r.kubernetesVersion}`, style: STYLE, script: SORT_SCRIPT, body: `<h1>flags prove: ${esc(r.component)}</h1>
+  return htmlPage({
+    title: `hardwire flags prove ${r.component} ${r.kubernetesVersion}`,
+    style: STYLE,
+    script: SORT_SCRIPT,
+    body: `<h1>flags prove: ${esc(r.component)}</h1>
 <p id="summary">${esc(summary(r))}</p>
 <dl id="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <h2>Flags</h2>
@@ -54,5 +74,6 @@ ${flags}
 <table class="sortable" id="sites"><thead><tr><th>flag</th><th>cited site</th><th>status</th><th>hits</th><th>value seen / reason</th></tr></thead>
 <tbody>
 ${sites}
-</tbody></table>${translated}` });
+</tbody></table>${translated}`,
+  });
 }

@@ -9,14 +9,25 @@ import { StepError } from '../../lib/errors.ts';
 import { shJoin } from '../../lib/quote.ts';
 
 /** One host change: its Wet message and the command that makes it. */
-export interface HostStep { host: string; msg: string; argv: string[] }
+export interface HostStep {
+  host: string;
+  msg: string;
+  argv: string[];
+}
 /** A change and the change that undoes it (none: another step's undo covers it). */
-export interface PlanStep extends HostStep { undo?: HostStep }
+export interface PlanStep extends HostStep {
+  undo?: HostStep;
+}
 
 async function runStep(wet: Wet, step: HostStep): Promise<void> {
   await wet.run(step.host, step.msg, async (s) => {
     const r = await s.exec(step.argv, { allowFail: true });
-    if (r.code !== 0) throw new StepError('flags prove', `${step.msg}: ${shJoin(step.argv)}: ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`, { host: step.host });
+    if (r.code !== 0)
+      throw new StepError(
+        'flags prove',
+        `${step.msg}: ${shJoin(step.argv)}: ${r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`}`,
+        { host: step.host },
+      );
   });
 }
 
@@ -50,16 +61,31 @@ export async function withSteps<T>(wet: Wet, steps: PlanStep[], fn: () => Promis
     }
   }
   if (failure === undefined && failed.length === 0) return out as T;
-  const first = failure === undefined ? failed.shift()! : failure instanceof Error ? failure.message : String(failure);
-  const after = [undone.length ? `undone: ${undone.join('; ')}` : '', failed.length ? `NOT undone (fix by hand): ${failed.join('; ')}` : ''].filter(Boolean).join('; ');
+  const first =
+    failure === undefined
+      ? failed.shift()!
+      : failure instanceof Error
+        ? failure.message
+        : String(failure);
+  const after = [
+    undone.length ? `undone: ${undone.join('; ')}` : '',
+    failed.length ? `NOT undone (fix by hand): ${failed.join('; ')}` : '',
+  ]
+    .filter(Boolean)
+    .join('; ');
   if (failure instanceof StepError && !failed.length && !undone.length) throw failure;
-  throw new StepError('flags prove', after ? `${first} (${after})` : first, { ...(failure instanceof StepError && failure.host ? { host: failure.host } : {}), cause: failure });
+  throw new StepError('flags prove', after ? `${first} (${after})` : first, {
+    ...(failure instanceof StepError && failure.host ? { host: failure.host } : {}),
+    cause: failure,
+  });
 }
 
 /** Stops `unit` on each of `hosts` for the proof and starts it again afterwards. */
 export function othersStopped(hosts: string[], unit: string): PlanStep[] {
   return hosts.map((host) => ({
-    host, msg: `stop ${unit} for the proof (its Lease must go to the traced instance)`, argv: ['systemctl', 'stop', unit],
+    host,
+    msg: `stop ${unit} for the proof (its Lease must go to the traced instance)`,
+    argv: ['systemctl', 'stop', unit],
     undo: { host, msg: `start ${unit} again after the proof`, argv: ['systemctl', 'start', unit] },
   }));
 }

@@ -1,9 +1,18 @@
 // What to trace for one unit: every read site the flag map cites for each flag the unit passes,
 // with the location delve knows it by and an expression that reads the value at that line.
-import { normalizeFlagName, siteRef, type FlagEntry, type FlagMap, type ReadSite } from '../../core/flags/map.ts';
+import {
+  normalizeFlagName,
+  siteRef,
+  type FlagEntry,
+  type FlagMap,
+  type ReadSite,
+} from '../../core/flags/map.ts';
 import { guardProbes, type GuardProbe } from './guards.ts';
 
-export interface PassedFlag { name: string; value: string }
+export interface PassedFlag {
+  name: string;
+  value: string;
+}
 
 export interface TraceSite {
   flag: string;
@@ -17,14 +26,22 @@ export interface TraceSite {
   expr?: string;
 }
 
-export interface FlagPlan { flag: PassedFlag; entry?: FlagEntry; sites: TraceSite[] }
+export interface FlagPlan {
+  flag: PassedFlag;
+  entry?: FlagEntry;
+  sites: TraceSite[];
+}
 
 /** `--name=value` / `--name value`-free argv of a unit (hardwire renders every flag as --name=value). */
 export function passedFlags(argv: string[]): PassedFlag[] {
-  return argv.filter((a) => a.startsWith('--')).map((a) => {
-    const eq = a.indexOf('=');
-    return eq < 0 ? { name: a.slice(2), value: 'true' } : { name: a.slice(2, eq), value: a.slice(eq + 1) };
-  });
+  return argv
+    .filter((a) => a.startsWith('--'))
+    .map((a) => {
+      const eq = a.indexOf('=');
+      return eq < 0
+        ? { name: a.slice(2), value: 'true' }
+        : { name: a.slice(2, eq), value: a.slice(eq + 1) };
+    });
 }
 
 /**
@@ -38,7 +55,9 @@ export function valueExpr(site: ReadSite): string | undefined {
   const tail = sel.startsWith('.') ? sel.slice(1) : sel;
   if (!/^\w+$/.test(tail)) return undefined;
   const re = new RegExp(`(?<![\\w.])((?:[A-Za-z_]\\w*\\.)*${tail})(?!\\w|\\()`, 'g');
-  const found = [...site.excerpt.matchAll(re)].map((m) => m[1]!).filter((e) => !e.startsWith('out.'));
+  const found = [...site.excerpt.matchAll(re)]
+    .map((m) => m[1]!)
+    .filter((e) => !e.startsWith('out.'));
   return found.at(-1);
 }
 
@@ -54,18 +73,32 @@ function namer(binary: BinaryVersions) {
 
 /** The probes for the guards of every site the plans trace (guards.ts). */
 export function planGuards(plans: FlagPlan[], binary: BinaryVersions = new Map()): GuardProbe[] {
-  return guardProbes(plans.flatMap((p) => p.sites.map((t) => t.site)), namer(binary));
+  return guardProbes(
+    plans.flatMap((p) => p.sites.map((t) => t.site)),
+    namer(binary),
+  );
 }
 
 /** `binary`: modules the debug build names at another version than the one cited (harness/delve/modules.ts). */
-export function planFlags(map: FlagMap, argv: string[], binary: BinaryVersions = new Map()): FlagPlan[] {
+export function planFlags(
+  map: FlagMap,
+  argv: string[],
+  binary: BinaryVersions = new Map(),
+): FlagPlan[] {
   const name = namer(binary);
   const named = (s: ReadSite) => name(s.module, s.version, s.file);
   return passedFlags(argv).map((flag) => {
     const entry = map.flags.find((f) => f.name === normalizeFlagName(flag.name));
     const sites = (entry?.consumedAt ?? []).map((site, index) => {
       const expr = valueExpr(site);
-      return { flag: flag.name, index, site, file: named(site), ref: siteRef(site), ...(expr ? { expr } : {}) };
+      return {
+        flag: flag.name,
+        index,
+        site,
+        file: named(site),
+        ref: siteRef(site),
+        ...(expr ? { expr } : {}),
+      };
     });
     return { flag, ...(entry ? { entry } : {}), sites };
   });

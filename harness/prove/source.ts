@@ -48,7 +48,11 @@ export function shortFunc(delveName: string): string {
  */
 export function sameFunction(sourceName: string | undefined, delveName: string): boolean {
   const short = shortFunc(delveName);
-  return sourceName !== undefined && (sourceName.replace(/\[[^\]]*\]/g, '') === short || (sourceName.startsWith('var ') && short === 'init'));
+  return (
+    sourceName !== undefined &&
+    (sourceName.replace(/\[[^\]]*\]/g, '') === short ||
+      (sourceName.startsWith('var ') && short === 'init'))
+  );
 }
 
 /**
@@ -57,12 +61,17 @@ export function sameFunction(sourceName: string | undefined, delveName: string):
  * first and last; undefined when the line is in the function's own body, reached whenever the
  * function runs.
  */
-export function enclosingCondition(lines: string[], line: number): { line: number; text: string; last?: { line: number; text: string } } | undefined {
+export function enclosingCondition(
+  lines: string[],
+  line: number,
+): { line: number; text: string; last?: { line: number; text: string } } | undefined {
   return outwards(lines, line, (i, l) => {
-    if (/^\s*(}\s*else\s+)?(if|for|switch|select)\b|^\s*}\s*else\s*{/.test(l)) return { line: i + 1, text: l.trim() };
+    if (/^\s*(}\s*else\s+)?(if|for|switch|select)\b|^\s*}\s*else\s*{/.test(l))
+      return { line: i + 1, text: l.trim() };
     // The last line of a condition written over several lines (`if a &&` … `b {`): named from its first.
     const first = conditionStart(lines, i + 1);
-    if (first && /^\s*(if|for|switch)\b/.test(lines[first - 1]!)) return { line: first, text: lines[first - 1]!.trim(), last: { line: i + 1, text: l.trim() } };
+    if (first && /^\s*(if|for|switch)\b/.test(lines[first - 1]!))
+      return { line: first, text: lines[first - 1]!.trim(), last: { line: i + 1, text: l.trim() } };
     return undefined; // a composite literal or closure: keep looking outwards
   });
 }
@@ -72,12 +81,18 @@ export function enclosingCondition(lines: string[], line: number): { line: numbe
  * block line), until `found` names one or the function's declaration is reached. A `case` at the
  * line's own depth is the innermost block.
  */
-function outwards<T>(lines: string[], line: number, found: (i: number, l: string) => T | undefined, onCase = true): T | { line: number; text: string } | undefined {
+function outwards<T>(
+  lines: string[],
+  line: number,
+  found: (i: number, l: string) => T | undefined,
+  onCase = true,
+): T | { line: number; text: string } | undefined {
   let depth = 0;
   for (let i = line - 2; i >= 0; i--) {
     const l = lines[i]!;
     const code = codeOf(l);
-    if (onCase && /^\s*(case\b.*|default):\s*$/.test(code) && depth === 0) return { line: i + 1, text: l.trim() };
+    if (onCase && /^\s*(case\b.*|default):\s*$/.test(code) && depth === 0)
+      return { line: i + 1, text: l.trim() };
     depth += (code.match(/}/g) ?? []).length - (code.match(/{/g) ?? []).length;
     if (depth < 0) {
       if (/^func\b/.test(l)) return undefined;
@@ -103,7 +118,10 @@ function conditionStart(lines: string[], line: number): number | undefined {
  * `(a.GenericAdmission.EnablePlugins != nil || …) {`): evaluated only when the operands before it
  * do not decide, `&&` after a false one and `||` after a true one skip it.
  */
-export function conditionOperand(lines: string[], line: number): { line: number; text: string; op: '&&' | '||' } | undefined {
+export function conditionOperand(
+  lines: string[],
+  line: number,
+): { line: number; text: string; op: '&&' | '||' } | undefined {
   const first = conditionStart(lines, line);
   if (!first || !/^\s*(if|for|switch|return)\b/.test(lines[first - 1]!)) return undefined;
   const op = /(&&|\|\|)\s*$/.exec(codeOf(lines[line - 2]!))![1] as '&&' | '||';
@@ -114,9 +132,20 @@ export function conditionOperand(lines: string[], line: number): { line: number;
  * The function literal around a line (`o.AreLegacyFlagsSet = func() bool {`), innermost first, that
  * runs only when something calls it; undefined in the declared function's own body.
  */
-export function enclosingLiteral(lines: string[], line: number): { line: number; text: string } | undefined {
+export function enclosingLiteral(
+  lines: string[],
+  line: number,
+): { line: number; text: string } | undefined {
   // Not `defer func() {` or `go func() {`: those run whenever the function gets there.
-  return outwards(lines, line, (i, l) => (/\bfunc\s*\(/.test(codeOf(l)) && !/^\s*(defer|go)\s+func\b/.test(l) ? { line: i + 1, text: l.trim() } : undefined), false);
+  return outwards(
+    lines,
+    line,
+    (i, l) =>
+      /\bfunc\s*\(/.test(codeOf(l)) && !/^\s*(defer|go)\s+func\b/.test(l)
+        ? { line: i + 1, text: l.trim() }
+        : undefined,
+    false,
+  );
 }
 
 /**
@@ -134,7 +163,10 @@ export function earlyReturns(lines: string[], line: number): { line: number; tex
   for (let i = start + 1; i < line - 1; i++) {
     const l = lines[i]!;
     // A pair opened and closed on the line (`errors := []error{}`) opens no block.
-    const code = l.replace(/\/\/.*$/, '').replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""').replace(/\{[^{}]*\}/g, '');
+    const code = l
+      .replace(/\/\/.*$/, '')
+      .replace(/"(?:[^"\\]|\\.)*"|`[^`]*`|'(?:[^'\\]|\\.)*'/g, '""')
+      .replace(/\{[^{}]*\}/g, '');
     const closes = (code.match(/}/g) ?? []).length;
     const opens = (code.match(/{/g) ?? []).length;
     if (/^\s*return\b/.test(code) && stack.length) stack.at(-1)!.returns = true;
@@ -144,9 +176,17 @@ export function earlyReturns(lines: string[], line: number): { line: number; tex
       if (b && b.isIf && b.returns && !/^\s*}\s*else\b/.test(code)) closed.push(b);
     }
     for (let k = 0; k < opens; k++) {
-      stack.push({ line: i + 1, text: l.trim(), isIf: k === opens - 1 && /^\s*if\b/.test(code), returns: false, parent: stack.at(-1)?.line ?? 0 });
+      stack.push({
+        line: i + 1,
+        text: l.trim(),
+        isIf: k === opens - 1 && /^\s*if\b/.test(code),
+        returns: false,
+        parent: stack.at(-1)?.line ?? 0,
+      });
     }
   }
   const parent = stack.at(-1)?.line ?? 0;
-  return closed.filter((b) => b.parent === parent && !/^if\s+(.*;\s*)?err\s*!=\s*nil\s*{$/.test(b.text)).map((b) => ({ line: b.line, text: b.text }));
+  return closed
+    .filter((b) => b.parent === parent && !/^if\s+(.*;\s*)?err\s*!=\s*nil\s*{$/.test(b.text))
+    .map((b) => ({ line: b.line, text: b.text }));
 }

@@ -11,12 +11,18 @@ const HALT_MS = 30_000;
 
 export interface SiteHit {
   /** Where delve stopped, and the function it named. */
-  file: string; line: number; function: string; goroutine: number;
+  file: string;
+  line: number;
+  function: string;
+  goroutine: number;
   variable?: DlvVariable;
 }
 
 /** Why a line got no tracepoint: delve's message, and whether the cited function is in the binary at all. */
-export interface Unset { message: string; linked: boolean }
+export interface Unset {
+  message: string;
+  linked: boolean;
+}
 
 export interface SiteTrace {
   site: TraceSite;
@@ -34,9 +40,19 @@ export interface SiteTrace {
 }
 
 /** The debuggee stopped after its gate: the signal sent, its exit status (undefined: it did not exit in time), and how long it took. */
-export interface Shutdown { signal: 'SIGTERM'; exitStatus?: number; seconds: number }
+export interface Shutdown {
+  signal: 'SIGTERM';
+  exitStatus?: number;
+  seconds: number;
+}
 
-export interface TraceOutcome { traces: SiteTrace[]; guards: Map<string, GuardTrace>; exited?: number; shutdown?: Shutdown; seconds: number }
+export interface TraceOutcome {
+  traces: SiteTrace[];
+  guards: Map<string, GuardTrace>;
+  exited?: number;
+  shutdown?: Shutdown;
+  seconds: number;
+}
 
 /** How long a debuggee sent SIGTERM after its gate may take to exit before it is halted. */
 export const SHUTDOWN_MS = 120_000;
@@ -47,19 +63,44 @@ export const SHUTDOWN_MS = 120_000;
  * value expression (when `siteVar`), then each guard's own, from `from`.
  */
 export interface Traced {
-  traces: SiteTrace[]; byId: Map<number, SiteTrace[]>; siteVar: Set<number>;
-  guards: Map<string, GuardTrace>; guardsById: Map<number, { gt: GuardTrace; from: number }[]>;
+  traces: SiteTrace[];
+  byId: Map<number, SiteTrace[]>;
+  siteVar: Set<number>;
+  guards: Map<string, GuardTrace>;
+  guardsById: Map<number, { gt: GuardTrace; from: number }[]>;
 }
 
-type Line = { file: string; line: number; vars: string[]; siteVar: boolean; sites: SiteTrace[]; guards: { gt: GuardTrace; from: number }[] };
+type Line = {
+  file: string;
+  line: number;
+  vars: string[];
+  siteVar: boolean;
+  sites: SiteTrace[];
+  guards: { gt: GuardTrace; from: number }[];
+};
 
-export async function setTracepoints(c: DlvClient, sites: TraceSite[], probes: GuardProbe[] = []): Promise<Traced> {
+export async function setTracepoints(
+  c: DlvClient,
+  sites: TraceSite[],
+  probes: GuardProbe[] = [],
+): Promise<Traced> {
   const lines = new Map<string, Line>();
   const traces: SiteTrace[] = [];
   for (const site of sites) {
     const key = `${site.file}:${site.site.line}`;
     let l = lines.get(key);
-    if (!l) lines.set(key, l = { file: site.file, line: site.site.line, vars: site.expr ? [site.expr] : [], siteVar: !!site.expr, sites: [], guards: [] });
+    if (!l)
+      lines.set(
+        key,
+        (l = {
+          file: site.file,
+          line: site.site.line,
+          vars: site.expr ? [site.expr] : [],
+          siteVar: !!site.expr,
+          sites: [],
+          guards: [],
+        }),
+      );
     const t: SiteTrace = { site, hits: 0, capped: false, values: [] };
     l.sites.push(t);
     traces.push(t);
@@ -68,7 +109,18 @@ export async function setTracepoints(c: DlvClient, sites: TraceSite[], probes: G
   for (const probe of probes) {
     const key = `${probe.file}:${probe.line}`;
     let l = lines.get(key);
-    if (!l) lines.set(key, l = { file: probe.file, line: probe.line, vars: [], siteVar: false, sites: [], guards: [] });
+    if (!l)
+      lines.set(
+        key,
+        (l = {
+          file: probe.file,
+          line: probe.line,
+          vars: [],
+          siteVar: false,
+          sites: [],
+          guards: [],
+        }),
+      );
     const gt: GuardTrace = { probe, hits: 0, capped: false, evals: [] };
     l.guards.push({ gt, from: l.vars.length });
     l.vars.push(...probe.vars);
@@ -90,7 +142,9 @@ export async function setTracepoints(c: DlvClient, sites: TraceSite[], probes: G
       const site = l.sites[0]?.site;
       if (!site) continue;
       const fn = site.site.function ? `${site.site.package}.${site.site.function}` : undefined;
-      const linked = fn ? (await c.functions(`^${fn.replace(/[.*()[\]]/g, '\\$&')}$`)).length > 0 : true;
+      const linked = fn
+        ? (await c.functions(`^${fn.replace(/[.*()[\]]/g, '\\$&')}$`)).length > 0
+        : true;
       for (const t of l.sites) t.unset = { message, linked };
     }
   }
@@ -110,7 +164,13 @@ function record({ byId, siteVar, guardsById }: Traced, st: DlvState): number[] {
     for (const t of sites) {
       t.hits++;
       if (v) t.values.push(v);
-      t.first ??= { file: th.file, line: th.line, function: th.function?.name ?? '', goroutine: th.goroutineID, ...(v ? { variable: v } : {}) };
+      t.first ??= {
+        file: th.file,
+        line: th.line,
+        function: th.function?.name ?? '',
+        goroutine: th.goroutineID,
+        ...(v ? { variable: v } : {}),
+      };
     }
     for (const { gt, from } of gs) {
       gt.hits++;
@@ -130,7 +190,13 @@ function record({ byId, siteVar, guardsById }: Traced, st: DlvState): number[] {
  * gate. Hit counts come from delve's own totalHitCount where the tracepoint still exists (capped
  * ones keep the count seen here).
  */
-export async function traceUntil(c: DlvClient, traced: Traced, gate: (signal: AbortSignal) => Promise<void>, stop?: (pid: number) => Promise<void>, shutdownMs = SHUTDOWN_MS): Promise<TraceOutcome> {
+export async function traceUntil(
+  c: DlvClient,
+  traced: Traced,
+  gate: (signal: AbortSignal) => Promise<void>,
+  stop?: (pid: number) => Promise<void>,
+  shutdownMs = SHUTDOWN_MS,
+): Promise<TraceOutcome> {
   const { traces, byId, guards, guardsById } = traced;
   const started = Date.now();
   const ac = new AbortController();
@@ -138,14 +204,18 @@ export async function traceUntil(c: DlvClient, traced: Traced, gate: (signal: Ab
   let exited: number | undefined;
   let pid = 0;
   let stopping: { at: number; exitStatus?: number } | undefined;
-  const gated = gate(ac.signal).then(() => undefined, (err: unknown) => err);
+  const gated = gate(ac.signal).then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   const loop = (async () => {
     try {
       while (!done) {
         const st = await c.command('continue');
         if (st.Pid) pid = st.Pid;
         if (st.exited) {
-          if (stopping) stopping.exitStatus = st.exitStatus; else exited = st.exitStatus;
+          if (stopping) stopping.exitStatus = st.exitStatus;
+          else exited = st.exitStatus;
           break;
         }
         for (const id of record(traced, st)) await c.clear(id);
@@ -164,17 +234,25 @@ export async function traceUntil(c: DlvClient, traced: Traced, gate: (signal: Ab
     await stop(pid);
     // The timer is cleared once the debuggee exits: a pending one kept the CLI alive for shutdownMs.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([loop.catch(() => undefined), new Promise((res) => { timer = setTimeout(res, shutdownMs); })]);
+    await Promise.race([
+      loop.catch(() => undefined),
+      new Promise((res) => {
+        timer = setTimeout(res, shutdownMs);
+      }),
+    ]);
     clearTimeout(timer);
   }
   done = true;
   // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
   // delve cannot halt within HALT_MS fails the run.
   let ended = false;
-  void loop.finally(() => { ended = true; });
+  void loop.finally(() => {
+    ended = true;
+  });
   const haltBy = Date.now() + HALT_MS;
   while (!ended) {
-    if (Date.now() > haltBy) throw new Error(`delve did not halt the debuggee in ${HALT_MS / 1000}s`);
+    if (Date.now() > haltBy)
+      throw new Error(`delve did not halt the debuggee in ${HALT_MS / 1000}s`);
     await c.command('halt').catch(() => undefined);
     await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, 1000))]);
   }
@@ -182,11 +260,23 @@ export async function traceUntil(c: DlvClient, traced: Traced, gate: (signal: Ab
   if (gateErr && exited === undefined) throw gateErr;
   if (exited === undefined && stopping?.exitStatus === undefined) {
     for (const bp of await c.breakpoints()) {
-      for (const t of byId.get(bp.id) ?? []) if (!t.capped) t.hits = Math.max(t.hits, bp.totalHitCount ?? 0);
+      for (const t of byId.get(bp.id) ?? [])
+        if (!t.capped) t.hits = Math.max(t.hits, bp.totalHitCount ?? 0);
       // A stop delve counted and the loop did not see leaves a guard's evaluations incomplete (guards.ts keptOut).
-      for (const { gt } of guardsById.get(bp.id) ?? []) if (!gt.capped) gt.hits = Math.max(gt.hits, bp.totalHitCount ?? 0);
+      for (const { gt } of guardsById.get(bp.id) ?? [])
+        if (!gt.capped) gt.hits = Math.max(gt.hits, bp.totalHitCount ?? 0);
     }
   }
-  const shutdown: Shutdown | undefined = stopping && { signal: 'SIGTERM', ...(stopping.exitStatus !== undefined ? { exitStatus: stopping.exitStatus } : {}), seconds: (Date.now() - stopping.at) / 1000 };
-  return { traces, guards, ...(exited !== undefined ? { exited } : {}), ...(shutdown ? { shutdown } : {}), seconds: (Date.now() - started) / 1000 };
+  const shutdown: Shutdown | undefined = stopping && {
+    signal: 'SIGTERM',
+    ...(stopping.exitStatus !== undefined ? { exitStatus: stopping.exitStatus } : {}),
+    seconds: (Date.now() - stopping.at) / 1000,
+  };
+  return {
+    traces,
+    guards,
+    ...(exited !== undefined ? { exited } : {}),
+    ...(shutdown ? { shutdown } : {}),
+    seconds: (Date.now() - started) / 1000,
+  };
 }

@@ -25,18 +25,41 @@ type RunKubectl = (args: string[]) => Promise<RunResult>;
 
 const shown = async (k: RunKubectl, args: string[]): Promise<Kubectl> => {
   const r = await k(args);
-  return { command: `kubectl ${args.join(' ')}`, code: r.code, output: `${r.stdout}${r.stderr}`.trim() };
+  return {
+    command: `kubectl ${args.join(' ')}`,
+    code: r.code,
+    output: `${r.stdout}${r.stderr}`.trim(),
+  };
 };
 
 const roleName = (user: string) => `hardwire-trace-${user}`.slice(0, 63);
 
 /** Rejected create, binding, admitted apply (retried while the debug apiserver's RBAC cache has not seen the binding). */
-export async function rejectThenAdmit(k: RunKubectl, server: string, obj: TraceObject, user: string): Promise<{ rejected: Kubectl; bound: string[]; admitted: Kubectl }> {
+export async function rejectThenAdmit(
+  k: RunKubectl,
+  server: string,
+  obj: TraceObject,
+  user: string,
+): Promise<{ rejected: Kubectl; bound: string[]; admitted: Kubectl }> {
   const as = ['--server', server, '--as', user];
   const rejected = await shown(k, [...as, 'create', '-f', obj.file]);
-  if (rejected.code === 0 || !/forbidden/i.test(rejected.output)) throw new StepError('trace apply', `${rejected.command} was not rejected by authorization: ${rejected.output}`);
+  if (rejected.code === 0 || !/forbidden/i.test(rejected.output))
+    throw new StepError(
+      'trace apply',
+      `${rejected.command} was not rejected by authorization: ${rejected.output}`,
+    );
   const ns = ['-n', obj.namespace!];
-  const bind = [['create', 'role', roleName(user), ...ns, '--verb=get,create', `--resource=${obj.kind.toLowerCase()}`], ['create', 'rolebinding', roleName(user), ...ns, `--role=${roleName(user)}`, `--user=${user}`]];
+  const bind = [
+    [
+      'create',
+      'role',
+      roleName(user),
+      ...ns,
+      '--verb=get,create',
+      `--resource=${obj.kind.toLowerCase()}`,
+    ],
+    ['create', 'rolebinding', roleName(user), ...ns, `--role=${roleName(user)}`, `--user=${user}`],
+  ];
   for (const args of bind) {
     const r = await shown(k, args);
     if (r.code !== 0) throw new StepError('trace apply', `${r.command}: ${r.output}`);
@@ -51,11 +74,21 @@ export async function rejectThenAdmit(k: RunKubectl, server: string, obj: TraceO
 
 /** Removes the Role and RoleBinding rejectThenAdmit made. */
 export async function unbind(k: RunKubectl, obj: TraceObject, user: string): Promise<void> {
-  await k(['delete', 'rolebinding,role', roleName(user), '-n', obj.namespace!, '--ignore-not-found']);
+  await k([
+    'delete',
+    'rolebinding,role',
+    roleName(user),
+    '-n',
+    obj.namespace!,
+    '--ignore-not-found',
+  ]);
 }
 
 /** The first stop at Forbidden: its stages, and the frame that called Forbidden. */
-export function rejection(hits: Hit[], replaced: Map<string, string>): Pick<AuthzTrace, 'hit' | 'stages' | 'point'> | undefined {
+export function rejection(
+  hits: Hit[],
+  replaced: Map<string, string>,
+): Pick<AuthzTrace, 'hit' | 'stages' | 'point'> | undefined {
   const hit = hits.find((h) => h.sink === 'forbidden');
   if (!hit) return undefined;
   const stages = deriveStages([hit], replaced);

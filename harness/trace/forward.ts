@@ -4,18 +4,39 @@
 import { createServer, type Server } from 'node:net';
 import type { Session } from '../../core/transport/index.ts';
 
-export interface Forward { port: number; close(): Promise<void> }
+export interface Forward {
+  port: number;
+  close(): Promise<void>;
+}
 
 export async function forwardLocal(s: Session, remotePort: number): Promise<Forward> {
   const server: Server = createServer((sock) => {
-    s.openLocalPort(remotePort).then((ch) => {
-      sock.pipe(ch).pipe(sock);
-      const end = () => { sock.destroy(); ch.destroy(); };
-      sock.on('error', end); ch.on('error', end); sock.on('close', end); ch.on('close', end);
-    }, () => sock.destroy());
+    s.openLocalPort(remotePort).then(
+      (ch) => {
+        sock.pipe(ch).pipe(sock);
+        const end = () => {
+          sock.destroy();
+          ch.destroy();
+        };
+        sock.on('error', end);
+        ch.on('error', end);
+        sock.on('close', end);
+        ch.on('close', end);
+      },
+      () => sock.destroy(),
+    );
   });
-  await new Promise<void>((res, rej) => { server.once('error', rej); server.listen(0, '127.0.0.1', () => res()); });
+  await new Promise<void>((res, rej) => {
+    server.once('error', rej);
+    server.listen(0, '127.0.0.1', () => res());
+  });
   const addr = server.address();
   const port = typeof addr === 'object' && addr ? addr.port : 0;
-  return { port, close: () => new Promise((res) => { server.close(() => res()); }) };
+  return {
+    port,
+    close: () =>
+      new Promise((res) => {
+        server.close(() => res());
+      }),
+  };
 }

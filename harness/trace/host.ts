@@ -29,11 +29,20 @@ export interface HostTraceRun {
   readyTimeoutMs: number;
 }
 
-export interface HostTrace { argv: string[]; sinks: Sink[]; hits: Hit[]; kubectl: Kubectl; seconds: { startup: number; traced: number } }
+export interface HostTrace {
+  argv: string[];
+  sinks: Sink[];
+  hits: Hit[];
+  kubectl: Kubectl;
+  seconds: { startup: number; traced: number };
+}
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
   const r = await s.exec(argv, { allowFail: true });
-  if (r.code !== 0) throw new StepError('trace apply', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
+  if (r.code !== 0)
+    throw new StepError('trace apply', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, {
+      host: s.host.name,
+    });
   return r.stdout.trim();
 }
 
@@ -41,21 +50,35 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
 async function runUntilHealthy(s: Session, c: DlvClient, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let stops = 0;
-  await continueWhile(c, async (alive) => {
-    while (alive()) {
-      const h = await localHealthz(s, DEBUG_PORT).catch(() => ({ status: 0, body: '' }));
-      if (h.status === 200 && h.body === 'ok') return;
-      if (Date.now() > deadline) throw new StepError('trace apply', `the debug kube-apiserver was not healthy on ${DEBUG_PORT} within ${timeoutMs / 1000}s (${stops} stops on the way; journalctl -u ${DEBUG_UNIT} on the host)`, { host: s.host.name });
-      await sleep(2000);
-    }
-  }, async () => { stops++; });
+  await continueWhile(
+    c,
+    async (alive) => {
+      while (alive()) {
+        const h = await localHealthz(s, DEBUG_PORT).catch(() => ({ status: 0, body: '' }));
+        if (h.status === 200 && h.body === 'ok') return;
+        if (Date.now() > deadline)
+          throw new StepError(
+            'trace apply',
+            `the debug kube-apiserver was not healthy on ${DEBUG_PORT} within ${timeoutMs / 1000}s (${stops} stops on the way; journalctl -u ${DEBUG_UNIT} on the host)`,
+            { host: s.host.name },
+          );
+        await sleep(2000);
+      }
+    },
+    async () => {
+      stops++;
+    },
+  );
 }
 
 export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): Promise<HostTrace> {
   const unit = 'kube-apiserver.service';
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
   const unitArgv = execStartArgv(unitText);
-  if (unitArgv.length === 0) throw new StepError('trace apply', `${UNIT_DIR}/${unit} has no ExecStart`, { host: s.host.name });
+  if (unitArgv.length === 0)
+    throw new StepError('trace apply', `${UNIT_DIR}/${unit} has no ExecStart`, {
+      host: s.host.name,
+    });
   const dir = await sh(s, ['mktemp', '-d', '/var/tmp/hardwire-trace.XXXXXX'], 'mktemp');
   const argv = besideArgv(unitArgv, dir);
   const { props } = unitProperties(unitText, unit, DEBUG_UNIT);
@@ -63,35 +86,82 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
   const started = Date.now();
   try {
     log.info(`  copying dlv and the debug kube-apiserver to ${s.host.name}:${dir}`);
-    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), { mode: 0o755, owner: 'root:root' });
-    await s.writeFileAtomic(`${dir}/kube-apiserver`, await readFile(run.debugBinary), { mode: 0o755, owner: 'root:root' });
-    await sh(s, ['install', '-d', '-m', '0700', `${dir}/debugger`], 'delve\'s directory');
+    await s.writeFileAtomic(`${dir}/dlv`, await readFile(run.dlv), {
+      mode: 0o755,
+      owner: 'root:root',
+    });
+    await s.writeFileAtomic(`${dir}/kube-apiserver`, await readFile(run.debugBinary), {
+      mode: 0o755,
+      owner: 'root:root',
+    });
+    await sh(s, ['install', '-d', '-m', '0700', `${dir}/debugger`], "delve's directory");
     const socket = `${dir}/debugger/dlv.sock`;
     // tracebackancestors: each goroutine keeps the id of the one that started it, so a stop in the
     // finisher goroutine leads back to the filters' goroutines (delve's Ancestors).
-    await sh(s, ['systemd-run', `--unit=${DEBUG_UNIT}`, '--collect', '--quiet', ...props, `--setenv=XDG_CONFIG_HOME=${dir}/debugger`, '--setenv=GODEBUG=tracebackancestors=10',
-      '--', `${dir}/dlv`, 'exec', '--headless', `--listen=unix:${socket}`, '--api-version=2', '--check-go-version=false', argv[0]!, '--', ...argv.slice(1)], 'start delve');
+    await sh(
+      s,
+      [
+        'systemd-run',
+        `--unit=${DEBUG_UNIT}`,
+        '--collect',
+        '--quiet',
+        ...props,
+        `--setenv=XDG_CONFIG_HOME=${dir}/debugger`,
+        '--setenv=GODEBUG=tracebackancestors=10',
+        '--',
+        `${dir}/dlv`,
+        'exec',
+        '--headless',
+        `--listen=unix:${socket}`,
+        '--api-version=2',
+        '--check-go-version=false',
+        argv[0]!,
+        '--',
+        ...argv.slice(1),
+      ],
+      'start delve',
+    );
     client = await connectDlv(s, socket, Date.now() + 180_000, 'trace apply');
-    log.info(`  the debug kube-apiserver runs under delve on port ${DEBUG_PORT}; waiting for its /healthz`);
+    log.info(
+      `  the debug kube-apiserver runs under delve on port ${DEBUG_PORT}; waiting for its /healthz`,
+    );
     await runUntilHealthy(s, client, run.readyTimeoutMs).catch(async (err: unknown) => {
-      const j = await s.exec(['journalctl', '-u', `${DEBUG_UNIT}.service`, '-n', '15', '--no-pager', '-o', 'cat'], { allowFail: true });
-      throw new StepError('trace apply', err instanceof Error ? err.message : String(err), { host: s.host.name, detail: j.stdout.trimEnd().split('\n') });
+      const j = await s.exec(
+        ['journalctl', '-u', `${DEBUG_UNIT}.service`, '-n', '15', '--no-pager', '-o', 'cat'],
+        { allowFail: true },
+      );
+      throw new StepError('trace apply', err instanceof Error ? err.message : String(err), {
+        host: s.host.name,
+        detail: j.stdout.trimEnd().split('\n'),
+      });
     });
     const startup = (Date.now() - started) / 1000;
-    const sinks = [...await sinksFor(client, run.kind), ...(run.extraSinks ?? [])];
+    const sinks = [...(await sinksFor(client, run.kind)), ...(run.extraSinks ?? [])];
     const byId = new Map<number, Sink>();
     for (const sink of sinks) {
       const bp = await client.breakAtFunction(sink.function).catch((err: unknown) => {
-        throw new StepError('trace apply', `no breakpoint at ${sink.function}: ${err instanceof Error ? err.message : String(err)}`, { host: s.host.name });
+        throw new StepError(
+          'trace apply',
+          `no breakpoint at ${sink.function}: ${err instanceof Error ? err.message : String(err)}`,
+          { host: s.host.name },
+        );
       });
       byId.set(bp.id, sink);
     }
-    log.info(`  ${sinks.length} breakpoints: ${sinks.map((x) => x.function.replace(/^.*\//, '')).join(', ')}; kubectl apply`);
+    log.info(
+      `  ${sinks.length} breakpoints: ${sinks.map((x) => x.function.replace(/^.*\//, '')).join(', ')}; kubectl apply`,
+    );
     const fwd = await forwardLocal(s, DEBUG_PORT);
     const tracing = Date.now();
     try {
       const { hits, kubectl } = await recordHits(client, byId, () => run.apply(fwd.port));
-      return { argv, sinks, hits, kubectl, seconds: { startup, traced: (Date.now() - tracing) / 1000 } };
+      return {
+        argv,
+        sinks,
+        hits,
+        kubectl,
+        seconds: { startup, traced: (Date.now() - tracing) / 1000 },
+      };
     } finally {
       await fwd.close();
     }

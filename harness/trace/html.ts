@@ -1,7 +1,14 @@
 // The trace as one self-contained HTML page: the stages in the order hit, each linked to its line at
 // the tag, the curriculum's nine marked, and each goroutine's stages in one colour band.
 import type { TraceReport } from './index.ts';
-import { curriculumLine, objectName, rejectionLine, shortName, summary, webhookLine } from './format.ts';
+import {
+  curriculumLine,
+  objectName,
+  rejectionLine,
+  shortName,
+  summary,
+  webhookLine,
+} from './format.ts';
 import { esc, htmlPage, link } from '../../lib/html.ts';
 
 const STYLE = `
@@ -17,15 +24,28 @@ dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px} dt{font-weig
 
 export function formatHtml(r: TraceReport): string {
   const gs = [...new Set(r.stages.map((s) => s.goroutine))];
-  const rows = r.stages.map((s) => `<tr class="${s.curriculum ? 'curriculum ' : ''}g${gs.indexOf(s.goroutine) + 1}" data-n="${s.n}" data-ref="${esc(s.ref)}">` +
-    `<td>${s.n}</td><td class="mark">${esc(s.curriculum ?? '')}</td><td class="fn">${esc(shortName(s.function))}</td><td class="cite">${link(s.ref, s.url)}</td><td class="g">${s.goroutine}</td></tr>`).join('\n');
+  const rows = r.stages
+    .map(
+      (s) =>
+        `<tr class="${s.curriculum ? 'curriculum ' : ''}g${gs.indexOf(s.goroutine) + 1}" data-n="${s.n}" data-ref="${esc(s.ref)}">` +
+        `<td>${s.n}</td><td class="mark">${esc(s.curriculum ?? '')}</td><td class="fn">${esc(shortName(s.function))}</td><td class="cite">${link(s.ref, s.url)}</td><td class="g">${s.goroutine}</td></tr>`,
+    )
+    .join('\n');
   const run: [string, string][] = [
-    ['host', r.host], ['date', r.date], ['Kubernetes', r.kubernetesVersion], ['object', `${objectName(r)} (${r.object.file})`],
+    ['host', r.host],
+    ['date', r.date],
+    ['Kubernetes', r.kubernetesVersion],
+    ['object', `${objectName(r)} (${r.object.file})`],
     ['kubectl', `${r.kubectl.command}: ${r.kubectl.output}`],
-    ['debug binary', `${r.debugBinary.name} sha256 ${r.debugBinary.sha256}`], ['delve', `${r.dlv.version} sha256 ${r.dlv.sha256}`],
-    ['breakpoints', r.sinks.map((s) => s.function).join(', ')], ['argv', r.argv.join(' ')],
+    ['debug binary', `${r.debugBinary.name} sha256 ${r.debugBinary.sha256}`],
+    ['delve', `${r.dlv.version} sha256 ${r.dlv.sha256}`],
+    ['breakpoints', r.sinks.map((s) => s.function).join(', ')],
+    ['argv', r.argv.join(' ')],
   ];
-  return htmlPage({ title: `hardwire trace apply ${objectName(r)} ${r.kubernetesVersion}`, style: STYLE, body: `<h1>trace apply: ${esc(objectName(r))}</h1>
+  return htmlPage({
+    title: `hardwire trace apply ${objectName(r)} ${r.kubernetesVersion}`,
+    style: STYLE,
+    body: `<h1>trace apply: ${esc(objectName(r))}</h1>
 <p id="summary">${esc(summary(r))}</p>
 <p id="curriculum">${esc(curriculumLine(r))}</p>
 ${r.authz ? `<p id="authz">${esc(rejectionLine(r)!)}; the rejection point: ${link(r.authz.point.ref, r.authz.point.url)}</p>` : ''}
@@ -34,5 +54,6 @@ ${r.webhook ? `<p id="webhook">${esc(webhookLine(r)!)}</p><ul id="webhook-points
 <table id="stages"><thead><tr><th>#</th><th>curriculum</th><th>function</th><th>file:line at the tag</th><th>goroutine</th></tr></thead>
 <tbody>
 ${rows}
-</tbody></table>` });
+</tbody></table>`,
+  });
 }

@@ -5,19 +5,45 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { InputError } from '../../lib/errors.ts';
 
-export interface TraceObject { file: string; kind: string; name: string; namespace?: string; /** A ConfigMap's data keys (what --webhook-reject's webhook reads). */ dataKeys?: string[] }
+export interface TraceObject {
+  file: string;
+  kind: string;
+  name: string;
+  namespace?: string /** A ConfigMap's data keys (what --webhook-reject's webhook reads). */;
+  dataKeys?: string[];
+}
 
 export function readObject(file: string): TraceObject {
-  if (!existsSync(file)) throw new InputError('-f', `${file} does not exist; give a YAML file with one object`);
+  if (!existsSync(file))
+    throw new InputError('-f', `${file} does not exist; give a YAML file with one object`);
   const docs = parseAllDocuments(readFileSync(file, 'utf8')).filter((d) => d.contents !== null);
-  if (docs.length !== 1 || docs[0]!.errors.length) throw new InputError('-f', `${file} must hold exactly one YAML object (found ${docs.length}${docs[0]?.errors.length ? ', with errors' : ''})`);
-  const o = docs[0]!.toJS() as { kind?: unknown; metadata?: { name?: unknown; namespace?: unknown }; data?: unknown };
-  if (typeof o.kind !== 'string' || !o.kind) throw new InputError('-f', `${file}: the object has no kind`);
+  if (docs.length !== 1 || docs[0]!.errors.length)
+    throw new InputError(
+      '-f',
+      `${file} must hold exactly one YAML object (found ${docs.length}${docs[0]?.errors.length ? ', with errors' : ''})`,
+    );
+  const o = docs[0]!.toJS() as {
+    kind?: unknown;
+    metadata?: { name?: unknown; namespace?: unknown };
+    data?: unknown;
+  };
+  if (typeof o.kind !== 'string' || !o.kind)
+    throw new InputError('-f', `${file}: the object has no kind`);
   const name = o.metadata?.name;
-  if (typeof name !== 'string' || !name) throw new InputError('-f', `${file}: the object has no metadata.name (trace apply traces a create by its name; generateName is not supported)`);
+  if (typeof name !== 'string' || !name)
+    throw new InputError(
+      '-f',
+      `${file}: the object has no metadata.name (trace apply traces a create by its name; generateName is not supported)`,
+    );
   const ns = o.metadata?.namespace;
   const keys = o.data && typeof o.data === 'object' ? Object.keys(o.data) : undefined;
-  return { file, kind: o.kind, name, ...(typeof ns === 'string' && ns ? { namespace: ns } : {}), ...(keys ? { dataKeys: keys } : {}) };
+  return {
+    file,
+    kind: o.kind,
+    name,
+    ...(typeof ns === 'string' && ns ? { namespace: ns } : {}),
+    ...(keys ? { dataKeys: keys } : {}),
+  };
 }
 
 /**
@@ -28,6 +54,15 @@ export function defaultObject(dir: string, now = new Date(), deny?: string): Tra
   const name = `hardwire-trace-${now.toISOString().replace(/[-:T]/g, '').slice(0, 14)}`;
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.yaml`);
-  writeFileSync(file, `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  traced-by: hardwire trace apply\n${deny ? `  ${deny}: "the webhook denies this key"\n` : ''}`);
-  return { file, kind: 'ConfigMap', name, namespace: 'default', dataKeys: ['traced-by', ...(deny ? [deny] : [])] };
+  writeFileSync(
+    file,
+    `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n  namespace: default\ndata:\n  traced-by: hardwire trace apply\n${deny ? `  ${deny}: "the webhook denies this key"\n` : ''}`,
+  );
+  return {
+    file,
+    kind: 'ConfigMap',
+    name,
+    namespace: 'default',
+    dataKeys: ['traced-by', ...(deny ? [deny] : [])],
+  };
 }

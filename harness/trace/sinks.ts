@@ -18,11 +18,23 @@
 // on the stacks of the goroutines that started the finisher's (GODEBUG=tracebackancestors).
 import type { DlvClient } from '../delve/rpc.ts';
 
-export type SinkId = 'mutating-admission' | 'schema-validation' | 'validating-admission' | 'storage-create' | 'etcd-txn' | 'forbidden'
-  | 'webhook-call' | 'webhook-answer' | 'webhook-rejection'; // --webhook-reject (webhook.ts)
+export type SinkId =
+  | 'mutating-admission'
+  | 'schema-validation'
+  | 'validating-admission'
+  | 'storage-create'
+  | 'etcd-txn'
+  | 'forbidden'
+  | 'webhook-call'
+  | 'webhook-answer'
+  | 'webhook-rejection'; // --webhook-reject (webhook.ts)
 
 /** `key`: an expression delve reads at the stop, to tell this request's hits from others. */
-export interface Sink { id: SinkId; function: string; key?: string }
+export interface Sink {
+  id: SinkId;
+  function: string;
+  key?: string;
+}
 
 export const STORAGE_CREATE = 'k8s.io/apiserver/pkg/storage/etcd3.(*store).Create';
 export const ETCD_TXN = 'go.etcd.io/etcd/api/v3/etcdserverpb.(*kVClient).Txn';
@@ -48,9 +60,15 @@ export async function validationFunction(c: DlvClient, kind: string): Promise<st
 
 export async function sinksFor(c: DlvClient, kind: string): Promise<Sink[]> {
   return [
-    { id: 'mutating-admission', function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/mutating.(*Plugin).Admit' },
+    {
+      id: 'mutating-admission',
+      function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/mutating.(*Plugin).Admit',
+    },
     { id: 'schema-validation', function: await validationFunction(c, kind) },
-    { id: 'validating-admission', function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/validating.(*Plugin).Validate' },
+    {
+      id: 'validating-admission',
+      function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/validating.(*Plugin).Validate',
+    },
     { id: 'storage-create', function: STORAGE_CREATE, key: 'key' },
     { id: 'etcd-txn', function: ETCD_TXN },
     { id: 'forbidden', function: FORBIDDEN },

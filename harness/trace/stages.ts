@@ -6,9 +6,16 @@
 import type { SinkId } from './sinks.ts';
 import { CHAIN_ADMIT, CHAIN_VALIDATE, ETCD_TXN, STORAGE_CREATE } from './sinks.ts';
 
-export interface Frame { function: string; file: string; line: number }
+export interface Frame {
+  function: string;
+  file: string;
+  line: number;
+}
 /** One goroutine's stack at a hit, outermost frame first. */
-export interface GoroutineStack { goroutine: number; frames: Frame[] }
+export interface GoroutineStack {
+  goroutine: number;
+  frames: Frame[];
+}
 
 export interface Hit {
   sink: SinkId;
@@ -39,30 +46,56 @@ export interface Stage {
 }
 
 /** The curriculum's list: URL → requestinfo.go → ... → an etcd Txn. */
-export const CURRICULUM = ['URL', 'requestinfo.go', 'authentication.go', 'authorization.go', 'mutating admission', 'schema validation', 'validating admission', 'storage.Create', 'an etcd Txn'] as const;
+export const CURRICULUM = [
+  'URL',
+  'requestinfo.go',
+  'authentication.go',
+  'authorization.go',
+  'mutating admission',
+  'schema validation',
+  'validating admission',
+  'storage.Create',
+  'an etcd Txn',
+] as const;
 
 const MODULE_FILE = /^(.+?)@(v[^/]+)\/(.+)$/;
 
-export function moduleFile(file: string): { module: string; version: string; path: string } | undefined {
+export function moduleFile(
+  file: string,
+): { module: string; version: string; path: string } | undefined {
   const m = MODULE_FILE.exec(file);
   return m ? { module: m[1]!, version: m[2]!, path: m[3]! } : undefined;
 }
 
 /** The file's line at its tag upstream (the flag map's form: staging modules under kubernetes/kubernetes). */
-export function sourceUrl(module: string, version: string, path: string, line: number): string | undefined {
+export function sourceUrl(
+  module: string,
+  version: string,
+  path: string,
+  line: number,
+): string | undefined {
   const at = `${path}#L${line}`;
   const staging = /^v0\.(\d+\.\d+)$/.exec(version);
-  if (module === 'k8s.io/kubernetes') return `https://github.com/kubernetes/kubernetes/blob/${version}/${at}`;
-  if (module.startsWith('k8s.io/') && staging) return `https://github.com/kubernetes/kubernetes/blob/v1.${staging[1]}/staging/src/${module}/${at}`;
+  if (module === 'k8s.io/kubernetes')
+    return `https://github.com/kubernetes/kubernetes/blob/${version}/${at}`;
+  if (module.startsWith('k8s.io/') && staging)
+    return `https://github.com/kubernetes/kubernetes/blob/v1.${staging[1]}/staging/src/${module}/${at}`;
   if (module.startsWith('go.etcd.io/etcd/')) {
     const sub = module.slice('go.etcd.io/etcd/'.length);
     return `https://github.com/etcd-io/etcd/blob/${version}/${sub === 'client/v3' ? sub : sub.replace(/\/v3$/, '')}/${at}`;
   }
   // A pseudo-version names its commit; a tag names itself.
-  const ref = /-([0-9a-f]{12})$/.exec(version)?.[1] ?? (/^v\d+\.\d+\.\d+$/.test(version) ? version : undefined);
-  const gh = /^github\.com\/([^/]+)\/([^/]+)(.*)$/.exec(module) ?? /^golang\.org\/x\/()([^/]+)(.*)$/.exec(module);
+  const ref =
+    /-([0-9a-f]{12})$/.exec(version)?.[1] ??
+    (/^v\d+\.\d+\.\d+$/.test(version) ? version : undefined);
+  const gh =
+    /^github\.com\/([^/]+)\/([^/]+)(.*)$/.exec(module) ??
+    /^golang\.org\/x\/()([^/]+)(.*)$/.exec(module);
   if (!gh || !ref) return undefined;
-  const sub = gh[3]!.split('/').filter((p) => p && !/^v\d+$/.test(p)).join('/');
+  const sub = gh[3]!
+    .split('/')
+    .filter((p) => p && !/^v\d+$/.test(p))
+    .join('/');
   return `https://github.com/${gh[1] || 'golang'}/${gh[2]}/blob/${ref}/${sub ? `${sub}/` : ''}${at}`;
 }
 
@@ -73,7 +106,8 @@ export function requestHits(hits: Hit[], name: string, namespace: string | undef
   return create ? hits.filter((h) => h.goroutine === create.goroutine) : [];
 }
 
-const same = (a: { g: number; f: Frame }, b: { g: number; f: Frame }) => a.g === b.g && a.f.function === b.f.function && a.f.file === b.f.file && a.f.line === b.f.line;
+const same = (a: { g: number; f: Frame }, b: { g: number; f: Frame }) =>
+  a.g === b.g && a.f.function === b.f.function && a.f.file === b.f.file && a.f.line === b.f.line;
 
 export function deriveStages(hits: Hit[], replaced: Map<string, string> = new Map()): Stage[] {
   const out: Stage[] = [];
@@ -88,7 +122,15 @@ export function deriveStages(hits: Hit[], replaced: Map<string, string> = new Ma
       const version = replaced.get(m.module) ?? m.version;
       const url = sourceUrl(m.module, version, m.path, f.line);
       const ref = `${m.module}@${version}/${m.path}:${f.line}`;
-      out.push({ n: out.length + 1, function: f.function, ref, ...(version !== m.version ? { delveRef: `${f.file}:${f.line}` } : {}), ...(url ? { url } : {}), goroutine: g, hit });
+      out.push({
+        n: out.length + 1,
+        function: f.function,
+        ref,
+        ...(version !== m.version ? { delveRef: `${f.file}:${f.line}` } : {}),
+        ...(url ? { url } : {}),
+        goroutine: g,
+        hit,
+      });
     }
     prev = flat;
   });
@@ -101,7 +143,7 @@ function markCurriculum(stages: Stage[], validation: string | undefined): void {
   const file = (s: Stage) => s.ref.replace(/:\d+$/, '');
   const rules: Record<(typeof CURRICULUM)[number], (s: Stage) => boolean> = {
     // Where the request, URL and all, enters the apiserver's handler (pkg/server/handler.go).
-    'URL': (s) => s.function === 'k8s.io/apiserver/pkg/server.(*APIServerHandler).ServeHTTP',
+    URL: (s) => s.function === 'k8s.io/apiserver/pkg/server.(*APIServerHandler).ServeHTTP',
     'requestinfo.go': (s) => file(s).endsWith('/pkg/endpoints/filters/requestinfo.go'),
     'authentication.go': (s) => file(s).endsWith('/pkg/endpoints/filters/authentication.go'),
     'authorization.go': (s) => file(s).endsWith('/pkg/endpoints/filters/authorization.go'),

@@ -27,7 +27,10 @@ export interface HostWebhook {
 
 async function sh(s: Session, argv: string[], what: string): Promise<string> {
   const r = await s.exec(argv, { allowFail: true });
-  if (r.code !== 0) throw new StepError('trace apply', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, { host: s.host.name });
+  if (r.code !== 0)
+    throw new StepError('trace apply', `${what}: ${r.stderr.trim() || r.stdout.trim()}`, {
+      host: s.host.name,
+    });
   return r.stdout.trim();
 }
 
@@ -35,36 +38,118 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
 export async function startHostWebhook(s: Session, binary: string): Promise<HostWebhook> {
   await s.exec(['systemctl', 'stop', `${WEBHOOK_UNIT}.service`], { allowFail: true });
   await s.exec(['systemctl', 'reset-failed', `${WEBHOOK_UNIT}.service`], { allowFail: true });
-  const ca = await issueCa({ id: 'ca', file: 'trace-webhook-ca', cn: 'hardwire-trace-webhook-ca', why: 'trace apply --webhook-reject trust root', placements: [] }, windowFor(1));
-  const leaf = await issueLeaf({ id: 'trace-webhook', file: 'trace-webhook', ca: 'ca', cn: 'hardwire-trace-webhook', o: [], usage: 'server', dns: [], ips: ['127.0.0.1'], why: 'trace webhook serving cert', placements: [] }, ca, windowFor(1));
+  const ca = await issueCa(
+    {
+      id: 'ca',
+      file: 'trace-webhook-ca',
+      cn: 'hardwire-trace-webhook-ca',
+      why: 'trace apply --webhook-reject trust root',
+      placements: [],
+    },
+    windowFor(1),
+  );
+  const leaf = await issueLeaf(
+    {
+      id: 'trace-webhook',
+      file: 'trace-webhook',
+      ca: 'ca',
+      cn: 'hardwire-trace-webhook',
+      o: [],
+      usage: 'server',
+      dns: [],
+      ips: ['127.0.0.1'],
+      why: 'trace webhook serving cert',
+      placements: [],
+    },
+    ca,
+    windowFor(1),
+  );
   // The binary where the dynamic user can run it (not under /tmp or /var/tmp: DynamicUser= gives the
   // service private ones); the key where only root (systemd) reads it.
   const dir = await sh(s, ['mktemp', '-d', '/run/hardwire-trace-webhook.XXXXXX'], 'mktemp');
   await sh(s, ['chmod', '0755', dir], 'chmod');
-  await sh(s, ['install', '-d', '-m', '0700', `${dir}/tls`], 'the key\'s directory');
-  await s.writeFileAtomic(`${dir}/webhook`, await readFile(binary), { mode: 0o755, owner: 'root:root' });
+  await sh(s, ['install', '-d', '-m', '0700', `${dir}/tls`], "the key's directory");
+  await s.writeFileAtomic(`${dir}/webhook`, await readFile(binary), {
+    mode: 0o755,
+    owner: 'root:root',
+  });
   await s.writeFileAtomic(`${dir}/tls/tls.crt`, leaf.certPem, { mode: 0o644, owner: 'root:root' });
   await s.writeFileAtomic(`${dir}/tls/tls.key`, leaf.keyPem, { mode: 0o600, owner: 'root:root' });
   const creds = `/run/credentials/${WEBHOOK_UNIT}.service`;
   const since = (await sh(s, ['date', '+%s'], 'date')).trim();
-  await sh(s, ['systemd-run', `--unit=${WEBHOOK_UNIT}`, '--collect', '--quiet', '-p', 'DynamicUser=yes',
-    '-p', `LoadCredential=tls.crt:${dir}/tls/tls.crt`, '-p', `LoadCredential=tls.key:${dir}/tls/tls.key`,
-    '--', `${dir}/webhook`, `-listen=127.0.0.1:${WEBHOOK_PORT}`, `-cert=${creds}/tls.crt`, `-key=${creds}/tls.key`], 'start the webhook');
-  const journal = async () => (await s.exec(['journalctl', '-u', `${WEBHOOK_UNIT}.service`, '--since', `@${since}`, '-o', 'cat', '--no-pager'], { allowFail: true })).stdout.trimEnd().split('\n').filter(Boolean);
+  await sh(
+    s,
+    [
+      'systemd-run',
+      `--unit=${WEBHOOK_UNIT}`,
+      '--collect',
+      '--quiet',
+      '-p',
+      'DynamicUser=yes',
+      '-p',
+      `LoadCredential=tls.crt:${dir}/tls/tls.crt`,
+      '-p',
+      `LoadCredential=tls.key:${dir}/tls/tls.key`,
+      '--',
+      `${dir}/webhook`,
+      `-listen=127.0.0.1:${WEBHOOK_PORT}`,
+      `-cert=${creds}/tls.crt`,
+      `-key=${creds}/tls.key`,
+    ],
+    'start the webhook',
+  );
+  const journal = async () =>
+    (
+      await s.exec(
+        [
+          'journalctl',
+          '-u',
+          `${WEBHOOK_UNIT}.service`,
+          '--since',
+          `@${since}`,
+          '-o',
+          'cat',
+          '--no-pager',
+        ],
+        { allowFail: true },
+      )
+    ).stdout
+      .trimEnd()
+      .split('\n')
+      .filter(Boolean);
   const stop = async () => {
     await s.exec(['systemctl', 'stop', `${WEBHOOK_UNIT}.service`], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
   };
   for (let i = 0; ; i++) {
-    const listening = (await journal()).some((l) => l.includes(`listening on https://127.0.0.1:${WEBHOOK_PORT}`));
+    const listening = (await journal()).some((l) =>
+      l.includes(`listening on https://127.0.0.1:${WEBHOOK_PORT}`),
+    );
     // It prints that line before it binds: still active a moment later, it holds the port.
-    if (listening && (await sleep(500).then(() => s.exec(['systemctl', 'is-active', `${WEBHOOK_UNIT}.service`], { allowFail: true }))).code === 0) break;
+    if (
+      listening &&
+      (
+        await sleep(500).then(() =>
+          s.exec(['systemctl', 'is-active', `${WEBHOOK_UNIT}.service`], { allowFail: true }),
+        )
+      ).code === 0
+    )
+      break;
     if (i >= 30 || listening) {
       const lines = await journal();
       await stop();
-      throw new StepError('trace apply', `the webhook did not keep listening on 127.0.0.1:${WEBHOOK_PORT} (within 30 s)`, { host: s.host.name, detail: lines.slice(-10) });
+      throw new StepError(
+        'trace apply',
+        `the webhook did not keep listening on 127.0.0.1:${WEBHOOK_PORT} (within 30 s)`,
+        { host: s.host.name, detail: lines.slice(-10) },
+      );
     }
     await sleep(1000);
   }
-  return { caPem: ca.certPem, url: `https://127.0.0.1:${WEBHOOK_PORT}${WEBHOOK_PATH}`, journal, stop };
+  return {
+    caPem: ca.certPem,
+    url: `https://127.0.0.1:${WEBHOOK_PORT}${WEBHOOK_PATH}`,
+    journal,
+    stop,
+  };
 }

@@ -24,8 +24,14 @@ export const DENIED_KEY = 'forbidden';
 
 export const WEBHOOK_SINKS: Sink[] = [
   { id: 'webhook-call', function: 'k8s.io/client-go/rest.(*Request).Do' },
-  { id: 'webhook-answer', function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/request.VerifyAdmissionResponse' },
-  { id: 'webhook-rejection', function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/errors.ToStatusErr' },
+  {
+    id: 'webhook-answer',
+    function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/request.VerifyAdmissionResponse',
+  },
+  {
+    id: 'webhook-rejection',
+    function: 'k8s.io/apiserver/pkg/admission/plugin/webhook/errors.ToStatusErr',
+  },
 ];
 
 export interface WebhookTrace {
@@ -45,43 +51,90 @@ type RunKubectl = (args: string[]) => Promise<RunResult>;
 /** The object must be one the webhook denies: a ConfigMap with the data key it refuses. */
 export function requireDenied(obj: TraceObject): void {
   if (obj.kind !== 'ConfigMap' || !obj.dataKeys?.includes(DENIED_KEY)) {
-    throw new InputError('-f', `with --webhook-reject the object must be a ConfigMap with a data key "${DENIED_KEY}" (what hardwire's webhook denies); ${obj.file} is a ${obj.kind}${obj.kind === 'ConfigMap' ? ` without it` : ''}`);
+    throw new InputError(
+      '-f',
+      `with --webhook-reject the object must be a ConfigMap with a data key "${DENIED_KEY}" (what hardwire's webhook denies); ${obj.file} is a ${obj.kind}${obj.kind === 'ConfigMap' ? ` without it` : ''}`,
+    );
   }
 }
 
 export function webhookConfiguration(obj: TraceObject, url: string, caPem: string): object {
   const ns = obj.namespace ?? 'default';
   return {
-    apiVersion: 'admissionregistration.k8s.io/v1', kind: 'ValidatingWebhookConfiguration',
+    apiVersion: 'admissionregistration.k8s.io/v1',
+    kind: 'ValidatingWebhookConfiguration',
     metadata: { name: CONFIGURATION, labels: { 'app.kubernetes.io/managed-by': 'hardwire' } },
-    webhooks: [{
-      name: WEBHOOK_NAME,
-      clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
-      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
-      matchConditions: [{ name: 'the-traced-object', expression: `request.namespace == "${ns}" && object.metadata.name == "${obj.name}"` }],
-      failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 30,
-    }],
+    webhooks: [
+      {
+        name: WEBHOOK_NAME,
+        clientConfig: { url, caBundle: Buffer.from(caPem).toString('base64') },
+        rules: [
+          {
+            operations: ['CREATE'],
+            apiGroups: [''],
+            apiVersions: ['v1'],
+            resources: ['configmaps'],
+            scope: 'Namespaced',
+          },
+        ],
+        matchConditions: [
+          {
+            name: 'the-traced-object',
+            expression: `request.namespace == "${ns}" && object.metadata.name == "${obj.name}"`,
+          },
+        ],
+        failurePolicy: 'Fail',
+        sideEffects: 'None',
+        admissionReviewVersions: ['v1'],
+        timeoutSeconds: 30,
+      },
+    ],
   };
 }
 
-export interface ArmedWebhook { url: string; serverLog(): Promise<string[]>; disarm(): Promise<void> }
+export interface ArmedWebhook {
+  url: string;
+  serverLog(): Promise<string[]>;
+  disarm(): Promise<void>;
+}
 
 /** The webhook on the host and its configuration in the cluster; disarm removes both (the configuration first). */
-export async function armWebhook(s: Session, binary: string, k: RunKubectl, obj: TraceObject, dir: string): Promise<ArmedWebhook> {
+export async function armWebhook(
+  s: Session,
+  binary: string,
+  k: RunKubectl,
+  obj: TraceObject,
+  dir: string,
+): Promise<ArmedWebhook> {
   const server = await startHostWebhook(s, binary);
-  const remove = () => k(['delete', 'validatingwebhookconfiguration', CONFIGURATION, '--ignore-not-found']);
+  const remove = () =>
+    k(['delete', 'validatingwebhookconfiguration', CONFIGURATION, '--ignore-not-found']);
   try {
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${CONFIGURATION}.json`);
-    writeFileSync(file, `${JSON.stringify(webhookConfiguration(obj, server.url, server.caPem), null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify(webhookConfiguration(obj, server.url, server.caPem), null, 2)}\n`,
+    );
     const r = await k(['apply', '-f', file]);
-    if (r.code !== 0) throw new StepError('trace apply', `kubectl apply -f ${file}: ${`${r.stdout}${r.stderr}`.trim()}`);
+    if (r.code !== 0)
+      throw new StepError(
+        'trace apply',
+        `kubectl apply -f ${file}: ${`${r.stdout}${r.stderr}`.trim()}`,
+      );
   } catch (err) {
     await remove();
     await server.stop();
     throw err;
   }
-  return { url: server.url, serverLog: () => server.journal(), disarm: async () => { await remove(); await server.stop(); } };
+  return {
+    url: server.url,
+    serverLog: () => server.journal(),
+    disarm: async () => {
+      await remove();
+      await server.stop();
+    },
+  };
 }
 
 /** The rejected request's hits: those on the goroutine that turned the answer into the rejection, and on the goroutines that started it. */
@@ -101,10 +154,19 @@ function callerOf(hits: Hit[], stages: Stage[], sink: Sink['id']): Stage | undef
   return k > 0 ? own[k - 1] : undefined;
 }
 
-export function webhookPoints(hits: Hit[], stages: Stage[]): Pick<WebhookTrace, 'callOut' | 'answer' | 'rejection'> {
-  const [callOut, answer, rejection] = (['webhook-call', 'webhook-answer', 'webhook-rejection'] as const).map((id) => {
+export function webhookPoints(
+  hits: Hit[],
+  stages: Stage[],
+): Pick<WebhookTrace, 'callOut' | 'answer' | 'rejection'> {
+  const [callOut, answer, rejection] = (
+    ['webhook-call', 'webhook-answer', 'webhook-rejection'] as const
+  ).map((id) => {
     const st = callerOf(hits, stages, id);
-    if (!st) throw new StepError('trace apply', `no stop at ${WEBHOOK_SINKS.find((x) => x.id === id)!.function} on the rejected request's goroutines, under a frame of its own`);
+    if (!st)
+      throw new StepError(
+        'trace apply',
+        `no stop at ${WEBHOOK_SINKS.find((x) => x.id === id)!.function} on the rejected request's goroutines, under a frame of its own`,
+      );
     return st;
   });
   return { callOut: callOut!, answer: answer!, rejection: rejection! };

@@ -6,25 +6,44 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, expect, it } from 'vitest';
 import { remote, type WiredLab } from './lab.ts';
-import { afterFirstBoot, armFirstBoot, disarm, listings, UNITS, type EtcdView } from './etcd-first-boot.ts';
+import {
+  afterFirstBoot,
+  armFirstBoot,
+  disarm,
+  listings,
+  UNITS,
+  type EtcdView,
+} from './etcd-first-boot.ts';
 
-export function firstBootEvidence(lab: () => WiredLab): { arm: () => Promise<void>; suite: () => void } {
+export function firstBootEvidence(lab: () => WiredLab): {
+  arm: () => Promise<void>;
+  suite: () => void;
+} {
   const token = randomUUID();
   let before: EtcdView | undefined;
   let since = '';
   const host = async () => lab().lab.ssh(lab().lab.info.hosts[0]!.name);
-  const withHost = async <T>(fn: (s: Awaited<ReturnType<typeof host>>) => Promise<T>): Promise<T> => {
+  const withHost = async <T>(
+    fn: (s: Awaited<ReturnType<typeof host>>) => Promise<T>,
+  ): Promise<T> => {
     const s = await host();
-    try { return await fn(s); } finally { await s.close(); }
+    try {
+      return await fn(s);
+    } finally {
+      await s.close();
+    }
   };
-  const arm = () => withHost(async (s) => {
-    since = await remote(s, ['date', '+%s']);
-    before = await armFirstBoot(s, token);
-  });
+  const arm = () =>
+    withHost(async (s) => {
+      since = await remote(s, ['date', '+%s']);
+      before = await armFirstBoot(s, token);
+    });
   const suite = () => {
-    afterAll(async () => { if (before) await withHost(disarm); });
+    afterAll(async () => {
+      if (before) await withHost(disarm);
+    });
 
-    it('etcd.service starts again on the data dir it stopped on: every file\'s mode, owner, size and sha256sum equal', async () => {
+    it("etcd.service starts again on the data dir it stopped on: every file's mode, owner, size and sha256sum equal", async () => {
       const seen = await withHost(listings);
       // Stopped once by prove, started once by prove's undo, and nothing in between.
       expect(seen.map((x) => x.event)).toEqual(['stop', 'start']);
@@ -34,7 +53,7 @@ export function firstBootEvidence(lab: () => WiredLab): { arm: () => Promise<voi
       expect(start).toBe(stop);
     });
 
-    it('the member, the cluster, the test\'s key and the namespaces are those from before; the revision has not gone back', async () => {
+    it("the member, the cluster, the test's key and the namespaces are those from before; the revision has not gone back", async () => {
       const after = await withHost(afterFirstBoot);
       expect(before).toBeDefined();
       expect(after.memberId).toBe(before!.memberId);
@@ -52,8 +71,21 @@ export function firstBootEvidence(lab: () => WiredLab): { arm: () => Promise<voi
     });
 
     it('the debug etcd bootstrapped a new cluster in an empty data dir (its own journal)', async () => {
-      const text = await withHost((s) => remote(s, ['journalctl', '-u', 'hardwire-prove-etcd.service', '--since', `@${since}`, '-o', 'cat', '--no-pager']));
-      expect(text).toMatch(/"msg":"Initialize and start etcd server","data-dir":"\/var\/lib\/etcd","dir-type":"empty"/);
+      const text = await withHost((s) =>
+        remote(s, [
+          'journalctl',
+          '-u',
+          'hardwire-prove-etcd.service',
+          '--since',
+          `@${since}`,
+          '-o',
+          'cat',
+          '--no-pager',
+        ]),
+      );
+      expect(text).toMatch(
+        /"msg":"Initialize and start etcd server","data-dir":"\/var\/lib\/etcd","dir-type":"empty"/,
+      );
       expect(text).not.toMatch(/server has already been initialized/);
       // A new key space (revision 1), and the cluster version set for the first time.
       expect(text).toMatch(/"msg":"kvstore restored","current-rev":1}/);

@@ -3,12 +3,20 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export async function serveFiles(files: Map<string, Buffer>): Promise<{ base: string; close: () => Promise<void> }> {
+export async function serveFiles(
+  files: Map<string, Buffer>,
+): Promise<{ base: string; close: () => Promise<void> }> {
   const server = createServer((req, res) => {
     const body = files.get(req.url ?? '');
-    if (!body) { res.writeHead(404).end('not found'); return; }
+    if (!body) {
+      res.writeHead(404).end('not found');
+      return;
+    }
     res.writeHead(200, { 'content-length': body.length }).end(body);
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  return {
+    base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
 }

@@ -5,7 +5,15 @@
 // inputs, kept under ~/.cache/hardwire/flag-regen/<key>: a changed input is another key, and the
 // analyzer runs again. HARDWIRE_FLAG_REGEN_CACHE=0 runs it every time.
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
@@ -20,7 +28,8 @@ export function regenInputFiles(): string[] {
   const walk = (dir: string) => {
     for (const e of readdirSync(join(repoRoot, dir), { withFileTypes: true })) {
       const p = join(dir, e.name);
-      if (e.isDirectory()) walk(p); else files.add(p);
+      if (e.isDirectory()) walk(p);
+      else files.add(p);
     }
   };
   walk(ANALYZER_DIR);
@@ -42,7 +51,10 @@ export function regenKey(what: string): string {
   const h = createHash('sha256');
   h.update(`${what}\n`);
   h.update(execFileSync(goBinary(), ['version'], { encoding: 'utf8' }));
-  for (const f of regenInputFiles()) h.update(`${f}\0`).update(readFileSync(join(repoRoot, f))).update('\0');
+  for (const f of regenInputFiles())
+    h.update(`${f}\0`)
+      .update(readFileSync(join(repoRoot, f)))
+      .update('\0');
   return h.digest('hex').slice(0, 32);
 }
 
@@ -50,7 +62,10 @@ export function regenKey(what: string): string {
  * The files `produce` writes into a directory, from the cache when this key was produced before.
  * Returns the directory holding them (read-only use) and whether the analyzer ran.
  */
-export function cachedRegeneration(what: string, produce: (outDir: string) => void): { dir: string; ran: boolean } {
+export function cachedRegeneration(
+  what: string,
+  produce: (outDir: string) => void,
+): { dir: string; ran: boolean } {
   const dir = join(cacheDir(), 'flag-regen', regenKey(what));
   if (process.env.HARDWIRE_FLAG_REGEN_CACHE !== '0' && existsSync(dir)) return { dir, ran: false };
   const root = join(cacheDir(), 'flag-regen');

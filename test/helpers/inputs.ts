@@ -17,5 +17,8 @@ export function skipWithoutInputs(...paths: string[]): boolean {
 
 /** The first line of such a test: in CI, a missing input fails here and names its path. */
 export function requireInputs(...paths: string[]): void {
-  expect(missingInputs(...paths), 'test inputs missing (CI=true, so this fails instead of skipping)').toEqual([]);
+  expect(
+    missingInputs(...paths),
+    'test inputs missing (CI=true, so this fails instead of skipping)',
+  ).toEqual([]);
 }

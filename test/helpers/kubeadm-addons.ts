@@ -7,8 +7,24 @@ import type { Session } from '../../core/transport/index.ts';
 import { remote } from './lab.ts';
 import { crictlPs } from './kubeadm-host.ts';
 
-interface PodJson { metadata: { name: string; labels?: Record<string, string> }; spec: { nodeName?: string; containers: { image: string }[] }; status: { phase: string; podIP?: string; containerStatuses?: { ready: boolean; restartCount: number }[] } }
-export interface PodFacts { name: string; node: string; phase: string; ready: boolean; restarts: number; image: string; ip: string }
+interface PodJson {
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: { nodeName?: string; containers: { image: string }[] };
+  status: {
+    phase: string;
+    podIP?: string;
+    containerStatuses?: { ready: boolean; restartCount: number }[];
+  };
+}
+export interface PodFacts {
+  name: string;
+  node: string;
+  phase: string;
+  ready: boolean;
+  restarts: number;
+  image: string;
+  ip: string;
+}
 
 export interface AddonFacts {
   kubeProxy: PodFacts[];
@@ -24,11 +40,17 @@ export interface AddonFacts {
 }
 
 const facts = (p: PodJson): PodFacts => ({
-  name: p.metadata.name, node: p.spec.nodeName ?? '', phase: p.status.phase, image: p.spec.containers[0]!.image, ip: p.status.podIP ?? '',
-  ready: p.status.containerStatuses?.[0]?.ready ?? false, restarts: p.status.containerStatuses?.[0]?.restartCount ?? 0,
+  name: p.metadata.name,
+  node: p.spec.nodeName ?? '',
+  phase: p.status.phase,
+  image: p.spec.containers[0]!.image,
+  ip: p.status.podIP ?? '',
+  ready: p.status.containerStatuses?.[0]?.ready ?? false,
+  restarts: p.status.containerStatuses?.[0]?.restartCount ?? 0,
 });
 
-export const kubectl = (s: Session, ...a: string[]) => remote(s, ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', ...a]);
+export const kubectl = (s: Session, ...a: string[]) =>
+  remote(s, ['kubectl', '--kubeconfig', '/etc/kubernetes/admin.conf', ...a]);
 
 /** Every running container `crictl ps` lists on the host (sandboxes are not containers there), with its task's /proc argv. */
 export async function readTasks(s: Session): Promise<AddonFacts['tasks']> {
@@ -36,17 +58,48 @@ export async function readTasks(s: Session): Promise<AddonFacts['tasks']> {
 }
 
 export async function readAddons(s: Session): Promise<AddonFacts> {
-  const pods = (JSON.parse(await kubectl(s, 'get', 'pods', '-A', '-o', 'json')) as { items: PodJson[] }).items;
+  const pods = (
+    JSON.parse(await kubectl(s, 'get', 'pods', '-A', '-o', 'json')) as { items: PodJson[] }
+  ).items;
   return {
     kubeProxy: pods.filter((p) => p.metadata.labels?.['k8s-app'] === 'kube-proxy').map(facts),
     coredns: pods.filter((p) => p.metadata.labels?.['k8s-app'] === 'kube-dns').map(facts),
     busybox: pods.filter((p) => p.metadata.name === 'busybox').map(facts)[0],
-    kubeProxyConfig: parseYaml(await kubectl(s, 'get', 'cm', 'kube-proxy', '-n', 'kube-system', '-o', 'jsonpath={.data.config\\.conf}')) as Record<string, unknown>,
+    kubeProxyConfig: parseYaml(
+      await kubectl(
+        s,
+        'get',
+        'cm',
+        'kube-proxy',
+        '-n',
+        'kube-system',
+        '-o',
+        'jsonpath={.data.config\\.conf}',
+      ),
+    ) as Record<string, unknown>,
     tasks: await readTasks(s),
     nftTable: await remote(s, ['nft', 'list', 'table', 'ip', 'kube-proxy']),
     services: {
-      kubernetes: await kubectl(s, 'get', 'svc', 'kubernetes', '-n', 'default', '-o', 'jsonpath={.spec.clusterIP}'),
-      dns: await kubectl(s, 'get', 'svc', 'kube-dns', '-n', 'kube-system', '-o', 'jsonpath={.spec.clusterIP}'),
+      kubernetes: await kubectl(
+        s,
+        'get',
+        'svc',
+        'kubernetes',
+        '-n',
+        'default',
+        '-o',
+        'jsonpath={.spec.clusterIP}',
+      ),
+      dns: await kubectl(
+        s,
+        'get',
+        'svc',
+        'kube-dns',
+        '-n',
+        'kube-system',
+        '-o',
+        'jsonpath={.spec.clusterIP}',
+      ),
     },
   };
 }

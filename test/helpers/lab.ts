@@ -7,14 +7,30 @@ import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { expect } from 'vitest';
 import { labDown, labUp, labConnect, rootfsDir, type LabInfo } from '../../harness/lab/index.ts';
-import { cacheFilesInUse, currentInputs, readSnapshotMeta, restoreLabSnapshot, saveLabSnapshot, snapshotKey, snapshotsRoot, staleInputs, type LabShape } from '../../harness/lab/snapshot.ts';
+import {
+  cacheFilesInUse,
+  currentInputs,
+  readSnapshotMeta,
+  restoreLabSnapshot,
+  saveLabSnapshot,
+  snapshotKey,
+  snapshotsRoot,
+  staleInputs,
+  type LabShape,
+} from '../../harness/lab/snapshot.ts';
 import type { Session } from '../../core/transport/index.ts';
 import { repoRoot } from '../../lib/paths.ts';
 import { stderrLogger } from '../../lib/log.ts';
 import { loadValidInventory } from '../../core/validate/inventory.ts';
 import { hardwire } from './cli.ts';
 
-export interface TestLab { name: string; stateDir: string; info: LabInfo; ssh(host: string): Promise<Session>; down(): Promise<void> }
+export interface TestLab {
+  name: string;
+  stateDir: string;
+  info: LabInfo;
+  ssh(host: string): Promise<Session>;
+  down(): Promise<void>;
+}
 
 /** Setup phases go to $HARDWIRE_PROFILE (one JSON line each) for `pnpm bench suite`. */
 export type SetupPhase = 'boot' | 'wire' | 'save' | 'restore' | 'gate';
@@ -23,7 +39,11 @@ export function recordPhase(lab: string, phase: SetupPhase, ms: number): void {
   const out = process.env.HARDWIRE_PROFILE;
   if (!out) return;
   let file = 'unknown';
-  try { file = relative(repoRoot, expect.getState().testPath ?? 'unknown'); } catch { /* outside a test file */ }
+  try {
+    file = relative(repoRoot, expect.getState().testPath ?? 'unknown');
+  } catch {
+    /* outside a test file */
+  }
   mkdirSync(dirname(out), { recursive: true });
   appendFileSync(out, `${JSON.stringify({ file, lab, phase, ms: Math.round(ms) })}\n`);
 }
@@ -54,17 +74,33 @@ async function clearLab(name: string, stateDir: string): Promise<void> {
 
 function handle(name: string, stateDir: string, info: LabInfo): TestLab {
   return {
-    name, stateDir, info,
+    name,
+    stateDir,
+    info,
     ssh: (host) => labConnect(host, { name, stateDir }),
-    down: async () => { await labDown({ name, stateDir }); },
+    down: async () => {
+      await labDown({ name, stateDir });
+    },
   };
 }
 
-export async function testLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number } = {}): Promise<TestLab> {
+export async function testLab(
+  name: string,
+  hosts: number,
+  opts: { workers?: boolean; dedicatedWorkers?: number } = {},
+): Promise<TestLab> {
   const stateDir = labStateDir(name);
   await clearLab(name, stateDir);
   // A lab that failed to come up is taken down here: the test's afterAll never sees it.
-  const info = await timed(name, 'boot', () => labUp({ name, stateDir, hosts, ...(opts.workers ? { workers: true } : {}), ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}) })).catch(async (err: unknown) => {
+  const info = await timed(name, 'boot', () =>
+    labUp({
+      name,
+      stateDir,
+      hosts,
+      ...(opts.workers ? { workers: true } : {}),
+      ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}),
+    }),
+  ).catch(async (err: unknown) => {
     await labDown({ name, stateDir }).catch(() => undefined);
     throw err;
   });
@@ -76,33 +112,49 @@ export async function remote(s: Session, argv: string[]): Promise<string> {
 }
 
 export interface WiredLab {
-  lab: TestLab; inv: string; state: string;
+  lab: TestLab;
+  inv: string;
+  state: string;
   /** The freshly wired cluster again: the snapshot restored (seconds), else a teardown and a wire from nothing. */
   reset(): Promise<void>;
 }
 
-interface WireReport { plan: { hosts: { host: string; changes: { path: string; reason: string }[] }[] }; restarted: { host: string; unit: string }[] }
+interface WireReport {
+  plan: { hosts: { host: string; changes: { path: string; reason: string }[] }[] };
+  restarted: { host: string; unit: string }[];
+}
 
 function wireOrThrow(lab: TestLab, state: string, why: string): WireReport {
-  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], { timeoutMs: 900_000 });
+  const w = hardwire(['wire', '--inventory', lab.info.inventory, '--state-dir', state, '--json'], {
+    timeoutMs: 900_000,
+  });
   if (w.code !== 0) {
     // The error line first: the journal tail after it can be longer than what is shown.
-    throw new Error(`wire (${why}) on test lab ${lab.name} exited ${w.code}: ${w.stderr.split('\n').find((l) => l.startsWith('error:')) ?? ''}\n${w.stderr.slice(-3000)}`);
+    throw new Error(
+      `wire (${why}) on test lab ${lab.name} exited ${w.code}: ${w.stderr.split('\n').find((l) => l.startsWith('error:')) ?? ''}\n${w.stderr.slice(-3000)}`,
+    );
   }
   return JSON.parse(w.stdout) as WireReport;
 }
 
 /** A restored lab must be exactly what wire makes: a wire that changes a file or restarts a unit means the snapshot was not. */
 function expectNoop(r: WireReport, lab: string): void {
-  const changes = r.plan.hosts.flatMap((h) => h.changes.map((c) => `${h.host}:${c.path} (${c.reason})`));
+  const changes = r.plan.hosts.flatMap((h) =>
+    h.changes.map((c) => `${h.host}:${c.path} (${c.reason})`),
+  );
   const restarts = r.restarted.map((x) => `${x.host}:${x.unit}`);
   if (changes.length + restarts.length > 0) {
-    throw new Error(`restored lab ${lab} differs from what wire makes: changed ${changes.slice(0, 5).join(', ') || 'nothing'}; restarted ${restarts.join(', ') || 'nothing'}`);
+    throw new Error(
+      `restored lab ${lab} differs from what wire makes: changed ${changes.slice(0, 5).join(', ') || 'nothing'}; restarted ${restarts.join(', ') || 'nothing'}`,
+    );
   }
 }
 
 /** Where a wired lab of this shape, made by this code, these binaries and this rootfs, is kept. */
-export function wiredSnapshotDir(shape: LabShape, root = repoRoot): { dir: string; inputs: ReturnType<typeof currentInputs> } {
+export function wiredSnapshotDir(
+  shape: LabShape,
+  root = repoRoot,
+): { dir: string; inputs: ReturnType<typeof currentInputs> } {
   const inputs = currentInputs(shape, rootfsDir(), root);
   return { dir: join(snapshotsRoot(), shape.name, snapshotKey(inputs)), inputs };
 }
@@ -114,7 +166,11 @@ export function wiredSnapshotDir(shape: LabShape, root = repoRoot): { dir: strin
  * for every gate. Files that share a shape share a name, and so one snapshot. `fresh`: wire from
  * nothing, no snapshot (the tests of wire itself).
  */
-export async function wiredTestLab(name: string, hosts: number, opts: { workers?: boolean; dedicatedWorkers?: number; fresh?: boolean } = {}): Promise<WiredLab> {
+export async function wiredTestLab(
+  name: string,
+  hosts: number,
+  opts: { workers?: boolean; dedicatedWorkers?: number; fresh?: boolean } = {},
+): Promise<WiredLab> {
   const { fresh, ...labOpts } = opts;
   const shape: LabShape = { name, hosts, ...labOpts };
   const stateDir = labStateDir(name);
@@ -126,10 +182,15 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
   const snap = use ? wiredSnapshotDir(shape) : undefined;
   const restore = async (): Promise<TestLab> => {
     await clearLab(name, stateDir);
-    const { info } = await timed(name, 'restore', () => restoreLabSnapshot({ name, stateDir, src: snap!.dir, inputs: snap!.inputs }));
+    const { info } = await timed(name, 'restore', () =>
+      restoreLabSnapshot({ name, stateDir, src: snap!.dir, inputs: snap!.inputs }),
+    );
     const lab = handle(name, stateDir, info);
     try {
-      expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after restore')), name);
+      expectNoop(
+        await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after restore')),
+        name,
+      );
     } catch (err) {
       await lab.down().catch(() => undefined);
       throw err;
@@ -141,9 +202,16 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
     return meta !== undefined && staleInputs(meta, snap!.inputs).length === 0;
   };
   const resetBy = (lab: TestLab) => async () => {
-    if (current()) { await restore(); return; }
-    const td = hardwire(['teardown', '--inventory', lab.info.inventory, '--state-dir', state, '--purge-data'], { timeoutMs: 300_000 });
-    if (td.code !== 0) throw new Error(`teardown on test lab ${name} exited ${td.code}: ${td.stderr.slice(-2000)}`);
+    if (current()) {
+      await restore();
+      return;
+    }
+    const td = hardwire(
+      ['teardown', '--inventory', lab.info.inventory, '--state-dir', state, '--purge-data'],
+      { timeoutMs: 300_000 },
+    );
+    if (td.code !== 0)
+      throw new Error(`teardown on test lab ${name} exited ${td.code}: ${td.stderr.slice(-2000)}`);
     await timed(name, 'wire', async () => wireOrThrow(lab, state, 'reset'));
   };
   if (current()) {
@@ -157,11 +225,24 @@ export async function wiredTestLab(name: string, hosts: number, opts: { workers?
       // Older snapshots of this lab were made by other code or binaries: only the current one is kept.
       rmSync(join(snapshotsRoot(), name), { recursive: true, force: true });
       await timed(name, 'save', async () => {
-        const binaries = await cacheFilesInUse(loadValidInventory(lab.info.inventory), stderrLogger(true));
-        await saveLabSnapshot({ name, stateDir, dest: snap.dir, clusterDir: join(state, name), inputs: snap.inputs, binaries });
+        const binaries = await cacheFilesInUse(
+          loadValidInventory(lab.info.inventory),
+          stderrLogger(true),
+        );
+        await saveLabSnapshot({
+          name,
+          stateDir,
+          dest: snap.dir,
+          clusterDir: join(state, name),
+          inputs: snap.inputs,
+          binaries,
+        });
         await labUp({ name, stateDir });
       });
-      expectNoop(await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after save')), name);
+      expectNoop(
+        await timed(name, 'gate', async () => wireOrThrow(lab, state, 'after save')),
+        name,
+      );
     }
   } catch (err) {
     await lab.down().catch(() => undefined);

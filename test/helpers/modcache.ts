@@ -22,6 +22,11 @@ export function reopen(root: string, file: string, line: number): string {
 }
 
 /** The line a flag-map site (module, version, file, line) cites. */
-export function reopenSite(s: { module: string; version: string; file: string; line: number }): string {
+export function reopenSite(s: {
+  module: string;
+  version: string;
+  file: string;
+  line: number;
+}): string {
   return reopen(moduleDir(s.module, s.version), s.file, s.line);
 }

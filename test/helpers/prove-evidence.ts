@@ -23,16 +23,21 @@ export function independentProblem(s: SiteResult, selector: string): string | un
   if (!m) return `unparsable ref ${s.ref}`;
   const [, module, version, file, lineText] = m;
   const line = Number(lineText);
-  if (!cacheFile(s.at!.file).endsWith(`${module}@${version}/${file}`) || s.at!.line !== line) return `delve stopped at ${s.at!.file}:${s.at!.line}, not ${s.ref}`;
+  if (!cacheFile(s.at!.file).endsWith(`${module}@${version}/${file}`) || s.at!.line !== line)
+    return `delve stopped at ${s.at!.file}:${s.at!.line}, not ${s.ref}`;
   const lines = sourceLines(module!, version!, file!);
   if (!lines) return `${s.ref} is not in the module cache`;
   const fn = enclosingFunc(lines, line);
-  if (!sameFunction(fn, s.at!.function)) return `${s.ref} lies in ${fn ?? 'no function'}, delve reported ${s.at!.function}`;
+  if (!sameFunction(fn, s.at!.function))
+    return `${s.ref} lies in ${fn ?? 'no function'}, delve reported ${s.at!.function}`;
   const word = selector.replace(/^\./, '');
-  if (!lines[line - 1]!.includes(word)) return `${s.ref} does not spell ${word}: ${lines[line - 1]!.trim()}`;
+  if (!lines[line - 1]!.includes(word))
+    return `${s.ref} does not spell ${word}: ${lines[line - 1]!.trim()}`;
   return undefined;
 }
 
 export function selectorOf(map: FlagMap, flag: string, ref: string): string {
-  return map.flags.find((f) => f.name === flag)!.consumedAt.find((c) => `${c.module}@${c.version}/${c.file}:${c.line}` === ref)!.selector;
+  return map.flags
+    .find((f) => f.name === flag)!
+    .consumedAt.find((c) => `${c.module}@${c.version}/${c.file}:${c.line}` === ref)!.selector;
 }

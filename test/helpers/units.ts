@@ -9,17 +9,37 @@ import type { TestLab } from './lab.ts';
  * (systemd's own restarts after the process exited, which a `systemctl restart` does not count)
  * and when it was read (ms since the epoch).
  */
-export type UnitClocks = Record<string, { enter: number; exit: number; restarts: number; readAt: number }>;
+export type UnitClocks = Record<
+  string,
+  { enter: number; exit: number; restarts: number; readAt: number }
+>;
 
-export async function unitClocks(lab: TestLab, hosts: readonly string[], units: readonly string[]): Promise<UnitClocks> {
+export async function unitClocks(
+  lab: TestLab,
+  hosts: readonly string[],
+  units: readonly string[],
+): Promise<UnitClocks> {
   const out: UnitClocks = {};
   for (const host of hosts) {
     const readAt = Date.now();
-    const text = await onHost(lab, host, ['systemctl', 'show', '-p', 'Id,ActiveEnterTimestampMonotonic,ActiveExitTimestampMonotonic,NRestarts', ...units]);
+    const text = await onHost(lab, host, [
+      'systemctl',
+      'show',
+      '-p',
+      'Id,ActiveEnterTimestampMonotonic,ActiveExitTimestampMonotonic,NRestarts',
+      ...units,
+    ]);
     for (const block of text.trim().split(/\n\s*\n/)) {
-      const p = Object.fromEntries(block.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+      const p = Object.fromEntries(
+        block.split('\n').map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
       expect(units, `${host}: systemctl show ${block}`).toContain(p.Id);
-      out[`${host}/${p.Id}`] = { enter: Number(p.ActiveEnterTimestampMonotonic), exit: Number(p.ActiveExitTimestampMonotonic), restarts: Number(p.NRestarts), readAt };
+      out[`${host}/${p.Id}`] = {
+        enter: Number(p.ActiveEnterTimestampMonotonic),
+        exit: Number(p.ActiveExitTimestampMonotonic),
+        restarts: Number(p.NRestarts),
+        readAt,
+      };
     }
   }
   expect(Object.keys(out)).toHaveLength(hosts.length * units.length);
@@ -37,31 +57,64 @@ export async function unitClocks(lab: TestLab, hosts: readonly string[], units: 
  * v1.36.3); it is printed, never silent. Such a unit in `order` is still checked for its restart, but
  * its last exit may be its own, so the one-at-a-time check skips it.
  */
-export async function expectRolled(lab: TestLab, before: UnitClocks, after: UnitClocks, order: readonly string[]): Promise<void> {
+export async function expectRolled(
+  lab: TestLab,
+  before: UnitClocks,
+  after: UnitClocks,
+  order: readonly string[],
+): Promise<void> {
   const lost = new Map<string, string>();
   for (const k of Object.keys(before)) {
     const line = await lostLease(lab, k, before[k]!, after[k]!);
     if (line) lost.set(k, line);
   }
-  for (const k of order) expect.soft(after[k]!.enter, `${k} restarted`).toBeGreaterThan(before[k]!.enter);
+  for (const k of order)
+    expect.soft(after[k]!.enter, `${k} restarted`).toBeGreaterThan(before[k]!.enter);
   for (let i = 1; i < order.length; i++) {
     const k = order[i]!;
     // Its last exit is its own when it lost the Lease just before its turn (systemd's auto-restart); printed below.
     if (lost.has(k)) continue;
-    expect.soft(after[k]!.exit, `${k} went down only after ${order[i - 1]} was up again`).toBeGreaterThan(after[order[i - 1]!]!.enter);
+    expect
+      .soft(after[k]!.exit, `${k} went down only after ${order[i - 1]} was up again`)
+      .toBeGreaterThan(after[order[i - 1]!]!.enter);
   }
   for (const k of Object.keys(before).filter((x) => !order.includes(x))) {
     const [b, a] = [before[k]!, after[k]!];
     if (a.enter === b.enter && a.exit === b.exit) continue;
-    expect.soft(lost.has(k), `${k} moved outside the roll (enter ${b.enter} -> ${a.enter}, exit ${b.exit} -> ${a.exit}, NRestarts ${b.restarts} -> ${a.restarts}): only a leader that lost its Lease, restarted by systemd, may`).toBe(true);
+    expect
+      .soft(
+        lost.has(k),
+        `${k} moved outside the roll (enter ${b.enter} -> ${a.enter}, exit ${b.exit} -> ${a.exit}, NRestarts ${b.restarts} -> ${a.restarts}): only a leader that lost its Lease, restarted by systemd, may`,
+      )
+      .toBe(true);
   }
-  for (const [k, line] of lost) console.log(`${k} lost its leader Lease while an apiserver restarted, and systemd restarted it (NRestarts ${before[k]!.restarts} -> ${after[k]!.restarts}): ${line}`);
+  for (const [k, line] of lost)
+    console.log(
+      `${k} lost its leader Lease while an apiserver restarted, and systemd restarted it (NRestarts ${before[k]!.restarts} -> ${after[k]!.restarts}): ${line}`,
+    );
 }
 
 /** The journal line of a lost leader Lease, when systemd also counted a restart of the unit since `b`; else ''. */
-async function lostLease(lab: TestLab, k: string, b: UnitClocks[string], a: UnitClocks[string]): Promise<string> {
+async function lostLease(
+  lab: TestLab,
+  k: string,
+  b: UnitClocks[string],
+  a: UnitClocks[string],
+): Promise<string> {
   const [host, unit] = k.split('/') as [string, string];
-  if (a.restarts <= b.restarts || !/^kube-(controller-manager|scheduler)\.service$/.test(unit)) return '';
-  const text = await onHost(lab, host, ['journalctl', '-u', unit, `--since=@${Math.floor(b.readAt / 1000) - 1}`, '-o', 'cat', '--no-pager', '--case-sensitive=false', '--grep', 'leaderelection lost']);
+  if (a.restarts <= b.restarts || !/^kube-(controller-manager|scheduler)\.service$/.test(unit))
+    return '';
+  const text = await onHost(lab, host, [
+    'journalctl',
+    '-u',
+    unit,
+    `--since=@${Math.floor(b.readAt / 1000) - 1}`,
+    '-o',
+    'cat',
+    '--no-pager',
+    '--case-sensitive=false',
+    '--grep',
+    'leaderelection lost',
+  ]);
   return text.trim().split('\n')[0] ?? '';
 }

@@ -11,15 +11,30 @@ import { probeObjects, probeGate } from '../../gates/pods.ts';
 import { isNoop } from './gates.ts';
 import { workersLive } from './nodes.ts';
 
-interface KubeObject { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; resourceVersion?: string }; [k: string]: unknown }
+interface KubeObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; resourceVersion?: string };
+  [k: string]: unknown;
+}
 
 const PLURAL: Record<string, string> = {
-  ServiceAccount: 'serviceaccounts', ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings',
-  ConfigMap: 'configmaps', Deployment: 'deployments', Service: 'services', Namespace: 'namespaces', Pod: 'pods',
+  ServiceAccount: 'serviceaccounts',
+  ClusterRole: 'clusterroles',
+  ClusterRoleBinding: 'clusterrolebindings',
+  ConfigMap: 'configmaps',
+  Deployment: 'deployments',
+  Service: 'services',
+  Namespace: 'namespaces',
+  Pod: 'pods',
 };
 
 /** The collection an object is created in: core group under /api, the rest under /apis. */
-export function collectionPath(o: { apiVersion: string; kind: string; metadata: { namespace?: string } }): string {
+export function collectionPath(o: {
+  apiVersion: string;
+  kind: string;
+  metadata: { namespace?: string };
+}): string {
   const plural = PLURAL[o.kind];
   if (!plural) throw new Error(`addons: no API path known for kind ${o.kind}`);
   const group = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
@@ -28,8 +43,17 @@ export function collectionPath(o: { apiVersion: string; kind: string; metadata: 
 
 /** The parts of an object ownedFields reads, live or wanted. */
 interface Obj {
-  kind: string; rules?: unknown; roleRef?: unknown; subjects?: unknown; data?: unknown;
-  spec?: { clusterIP?: unknown; ports?: unknown; replicas?: unknown; template?: { spec?: { containers?: { image?: unknown; args?: unknown }[] } } };
+  kind: string;
+  rules?: unknown;
+  roleRef?: unknown;
+  subjects?: unknown;
+  data?: unknown;
+  spec?: {
+    clusterIP?: unknown;
+    ports?: unknown;
+    replicas?: unknown;
+    template?: { spec?: { containers?: { image?: unknown; args?: unknown }[] } };
+  };
 }
 
 /**
@@ -40,17 +64,26 @@ interface Obj {
  */
 export function ownedFields(o: Obj): Record<string, unknown> {
   switch (o.kind) {
-    case 'ClusterRole': return { rules: o.rules };
-    case 'ClusterRoleBinding': return { roleRef: o.roleRef, subjects: o.subjects };
-    case 'ConfigMap': return { data: o.data };
-    case 'Service': return { clusterIP: o.spec?.clusterIP, ports: o.spec?.ports };
+    case 'ClusterRole':
+      return { rules: o.rules };
+    case 'ClusterRoleBinding':
+      return { roleRef: o.roleRef, subjects: o.subjects };
+    case 'ConfigMap':
+      return { data: o.data };
+    case 'Service':
+      return { clusterIP: o.spec?.clusterIP, ports: o.spec?.ports };
     // A Pod's image is one of the few mutable fields of its spec.
-    case 'Pod': return { image: (o.spec as { containers?: { image?: unknown }[] } | undefined)?.containers?.[0]?.image };
+    case 'Pod':
+      return {
+        image: (o.spec as { containers?: { image?: unknown }[] } | undefined)?.containers?.[0]
+          ?.image,
+      };
     case 'Deployment': {
       const c = o.spec?.template?.spec?.containers?.[0];
       return { replicas: o.spec?.replicas, image: c?.image, args: c?.args };
     }
-    default: return {};
+    default:
+      return {};
   }
 }
 
@@ -58,9 +91,14 @@ export function ownedFields(o: Obj): Record<string, unknown> {
 export function ownedDiff(live: Obj, want: Obj): string[] {
   const l = ownedFields(live);
   const w = ownedFields(want);
-  const short = (v: unknown) => { const s = JSON.stringify(v) ?? 'unset'; return s.length > 60 ? `${s.slice(0, 57)}...` : s; };
+  const short = (v: unknown) => {
+    const s = JSON.stringify(v) ?? 'unset';
+    return s.length > 60 ? `${s.slice(0, 57)}...` : s;
+  };
   // A field the wanted object leaves unset (a probe Service's clusterIP) is the apiserver's to choose.
-  return Object.keys(w).filter((f) => w[f] !== undefined && !isDeepStrictEqual(l[f], w[f])).map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
+  return Object.keys(w)
+    .filter((f) => w[f] !== undefined && !isDeepStrictEqual(l[f], w[f]))
+    .map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
 }
 
 export const addonsPhase: Phase = {
@@ -72,28 +110,45 @@ export const addonsPhase: Phase = {
     const host = ctx.inv.controlPlaneHosts[0]!.name;
     const objects = [...corednsObjects(ctx.inv), ...probeObjects(ctx.inv)] as KubeObject[];
     // Read all at once (a no-op run makes only these reads); write in order, each after what it needs.
-    const live = await Promise.all(objects.map((o) => kubeJson<KubeObject>(creds, 'GET', `${collectionPath(o)}/${o.metadata.name}`, { allow: [404] })));
+    const live = await Promise.all(
+      objects.map((o) =>
+        kubeJson<KubeObject>(creds, 'GET', `${collectionPath(o)}/${o.metadata.name}`, {
+          allow: [404],
+        }),
+      ),
+    );
     for (const [i, o] of objects.entries()) {
-      const { kind, metadata: { name, namespace } } = o;
+      const {
+        kind,
+        metadata: { name, namespace },
+      } = o;
       const where = `${kind} ${namespace ? `${namespace}/` : ''}${name}`;
       const coll = collectionPath(o);
       const got = live[i]!;
       if (got.status === 404) {
-        await ctx.wet.run(host, `create ${where}`, () => kubeJson(creds, 'POST', coll, { body: o }));
+        await ctx.wet.run(host, `create ${where}`, () =>
+          kubeJson(creds, 'POST', coll, { body: o }),
+        );
         continue;
       }
       const diff = ownedDiff(got.json, o);
       if (diff.length === 0) continue;
       // The whole wanted object, on the live resourceVersion: a concurrent change makes it a 409, not a lost update.
-      const body = { ...o, metadata: { ...o.metadata, resourceVersion: got.json.metadata.resourceVersion } };
-      await ctx.wet.run(host, `update ${where}: ${diff.join('; ')}`, () => kubeJson(creds, 'PUT', `${coll}/${name}`, { body }));
+      const body = {
+        ...o,
+        metadata: { ...o.metadata, resourceVersion: got.json.metadata.resourceVersion },
+      };
+      await ctx.wet.run(host, `update ${where}: ${diff.join('; ')}`, () =>
+        kubeJson(creds, 'PUT', `${coll}/${name}`, { body }),
+      );
     }
   },
 };
 
 export const probesPhase: Phase = {
   id: 'probes',
-  title: 'Gate the workload: each probe Pod Running; after any change also its log, kubectl exec, Pod to Pod across nodes, the Service by DNS name',
+  title:
+    'Gate the workload: each probe Pod Running; after any change also its log, kubectl exec, Pod to Pod across nodes, the Service by DNS name',
   shouldRun: workersLive,
   // A run that changed nothing re-reads only the Pods' phase: the rest was proven when they started.
   run: (ctx) => probeGate(ctx, !isNoop(ctx)),

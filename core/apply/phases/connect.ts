@@ -5,7 +5,8 @@ import { StepError } from '../../../lib/errors.ts';
 const pending = new WeakMap<object, Promise<PromiseSettledResult<void>[]>>();
 
 function connectAll(ctx: Parameters<Phase['run']>[0]): Promise<PromiseSettledResult<void>[]> {
-  return Promise.allSettled(ctx.inv.hosts.map(async (h) => {
+  return Promise.allSettled(
+    ctx.inv.hosts.map(async (h) => {
       const s = await connect(h, {
         ...(ctx.inv.knownHostsFile ? { knownHostsFile: ctx.inv.knownHostsFile } : {}),
         acceptNewHostKeys: ctx.opts.acceptNewHostKeys,
@@ -13,7 +14,8 @@ function connectAll(ctx: Parameters<Phase['run']>[0]): Promise<PromiseSettledRes
       });
       ctx.wet.attach(h.name, s);
       ctx.sessions.set(h.name, readOnly(s));
-  }));
+    }),
+  );
 }
 
 // All hosts or none: a host that cannot be reached stops the run before anything changes.
@@ -30,7 +32,11 @@ export const connectPhase: Phase = {
     if (failed.length > 0) {
       const first = failed[0];
       if (first instanceof StepError) {
-        throw new StepError(first.step, `${first.message}${failed.length > 1 ? ` (and ${failed.length - 1} more host(s))` : ''}; nothing was changed on any host`, { ...(first.host ? { host: first.host } : {}), detail: first.detail });
+        throw new StepError(
+          first.step,
+          `${first.message}${failed.length > 1 ? ` (and ${failed.length - 1} more host(s))` : ''}; nothing was changed on any host`,
+          { ...(first.host ? { host: first.host } : {}), detail: first.detail },
+        );
       }
       throw first;
     }

@@ -7,6 +7,9 @@ export const pkiPhase: Phase = {
   title: 'Load or create the PKI',
   async run(ctx) {
     ctx.pki = await ensurePki(ctx.stateDir, ctx.inv);
-    for (const e of ctx.pki.events.filter((e) => e.action !== 'kept')) ctx.log.info(`  ${e.action} ${e.file}${e.reasons.length ? ` (${e.reasons.join('; ')})` : ''}`);
+    for (const e of ctx.pki.events.filter((e) => e.action !== 'kept'))
+      ctx.log.info(
+        `  ${e.action} ${e.file}${e.reasons.length ? ` (${e.reasons.join('; ')})` : ''}`,
+      );
   },
 };

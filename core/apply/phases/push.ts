@@ -10,19 +10,38 @@ import { BACKUP_ROOT, BACKUP_SCRIPT, KEEP_BACKUPS, type BackupRecord } from '../
 
 // Keep the previous version of every file this run overwrites, and a list of the files it creates,
 // under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
-export async function backup(ctx: WireContext, host: string, changes: FileChange[], id = ctx.runId): Promise<void> {
+export async function backup(
+  ctx: WireContext,
+  host: string,
+  changes: FileChange[],
+  id = ctx.runId,
+): Promise<void> {
   if (changes.length === 0) return;
   const dir = `${BACKUP_ROOT}/${id}`;
   const overwritten = changes.filter((c) => c.reason !== 'missing');
   const record: BackupRecord = {
     runId: id,
     overwritten: overwritten.map((c) => ({ path: c.path, readBy: c.readBy })),
-    created: changes.filter((c) => c.reason === 'missing').map((c) => ({ path: c.path, readBy: c.readBy })),
+    created: changes
+      .filter((c) => c.reason === 'missing')
+      .map((c) => ({ path: c.path, readBy: c.readBy })),
   };
   const text = `${JSON.stringify(record, null, 2)}\n`;
-  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, (s) => s.exec(
-    ['sh', '-c', BACKUP_SCRIPT, 'sh', dir, String(KEEP_BACKUPS), String(Buffer.byteLength(text)), ...overwritten.map((c) => c.path)], { stdin: text },
-  ));
+  await ctx.wet.run(host, `back up ${overwritten.length} file(s) to ${dir}`, (s) =>
+    s.exec(
+      [
+        'sh',
+        '-c',
+        BACKUP_SCRIPT,
+        'sh',
+        dir,
+        String(KEEP_BACKUPS),
+        String(Buffer.byteLength(text)),
+        ...overwritten.map((c) => c.path),
+      ],
+      { stdin: text },
+    ),
+  );
   if (!ctx.opts.dryRun) ctx.backups.push(host);
 }
 
@@ -37,20 +56,54 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
   // Mark restarts before touching files: if this run dies after the push, the next run still
   // sees that the running process has not loaded the new files.
   for (const u of plan.units.filter((x) => x.action === 'restart')) {
-    await ctx.wet.run(host, `mark ${u.component} restart pending`, (s) => s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, { mode: 0o644 }));
+    await ctx.wet.run(host, `mark ${u.component} restart pending`, (s) =>
+      s.writeFileAtomic(`${PENDING_DIR}/${u.component}`, `${u.reasons.join('\n')}\n`, {
+        mode: 0o644,
+      }),
+    );
   }
   await backup(ctx, host, plan.changes);
   // Binaries and rendered files in one tar stream (transport/batch.ts), as the floor sends them: binaries
   // streamed from the cache (never read into memory), each file renamed atomically only after the
   // whole stream has landed and been fsynced, so a run killed mid-stream renames nothing.
-  await ctx.wet.runAll(host, plan.changes.map((c) => `write ${c.path} (${c.reason})`), (s) => s.writeFilesAtomic(plan.changes.map((c) => ({
-    path: c.path, mode: c.mode, owner: 'root:root', data: c.kind === 'binary' ? cached(ctx, c.path) : tree.files.find((f) => f.path === c.path)!.content,
-  }))));
-  const toEnable = plan.units.filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled).map((u) => `${u.component}.service`);
+  await ctx.wet.runAll(
+    host,
+    plan.changes.map((c) => `write ${c.path} (${c.reason})`),
+    (s) =>
+      s.writeFilesAtomic(
+        plan.changes.map((c) => ({
+          path: c.path,
+          mode: c.mode,
+          owner: 'root:root',
+          data:
+            c.kind === 'binary'
+              ? cached(ctx, c.path)
+              : tree.files.find((f) => f.path === c.path)!.content,
+        })),
+      ),
+  );
+  const toEnable = plan.units
+    .filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled)
+    .map((u) => `${u.component}.service`);
   await ctx.wet.runCommands(host, [
-    ...(plan.daemonReload ? [{ msg: 'systemctl daemon-reload', argv: ['systemctl', 'daemon-reload'] }] : []),
+    ...(plan.daemonReload
+      ? [{ msg: 'systemctl daemon-reload', argv: ['systemctl', 'daemon-reload'] }]
+      : []),
     // enable reloads systemd by itself, unless told that the daemon-reload just before it already did.
-    ...(toEnable.length > 0 ? [{ msg: `systemctl enable ${toEnable.join(' ')}`, argv: ['systemctl', 'enable', '--quiet', ...(plan.daemonReload ? ['--no-reload'] : []), ...toEnable] }] : []),
+    ...(toEnable.length > 0
+      ? [
+          {
+            msg: `systemctl enable ${toEnable.join(' ')}`,
+            argv: [
+              'systemctl',
+              'enable',
+              '--quiet',
+              ...(plan.daemonReload ? ['--no-reload'] : []),
+              ...toEnable,
+            ],
+          },
+        ]
+      : []),
   ]);
 }
 
@@ -64,8 +117,17 @@ export const pushPhase: Phase = {
   title: 'Push files and binaries (atomic, only what changed)',
   async run(ctx) {
     const results = await Promise.allSettled(ctx.plan!.hosts.map((h) => pushHost(ctx, h.host)));
-    records.set(ctx, Promise.allSettled(ctx.plan!.hosts.filter((_, i) => results[i]!.status === 'fulfilled').map((h) => recordHost(ctx, h.host))));
-    const bad = results.flatMap((r, i) => (r.status === 'rejected' ? [{ host: ctx.plan!.hosts[i]!.host, err: r.reason as unknown }] : []));
+    records.set(
+      ctx,
+      Promise.allSettled(
+        ctx
+          .plan!.hosts.filter((_, i) => results[i]!.status === 'fulfilled')
+          .map((h) => recordHost(ctx, h.host)),
+      ),
+    );
+    const bad = results.flatMap((r, i) =>
+      r.status === 'rejected' ? [{ host: ctx.plan!.hosts[i]!.host, err: r.reason as unknown }] : [],
+    );
     if (bad.length > 0) {
       const { host, err } = bad[0]!;
       if (err instanceof StepError) throw err;
@@ -74,7 +136,10 @@ export const pushPhase: Phase = {
   },
   async cleanup(ctx) {
     for (const r of (await records.get(ctx)) ?? []) {
-      if (r.status === 'rejected') ctx.log.info(`  host record not updated (the next run hashes those files again): ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`);
+      if (r.status === 'rejected')
+        ctx.log.info(
+          `  host record not updated (the next run hashes those files again): ${r.reason instanceof Error ? r.reason.message : String(r.reason)}`,
+        );
     }
   },
 };

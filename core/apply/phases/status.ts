@@ -9,10 +9,12 @@ export const statusPhase: Phase = {
   // Nothing (re)started: the unit states read before the plan are still current.
   shouldRun: (ctx) => !ctx.opts.dryRun && ctx.restarted.length > 0,
   async run(ctx) {
-    await Promise.all(ctx.wants.map(async (w) => {
-      const units = await unitFacts(session(ctx, w.host), w.components);
-      const facts = ctx.facts.get(w.host)!;
-      ctx.facts.set(w.host, { ...facts, units });
-    }));
+    await Promise.all(
+      ctx.wants.map(async (w) => {
+        const units = await unitFacts(session(ctx, w.host), w.components);
+        const facts = ctx.facts.get(w.host)!;
+        ctx.facts.set(w.host, { ...facts, units });
+      }),
+    );
   },
 };

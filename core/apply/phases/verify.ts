@@ -5,7 +5,10 @@ import { runGateChecks } from '../../gates/checks.ts';
 import { smoke, timed, type CheckResult } from '../../gates/smoke.ts';
 import { probeChecks } from '../../gates/pods.ts';
 
-export interface VerifyReport { gates: CheckResult[]; smoke: CheckResult[] }
+export interface VerifyReport {
+  gates: CheckResult[];
+  smoke: CheckResult[];
+}
 
 /**
  * verify's gates without its smoke test (which writes): each component's own checks, all at once as
@@ -23,9 +26,16 @@ export function verifyPhase(report: VerifyReport): Phase {
     id: 'verify',
     title: 'Re-run every gate, then the API smoke test through admin.conf',
     async run(ctx: WireContext) {
-      report.gates.push(...await verifyGates(ctx));
-      report.smoke.push(...await smoke(adminCreds(ctx.clusterDir), ctx.inv, session(ctx, ctx.inv.etcdHosts[0]!.name)));
-      for (const r of [...report.gates, ...report.smoke]) ctx.log.info(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.detail}`);
+      report.gates.push(...(await verifyGates(ctx)));
+      report.smoke.push(
+        ...(await smoke(
+          adminCreds(ctx.clusterDir),
+          ctx.inv,
+          session(ctx, ctx.inv.etcdHosts[0]!.name),
+        )),
+      );
+      for (const r of [...report.gates, ...report.smoke])
+        ctx.log.info(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name}: ${r.detail}`);
     },
   };
 }

@@ -17,10 +17,15 @@ export function assetDir(name: BinaryName, version: string, asset: string): stri
   return join(entryDir(name, version), asset);
 }
 
-const recordPath = (name: BinaryName, version: string) => join(entryDir(name, version), 'assets.json');
+const recordPath = (name: BinaryName, version: string) =>
+  join(entryDir(name, version), 'assets.json');
 
 /** Copies each asset directory from root into the cache entry (temp + rename), then records the digests. */
-export async function installAssets(name: BinaryName, version: string, root: string): Promise<void> {
+export async function installAssets(
+  name: BinaryName,
+  version: string,
+  root: string,
+): Promise<void> {
   const digests: Record<string, string> = {};
   await rm(recordPath(name, version), { force: true });
   for (const a of assetsOf(name)) {
@@ -42,11 +47,14 @@ export async function installAssets(name: BinaryName, version: string, root: str
 export async function assetProblem(name: BinaryName, version: string): Promise<string | undefined> {
   const wanted = assetsOf(name);
   if (wanted.length === 0) return undefined;
-  const rec = await readFile(recordPath(name, version), 'utf8').then((t) => JSON.parse(t) as Record<string, string>).catch(() => undefined);
+  const rec = await readFile(recordPath(name, version), 'utf8')
+    .then((t) => JSON.parse(t) as Record<string, string>)
+    .catch(() => undefined);
   if (!rec) return 'its asset record (assets.json) is missing';
   for (const a of wanted) {
     const got = await treeDigest(assetDir(name, version, a)).catch(() => undefined);
-    if (got !== rec[a]) return `its ${a}/ directory ${got === undefined ? 'is missing' : 'changed since it was cached'}`;
+    if (got !== rec[a])
+      return `its ${a}/ directory ${got === undefined ? 'is missing' : 'changed since it was cached'}`;
   }
   return undefined;
 }

@@ -3,7 +3,17 @@
 // matches its manifest is reported as corrupt and must never be handed out.
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { chmod, copyFile, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { cacheDir } from '../../../lib/paths.ts';
 import { PINNED_KUBERNETES } from '../../../lib/constants.ts';
@@ -65,10 +75,15 @@ export async function sha256File(path: string): Promise<string> {
   return h.digest('hex');
 }
 
-export async function readManifest(name: BinaryName, version: string): Promise<Manifest | undefined> {
+export async function readManifest(
+  name: BinaryName,
+  version: string,
+): Promise<Manifest | undefined> {
   try {
     const doc = JSON.parse(await readFile(manifestPath(name, version), 'utf8')) as Manifest;
-    return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256) ? doc : undefined;
+    return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256)
+      ? doc
+      : undefined;
   } catch {
     return undefined;
   }
@@ -79,23 +94,46 @@ export async function readManifest(name: BinaryName, version: string): Promise<M
  * write, chmod or rename into place and cannot be set from user space, so a file replaced behind
  * our back with the same size and mtime still differs here (new inode, or new ctime).
  */
-export interface StatKey { dev: string; ino: string; size: string; mtimeNs: string; ctimeNs: string }
+export interface StatKey {
+  dev: string;
+  ino: string;
+  size: string;
+  mtimeNs: string;
+  ctimeNs: string;
+}
 
 export async function statKey(path: string): Promise<StatKey> {
   const st = await stat(path, { bigint: true });
-  return { dev: String(st.dev), ino: String(st.ino), size: String(st.size), mtimeNs: String(st.mtimeNs), ctimeNs: String(st.ctimeNs) };
+  return {
+    dev: String(st.dev),
+    ino: String(st.ino),
+    size: String(st.size),
+    mtimeNs: String(st.mtimeNs),
+    ctimeNs: String(st.ctimeNs),
+  };
 }
 
-const sameKey = (a: StatKey, b: StatKey) => a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+const sameKey = (a: StatKey, b: StatKey) =>
+  a.dev === b.dev &&
+  a.ino === b.ino &&
+  a.size === b.size &&
+  a.mtimeNs === b.mtimeNs &&
+  a.ctimeNs === b.ctimeNs;
 
 function verifiedPath(name: BinaryName, version: string): string {
   return join(entryDir(name, version), 'verified.json');
 }
 
 /** The stat of the binary when it last hashed to its manifest's sha256. */
-async function readVerified(name: BinaryName, version: string, sha256: string): Promise<StatKey | undefined> {
+async function readVerified(
+  name: BinaryName,
+  version: string,
+  sha256: string,
+): Promise<StatKey | undefined> {
   try {
-    const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & { sha256: string };
+    const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & {
+      sha256: string;
+    };
     return doc.sha256 === sha256 ? doc : undefined;
   } catch {
     return undefined;
@@ -106,7 +144,11 @@ async function readVerified(name: BinaryName, version: string, sha256: string): 
  * Looks at a cache entry. The binary is re-hashed unless its stat is exactly the one recorded the
  * last time it hashed to the manifest's sha256; `rehash` (components list, --verify-hashes) always hashes.
  */
-export async function inspect(name: BinaryName, version: string, opts: { rehash?: boolean } = {}): Promise<CacheState> {
+export async function inspect(
+  name: BinaryName,
+  version: string,
+  opts: { rehash?: boolean } = {},
+): Promise<CacheState> {
   const path = binaryPath(name, version);
   const manifest = await readManifest(name, version);
   if (!manifest) return { state: 'missing', path };
@@ -124,7 +166,8 @@ export async function inspect(name: BinaryName, version: string, opts: { rehash?
   } catch {
     return { state: 'missing', path };
   }
-  if (actual !== manifest.sha256) return { state: 'corrupt', path, expected: manifest.sha256, actual };
+  if (actual !== manifest.sha256)
+    return { state: 'corrupt', path, expected: manifest.sha256, actual };
   // Recorded only if nothing touched the file while it was hashed.
   if (sameKey(before, await statKey(path))) {
     const tmp = `${verifiedPath(name, version)}.${process.pid}.tmp`;
@@ -172,7 +215,9 @@ export async function install(
 }
 
 /** Every cache entry that has a manifest, with its state. */
-export async function listEntries(): Promise<Array<CacheState & { name: BinaryName; version: string }>> {
+export async function listEntries(): Promise<
+  Array<CacheState & { name: BinaryName; version: string }>
+> {
   const out: Array<CacheState & { name: BinaryName; version: string }> = [];
   let names: string[];
   try {
@@ -182,7 +227,9 @@ export async function listEntries(): Promise<Array<CacheState & { name: BinaryNa
   }
   for (const name of names.sort()) {
     if (!isBinaryName(name)) continue;
-    for (const version of (await readdir(join(binRoot(), name)).catch(() => [] as string[])).sort()) {
+    for (const version of (
+      await readdir(join(binRoot(), name)).catch(() => [] as string[])
+    ).sort()) {
       const st = await inspect(name, version, { rehash: true }); // a listing always re-hashes
       if (st.state !== 'missing') out.push({ ...st, name, version });
     }
@@ -199,5 +246,11 @@ export async function scratchDir(label: string): Promise<string> {
 
 /** A cross-process lock (lib/lock.ts) so that parallel test workers or commands do not build the same group twice. */
 export function withLock<T>(label: string, onWait: () => void, fn: () => Promise<T>): Promise<T> {
-  return withFileLock(join(cacheDir(), 'locks', `${safeSegment(label)}.lock`), `building ${label}`, Infinity, fn, { onWait, pollMs: 500 });
+  return withFileLock(
+    join(cacheDir(), 'locks', `${safeSegment(label)}.lock`),
+    `building ${label}`,
+    Infinity,
+    fn,
+    { onWait, pollMs: 500 },
+  );
 }

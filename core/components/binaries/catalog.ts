@@ -2,7 +2,13 @@
 // and how each binary proves its version. Pure data and lookups; no I/O.
 import { InputError } from '../../../lib/errors.ts';
 import { PINNED_KUBERNETES } from '../../../lib/constants.ts';
-import { BINARIES, BINARY_NAMES, isBinaryName, type BinaryGroup, type BinaryName } from '../registry/index.ts';
+import {
+  BINARIES,
+  BINARY_NAMES,
+  isBinaryName,
+  type BinaryGroup,
+  type BinaryName,
+} from '../registry/index.ts';
 
 // Every binary has one name type, BinaryName, from the registry's catalog (components/registry/binaries.ts).
 const inGroup = (g: BinaryGroup) => BINARY_NAMES.filter((n) => BINARIES[n].group === g);
@@ -10,7 +16,17 @@ export const KUBERNETES_NAMES = inGroup('kubernetes');
 export const ETCD_NAMES = inGroup('etcd');
 export const K0S_NAMES = inGroup('k0s');
 /** What a worker runs (issue 22); `components build workers` builds them all. */
-export const WORKER_GROUPS: readonly BinaryGroup[] = ['kubernetes-node', 'containerd', 'runc', 'cni-plugins', 'coredns', 'pause', 'imagebuild', 'webhook', 'cri-tools'];
+export const WORKER_GROUPS: readonly BinaryGroup[] = [
+  'kubernetes-node',
+  'containerd',
+  'runc',
+  'cni-plugins',
+  'coredns',
+  'pause',
+  'imagebuild',
+  'webhook',
+  'cri-tools',
+];
 export const WORKER_NAMES = BINARY_NAMES.filter((n) => WORKER_GROUPS.includes(BINARIES[n].group));
 export type SourceKind = 'local' | 'fetch' | 'build';
 
@@ -58,16 +74,54 @@ export interface VersionSet {
  * kubeadm's cmd/kubeadm/app/constants/constants.go (DefaultEtcdVersion), k0s from its releases.
  */
 export const VERSION_TABLE: readonly VersionSet[] = [
-  { kubernetes: 'v1.36.3', etcd: 'v3.6.8', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
-    'kubernetes-node': 'v1.36.3', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0', 'cri-tools': 'v1.37.0',
-    'kubernetes-debug': 'v1.36.3', 'etcd-debug': 'v3.6.8', delve: 'v1.27.2' },
+  {
+    kubernetes: 'v1.36.3',
+    etcd: 'v3.6.8',
+    k0s: 'v1.36.3+k0s.2',
+    k0sCommit: 'a949c71b',
+    'kube-bench': 'v0.15.6',
+    'k0s-etcd': 'v3.6.14',
+    konnectivity: 'v0.36.0',
+    'kubernetes-node': 'v1.36.3',
+    containerd: 'v2.3.3',
+    containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b',
+    runc: 'v1.4.3',
+    'cni-plugins': 'v1.9.1',
+    coredns: 'v1.14.2',
+    pause: 'v3.10.2',
+    imagebuild: 'v0.22.1',
+    webhook: 'v0.1.0',
+    'cri-tools': 'v1.37.0',
+    'kubernetes-debug': 'v1.36.3',
+    'etcd-debug': 'v3.6.8',
+    delve: 'v1.27.2',
+  },
   // The upgrade target (issue 24): etcd is kubeadm v1.37.2's DefaultEtcdVersion
   // (cmd/kubeadm/app/constants/constants.go). `upgrade apply` replaces only the Kubernetes binaries
   // and etcd; the rest is the v1.36.3 row's (no k0s ships v1.37.2; containerd, runc, CNI, CoreDNS and
   // pause stay as wired).
-  { kubernetes: 'v1.37.2', etcd: 'v3.7.0', k0s: 'v1.36.3+k0s.2', k0sCommit: 'a949c71b', 'kube-bench': 'v0.15.6', 'k0s-etcd': 'v3.6.14', konnectivity: 'v0.36.0',
-    'kubernetes-node': 'v1.37.2', containerd: 'v2.3.3', containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b', runc: 'v1.4.3', 'cni-plugins': 'v1.9.1', coredns: 'v1.14.2', pause: 'v3.10.2', imagebuild: 'v0.22.1', webhook: 'v0.1.0', 'cri-tools': 'v1.37.0',
-    'kubernetes-debug': 'v1.37.2', 'etcd-debug': 'v3.7.0', delve: 'v1.27.2' },
+  {
+    kubernetes: 'v1.37.2',
+    etcd: 'v3.7.0',
+    k0s: 'v1.36.3+k0s.2',
+    k0sCommit: 'a949c71b',
+    'kube-bench': 'v0.15.6',
+    'k0s-etcd': 'v3.6.14',
+    konnectivity: 'v0.36.0',
+    'kubernetes-node': 'v1.37.2',
+    containerd: 'v2.3.3',
+    containerdRevision: 'aad11006b869517fcd3009450b6f82da282e1a9b',
+    runc: 'v1.4.3',
+    'cni-plugins': 'v1.9.1',
+    coredns: 'v1.14.2',
+    pause: 'v3.10.2',
+    imagebuild: 'v0.22.1',
+    webhook: 'v0.1.0',
+    'cri-tools': 'v1.37.0',
+    'kubernetes-debug': 'v1.37.2',
+    'etcd-debug': 'v3.7.0',
+    delve: 'v1.27.2',
+  },
 ];
 
 /**
@@ -88,7 +142,10 @@ export function versionsFor(kubernetesVersion: string = DEFAULT_KUBERNETES): Ver
   const row = VERSION_TABLE.find((r) => r.kubernetes === kubernetesVersion);
   if (!row) {
     const known = VERSION_TABLE.map((r) => r.kubernetes).join(', ');
-    throw new InputError('kubernetesVersion', `${kubernetesVersion} has no etcd/k0s pairing in core/components/binaries/catalog.ts (known: ${known}); add a row to VERSION_TABLE or use a known version`);
+    throw new InputError(
+      'kubernetesVersion',
+      `${kubernetesVersion} has no etcd/k0s pairing in core/components/binaries/catalog.ts (known: ${known}); add a row to VERSION_TABLE or use a known version`,
+    );
   }
   return row;
 }
@@ -97,9 +154,19 @@ export function parseNames(args: string[], field = 'names'): BinaryName[] {
   if (args.length === 0) return [...BINARY_NAMES];
   const out: BinaryName[] = [];
   for (const a of args) {
-    if (a === 'kubernetes') { out.push(...KUBERNETES_NAMES); continue; }
-    if (a === 'workers') { out.push(...WORKER_NAMES); continue; }
-    if (!isBinaryName(a)) throw new InputError(field, `unknown component "${a}"; valid names are ${BINARY_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries, "workers" for what a worker runs)`);
+    if (a === 'kubernetes') {
+      out.push(...KUBERNETES_NAMES);
+      continue;
+    }
+    if (a === 'workers') {
+      out.push(...WORKER_NAMES);
+      continue;
+    }
+    if (!isBinaryName(a))
+      throw new InputError(
+        field,
+        `unknown component "${a}"; valid names are ${BINARY_NAMES.join(', ')} (or "kubernetes" for all five Kubernetes binaries, "workers" for what a worker runs)`,
+      );
     out.push(a);
   }
   return [...new Set(out)];
@@ -115,14 +182,27 @@ export function versionOf(name: BinaryName, set: VersionSet): string {
 
 /** How a binary states its version, and what the answer must contain. */
 export type VersionProbe = (typeof BINARIES)[BinaryName]['probe'];
-export const VERSION_PROBES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].probe])) as Record<BinaryName, VersionProbe>;
+export const VERSION_PROBES = Object.fromEntries(
+  BINARY_NAMES.map((n) => [n, BINARIES[n].probe]),
+) as Record<BinaryName, VersionProbe>;
 
 /** Go package of each binary, inside its group's module. */
-export const GO_PACKAGES = Object.fromEntries(BINARY_NAMES.map((n) => [n, BINARIES[n].goPackage])) as Record<BinaryName, string>;
+export const GO_PACKAGES = Object.fromEntries(
+  BINARY_NAMES.map((n) => [n, BINARIES[n].goPackage]),
+) as Record<BinaryName, string>;
 
 export function goArch(): string {
-  const map: Record<string, string> = { x64: 'amd64', arm64: 'arm64', arm: 'arm', riscv64: 'riscv64' };
+  const map: Record<string, string> = {
+    x64: 'amd64',
+    arm64: 'arm64',
+    arm: 'arm',
+    riscv64: 'riscv64',
+  };
   const a = map[process.arch];
-  if (!a) throw new InputError('arch', `${process.arch} has no upstream release binaries; use --from DIR`);
+  if (!a)
+    throw new InputError(
+      'arch',
+      `${process.arch} has no upstream release binaries; use --from DIR`,
+    );
   return a;
 }

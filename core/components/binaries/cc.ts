@@ -20,10 +20,17 @@ export interface PausePlan {
 /** Where k8s.io/kubernetes@<version> is unpacked in the module cache (downloaded if missing). */
 export async function kubernetesModuleDir(version: string): Promise<string> {
   const res = await run('go', ['mod', 'download', '-json', `k8s.io/kubernetes@${version}`], {
-    step: `download k8s.io/kubernetes ${version}`, cwd: join(repoRoot, 'core', 'components', 'go', 'kubernetes-node'), env: goEnv(), hint: 'install Go 1.26',
+    step: `download k8s.io/kubernetes ${version}`,
+    cwd: join(repoRoot, 'core', 'components', 'go', 'kubernetes-node'),
+    env: goEnv(),
+    hint: 'install Go 1.26',
   });
   const dir = (JSON.parse(res.stdout) as { Dir?: string }).Dir;
-  if (!dir) throw new StepError(`download k8s.io/kubernetes ${version}`, `go mod download gave no directory: ${res.stdout.slice(0, 200)}`);
+  if (!dir)
+    throw new StepError(
+      `download k8s.io/kubernetes ${version}`,
+      `go mod download gave no directory: ${res.stdout.slice(0, 200)}`,
+    );
   return dir;
 }
 
@@ -37,25 +44,43 @@ export async function planPause(versions: VersionSet): Promise<PausePlan> {
   const makefile = await readFile(join(moduleDir, 'build', 'pause', 'Makefile'), 'utf8');
   const tag = /^TAG \?= (\S+)$/m.exec(makefile)?.[1];
   if (`v${tag}` !== versions.pause) {
-    throw new StepError(`build pause ${versions.pause}`, `k8s.io/kubernetes ${versions.kubernetes} has pause ${tag} (build/pause/Makefile TAG), not ${versions.pause}; fix the version table`);
+    throw new StepError(
+      `build pause ${versions.pause}`,
+      `k8s.io/kubernetes ${versions.kubernetes} has pause ${tag} (build/pause/Makefile TAG), not ${versions.pause}; fix the version table`,
+    );
   }
-  return { version: versions.pause, source: join(moduleDir, 'build', 'pause', 'linux', 'pause.c'), moduleDir, flags: ['-Os', '-Wall', '-Werror', '-static', `-DVERSION=${versions.pause}`] };
+  return {
+    version: versions.pause,
+    source: join(moduleDir, 'build', 'pause', 'linux', 'pause.c'),
+    moduleDir,
+    flags: ['-Os', '-Wall', '-Werror', '-static', `-DVERSION=${versions.pause}`],
+  };
 }
 
 let ccVersionMemo: Promise<string> | undefined;
 function ccVersion(): Promise<string> {
-  ccVersionMemo ??= run('cc', ['--version'], { step: 'cc version', hint: 'install gcc (apt-get install -y gcc libc6-dev)' }).then((r) => r.stdout.split('\n')[0]!.trim());
+  ccVersionMemo ??= run('cc', ['--version'], {
+    step: 'cc version',
+    hint: 'install gcc (apt-get install -y gcc libc6-dev)',
+  }).then((r) => r.stdout.split('\n')[0]!.trim());
   return ccVersionMemo;
 }
 
 /** Hash of what decides the binary: the compiler, the flags, the source. */
 export async function pauseRecipe(plan: PausePlan): Promise<string> {
-  return createHash('sha256').update(JSON.stringify({ cc: await ccVersion(), flags: plan.flags })).update(await readFile(plan.source)).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify({ cc: await ccVersion(), flags: plan.flags }))
+    .update(await readFile(plan.source))
+    .digest('hex');
 }
 
 /** Compiles pause into outDir/pause. */
 export async function ccBuildPause(plan: PausePlan, outDir: string): Promise<string> {
   const out = join(outDir, 'pause');
-  await run('cc', [...plan.flags, '-o', out, plan.source], { step: `build pause ${plan.version}`, hint: 'install gcc and libc6-dev (static libc)', tailOf: 'all' });
+  await run('cc', [...plan.flags, '-o', out, plan.source], {
+    step: `build pause ${plan.version}`,
+    hint: 'install gcc and libc6-dev (static libc)',
+    tailOf: 'all',
+  });
   return out;
 }

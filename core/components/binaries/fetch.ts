@@ -47,14 +47,27 @@ export const URL_ENV: Record<keyof ReleaseUrls, string> = {
 };
 
 export function releaseUrls(override: Partial<ReleaseUrls> = {}): ReleaseUrls {
-  const pick = (g: keyof ReleaseUrls) => (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
-  return { kubernetes: pick('kubernetes'), etcd: pick('etcd'), k0s: pick('k0s'), 'kube-bench': pick('kube-bench'), 'k0s-etcd': pick('k0s-etcd'), konnectivity: pick('konnectivity') };
+  const pick = (g: keyof ReleaseUrls) =>
+    (override[g] ?? process.env[URL_ENV[g]] ?? DEFAULT_URLS[g]).replace(/\/+$/, '');
+  return {
+    kubernetes: pick('kubernetes'),
+    etcd: pick('etcd'),
+    k0s: pick('k0s'),
+    'kube-bench': pick('kube-bench'),
+    'k0s-etcd': pick('k0s-etcd'),
+    konnectivity: pick('konnectivity'),
+  };
 }
 
 /** A download that failed. kind "network" means the server could not be reached at all. */
 export class DownloadError extends StepError {
   readonly kind: 'network' | 'http' | 'checksum';
-  constructor(step: string, message: string, kind: 'network' | 'http' | 'checksum', opts: { detail?: string[]; cause?: unknown } = {}) {
+  constructor(
+    step: string,
+    message: string,
+    kind: 'network' | 'http' | 'checksum',
+    opts: { detail?: string[]; cause?: unknown } = {},
+  ) {
     super(step, message, opts);
     this.kind = kind;
   }
@@ -68,9 +81,15 @@ async function get(url: string, step: string): Promise<Response> {
     res = await fetch(url, { redirect: 'follow', signal: AbortSignal.timeout(TIMEOUT_MS) });
   } catch (err) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    throw new DownloadError(step, `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`, 'network', { cause: err });
+    throw new DownloadError(
+      step,
+      `cannot reach ${url}: ${cause?.code ?? cause?.message ?? (err as Error).message}`,
+      'network',
+      { cause: err },
+    );
   }
-  if (!res.ok || !res.body) throw new DownloadError(step, `GET ${url} answered ${res.status} ${res.statusText}`, 'http');
+  if (!res.ok || !res.body)
+    throw new DownloadError(step, `GET ${url} answered ${res.status} ${res.statusText}`, 'http');
   return res;
 }
 
@@ -78,11 +97,25 @@ async function get(url: string, step: string): Promise<Response> {
 export async function download(url: string, dest: string, step: string): Promise<string> {
   const res = await get(url, step);
   const h = createHash('sha256');
-  const hasher = new Transform({ transform(chunk: Buffer, _enc, cb) { h.update(chunk); cb(null, chunk); } });
+  const hasher = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      h.update(chunk);
+      cb(null, chunk);
+    },
+  });
   try {
-    await pipeline(Readable.fromWeb(res.body as import('node:stream/web').ReadableStream), hasher, createWriteStream(dest, { mode: 0o600 }));
+    await pipeline(
+      Readable.fromWeb(res.body as import('node:stream/web').ReadableStream),
+      hasher,
+      createWriteStream(dest, { mode: 0o600 }),
+    );
   } catch (err) {
-    throw new DownloadError(step, `download of ${url} broke off: ${(err as Error).message}`, 'network', { cause: err });
+    throw new DownloadError(
+      step,
+      `download of ${url} broke off: ${(err as Error).message}`,
+      'network',
+      { cause: err },
+    );
   }
   return h.digest('hex');
 }
@@ -92,7 +125,10 @@ export async function download(url: string, dest: string, step: string): Promise
  * "<hex>  <name>" / "<hex> *<name>" lines (sha256sum output, as etcd and k0s publish).
  */
 export function checksumFor(text: string, fileName: string): string | undefined {
-  const lines = text.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   if (lines.length === 1 && /^[0-9a-fA-F]{64}$/.test(lines[0]!)) return lines[0]!.toLowerCase();
   for (const l of lines) {
     const m = /^([0-9a-fA-F]{64})\s+[* ]?(.+)$/.exec(l);
@@ -110,7 +146,11 @@ async function expectedSha(url: string, fileName: string, step: string): Promise
 
 function verify(step: string, fileName: string, expected: string, actual: string): void {
   if (expected !== actual) {
-    throw new DownloadError(step, `sha256 mismatch for ${fileName}: the release says ${expected}, the download is ${actual}; refusing to use it (nothing was cached)`, 'checksum');
+    throw new DownloadError(
+      step,
+      `sha256 mismatch for ${fileName}: the release says ${expected}, the download is ${actual}; refusing to use it (nothing was cached)`,
+      'checksum',
+    );
   }
 }
 
@@ -122,7 +162,13 @@ export interface Fetched {
 }
 
 /** Downloads and verifies the given binaries of one group into outDir. Nothing touches the cache. */
-export async function fetchGroup(names: BinaryName[], versions: VersionSet, outDir: string, log: Logger, override: Partial<ReleaseUrls> = {}): Promise<Fetched> {
+export async function fetchGroup(
+  names: BinaryName[],
+  versions: VersionSet,
+  outDir: string,
+  log: Logger,
+  override: Partial<ReleaseUrls> = {},
+): Promise<Fetched> {
   const group = groupOf(names[0]!);
   const urls = releaseUrls(override);
   const arch = goArch();
@@ -155,7 +201,18 @@ export async function fetchGroup(names: BinaryName[], versions: VersionSet, outD
     verify(step, `${stem}.tar.gz`, want, await download(url, archive, step));
     // k0s-etcd is the archive's etcd at k0s's version.
     const member = (n: BinaryName) => (n === 'k0s-etcd' ? 'etcd' : n);
-    await run('tar', ['-xzf', archive, '-C', outDir, '--no-same-owner', ...names.map((n) => `${stem}/${member(n)}`)], { step });
+    await run(
+      'tar',
+      [
+        '-xzf',
+        archive,
+        '-C',
+        outDir,
+        '--no-same-owner',
+        ...names.map((n) => `${stem}/${member(n)}`),
+      ],
+      { step },
+    );
     for (const n of names) {
       files.set(n, join(outDir, stem, member(n)));
       origin.set(n, url);
@@ -163,8 +220,14 @@ export async function fetchGroup(names: BinaryName[], versions: VersionSet, outD
     return { files, origin };
   }
 
-  if (group === 'konnectivity') throw new DownloadError(`fetch konnectivity-server ${versions.konnectivity}`, 'konnectivity publishes container images, not release binaries; build it ("components build konnectivity-server")', 'http');
-  if (group === 'kube-bench') return fetchKubeBench(versions['kube-bench'], urls['kube-bench'], arch, outDir, log);
+  if (group === 'konnectivity')
+    throw new DownloadError(
+      `fetch konnectivity-server ${versions.konnectivity}`,
+      'konnectivity publishes container images, not release binaries; build it ("components build konnectivity-server")',
+      'http',
+    );
+  if (group === 'kube-bench')
+    return fetchKubeBench(versions['kube-bench'], urls['kube-bench'], arch, outDir, log);
 
   const tag = versions.k0s;
   const step = `fetch k0s ${tag}`;
@@ -181,7 +244,13 @@ export async function fetchGroup(names: BinaryName[], versions: VersionSet, outD
 }
 
 /** kube-bench's release archive holds the binary and cfg/ (its .goreleaser.yml); both are kept. */
-async function fetchKubeBench(tag: string, base: string, arch: string, outDir: string, log: Logger): Promise<Fetched> {
+async function fetchKubeBench(
+  tag: string,
+  base: string,
+  arch: string,
+  outDir: string,
+  log: Logger,
+): Promise<Fetched> {
   const ver = tag.replace(/^v/, '');
   const step = `fetch kube-bench ${tag}`;
   const asset = `kube-bench_${ver}_linux_${arch}.tar.gz`;
@@ -193,5 +262,9 @@ async function fetchKubeBench(tag: string, base: string, arch: string, outDir: s
   const into = join(outDir, 'release');
   await mkdir(into);
   await run('tar', ['-xzf', archive, '-C', into, '--no-same-owner', 'kube-bench', 'cfg'], { step });
-  return { files: new Map([['kube-bench', join(into, 'kube-bench')]]), origin: new Map([['kube-bench', url]]), assetRoot: into };
+  return {
+    files: new Map([['kube-bench', join(into, 'kube-bench')]]),
+    origin: new Map([['kube-bench', url]]),
+    assetRoot: into,
+  };
 }

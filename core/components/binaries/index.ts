@@ -8,14 +8,30 @@ import { dirname, join } from 'node:path';
 import { InputError, StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
 import * as cache from './cache.ts';
-import { DEFAULT_KUBERNETES, ETCD_STEPS, VERSION_TABLE, WORKER_GROUPS, groupOf, versionOf, versionsFor, type SourceKind, type VersionSet } from './catalog.ts';
+import {
+  DEFAULT_KUBERNETES,
+  ETCD_STEPS,
+  VERSION_TABLE,
+  WORKER_GROUPS,
+  groupOf,
+  versionOf,
+  versionsFor,
+  type SourceKind,
+  type VersionSet,
+} from './catalog.ts';
 import { BINARY_NAMES, type BinaryGroup, type BinaryName } from '../registry/index.ts';
 import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
 import { localBinary, resolveFromDir } from './local.ts';
 import { probeVersion } from './verify.ts';
 import { assetProblem, assetsOf, installAssets } from './assets.ts';
-import { describeSource, resolveSource, sharedSourcesDir, sourceRecipe, type ResolvedSource } from './sources.ts';
+import {
+  describeSource,
+  resolveSource,
+  sharedSourcesDir,
+  sourceRecipe,
+  type ResolvedSource,
+} from './sources.ts';
 
 export type { SourceKind } from './catalog.ts';
 
@@ -57,45 +73,76 @@ export interface EnsuredBinary {
   acquired: boolean;
 }
 
-const BUILD_ONLY: readonly BinaryGroup[] = ['konnectivity', 'kubernetes-debug', 'etcd-debug', 'delve'];
+const BUILD_ONLY: readonly BinaryGroup[] = [
+  'konnectivity',
+  'kubernetes-debug',
+  'etcd-debug',
+  'delve',
+];
 
 const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 
 function versionSetFor(name: BinaryName, opts: EnsureOptions): VersionSet {
   if (opts.version === undefined) return versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES);
   const group = groupOf(name);
-  if (group === 'etcd' && ETCD_STEPS.includes(opts.version)) return { ...versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES), etcd: opts.version };
-  const rows = VERSION_TABLE.filter((r) => r[group] === opts.version && (!opts.kubernetesVersion || r.kubernetes === opts.kubernetesVersion));
+  if (group === 'etcd' && ETCD_STEPS.includes(opts.version))
+    return { ...versionsFor(opts.kubernetesVersion ?? DEFAULT_KUBERNETES), etcd: opts.version };
+  const rows = VERSION_TABLE.filter(
+    (r) =>
+      r[group] === opts.version &&
+      (!opts.kubernetesVersion || r.kubernetes === opts.kubernetesVersion),
+  );
   if (rows.length === 0) {
-    throw new InputError('version', `${name} ${opts.version} is not in the version table (known: ${[...new Set([...VERSION_TABLE.map((r) => r[group]), ...(group === 'etcd' ? ETCD_STEPS : [])])].join(', ')})`);
+    throw new InputError(
+      'version',
+      `${name} ${opts.version} is not in the version table (known: ${[...new Set([...VERSION_TABLE.map((r) => r[group]), ...(group === 'etcd' ? ETCD_STEPS : [])])].join(', ')})`,
+    );
   }
   return rows[0]!;
 }
 
-export async function ensureBinary(name: BinaryName, opts: EnsureOptions = {}): Promise<EnsuredBinary> {
+export async function ensureBinary(
+  name: BinaryName,
+  opts: EnsureOptions = {},
+): Promise<EnsuredBinary> {
   const [one] = await ensureAll([name], opts);
   return one!;
 }
 
 function toResult(m: cache.Manifest, path: string, acquired: boolean): EnsuredBinary {
-  return { name: m.name, version: m.version, path, sha256: m.sha256, source: m.source, origin: m.origin, acquired };
+  return {
+    name: m.name,
+    version: m.version,
+    path,
+    sha256: m.sha256,
+    source: m.source,
+    origin: m.origin,
+    acquired,
+  };
 }
 
 /** Ensures every named binary, building each group (one go build) at most once. */
-export async function ensureAll(names: readonly BinaryName[], opts: EnsureOptions = {}): Promise<EnsuredBinary[]> {
+export async function ensureAll(
+  names: readonly BinaryName[],
+  opts: EnsureOptions = {},
+): Promise<EnsuredBinary[]> {
   const log = opts.log ?? silent;
   const wanted = [...new Set(names)];
-  for (const n of wanted) if (!(BINARY_NAMES as readonly string[]).includes(n)) throw new InputError('name', `unknown component "${n}"`);
+  for (const n of wanted)
+    if (!(BINARY_NAMES as readonly string[]).includes(n))
+      throw new InputError('name', `unknown component "${n}"`);
   const sets = new Map(wanted.map((n) => [n, versionSetFor(n, opts)] as const));
   // A bad --source is bad input: refused before any lock is waited for or anything is built.
   if (opts.sourcePath !== undefined) {
-    for (const n of wanted.filter((x) => sourceRecipe(groupOf(x)))) await resolveSource(groupOf(n), versionOf(n, sets.get(n)!), opts.sourcePath, silent);
+    for (const n of wanted.filter((x) => sourceRecipe(groupOf(x))))
+      await resolveSource(groupOf(n), versionOf(n, sets.get(n)!), opts.sourcePath, silent);
   }
 
   if (opts.from !== undefined) {
     const dir = resolveFromDir(opts.from, '--from');
     const out: EnsuredBinary[] = [];
-    for (const n of wanted) out.push(await fromLocal(n, versionOf(n, sets.get(n)!), localBinary(dir, n, '--from'), log));
+    for (const n of wanted)
+      out.push(await fromLocal(n, versionOf(n, sets.get(n)!), localBinary(dir, n, '--from'), log));
     return out;
   }
 
@@ -117,11 +164,18 @@ export async function ensureAll(names: readonly BinaryName[], opts: EnsureOption
 }
 
 /** A verified cache entry acceptable for these options, or undefined (corrupt ones are discarded). */
-async function usable(name: BinaryName, set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary | undefined> {
+async function usable(
+  name: BinaryName,
+  set: VersionSet,
+  opts: EnsureOptions,
+  log: Logger,
+): Promise<EnsuredBinary | undefined> {
   const version = versionOf(name, set);
   const st = await cache.inspect(name, version, { rehash: opts.verifyHashes === true });
   if (st.state === 'corrupt') {
-    log.warn(`cached ${name} ${version} is corrupt: sha256 ${st.actual} does not match its manifest (${st.expected}); discarding it`);
+    log.warn(
+      `cached ${name} ${version} is corrupt: sha256 ${st.actual} does not match its manifest (${st.expected}); discarding it`,
+    );
     await cache.discard(name, version);
     return undefined;
   }
@@ -136,89 +190,149 @@ async function usable(name: BinaryName, set: VersionSet, opts: EnsureOptions, lo
   if (opts.source === 'build') {
     if (m.source !== 'build') return undefined;
     const group = groupOf(name);
-    const src = sourceRecipe(group) ? await resolveSource(group, version, opts.sourcePath, log) : undefined;
+    const src = sourceRecipe(group)
+      ? await resolveSource(group, version, opts.sourcePath, log)
+      : undefined;
     const recipe = await currentRecipe(group, set, src);
     if (recipe !== undefined && recipe !== m.recipe) {
-      log.info(`  ${name} ${version} was built from another recipe (go.mod, flags or Go changed); rebuilding`);
+      log.info(
+        `  ${name} ${version} was built from another recipe (go.mod, flags or Go changed); rebuilding`,
+      );
       return undefined;
     }
   }
   return toResult(m, st.path, false);
 }
 
-async function fromLocal(name: BinaryName, version: string, file: string, log: Logger): Promise<EnsuredBinary> {
+async function fromLocal(
+  name: BinaryName,
+  version: string,
+  file: string,
+  log: Logger,
+): Promise<EnsuredBinary> {
   const sha = await cache.sha256File(file);
   const st = await cache.inspect(name, version);
-  if (st.state === 'ok' && st.manifest.source === 'local' && st.manifest.sha256 === sha) return toResult(st.manifest, st.path, false);
-  if (st.state === 'corrupt') log.warn(`cached ${name} ${version} is corrupt (sha256 ${st.actual}, manifest ${st.expected}); replacing it`);
+  if (st.state === 'ok' && st.manifest.source === 'local' && st.manifest.sha256 === sha)
+    return toResult(st.manifest, st.path, false);
+  if (st.state === 'corrupt')
+    log.warn(
+      `cached ${name} ${version} is corrupt (sha256 ${st.actual}, manifest ${st.expected}); replacing it`,
+    );
   const versionOutput = await probeVersion(name, version, file);
-  const m = await cache.install(file, { name, version, source: 'local', origin: file, versionOutput }, sha);
+  const m = await cache.install(
+    file,
+    { name, version, source: 'local', origin: file, versionOutput },
+    sha,
+  );
   for (const a of assetsOf(name)) {
-    if (!existsSync(join(dirname(file), a))) throw new InputError('--from', `${join(dirname(file), a)} is missing; ${name} needs its ${a}/ directory beside it`);
+    if (!existsSync(join(dirname(file), a)))
+      throw new InputError(
+        '--from',
+        `${join(dirname(file), a)} is missing; ${name} needs its ${a}/ directory beside it`,
+      );
   }
   if (assetsOf(name).length > 0) await installAssets(name, version, dirname(file));
   log.info(`  ${name} ${version} from ${file}`);
   return toResult(m, cache.binaryPath(name, version), true);
 }
 
-async function acquireGroup(names: BinaryName[], set: VersionSet, opts: EnsureOptions, log: Logger): Promise<EnsuredBinary[]> {
+async function acquireGroup(
+  names: BinaryName[],
+  set: VersionSet,
+  opts: EnsureOptions,
+  log: Logger,
+): Promise<EnsuredBinary[]> {
   const group: BinaryGroup = groupOf(names[0]!);
   const version = versionOf(names[0]!, set);
-  return cache.withLock(`${group}-${version}`, () => log.info(`  waiting for another hardwire process building ${group} ${version}`), async () => {
-    // Someone else may have finished it while we waited.
-    const ready: EnsuredBinary[] = [];
-    const todo: BinaryName[] = [];
-    for (const n of names) {
-      const hit = opts.force ? undefined : await usable(n, set, opts, log);
-      if (hit) ready.push(hit); else todo.push(n);
-    }
-    if (todo.length === 0) return ready;
-
-    const scratch = await cache.scratchDir(`${group}-${version}`);
-    try {
-      const staged = await stage(todo, set, scratch, opts, log);
-      for (const n of todo) {
-        const file = staged.files.get(n)!;
-        const versionOutput = await probeVersion(n, version, file);
-        const m = await cache.install(file, { name: n, version, source: staged.source, origin: staged.origin(n), recipe: staged.recipe, versionOutput });
-        if (assetsOf(n).length > 0) {
-          if (!staged.assetRoot) throw new StepError(`install ${n}`, `${n} needs ${assetsOf(n).join(', ')}/ beside it, and its source gave none`);
-          await installAssets(n, version, staged.assetRoot);
-        }
-        log.info(`  cached ${n} ${version} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`);
-        ready.push(toResult(m, cache.binaryPath(n, version), true));
+  return cache.withLock(
+    `${group}-${version}`,
+    () => log.info(`  waiting for another hardwire process building ${group} ${version}`),
+    async () => {
+      // Someone else may have finished it while we waited.
+      const ready: EnsuredBinary[] = [];
+      const todo: BinaryName[] = [];
+      for (const n of names) {
+        const hit = opts.force ? undefined : await usable(n, set, opts, log);
+        if (hit) ready.push(hit);
+        else todo.push(n);
       }
-      return ready;
-    } finally {
-      await rm(scratch, { recursive: true, force: true });
-    }
-  });
+      if (todo.length === 0) return ready;
+
+      const scratch = await cache.scratchDir(`${group}-${version}`);
+      try {
+        const staged = await stage(todo, set, scratch, opts, log);
+        for (const n of todo) {
+          const file = staged.files.get(n)!;
+          const versionOutput = await probeVersion(n, version, file);
+          const m = await cache.install(file, {
+            name: n,
+            version,
+            source: staged.source,
+            origin: staged.origin(n),
+            recipe: staged.recipe,
+            versionOutput,
+          });
+          if (assetsOf(n).length > 0) {
+            if (!staged.assetRoot)
+              throw new StepError(
+                `install ${n}`,
+                `${n} needs ${assetsOf(n).join(', ')}/ beside it, and its source gave none`,
+              );
+            await installAssets(n, version, staged.assetRoot);
+          }
+          log.info(`  cached ${n} ${version} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`);
+          ready.push(toResult(m, cache.binaryPath(n, version), true));
+        }
+        return ready;
+      } finally {
+        await rm(scratch, { recursive: true, force: true });
+      }
+    },
+  );
 }
 
 /** Builds or downloads the binaries into scratch, by the group's recipe and the options' mode. */
-async function stage(todo: BinaryName[], set: VersionSet, scratch: string, opts: EnsureOptions, log: Logger): Promise<Staged> {
+async function stage(
+  todo: BinaryName[],
+  set: VersionSet,
+  scratch: string,
+  opts: EnsureOptions,
+  log: Logger,
+): Promise<Staged> {
   const group = groupOf(todo[0]!);
   const version = versionOf(todo[0]!, set);
   const mode = opts.source ?? 'auto';
   const download = async (): Promise<Staged> => {
     const f = await fetchGroup(todo, set, scratch, log, opts.urls);
-    return { files: f.files, origin: (n) => f.origin.get(n)!, source: 'fetch', ...(f.assetRoot ? { assetRoot: f.assetRoot } : {}) };
+    return {
+      files: f.files,
+      origin: (n) => f.origin.get(n)!,
+      source: 'fetch',
+      ...(f.assetRoot ? { assetRoot: f.assetRoot } : {}),
+    };
   };
   const recipe = sourceRecipe(group);
   if (recipe) {
     // Built from its pinned source archive where there is one; otherwise the verified release download.
-    const src = mode === 'fetch' ? undefined : await resolveSource(group, version, opts.sourcePath, log);
+    const src =
+      mode === 'fetch' ? undefined : await resolveSource(group, version, opts.sourcePath, log);
     if (src) {
-      log.info(`  building ${group} ${version} from ${describeSource(src)} (found through ${src.via})`);
+      log.info(
+        `  building ${group} ${version} from ${describeSource(src)} (found through ${src.via})`,
+      );
       return viaBuild(todo, set, scratch, log, src);
     }
-    if (mode !== 'fetch') log.info(`  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`);
+    if (mode !== 'fetch')
+      log.info(
+        `  no ${group} ${version} source (--source, $${recipe.env} or ${sharedSourcesDir()}); downloading the release instead`,
+      );
     return download();
   }
   // konnectivity has no release binaries (images only), and hardwire takes no release downloads for
   // what a worker runs: built from their Go modules (pause from its C source). Nor are there
   // releases of debug builds or of delve's command for `flags prove`.
-  if (mode === 'build' || BUILD_ONLY.includes(group) || WORKER_GROUPS.includes(group)) return viaBuild(todo, set, scratch, log);
+  if (mode === 'build' || BUILD_ONLY.includes(group) || WORKER_GROUPS.includes(group))
+    return viaBuild(todo, set, scratch, log);
   try {
     return await download();
   } catch (err) {
@@ -239,9 +353,28 @@ interface Staged {
   assetRoot?: string;
 }
 
-async function viaBuild(names: BinaryName[], set: VersionSet, scratch: string, log: Logger, src?: ResolvedSource): Promise<Staged> {
-  const b = await goBuild(names, set, scratch, log, Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000), src);
-  return { files: b.files, origin: () => (src ? describeSource(src) : b.moduleDir), source: 'build', recipe: b.recipe, assetRoot: b.moduleDir };
+async function viaBuild(
+  names: BinaryName[],
+  set: VersionSet,
+  scratch: string,
+  log: Logger,
+  src?: ResolvedSource,
+): Promise<Staged> {
+  const b = await goBuild(
+    names,
+    set,
+    scratch,
+    log,
+    Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000),
+    src,
+  );
+  return {
+    files: b.files,
+    origin: () => (src ? describeSource(src) : b.moduleDir),
+    source: 'build',
+    recipe: b.recipe,
+    assetRoot: b.moduleDir,
+  };
 }
 
 export interface ListedBinary {
@@ -257,9 +390,31 @@ export interface ListedBinary {
 
 /** Every binary in the cache, re-hashed. A corrupt one is listed as such (and would be replaced). */
 export async function listBinaries(): Promise<ListedBinary[]> {
-  return (await cache.listEntries()).map((e) => e.state === 'ok'
-    ? { name: e.name, version: e.version, path: e.path, sha256: e.manifest.sha256, source: e.manifest.source, origin: e.manifest.origin, size: e.manifest.size, createdAt: e.manifest.createdAt }
-    : e.state === 'corrupt'
-      ? { name: e.name, version: e.version, path: e.path, sha256: e.actual, source: 'corrupt' as const, origin: `manifest says ${e.expected}`, size: 0, createdAt: '' }
-      : (() => { throw new StepError('list', 'unreachable'); })());
+  return (await cache.listEntries()).map((e) =>
+    e.state === 'ok'
+      ? {
+          name: e.name,
+          version: e.version,
+          path: e.path,
+          sha256: e.manifest.sha256,
+          source: e.manifest.source,
+          origin: e.manifest.origin,
+          size: e.manifest.size,
+          createdAt: e.manifest.createdAt,
+        }
+      : e.state === 'corrupt'
+        ? {
+            name: e.name,
+            version: e.version,
+            path: e.path,
+            sha256: e.actual,
+            source: 'corrupt' as const,
+            origin: `manifest says ${e.expected}`,
+            size: 0,
+            createdAt: '',
+          }
+        : (() => {
+            throw new StepError('list', 'unreachable');
+          })(),
+  );
 }

@@ -11,8 +11,16 @@ export function resolveFromDir(dir: string, field: string, baseDir = process.cwd
   const p = expandHome(dir);
   const abs = isAbsolute(p) ? p : resolve(baseDir, p);
   let isDir = false;
-  try { isDir = statSync(abs).isDirectory(); } catch { /* reported below */ }
-  if (!isDir) throw new InputError(field, `${abs} is not a directory; point it at a directory holding the component binaries`);
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    /* reported below */
+  }
+  if (!isDir)
+    throw new InputError(
+      field,
+      `${abs} is not a directory; point it at a directory holding the component binaries`,
+    );
   return abs;
 }
 
@@ -23,7 +31,10 @@ export function localBinary(dir: string, name: BinaryName, field: string): strin
     if (!statSync(file).isFile()) throw new Error('not a file');
     accessSync(file, constants.X_OK);
   } catch {
-    throw new InputError(field, `${file} is missing or not executable; put ${name} there or drop ${field} to build or download it`);
+    throw new InputError(
+      field,
+      `${file} is missing or not executable; put ${name} there or drop ${field} to build or download it`,
+    );
   }
   return file;
 }

@@ -5,11 +5,18 @@ import { type BinaryName } from '../registry/index.ts';
 import { run, tail } from '../../../lib/proc.ts';
 
 /** Returns the version output (first lines); throws StepError if the binary does not run or lies. */
-export async function probeVersion(name: BinaryName, version: string, path: string): Promise<string> {
+export async function probeVersion(
+  name: BinaryName,
+  version: string,
+  path: string,
+): Promise<string> {
   const probe = VERSION_PROBES[name];
   const want = probe.expect(version);
   // Fails with the command, its exit status and the last output lines when it does not run or exits non-zero.
-  const [cmd, args] = 'via' in probe && probe.via === 'go-version-m' ? ['go', ['version', '-m', path]] : [path, probe.args];
+  const [cmd, args] =
+    'via' in probe && probe.via === 'go-version-m'
+      ? ['go', ['version', '-m', path]]
+      : [path, probe.args];
   const res = await run(cmd, args, {
     step: `verify ${name}`,
     timeoutMs: 30_000,
@@ -19,7 +26,14 @@ export async function probeVersion(name: BinaryName, version: string, path: stri
   const out = `${res.stdout}\n${res.stderr}`;
   const lines = out.split('\n').map((l) => l.trim());
   if (!lines.some((l) => l === want || l.startsWith(`${want} `) || l.startsWith(`${want}\t`))) {
-    throw new StepError(`verify ${name}`, `${path} does not report ${version}: expected a line "${want}"`, { detail: tail(out, 6) });
+    throw new StepError(
+      `verify ${name}`,
+      `${path} does not report ${version}: expected a line "${want}"`,
+      { detail: tail(out, 6) },
+    );
   }
-  return lines.filter((l) => l !== '').slice(0, 4).join('\n');
+  return lines
+    .filter((l) => l !== '')
+    .slice(0, 4)
+    .join('\n');
 }

@@ -27,10 +27,20 @@ export function leafKeys(key: string, value: unknown): string[] {
   return Object.entries(value).flatMap(([k, v]) => leafKeys(`${key}.${k}`, v));
 }
 
-export function configYaml(head: { apiVersion: string; kind: string; comment: string }, fields: ConfigField[], cite?: (key: string) => string | undefined): string {
-  const mods = Object.entries(CITED_MODULES).map(([m, dir]) => `${m} = ${dir}`).join(', ');
-  const lines = [...head.comment.split('\n').map((l) => `# ${l}`), `# Reasons cite ${mods}, in the Go module cache; each field's declaration and read site are the flag map's.`,
-    `apiVersion: ${head.apiVersion}`, `kind: ${head.kind}`];
+export function configYaml(
+  head: { apiVersion: string; kind: string; comment: string },
+  fields: ConfigField[],
+  cite?: (key: string) => string | undefined,
+): string {
+  const mods = Object.entries(CITED_MODULES)
+    .map(([m, dir]) => `${m} = ${dir}`)
+    .join(', ');
+  const lines = [
+    ...head.comment.split('\n').map((l) => `# ${l}`),
+    `# Reasons cite ${mods}, in the Go module cache; each field's declaration and read site are the flag map's.`,
+    `apiVersion: ${head.apiVersion}`,
+    `kind: ${head.kind}`,
+  ];
   for (const f of fields) {
     lines.push(`# ${f.why}`);
     for (const k of cite ? leafKeys(f.key, f.value) : []) {

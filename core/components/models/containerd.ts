@@ -15,7 +15,13 @@ export const CNI_CONF_DIR = '/etc/cni/net.d';
 export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
 
 /** The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host uses kubeadm's). */
-export function containerdConfig({ sandbox = SANDBOX_IMAGE, cniBinDir = BIN }: { sandbox?: string; cniBinDir?: string } = {}): string {
+export function containerdConfig({
+  sandbox = SANDBOX_IMAGE,
+  cniBinDir = BIN,
+}: {
+  sandbox?: string;
+  cniBinDir?: string;
+} = {}): string {
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
 # The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
 # at every start with a log line (C cmd/containerd/server/config/config.go:228 serviceMigrate).
@@ -63,18 +69,29 @@ export function cniConflist({ inv, host }: ModelContext): string {
 
 /** A CNI bridge network named `name` with addresses from `subnet`. */
 export function bridgeConflist(name: string, subnet: string): string {
-  return `${JSON.stringify({
-    cniVersion: '1.0.0',
-    name,
-    plugins: [
-      // isGateway: cni0 gets the range's first address and is each Pod's default route. No ipMasq:
-      // Pod traffic to other nodes keeps its Pod address and is routed between the lab hosts.
-      // hairpinMode: a Pod that reaches a Service backed by itself gets its packets back through cni0.
-      { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: false, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] } },
-      // hostPort mappings; without a hostPort in the Pod it changes nothing.
-      { type: 'portmap', capabilities: { portMappings: true } },
-    ],
-  }, null, 2)}\n`;
+  return `${JSON.stringify(
+    {
+      cniVersion: '1.0.0',
+      name,
+      plugins: [
+        // isGateway: cni0 gets the range's first address and is each Pod's default route. No ipMasq:
+        // Pod traffic to other nodes keeps its Pod address and is routed between the lab hosts.
+        // hairpinMode: a Pod that reaches a Service backed by itself gets its packets back through cni0.
+        {
+          type: 'bridge',
+          bridge: 'cni0',
+          isGateway: true,
+          ipMasq: false,
+          hairpinMode: true,
+          ipam: { type: 'host-local', ranges: [[{ subnet }]], routes: [{ dst: '0.0.0.0/0' }] },
+        },
+        // hostPort mappings; without a hostPort in the Pod it changes nothing.
+        { type: 'portmap', capabilities: { portMappings: true } },
+      ],
+    },
+    null,
+    2,
+  )}\n`;
 }
 
 /**
@@ -82,17 +99,24 @@ export function bridgeConflist(name: string, subnet: string): string {
  * adds them by hand: Pod traffic keeps its Pod address between nodes (no overlay, no masquerade).
  * Replaced at each start, so they come back after a reboot and follow the inventory.
  */
-export function podRoutes({ inv, host }: Pick<ModelContext, 'inv' | 'host'>, because = ''): Directive[] {
-  return inv.workerHosts.filter((w) => w.name !== host.name).map((w) => ({
-    key: 'ExecStartPre', value: `/usr/bin/ip route replace ${w.podCidr!.text} via ${w.address}`,
-    why: `Pods on ${w.name} (${w.podCidr!.text}) are reached through ${w.name}${because}`,
-  }));
+export function podRoutes(
+  { inv, host }: Pick<ModelContext, 'inv' | 'host'>,
+  because = '',
+): Directive[] {
+  return inv.workerHosts
+    .filter((w) => w.name !== host.name)
+    .map((w) => ({
+      key: 'ExecStartPre',
+      value: `/usr/bin/ip route replace ${w.podCidr!.text} via ${w.address}`,
+      why: `Pods on ${w.name} (${w.podCidr!.text}) are reached through ${w.name}${because}`,
+    }));
 }
 
 /** Each locally built image, imported once containerd is ready (Type=notify: ExecStartPost runs after READY=1). */
 function imports(): Directive[] {
   return IMAGE_NAMES.map((n) => ({
-    key: 'ExecStartPost', value: `${BIN}/ctr -n k8s.io images import ${IMAGE_DIR}/${n}.tar`,
+    key: 'ExecStartPost',
+    value: `${BIN}/ctr -n k8s.io images import ${IMAGE_DIR}/${n}.tar`,
     why: `import the locally built ${n} image into the CRI's namespace (k8s.io); no Pod pulls it from a registry. Idempotent: the same content is already there`,
   }));
 }
@@ -106,12 +130,30 @@ export function containerdModel(ctx: ModelContext): UnitModel {
     type: 'notify',
     binary: `${BIN}/containerd`,
     files: [
-      { path: CONTAINERD_CONFIG, content: containerdConfig(), mode: 0o644, why: 'containerd\'s config (--config): CRI sandbox image, runc, CNI dirs' },
-      { path: CNI_CONFLIST, content: cniConflist(ctx), mode: 0o644, why: 'the node\'s Pod network, read by containerd\'s CRI plugin' },
+      {
+        path: CONTAINERD_CONFIG,
+        content: containerdConfig(),
+        mode: 0o644,
+        why: "containerd's config (--config): CRI sandbox image, runc, CNI dirs",
+      },
+      {
+        path: CNI_CONFLIST,
+        content: cniConflist(ctx),
+        mode: 0o644,
+        why: "the node's Pod network, read by containerd's CRI plugin",
+      },
     ],
     directives: [
-      { key: 'Delegate', value: 'yes', why: 'containerd and runc manage the cgroups below this unit\'s (as containerd\'s own unit)' },
-      { key: 'KillMode', value: 'process', why: 'stopping containerd leaves the Pods\' shims and containers running (as containerd\'s own unit)' },
+      {
+        key: 'Delegate',
+        value: 'yes',
+        why: "containerd and runc manage the cgroups below this unit's (as containerd's own unit)",
+      },
+      {
+        key: 'KillMode',
+        value: 'process',
+        why: "stopping containerd leaves the Pods' shims and containers running (as containerd's own unit)",
+      },
       ...podRoutes(ctx),
       ...imports(),
     ],

@@ -8,10 +8,15 @@ export const KUBE_PROXY_CONFIG = '/var/lib/kube-proxy/config.conf';
 export const KUBE_PROXY_KUBECONFIG = `${K}/kube-proxy.conf`;
 
 export function kubeProxyConfig(ctx: ModelContext): string {
-  return configYaml({
-    apiVersion: 'kubeproxy.config.k8s.io/v1alpha1', kind: 'KubeProxyConfiguration',
-    comment: `Rendered by hardwire for ${ctx.host.name} (components/models/kube-proxy.ts).`,
-  }, kubeProxyFields(ctx), ctx.citeConfig && ((k) => ctx.citeConfig!('kube-proxy', k)));
+  return configYaml(
+    {
+      apiVersion: 'kubeproxy.config.k8s.io/v1alpha1',
+      kind: 'KubeProxyConfiguration',
+      comment: `Rendered by hardwire for ${ctx.host.name} (components/models/kube-proxy.ts).`,
+    },
+    kubeProxyFields(ctx),
+    ctx.citeConfig && ((k) => ctx.citeConfig!('kube-proxy', k)),
+  );
 }
 
 /**
@@ -20,12 +25,14 @@ export function kubeProxyConfig(ctx: ModelContext): string {
  */
 export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [
   {
-    key: 'mode', value: 'nftables',
-    why: 'nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12\'s iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian\'s nftables package for it (harness/lab/rootfs.ts), and kubeadm\'s kube-proxy image a copy of that nft with its libraries (harness/planes/kube-proxy-image.ts)',
+    key: 'mode',
+    value: 'nftables',
+    why: "nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12's iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian's nftables package for it (harness/lab/rootfs.ts), and kubeadm's kube-proxy image a copy of that nft with its libraries (harness/planes/kube-proxy-image.ts)",
   },
   {
-    key: 'conntrack', value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-    why: 'leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine\'s; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does',
+    key: 'conntrack',
+    value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+    why: "leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine's; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does",
   },
 ];
 
@@ -51,9 +58,21 @@ const KUBE_PROXY_FRESH_TABLES = (['ip', 'ip6'] as const).map((family) => ({
 /** Every KubeProxyConfiguration field hardwire sets, with its reason (the flag map cites each). */
 export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
   return [
-    { key: 'clientConnection', value: { kubeconfig: KUBE_PROXY_KUBECONFIG }, why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes' },
-    { key: 'hostnameOverride', value: host.name, why: 'the Node it serves is the kubelet\'s --hostname-override, not the host name the container reports' },
-    { key: 'clusterCIDR', value: inv.cluster.podCIDR, why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node' },
+    {
+      key: 'clientConnection',
+      value: { kubeconfig: KUBE_PROXY_KUBECONFIG },
+      why: 'its identity toward the apiserver: system:kube-proxy, which the built-in system:node-proxier binding authorizes',
+    },
+    {
+      key: 'hostnameOverride',
+      value: host.name,
+      why: "the Node it serves is the kubelet's --hostname-override, not the host name the container reports",
+    },
+    {
+      key: 'clusterCIDR',
+      value: inv.cluster.podCIDR,
+      why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node',
+    },
     ...KUBE_PROXY_IN_A_LAB_HOST,
   ];
 }
@@ -65,10 +84,22 @@ export function kubeProxyModel(ctx: ModelContext): UnitModel {
     documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-proxy/',
     type: 'simple',
     binary: `${BIN}/kube-proxy`,
-    files: [{ path: KUBE_PROXY_CONFIG, content: kubeProxyConfig(ctx), fields: kubeProxyFields(ctx), mode: 0o644, why: 'the KubeProxyConfiguration (--config), rendered per node' }],
+    files: [
+      {
+        path: KUBE_PROXY_CONFIG,
+        content: kubeProxyConfig(ctx),
+        fields: kubeProxyFields(ctx),
+        mode: 0o644,
+        why: 'the KubeProxyConfiguration (--config), rendered per node',
+      },
+    ],
     directives: KUBE_PROXY_FRESH_TABLES,
     flags: [
-      flag('config', KUBE_PROXY_CONFIG, 'every setting is in the config file, with its reason (K cmd/kube-proxy/app/options.go:102)'),
+      flag(
+        'config',
+        KUBE_PROXY_CONFIG,
+        'every setting is in the config file, with its reason (K cmd/kube-proxy/app/options.go:102)',
+      ),
     ],
   };
 }

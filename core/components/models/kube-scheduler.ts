@@ -5,7 +5,8 @@ export function schedulerModel(_: ModelContext): UnitModel {
   return {
     component: 'kube-scheduler',
     description: 'Kubernetes scheduler (hardwire)',
-    documentation: 'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-scheduler/',
+    documentation:
+      'https://kubernetes.io/docs/reference/command-line-tools-reference/kube-scheduler/',
     type: 'simple',
     binary: `${BIN}/kube-scheduler`,
     flags: [
@@ -13,8 +14,16 @@ export function schedulerModel(_: ModelContext): UnitModel {
       flag('authorization-kubeconfig', conf, 'delegated authz for its own /metrics and /healthz'),
       flag('bind-address', '127.0.0.1', 'serve its secure port on loopback only'),
       flag('kubeconfig', conf, 'its identity toward the apiserver (system:kube-scheduler)'),
-      flag('leader-elect', true, 'only one replica schedules; holds the kube-system/kube-scheduler Lease'),
-      flag('profiling', false, 'no /debug/pprof on its secure port: profiles expose internals and cost CPU on demand (CIS 1.4.1)'),
+      flag(
+        'leader-elect',
+        true,
+        'only one replica schedules; holds the kube-system/kube-scheduler Lease',
+      ),
+      flag(
+        'profiling',
+        false,
+        'no /debug/pprof on its secure port: profiles expose internals and cost CPU on demand (CIS 1.4.1)',
+      ),
     ],
   };
 }

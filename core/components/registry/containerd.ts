@@ -9,8 +9,14 @@ export const containerd = {
   // The daemon first (its unit runs it), then what it runs: the runc shim, runc, the CNI plugins,
   // and ctr, which its ExecStartPost imports the images with.
   binaries: {
-    containerd: W.containerd, 'containerd-shim-runc-v2': W['containerd-shim-runc-v2'], runc: W.runc, ctr: W.ctr,
-    bridge: W.bridge, 'host-local': W['host-local'], loopback: W.loopback, portmap: W.portmap,
+    containerd: W.containerd,
+    'containerd-shim-runc-v2': W['containerd-shim-runc-v2'],
+    runc: W.runc,
+    ctr: W.ctr,
+    bridge: W.bridge,
+    'host-local': W['host-local'],
+    loopback: W.loopback,
+    portmap: W.portmap,
   },
   model: containerdModel,
   // No flagTarget: containerd is not Kubernetes; its model cites containerd's source itself.

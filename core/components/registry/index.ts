@@ -10,13 +10,29 @@ import { containerd } from './containerd.ts';
 import { kubelet } from './kubelet.ts';
 import { kubeProxy } from './kube-proxy.ts';
 import { TOOLS } from './binaries.ts';
-import { runsOn, type BinarySpec, type ComponentSpec, type FlagTarget, type HostRoles } from './types.ts';
+import {
+  runsOn,
+  type BinarySpec,
+  type ComponentSpec,
+  type FlagTarget,
+  type HostRoles,
+} from './types.ts';
 
-export const COMPONENTS = [etcd, kubeApiserver, kubeControllerManager, kubeScheduler, containerd, kubelet, kubeProxy] as const satisfies readonly ComponentSpec[];
+export const COMPONENTS = [
+  etcd,
+  kubeApiserver,
+  kubeControllerManager,
+  kubeScheduler,
+  containerd,
+  kubelet,
+  kubeProxy,
+] as const satisfies readonly ComponentSpec[];
 
 export type ComponentName = (typeof COMPONENTS)[number]['name'];
 /** Names in start order. */
-export const COMPONENT_NAMES = COMPONENTS.map((c) => c.name) as readonly ComponentName[] as readonly [ComponentName, ...ComponentName[]];
+export const COMPONENT_NAMES = COMPONENTS.map(
+  (c) => c.name,
+) as readonly ComponentName[] as readonly [ComponentName, ...ComponentName[]];
 
 const byName = new Map<string, ComponentSpec<ComponentName>>(COMPONENTS.map((c) => [c.name, c]));
 
@@ -25,11 +41,16 @@ export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
 }
 
 /** Components the flag map covers: those with a flagTarget. */
-export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter((n) => specOf(n).flagTarget !== undefined);
+export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter(
+  (n) => specOf(n).flagTarget !== undefined,
+);
 
 /** The analyzer's component list (flags/analyzer/main.go), in registry order. */
 export function flagTargets(): ({ name: ComponentName } & FlagTarget)[] {
-  return COMPONENT_NAMES.flatMap((name) => { const t = specOf(name).flagTarget; return t ? [{ name, ...t }] : []; });
+  return COMPONENT_NAMES.flatMap((name) => {
+    const t = specOf(name).flagTarget;
+    return t ? [{ name, ...t }] : [];
+  });
 }
 
 /** Components a host runs, in start order. */
@@ -39,33 +60,58 @@ export function componentsOn(host: HostRoles): ComponentName[] {
 
 /** Binaries a host needs, and which component reads each (a change restarts it; tools restart nothing). */
 export function binariesFor(host: HostRoles): { name: BinaryName; readBy: ComponentName[] }[] {
-  return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) => (Object.keys(c.binaries) as BinaryName[]).map((name, i) => ({ name, readBy: i === 0 ? [c.name] : [] })));
+  return COMPONENTS.filter((c) => runsOn(c, host)).flatMap((c) =>
+    (Object.keys(c.binaries) as BinaryName[]).map((name, i) => ({
+      name,
+      readBy: i === 0 ? [c.name] : [],
+    })),
+  );
 }
 
 /** Components that elect a leader, with their Lease in kube-system. */
-export const LEASES: readonly { component: ComponentName; lease: string }[] = COMPONENTS.flatMap((c) => ('lease' in c ? [{ component: c.name, lease: c.lease }] : []));
+export const LEASES: readonly { component: ComponentName; lease: string }[] = COMPONENTS.flatMap(
+  (c) => ('lease' in c ? [{ component: c.name, lease: c.lease }] : []),
+);
 
 /** Components whose fresh start is queued behind `component`'s on the same host (queueFreshStart, After= it). */
 export function queuedBehind(component: ComponentName): ComponentName[] {
-  return COMPONENT_NAMES.filter((n) => specOf(n).queueFreshStart === true && (specOf(n).after ?? []).includes(component));
+  return COMPONENT_NAMES.filter(
+    (n) => specOf(n).queueFreshStart === true && (specOf(n).after ?? []).includes(component),
+  );
 }
 
 /** Components that start together, in order: one wire phase each. */
-export interface Stage { id: string; components: ComponentName[] }
+export interface Stage {
+  id: string;
+  components: ComponentName[];
+}
 
-export const STAGES: readonly Stage[] = [...new Set<number>(COMPONENTS.map((c) => c.order))].sort((a, b) => a - b).map((order) => {
-  const cs = COMPONENTS.filter((c) => c.order === order);
-  return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
-});
+export const STAGES: readonly Stage[] = [...new Set<number>(COMPONENTS.map((c) => c.order))]
+  .sort((a, b) => a - b)
+  .map((order) => {
+    const cs = COMPONENTS.filter((c) => c.order === order);
+    return { id: cs[0]!.stage, components: cs.map((c) => c.name) };
+  });
 
 type KeysOf<T> = T extends unknown ? keyof T : never;
 /** Every binary hardwire hands out, components' and tools', under one name type. */
-export type BinaryName = (keyof typeof TOOLS | KeysOf<(typeof COMPONENTS)[number]['binaries']>) & string;
-export const BINARIES = Object.assign({}, ...COMPONENTS.map((c) => c.binaries), TOOLS) as Record<BinaryName, BinarySpec>;
+export type BinaryName = (keyof typeof TOOLS | KeysOf<(typeof COMPONENTS)[number]['binaries']>) &
+  string;
+export const BINARIES = Object.assign({}, ...COMPONENTS.map((c) => c.binaries), TOOLS) as Record<
+  BinaryName,
+  BinarySpec
+>;
 export const BINARY_NAMES = Object.keys(BINARIES) as BinaryName[];
 
 export function isBinaryName(s: string): s is BinaryName {
   return Object.hasOwn(BINARIES, s);
 }
 
-export type { ComponentSpec, BinarySpec, BinaryGroup, FlagTarget, GateContext, Check } from './types.ts';
+export type {
+  ComponentSpec,
+  BinarySpec,
+  BinaryGroup,
+  FlagTarget,
+  GateContext,
+  Check,
+} from './types.ts';

@@ -6,11 +6,20 @@ import { kubeCommand, type ComponentSpec } from './types.ts';
 export const kubeControllerManager = {
   name: 'kube-controller-manager',
   role: 'control-plane',
-  binaries: { 'kube-controller-manager': kubeBinary('kube-controller-manager', 'runs as the kube-controller-manager unit') },
+  binaries: {
+    'kube-controller-manager': kubeBinary(
+      'kube-controller-manager',
+      'runs as the kube-controller-manager unit',
+    ),
+  },
   model: controllerManagerModel,
   flagTarget: kubeCommand('.', 'kube-controller-manager', 'NewControllerManagerCommand'),
   kubeconfig: {
-    id: 'controller-manager', file: 'controller-manager.conf', cn: 'system:kube-controller-manager', o: [], server: 'local',
+    id: 'controller-manager',
+    file: 'controller-manager.conf',
+    cn: 'system:kube-controller-manager',
+    o: [],
+    server: 'local',
     why: 'identity bound by the built-in system:kube-controller-manager ClusterRole',
     authorizedBy: { by: 'builtIn', binding: 'system:kube-controller-manager', line: 701 },
   },

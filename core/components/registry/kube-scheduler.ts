@@ -10,8 +10,12 @@ export const kubeScheduler = {
   model: schedulerModel,
   flagTarget: kubeCommand('.', 'kube-scheduler', 'NewSchedulerCommand'),
   kubeconfig: {
-    id: 'scheduler', file: 'scheduler.conf', cn: 'system:kube-scheduler', o: [], server: 'local',
-    why: 'identity bound by the built-in system:kube-scheduler ClusterRole (CN, not KTHW\'s O=system:system:kube-scheduler)',
+    id: 'scheduler',
+    file: 'scheduler.conf',
+    cn: 'system:kube-scheduler',
+    o: [],
+    server: 'local',
+    why: "identity bound by the built-in system:kube-scheduler ClusterRole (CN, not KTHW's O=system:system:kube-scheduler)",
     authorizedBy: { by: 'builtIn', binding: 'system:kube-scheduler', line: 703 },
   },
   // 10259: the default --secure-port (pkg/scheduler/apis/config/types.go:31 DefaultKubeSchedulerPort at v1.36.3); the model leaves it unset.

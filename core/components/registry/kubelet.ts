@@ -14,19 +14,32 @@ export const kubelet = {
   // flags/analyzer/node: the kubelet's and kube-proxy's build list (components/go/kubernetes-node).
   flagTarget: {
     ...kubeCommand('node', 'kubelet', 'NewKubeletCommand'),
-    configType: 'k8s.io/kubelet/config/v1beta1.KubeletConfiguration', internalConfigType: 'k8s.io/kubernetes/pkg/kubelet/apis/config.KubeletConfiguration',
+    configType: 'k8s.io/kubelet/config/v1beta1.KubeletConfiguration',
+    internalConfigType: 'k8s.io/kubernetes/pkg/kubelet/apis/config.KubeletConfiguration',
   },
   kubeconfig: {
-    id: 'kubelet', file: 'kubelet.conf', cn: nodeUser, o: ['system:nodes'], server: 'endpoint', perNode: true,
-    why: 'each node\'s own identity, so the Node authorizer lets a kubelet reach only what its own Pods need',
+    id: 'kubelet',
+    file: 'kubelet.conf',
+    cn: nodeUser,
+    o: ['system:nodes'],
+    server: 'endpoint',
+    perNode: true,
+    why: "each node's own identity, so the Node authorizer lets a kubelet reach only what its own Pods need",
     // The Node authorizer (--authorization-mode=Node,RBAC) and NodeRestriction admission: no RBAC binding.
     authorizedBy: { by: 'node' },
   },
-  certs: [{
-    id: 'kubelet-server', ca: 'ca', cn: nodeUser, o: ['system:nodes'], usage: 'server',
-    sans: (n) => ({ dns: [n.name], ips: [n.address] }), path: KUBELET_SERVING,
-    why: 'the kubelet\'s serving cert for logs, exec and port-forward, signed by the cluster CA as a kubelet-serving CSR would be, so the apiserver\'s --kubelet-certificate-authority verifies it',
-  }],
+  certs: [
+    {
+      id: 'kubelet-server',
+      ca: 'ca',
+      cn: nodeUser,
+      o: ['system:nodes'],
+      usage: 'server',
+      sans: (n) => ({ dns: [n.name], ips: [n.address] }),
+      path: KUBELET_SERVING,
+      why: "the kubelet's serving cert for logs, exec and port-forward, signed by the cluster CA as a kubelet-serving CSR would be, so the apiserver's --kubelet-certificate-authority verifies it",
+    },
+  ],
   gate: nodeReadyGate,
   order: 50,
   stage: 'workers',

@@ -9,9 +9,25 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
 /** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go); cri-tools is crictl, on kubeadm plane hosts. */
-export type BinaryGroup = 'kubernetes' | 'etcd' | 'k0s' | 'kube-bench' | 'k0s-etcd' | 'konnectivity'
-  | 'kubernetes-node' | 'containerd' | 'runc' | 'cni-plugins' | 'coredns' | 'pause' | 'imagebuild' | 'webhook' | 'cri-tools'
-  | 'kubernetes-debug' | 'etcd-debug' | 'delve';
+export type BinaryGroup =
+  | 'kubernetes'
+  | 'etcd'
+  | 'k0s'
+  | 'kube-bench'
+  | 'k0s-etcd'
+  | 'konnectivity'
+  | 'kubernetes-node'
+  | 'containerd'
+  | 'runc'
+  | 'cni-plugins'
+  | 'coredns'
+  | 'pause'
+  | 'imagebuild'
+  | 'webhook'
+  | 'cri-tools'
+  | 'kubernetes-debug'
+  | 'etcd-debug'
+  | 'delve';
 
 export type Role = 'etcd' | 'control-plane' | 'worker';
 
@@ -48,7 +64,10 @@ export interface GateContext {
   log: Logger;
 }
 
-export interface Check { name: string; run: () => Promise<string> }
+export interface Check {
+  name: string;
+  run: () => Promise<string>;
+}
 
 export interface Gate {
   /** One line for --help and docs: what "healthy" means for this component. */
@@ -92,7 +111,12 @@ export interface FlagTarget {
 /** A command of k8s.io/kubernetes: cmd/<cmd>, whose app.<newCommand> builds its flag set. */
 export function kubeCommand(dir: '.' | 'node', cmd: string, newCommand: string): FlagTarget {
   const app = `k8s.io/kubernetes/cmd/${cmd}/app`;
-  return { dir, patterns: [`k8s.io/kubernetes/cmd/${cmd}`], root: `${app}.${newCommand}`, appPkg: app };
+  return {
+    dir,
+    patterns: [`k8s.io/kubernetes/cmd/${cmd}`],
+    root: `${app}.${newCommand}`,
+    appPkg: app,
+  };
 }
 
 export interface ComponentSpec<N extends string = string> {
@@ -137,7 +161,11 @@ export interface ComponentSpec<N extends string = string> {
 }
 
 export function hasRole(host: HostRoles, role: Role): boolean {
-  return role === 'etcd' ? host.isEtcd : role === 'worker' ? host.isWorker === true : host.isControlPlane;
+  return role === 'etcd'
+    ? host.isEtcd
+    : role === 'worker'
+      ? host.isWorker === true
+      : host.isControlPlane;
 }
 
 export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: HostRoles): boolean {

@@ -20,13 +20,38 @@ import { rollPhase } from './phases/roll.ts';
 import { recordPhase } from './phases/record.ts';
 
 function upgradePhases(run: UpgradeRun): Phase[] {
-  return [pkiPhase, renderPhase, binariesPhase, hopBinariesPhase(run), connectPhase, readPhase, runningPhase(run), stepsPhase(run), upgradeSnapshotPhase(run), rollPhase(run), recordPhase(run)];
+  return [
+    pkiPhase,
+    renderPhase,
+    binariesPhase,
+    hopBinariesPhase(run),
+    connectPhase,
+    readPhase,
+    runningPhase(run),
+    stepsPhase(run),
+    upgradeSnapshotPhase(run),
+    rollPhase(run),
+    recordPhase(run),
+  ];
 }
 
 /** `inv` names the target in cluster.kubernetesVersion (the caller sets it to --to). */
-export async function upgradeApply(inv: Inventory, stateDir: string, opts: WireOptions, etcdPath: string[], log: Logger): Promise<{ ctx: WireContext; run: UpgradeRun }> {
+export async function upgradeApply(
+  inv: Inventory,
+  stateDir: string,
+  opts: WireOptions,
+  etcdPath: string[],
+  log: Logger,
+): Promise<{ ctx: WireContext; run: UpgradeRun }> {
   const ctx = newContext(inv, stateDir, clusterStateDir(stateDir, inv), opts, log);
-  const run: UpgradeRun = { to: inv.cluster.kubernetesVersion, etcdPath, hops: new Map(), running: new Map(), steps: [], done: [] };
+  const run: UpgradeRun = {
+    to: inv.cluster.kubernetesVersion,
+    etcdPath,
+    hops: new Map(),
+    running: new Map(),
+    steps: [],
+    done: [],
+  };
   await runPhases(upgradePhases(run), ctx);
   return { ctx, run };
 }

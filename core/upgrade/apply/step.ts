@@ -17,23 +17,56 @@ export interface StepDeps {
   hopFile: (version: string, path: string) => { file: string; size: number };
 }
 
-function data(ctx: WireContext, step: UpgradeStep, f: UpgradeStep['files'][number], deps: StepDeps): BatchFile['data'] {
+function data(
+  ctx: WireContext,
+  step: UpgradeStep,
+  f: UpgradeStep['files'][number],
+  deps: StepDeps,
+): BatchFile['data'] {
   if (f.reason === 'hop') return deps.hopFile(step.version.replace(/^etcd /, ''), f.path);
   if (f.kind === 'binary') return cached(ctx, f.path);
   return ctx.trees.get(step.host)!.files.find((x) => x.path === f.path)!.content;
 }
 
-async function write(ctx: WireContext, step: UpgradeStep, id: string, deps: StepDeps): Promise<void> {
+async function write(
+  ctx: WireContext,
+  step: UpgradeStep,
+  id: string,
+  deps: StepDeps,
+): Promise<void> {
   const { host, files } = step;
   // A hop's binaries overwrite what is there: backed up as any changed file.
-  await backup(ctx, host, files.map((f) => (f.reason === 'hop' ? { ...f, reason: 'changed' as const } : f)), id);
-  await ctx.wet.runAll(host, files.map((f) => `write ${f.path} (${f.reason === 'hop' ? step.version : f.reason})`), (s) => s.writeFilesAtomic(files.map((f) => ({
-    path: f.path, mode: f.mode, owner: 'root:root', data: data(ctx, step, f, deps),
-  }))));
-  if (files.some((f) => f.path.startsWith('/etc/systemd/system/'))) await ctx.wet.run(host, 'systemctl daemon-reload', (s) => s.exec(['systemctl', 'daemon-reload']));
+  await backup(
+    ctx,
+    host,
+    files.map((f) => (f.reason === 'hop' ? { ...f, reason: 'changed' as const } : f)),
+    id,
+  );
+  await ctx.wet.runAll(
+    host,
+    files.map((f) => `write ${f.path} (${f.reason === 'hop' ? step.version : f.reason})`),
+    (s) =>
+      s.writeFilesAtomic(
+        files.map((f) => ({
+          path: f.path,
+          mode: f.mode,
+          owner: 'root:root',
+          data: data(ctx, step, f, deps),
+        })),
+      ),
+  );
+  if (files.some((f) => f.path.startsWith('/etc/systemd/system/')))
+    await ctx.wet.run(host, 'systemctl daemon-reload', (s) =>
+      s.exec(['systemctl', 'daemon-reload']),
+    );
 }
 
-async function restartAndGate(ctx: WireContext, host: string, c: ComponentName, etcdVersion: string | undefined): Promise<void> {
+async function restartAndGate(
+  ctx: WireContext,
+  host: string,
+  c: ComponentName,
+  etcdVersion: string | undefined,
+): Promise<void> {
   const unit = `${c}.service`;
   await ctx.wet.run(host, `systemctl restart ${unit}`, async (s) => {
     await s.exec(['systemctl', 'restart', unit], { timeoutMs: 150_000 });
@@ -44,9 +77,15 @@ async function restartAndGate(ctx: WireContext, host: string, c: ComponentName, 
   else await specOf(c).gate.wait(ctx, [host]);
 }
 
-const gateName = (c: ComponentName) => (c === 'etcd' ? 'etcd health and member version' : `${c}: ${specOf(c).gate.proves}`);
+const gateName = (c: ComponentName) =>
+  c === 'etcd' ? 'etcd health and member version' : `${c}: ${specOf(c).gate.proves}`;
 
-export async function runStep(ctx: WireContext, step: UpgradeStep, index: number, deps: StepDeps): Promise<void> {
+export async function runStep(
+  ctx: WireContext,
+  step: UpgradeStep,
+  index: number,
+  deps: StepDeps,
+): Promise<void> {
   const id = `${ctx.runId}.${String(index).padStart(2, '0')}`;
   await write(ctx, step, id, deps);
   const etcdVersion = step.version.startsWith('etcd ') ? step.version.slice(5) : undefined;
@@ -57,9 +96,14 @@ export async function runStep(ctx: WireContext, step: UpgradeStep, index: number
       const why = err instanceof Error ? err.message : String(err);
       ctx.log.warn(`[${step.host}] gate ${gateName(c)} failed: ${why}; rolling ${step.host} back`);
       await rollBack(ctx, step, id);
-      throw new StepError(`upgrade ${c}`, `gate "${gateName(c)}" failed on ${step.host} at ${step.version}, so ${step.host} was rolled back to its old files and binaries (${BACKUP_ROOT}/${id}) and the roll stopped there: ${why}`, {
-        host: step.host, ...(err instanceof StepError ? { detail: err.detail } : {}),
-      });
+      throw new StepError(
+        `upgrade ${c}`,
+        `gate "${gateName(c)}" failed on ${step.host} at ${step.version}, so ${step.host} was rolled back to its old files and binaries (${BACKUP_ROOT}/${id}) and the roll stopped there: ${why}`,
+        {
+          host: step.host,
+          ...(err instanceof StepError ? { detail: err.detail } : {}),
+        },
+      );
     }
   }
 }

@@ -8,7 +8,13 @@ export const GROUP = 'drills.hardwire.dev';
 type Obj = Record<string, unknown> & { apiVersion?: string; spec?: Record<string, unknown> };
 
 export function convertObject(o: Obj, desired: string, mode: ConvertMode): Obj {
-  if (mode === 'garbage') return { apiVersion: 'garbage.invalid/v0', kind: 'Garbage', metadata: { name: 'garbage' }, noise: 'not a Thermo' };
+  if (mode === 'garbage')
+    return {
+      apiVersion: 'garbage.invalid/v0',
+      kind: 'Garbage',
+      metadata: { name: 'garbage' },
+      noise: 'not a Thermo',
+    };
   const from = o.apiVersion?.split('/')[1];
   const to = desired.split('/')[1];
   const spec = o.spec ?? {};
@@ -17,7 +23,7 @@ export function convertObject(o: Obj, desired: string, mode: ConvertMode): Obj {
   if (from === 'v1' && to === 'v2') out.spec = { temperature: { value: spec.celsius, unit: 'C' } };
   else if (from === 'v2' && to === 'v1') {
     const t = (spec.temperature ?? {}) as { value?: number; unit?: string };
-    const c = t.unit === 'F' ? Math.round(((t.value ?? 0) - 32) * 5 / 9 * 100) / 100 : t.value;
+    const c = t.unit === 'F' ? Math.round(((((t.value ?? 0) - 32) * 5) / 9) * 100) / 100 : t.value;
     out.spec = { celsius: c };
   }
   return out;

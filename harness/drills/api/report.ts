@@ -19,7 +19,11 @@ export interface CapturedLine {
 }
 
 /** A kubectl run and whether it did what the drill says it does (fail during the break, or work). */
-export interface Probe extends KubectlRun { what: string; expect: 'fails' | 'works'; asExpected: boolean }
+export interface Probe extends KubectlRun {
+  what: string;
+  expect: 'fails' | 'works';
+  asExpected: boolean;
+}
 
 export interface ApiDrillReport {
   drill: string;
@@ -47,15 +51,18 @@ export interface ApiDrillReport {
  * final gate green. The CLI's exit status and its last line come from this one function.
  */
 export function unmet(r: ApiDrillReport): string | undefined {
-  if (r.captured.length === 0) return 'nothing was captured: no log line or response showed the failure';
+  if (r.captured.length === 0)
+    return 'nothing was captured: no log line or response showed the failure';
   if (r.symptoms.length === 0) return 'no symptom was probed';
   const bad = r.symptoms.find((s) => !s.asExpected);
   if (bad) return `symptom not as expected: ${bad.what} (\`${bad.command}\` exited ${bad.code})`;
   if (r.keptBroken) return undefined;
   if (r.finalGates.length === 0) return 'no final gate ran after the recovery';
   const red = r.finalGates.filter((g) => !g.ok);
-  if (red.length) return `final gates not green after the recovery: ${red.map((g) => g.name).join(', ')}`;
-  if (!r.recovered) return `not recovered: ${r.recovery.at(-1)?.step ?? 'no recovery step completed'}`;
+  if (red.length)
+    return `final gates not green after the recovery: ${red.map((g) => g.name).join(', ')}`;
+  if (!r.recovered)
+    return `not recovered: ${r.recovery.at(-1)?.step ?? 'no recovery step completed'}`;
   return undefined;
 }
 
@@ -67,7 +74,10 @@ const trim = (l: string, n = 400) => (l.length > n ? `${l.slice(0, n)}…` : l);
 const secs = (ms: number | null) => (ms === null ? 'n/a' : `${(ms / 1000).toFixed(1)} s`);
 
 function probeLines(ps: Probe[]): string[] {
-  return ps.map((p) => `- ${p.asExpected ? 'as expected' : 'NOT as expected'} (${p.expect}): ${p.what}\n\n  \`\`\`\n  $ ${p.command}   # exit ${p.code}, ${p.ms} ms\n  ${trim(p.output, 600).replace(/\n/g, '\n  ')}\n  \`\`\``);
+  return ps.map(
+    (p) =>
+      `- ${p.asExpected ? 'as expected' : 'NOT as expected'} (${p.expect}): ${p.what}\n\n  \`\`\`\n  $ ${p.command}   # exit ${p.code}, ${p.ms} ms\n  ${trim(p.output, 600).replace(/\n/g, '\n  ')}\n  \`\`\``,
+  );
 }
 
 export function apiDrillMarkdown(r: ApiDrillReport): string {
@@ -80,11 +90,18 @@ export function apiDrillMarkdown(r: ApiDrillReport): string {
     '',
     '## Captured',
     '',
-    ...(r.captured.length ? r.captured.map((c) => [
-      `- ${c.at} ${c.source}${c.host ? ` ${c.host}` : ''}${c.unit ? ` ${c.unit}` : ''}${c.file ? ` ${c.file}` : ''}`,
-      '', '  ```', `  ${trim(c.line)}`, '  ```',
-      ...c.traces.map((x) => `  - emitted at \`${x.citation}\`: ${x.what ?? x.format}`),
-    ].join('\n')) : ['(nothing captured)']),
+    ...(r.captured.length
+      ? r.captured.map((c) =>
+          [
+            `- ${c.at} ${c.source}${c.host ? ` ${c.host}` : ''}${c.unit ? ` ${c.unit}` : ''}${c.file ? ` ${c.file}` : ''}`,
+            '',
+            '  ```',
+            `  ${trim(c.line)}`,
+            '  ```',
+            ...c.traces.map((x) => `  - emitted at \`${x.citation}\`: ${x.what ?? x.format}`),
+          ].join('\n'),
+        )
+      : ['(nothing captured)']),
     '',
     '## Symptom (kubectl, during the break)',
     '',

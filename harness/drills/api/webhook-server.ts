@@ -15,7 +15,10 @@ import { convertObject, type ConvertMode } from './convert-objects.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { baseline, withDrillCtx, type DrillCtx } from './common.ts';
 
-export interface ServerLogLine { at: string; line: string }
+export interface ServerLogLine {
+  at: string;
+  line: string;
+}
 
 export interface DrillServer {
   /** https://address:port */
@@ -36,8 +39,14 @@ export interface DrillServer {
  */
 export function listenAddressFor(inv: Inventory, listen?: string): string {
   if (listen !== undefined) {
-    const mine = Object.values(networkInterfaces()).flat().some((a) => a?.address === listen);
-    if (!mine) throw new InputError('--listen', `${listen} is not an address of this machine; pass one that every apiserver can reach, e.g. the lab bridge address`);
+    const mine = Object.values(networkInterfaces())
+      .flat()
+      .some((a) => a?.address === listen);
+    if (!mine)
+      throw new InputError(
+        '--listen',
+        `${listen} is not an address of this machine; pass one that every apiserver can reach, e.g. the lab bridge address`,
+      );
     return listen;
   }
   const target = inv.controlPlaneHosts[0]!.address;
@@ -46,19 +55,55 @@ export function listenAddressFor(inv: Inventory, listen?: string): string {
       if (a.family !== 'IPv4' || a.internal) continue;
       // Same network: equal under the interface's netmask.
       const mask = ipv4ToInt(a.netmask);
-      if (((ipv4ToInt(a.address) & mask) >>> 0) === ((ipv4ToInt(target) & mask) >>> 0)) return a.address;
+      if ((ipv4ToInt(a.address) & mask) >>> 0 === (ipv4ToInt(target) & mask) >>> 0)
+        return a.address;
     }
   }
-  throw new InputError('--listen', `this machine has no address on the network of ${inv.controlPlaneHosts[0]!.name} (${target}); pass --listen ADDRESS, an address of this machine that every apiserver can reach`);
+  throw new InputError(
+    '--listen',
+    `this machine has no address on the network of ${inv.controlPlaneHosts[0]!.name} (${target}); pass --listen ADDRESS, an address of this machine that every apiserver can reach`,
+  );
 }
 
-interface Review { apiVersion?: string; kind?: string; request?: Record<string, unknown> & { uid?: string } }
+interface Review {
+  apiVersion?: string;
+  kind?: string;
+  request?: Record<string, unknown> & { uid?: string };
+}
 
-export async function startDrillServer(dir: string, listen: string, name: string): Promise<DrillServer> {
+export async function startDrillServer(
+  dir: string,
+  listen: string,
+  name: string,
+): Promise<DrillServer> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // A fresh drill CA per run: nothing outlives the drill that would need to trust it.
-  const ca = await issueCa({ id: 'ca', file: 'drill-ca', cn: `hardwire-drill-ca-${name}`, why: 'drill webhook trust root', placements: [] }, windowFor(1));
-  const leaf = await issueLeaf({ id: 'drill-webhook', file: 'drill-webhook', ca: 'ca', cn: `hardwire-drill-webhook-${name}`, o: [], usage: 'server', dns: [], ips: [listen], why: 'drill webhook serving cert', placements: [] }, ca, windowFor(1));
+  const ca = await issueCa(
+    {
+      id: 'ca',
+      file: 'drill-ca',
+      cn: `hardwire-drill-ca-${name}`,
+      why: 'drill webhook trust root',
+      placements: [],
+    },
+    windowFor(1),
+  );
+  const leaf = await issueLeaf(
+    {
+      id: 'drill-webhook',
+      file: 'drill-webhook',
+      ca: 'ca',
+      cn: `hardwire-drill-webhook-${name}`,
+      o: [],
+      usage: 'server',
+      dns: [],
+      ips: [listen],
+      why: 'drill webhook serving cert',
+      placements: [],
+    },
+    ca,
+    windowFor(1),
+  );
   writeFileSync(join(dir, 'drill-ca.crt'), ca.certPem, { mode: 0o644 });
   writeFileSync(join(dir, 'drill-ca.key'), ca.keyPem, { mode: 0o600 });
   writeFileSync(join(dir, 'webhook.crt'), leaf.certPem, { mode: 0o644 });
@@ -79,23 +124,47 @@ export async function startDrillServer(dir: string, listen: string, name: string
     req.on('end', () => {
       const from = req.socket.remoteAddress ?? '?';
       let review: Review;
-      try { review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review; } catch {
+      try {
+        review = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Review;
+      } catch {
         log(`${from} ${req.method} ${req.url}: body is not JSON`);
         res.writeHead(400).end();
         return;
       }
       const r = review.request ?? {};
-      const reply = (body: unknown) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+      const reply = (body: unknown) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       if (req.url?.startsWith('/validate') && review.kind === 'AdmissionReview') {
         const kind = (r.kind as { kind?: string } | undefined)?.kind;
-        log(`${from} AdmissionReview uid=${r.uid} ${String(r.operation)} ${kind} ${String(r.namespace)}/${String(r.name ?? '')} user=${String((r.userInfo as { username?: string } | undefined)?.username)} -> allowed`);
-        reply({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: r.uid, allowed: true } });
+        log(
+          `${from} AdmissionReview uid=${r.uid} ${String(r.operation)} ${kind} ${String(r.namespace)}/${String(r.name ?? '')} user=${String((r.userInfo as { username?: string } | undefined)?.username)} -> allowed`,
+        );
+        reply({
+          apiVersion: 'admission.k8s.io/v1',
+          kind: 'AdmissionReview',
+          response: { uid: r.uid, allowed: true },
+        });
       } else if (req.url?.startsWith('/convert') && review.kind === 'ConversionReview') {
         const objects = (r.objects as Record<string, unknown>[] | undefined) ?? [];
         const desired = String(r.desiredAPIVersion);
-        const names = objects.map((o) => `${String((o.apiVersion as string).split('/')[1])}:${String((o.metadata as { name?: string }).name)}`).join(',');
-        log(`${from} ConversionReview uid=${r.uid} ${objects.length} object(s) [${names}] -> ${desired} (${state.convertMode})`);
-        reply({ apiVersion: 'apiextensions.k8s.io/v1', kind: 'ConversionReview', response: { uid: r.uid, result: { status: 'Success' }, convertedObjects: objects.map((o) => convertObject(o, desired, state.convertMode)) } });
+        const names = objects
+          .map(
+            (o) =>
+              `${String((o.apiVersion as string).split('/')[1])}:${String((o.metadata as { name?: string }).name)}`,
+          )
+          .join(',');
+        log(
+          `${from} ConversionReview uid=${r.uid} ${objects.length} object(s) [${names}] -> ${desired} (${state.convertMode})`,
+        );
+        reply({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          response: {
+            uid: r.uid,
+            result: { status: 'Success' },
+            convertedObjects: objects.map((o) => convertObject(o, desired, state.convertMode)),
+          },
+        });
       } else {
         log(`${from} ${req.method} ${req.url}: not a review this server answers`);
         res.writeHead(404).end();
@@ -103,19 +172,36 @@ export async function startDrillServer(dir: string, listen: string, name: string
     });
   });
   // The client side of a broken trust (3.C1) shows here: the apiserver aborts the handshake.
-  server.on('tlsClientError', (err, socket) => log(`${socket.remoteAddress ?? '?'} TLS handshake failed: ${err.message}`));
+  server.on('tlsClientError', (err, socket) =>
+    log(`${socket.remoteAddress ?? '?'} TLS handshake failed: ${err.message}`),
+  );
   await new Promise<void>((resolve, reject) => {
-    server.once('error', (e) => reject(new StepError('drill webhook server', `cannot listen on ${listen}: ${e.message}`)));
+    server.once('error', (e) =>
+      reject(new StepError('drill webhook server', `cannot listen on ${listen}: ${e.message}`)),
+    );
     server.listen(0, listen, resolve);
   });
   const port = (server.address() as { port: number }).port;
-  log(`listening on https://${listen}:${port} (serving cert from drill CA hardwire-drill-ca-${name})`);
+  log(
+    `listening on https://${listen}:${port} (serving cert from drill CA hardwire-drill-ca-${name})`,
+  );
   return {
-    base: `https://${listen}:${port}`, caPem: ca.certPem, logFile,
-    get convertMode() { return state.convertMode; },
-    set convertMode(m: ConvertMode) { state.convertMode = m; log(`conversion mode -> ${m}`); },
+    base: `https://${listen}:${port}`,
+    caPem: ca.certPem,
+    logFile,
+    get convertMode() {
+      return state.convertMode;
+    },
+    set convertMode(m: ConvertMode) {
+      state.convertMode = m;
+      log(`conversion mode -> ${m}`);
+    },
     lines: () => [...kept],
-    close: () => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }
 
@@ -124,8 +210,22 @@ export async function startDrillServer(dir: string, listen: string, name: string
  * the server up for the drill's body and closed however it ends.
  */
 export async function webhookDrill<T>(
-  inv: Inventory, stateDir: string, opts: { listen?: string | undefined; gateTimeoutMs: number; acceptNewHostKeys?: boolean | undefined }, log: Logger, name: string, mode: string,
-  cleanup: (d: DrillCtx) => Promise<void>, body: (d: DrillCtx, server: DrillServer, base: Awaited<ReturnType<typeof baseline>>) => Promise<T>,
+  inv: Inventory,
+  stateDir: string,
+  opts: {
+    listen?: string | undefined;
+    gateTimeoutMs: number;
+    acceptNewHostKeys?: boolean | undefined;
+  },
+  log: Logger,
+  name: string,
+  mode: string,
+  cleanup: (d: DrillCtx) => Promise<void>,
+  body: (
+    d: DrillCtx,
+    server: DrillServer,
+    base: Awaited<ReturnType<typeof baseline>>,
+  ) => Promise<T>,
 ): Promise<T> {
   const listen = listenAddressFor(inv, opts.listen);
   return withDrillCtx(inv, stateDir, opts, log, name, async (d) => {

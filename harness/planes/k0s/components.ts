@@ -40,7 +40,8 @@ const FILE = 'cmd/controller/controller.go';
 function componentNames(tree: string): Map<string, string> {
   const out = new Map<string, string>();
   const text = readFileSync(join(tree, 'pkg', 'constant', 'constant.go'), 'utf8');
-  for (const [, k, v] of text.matchAll(/^\s*(\w+Component[Nn]ame)\s*=\s*"([^"]+)"/gm)) out.set(k!, v!);
+  for (const [, k, v] of text.matchAll(/^\s*(\w+Component[Nn]ame)\s*=\s*"([^"]+)"/gm))
+    out.set(k!, v!);
   return out;
 }
 
@@ -69,10 +70,17 @@ export function k0sComponents(tree: string, tag: string): K0sComponent[] | undef
     const constant = condition ? /constant\.(\w+Component[Nn]ame)/.exec(condition)?.[1] : undefined;
     const disableAs = constant ? names.get(constant) : undefined;
     out.push({
-      expr, name: expr.replace(/^controller\./, '').replace(/^New/, ''), manager: m[1] as 'node' | 'cluster',
-      ...(condition ? { condition } : {}), ...(disableAs ? { disableAs } : {}),
+      expr,
+      name: expr.replace(/^controller\./, '').replace(/^New/, ''),
+      manager: m[1] as 'node' | 'cluster',
+      ...(condition ? { condition } : {}),
+      ...(disableAs ? { disableAs } : {}),
       ...(CHILD_OF[expr] ? { process: CHILD_OF[expr] } : {}),
-      at: { file: FILE, line: i + 1, url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${FILE}#L${i + 1}` },
+      at: {
+        file: FILE,
+        line: i + 1,
+        url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${FILE}#L${i + 1}`,
+      },
     });
   }
   return out;
@@ -81,5 +89,10 @@ export function k0sComponents(tree: string, tag: string): K0sComponent[] | undef
 /** The valid --disable-components names, from `k0s controller --help` as the binary prints them. */
 export function disableList(help: string): string[] {
   const m = /--disable-components[^\n]*valid items: ([^)]+)\)/.exec(help);
-  return m ? m[1]!.split(',').map((x) => x.trim()).filter(Boolean) : [];
+  return m
+    ? m[1]!
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean)
+    : [];
 }

@@ -18,8 +18,12 @@ function spec(p: ClusterParams, address: string): Record<string, unknown> {
   };
 }
 
-const document = (p: ClusterParams, body: Record<string, unknown>) =>
-  ({ apiVersion: 'k0s.k0sproject.io/v1beta1', kind: 'ClusterConfig', metadata: { name: p.clusterName }, spec: body });
+const document = (p: ClusterParams, body: Record<string, unknown>) => ({
+  apiVersion: 'k0s.k0sproject.io/v1beta1',
+  kind: 'ClusterConfig',
+  metadata: { name: p.clusterName },
+  spec: body,
+});
 
 /** Everything else stays k0s's default (konnectivity, metrics-server, kube-proxy, CoreDNS on). */
 export function k0sConfig(p: ClusterParams, address: string): string {
@@ -27,9 +31,16 @@ export function k0sConfig(p: ClusterParams, address: string): string {
 }
 
 /** The refs the worker's images are built under (images.ts), as k0s's spec.images takes them. */
-export interface WorkerImageRefs { pause: string; kubeProxy: string; coredns: string }
+export interface WorkerImageRefs {
+  pause: string;
+  kubeProxy: string;
+  coredns: string;
+}
 
-const imageSpec = (ref: string) => ({ image: ref.slice(0, ref.lastIndexOf(':')), version: ref.slice(ref.lastIndexOf(':') + 1) });
+const imageSpec = (ref: string) => ({
+  image: ref.slice(0, ref.lastIndexOf(':')),
+  version: ref.slice(ref.lastIndexOf(':') + 1),
+});
 
 /**
  * The controller a worker joins, on a lab host. What k0s needs on the worker and why, each choice here:
@@ -53,14 +64,24 @@ const imageSpec = (ref: string) => ({ image: ref.slice(0, ref.lastIndexOf(':')),
  *   reaches the kubelet directly, as on the other planes. The four controllers of the plane keep
  *   k0s's defaults.
  */
-export function k0sWorkerClusterConfig(p: ClusterParams, address: string, images: WorkerImageRefs): string {
+export function k0sWorkerClusterConfig(
+  p: ClusterParams,
+  address: string,
+  images: WorkerImageRefs,
+): string {
   const base = spec(p, address);
-  return stringify(document(p, {
-    ...base,
-    network: { ...(base.network as object), provider: 'custom', kubeProxy: { mode: 'nftables' } },
-    images: { kubeproxy: imageSpec(images.kubeProxy), coredns: imageSpec(images.coredns), pause: imageSpec(images.pause) },
-    workerProfiles: [{ name: WORKER_PROFILE, values: { failCgroupV1: false } }],
-  }));
+  return stringify(
+    document(p, {
+      ...base,
+      network: { ...(base.network as object), provider: 'custom', kubeProxy: { mode: 'nftables' } },
+      images: {
+        kubeproxy: imageSpec(images.kubeProxy),
+        coredns: imageSpec(images.coredns),
+        pause: imageSpec(images.pause),
+      },
+      workerProfiles: [{ name: WORKER_PROFILE, values: { failCgroupV1: false } }],
+    }),
+  );
 }
 
 /** Components the worker's controller runs without (see k0sWorkerClusterConfig). */

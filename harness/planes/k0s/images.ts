@@ -19,8 +19,15 @@ export const K0S_IMAGE_DIR = `${K0S_DATA}/images`;
 export const COREDNS_NONROOT: ImageSpec = {
   ...IMAGES.coredns,
   ref: 'hardwire.local/coredns-nonroot:v1.14.2',
-  args: (b) => ['-entrypoint', '/coredns', '-user', '65532:65532', '-add', `/coredns=${b('coredns')}`],
-  why: 'cluster DNS for k0s\'s CoreDNS Deployment, which requires a non-root image',
+  args: (b) => [
+    '-entrypoint',
+    '/coredns',
+    '-user',
+    '65532:65532',
+    '-add',
+    `/coredns=${b('coredns')}`,
+  ],
+  why: "cluster DNS for k0s's CoreDNS Deployment, which requires a non-root image",
 };
 
 export type K0sWorkerImage = 'pause' | 'kube-proxy' | 'coredns' | 'busybox';
@@ -29,7 +36,9 @@ export type K0sWorkerImage = 'pause' | 'kube-proxy' | 'coredns' | 'busybox';
  * pause and kube-proxy are kubeadm's (the same tarballs compare's kubeadm plane imports: kube-proxy
  * with Debian's nft for its nftables mode), CoreDNS the non-root one above, busybox the test Pod's.
  */
-export async function k0sWorkerImages(log: Logger): Promise<Record<K0sWorkerImage, ImageSpec<string>>> {
+export async function k0sWorkerImages(
+  log: Logger,
+): Promise<Record<K0sWorkerImage, ImageSpec<string>>> {
   return {
     pause: KUBEADM_IMAGES.pause as ImageSpec<string>,
     'kube-proxy': withNft(KUBEADM_IMAGES['kube-proxy'], await nftClosure(log)) as ImageSpec<string>,
@@ -37,4 +46,3 @@ export async function k0sWorkerImages(log: Logger): Promise<Record<K0sWorkerImag
     busybox: IMAGES.busybox as ImageSpec<string>,
   };
 }
-

@@ -10,9 +10,14 @@ import { step } from './controller.ts';
 
 const ROLE_FLAGS: Partial<Record<Component, Record<string, string>>> = {
   'kube-apiserver': {
-    'tls-cert-file': 'apiserver', 'client-ca-file': 'ca', 'kubelet-client-certificate': 'apiserver-kubelet-client',
-    'etcd-certfile': 'apiserver-etcd-client', 'etcd-cafile': 'etcd-ca', 'proxy-client-cert-file': 'front-proxy-client',
-    'requestheader-client-ca-file': 'front-proxy-ca', 'service-account-key-file': 'sa',
+    'tls-cert-file': 'apiserver',
+    'client-ca-file': 'ca',
+    'kubelet-client-certificate': 'apiserver-kubelet-client',
+    'etcd-certfile': 'apiserver-etcd-client',
+    'etcd-cafile': 'etcd-ca',
+    'proxy-client-cert-file': 'front-proxy-client',
+    'requestheader-client-ca-file': 'front-proxy-ca',
+    'service-account-key-file': 'sa',
   },
   etcd: { 'cert-file': 'etcd-server', 'peer-cert-file': 'etcd-peer', 'trusted-ca-file': 'etcd-ca' },
   'kube-controller-manager': { kubeconfig: 'kubeconfig/controller-manager' },
@@ -35,16 +40,50 @@ export async function collectPki(plane: PlaneData, s: Session): Promise<void> {
       if (!p) continue;
       roleOfPath.set(p, role);
       plane.pathTokens.push([p, kubeadmFile(role)]);
-      if (p.endsWith('.crt')) plane.pathTokens.push([p.replace(/\.crt$/, '.key'), kubeadmFile(role).replace(/\.crt$/, '.key')]);
+      if (p.endsWith('.crt'))
+        plane.pathTokens.push([
+          p.replace(/\.crt$/, '.key'),
+          kubeadmFile(role).replace(/\.crt$/, '.key'),
+        ]);
     }
   }
-  const files = (await step(plane, s, ['find', `${K0S_DATA}/pki`, '-type', 'f', '(', '-name', '*.crt', '-o', '-name', '*.conf', ')'], 'list k0s PKI')).trim().split('\n').filter(Boolean).sort();
+  const files = (
+    await step(
+      plane,
+      s,
+      [
+        'find',
+        `${K0S_DATA}/pki`,
+        '-type',
+        'f',
+        '(',
+        '-name',
+        '*.crt',
+        '-o',
+        '-name',
+        '*.conf',
+        ')',
+      ],
+      'list k0s PKI',
+    )
+  )
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .sort();
   for (const path of files) {
     const text = (await s.readFile(path)).toString('utf8');
-    const role = roleOfPath.get(path) ?? `k0s:${path.slice(`${K0S_DATA}/pki/`.length).replace(/\.(crt|conf)$/, '')}`;
-    if (path.endsWith('.crt')) plane.certs.push({ role, path, kind: 'cert', facts: certFacts(text) });
+    const role =
+      roleOfPath.get(path) ??
+      `k0s:${path.slice(`${K0S_DATA}/pki/`.length).replace(/\.(crt|conf)$/, '')}`;
+    if (path.endsWith('.crt'))
+      plane.certs.push({ role, path, kind: 'cert', facts: certFacts(text) });
     else {
-      const c = kubeconfigCert(text, path, role.startsWith('k0s:') ? `kubeconfig/${role.slice(4)}` : role);
+      const c = kubeconfigCert(
+        text,
+        path,
+        role.startsWith('k0s:') ? `kubeconfig/${role.slice(4)}` : role,
+      );
       if (c) plane.certs.push(c);
     }
   }

@@ -25,36 +25,89 @@ async function apiserverArgv(c: Session): Promise<{ argv: string[]; source: stri
   const t = await processTree(c);
   const p = t.descendants.find((d) => processName(d.argv) === 'kube-apiserver');
   if (!p) throw new Error(`no kube-apiserver below k0scontroller on ${c.host.name}`);
-  return { argv: p.argv, source: `/proc/${p.pid}/cmdline on ${c.host.name} (the worker's controller)` };
+  return {
+    argv: p.argv,
+    source: `/proc/${p.pid}/cmdline on ${c.host.name} (the worker's controller)`,
+  };
 }
 
-export async function collectWorker(plane: PlaneData, k0s: EnsuredBinary, parts: EnsuredBinary[], opts: { lab: string; keep: boolean }, ctx: CollectContext): Promise<void> {
+export async function collectWorker(
+  plane: PlaneData,
+  k0s: EnsuredBinary,
+  parts: EnsuredBinary[],
+  opts: { lab: string; keep: boolean },
+  ctx: CollectContext,
+): Promise<void> {
   const lab = await import('../../lab/index.ts');
   const labOpts = { name: workerLabName(opts.lab), stateDir: ctx.stateDir, log: ctx.log };
   const t0 = performance.now();
   await lab.labDown(labOpts);
   const info = await lab.labUp({ ...labOpts, hosts: 2, workers: true });
-  plane.steps.push({ step: `fresh worker lab "${labOpts.name}" up (2 hosts)`, ms: Math.round(performance.now() - t0), ok: true, output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', ') });
+  plane.steps.push({
+    step: `fresh worker lab "${labOpts.name}" up (2 hosts)`,
+    ms: Math.round(performance.now() - t0),
+    ok: true,
+    output: info.hosts.map((h) => `${h.name} ${h.address}`).join(', '),
+  });
   const sessions: Session[] = [];
   let watch: Watcher | undefined;
   try {
-    for (const h of [...info.hosts, info.hosts[0]!]) sessions.push(await lab.labConnect(h.name, labOpts));
+    for (const h of [...info.hosts, info.hosts[0]!])
+      sessions.push(await lab.labConnect(h.name, labOpts));
     const [c, w, ws] = sessions as [Session, Session, Session];
     // Time to first Pod: t0 is now (hosts up, nothing installed); the third session polls the controller.
     const node = (await w.exec(['hostname'])).stdout.trim();
-    watch = watchTtfp(hostChecks(ws, '/var/lib/k0s/pki/server.crt', [K0S_BIN, 'kubectl'], node, { ns: 'default', name: WORKER_POD }), { worker: node, pod: `default/${WORKER_POD}` });
-    const { worker, procs } = await runWorkerPair(plane, k0s, parts, { controller: c, worker: w }, ctx.params, ctx.log);
+    watch = watchTtfp(
+      hostChecks(ws, '/var/lib/k0s/pki/server.crt', [K0S_BIN, 'kubectl'], node, {
+        ns: 'default',
+        name: WORKER_POD,
+      }),
+      { worker: node, pod: `default/${WORKER_POD}` },
+    );
+    const { worker, procs } = await runWorkerPair(
+      plane,
+      k0s,
+      parts,
+      { controller: c, worker: w },
+      ctx.params,
+      ctx.log,
+    );
     plane.ttfp = await watch.finish();
     if (plane.k0s) plane.k0s.worker = worker;
-    const components = { kubelet: procs.kubelet, ...(procs.kubeProxy ? { 'kube-proxy': procs.kubeProxy } : {}) };
-    plane.node = { host: `${labOpts.name}/${w.host.name}`, components, reasons: workerReasons(components, join(cacheDir(), 'gosrc', `k0s-${k0s.version}`), k0s.version, ctx.params.kubernetesVersion) };
+    const components = {
+      kubelet: procs.kubelet,
+      ...(procs.kubeProxy ? { 'kube-proxy': procs.kubeProxy } : {}),
+    };
+    plane.node = {
+      host: `${labOpts.name}/${w.host.name}`,
+      components,
+      reasons: workerReasons(
+        components,
+        join(cacheDir(), 'gosrc', `k0s-${k0s.version}`),
+        k0s.version,
+        ctx.params.kubernetesVersion,
+      ),
+    };
     try {
       plane.kubeletCerts = await readKubeletCerts(plane, w, await apiserverArgv(c));
     } catch (err) {
       plane.notes.push(`k0s worker: kubelet certificates not read: ${(err as Error).message}`);
     }
-    if (ctx.cis) plane.nodeCis = await scanLabNodes('k0s', [w], ctx.params.kubernetesVersion, ctx.log, plane.steps);
-    plane.nodeProcs = await readPlaneProcs([{ s: c, host: `${labOpts.name}/${c.host.name}`, role: 'k0s controller of the worker' }, { s: w, host: `${labOpts.name}/${w.host.name}`, role: 'k0s worker' }], plane);
+    if (ctx.cis)
+      plane.nodeCis = await scanLabNodes(
+        'k0s',
+        [w],
+        ctx.params.kubernetesVersion,
+        ctx.log,
+        plane.steps,
+      );
+    plane.nodeProcs = await readPlaneProcs(
+      [
+        { s: c, host: `${labOpts.name}/${c.host.name}`, role: 'k0s controller of the worker' },
+        { s: w, host: `${labOpts.name}/${w.host.name}`, role: 'k0s worker' },
+      ],
+      plane,
+    );
   } finally {
     await watch?.finish(0);
     await Promise.all(sessions.map((s) => s.close()));

@@ -14,17 +14,28 @@ type Reason = { text: string; url?: string };
 /** Where k0s sets each: the kubelet's flags, its config (profile defaults, then per-node overrides), kube-proxy's. */
 const FILES = {
   kubeletFlags: ['pkg/component/worker/kubelet.go'],
-  kubeletFields: ['pkg/component/controller/workerconfig/reconciler.go', 'pkg/component/worker/kubelet.go'],
+  kubeletFields: [
+    'pkg/component/controller/workerconfig/reconciler.go',
+    'pkg/component/worker/kubelet.go',
+  ],
   proxy: ['pkg/component/controller/kubeproxy.go'],
 };
 
 /** Choices of this lab, not k0s's. */
 const OURS: Record<string, Reason> = {
-  'kubelet --node-ip': { text: '--kubelet-extra-args on `k0s install worker`: a lab host has no default route, so the kubelet cannot pick its address itself (harness/planes/k0s/worker.ts)' },
-  'kubelet --root-dir': { text: '--kubelet-root-dir on `k0s install worker`: the worker lab host\'s ext4 bind mount at /var/lib/kubelet (lab/worker.ts), as hardwire\'s own workers use it' },
+  'kubelet --node-ip': {
+    text: '--kubelet-extra-args on `k0s install worker`: a lab host has no default route, so the kubelet cannot pick its address itself (harness/planes/k0s/worker.ts)',
+  },
+  'kubelet --root-dir': {
+    text: "--kubelet-root-dir on `k0s install worker`: the worker lab host's ext4 bind mount at /var/lib/kubelet (lab/worker.ts), as hardwire's own workers use it",
+  },
   'kubelet --cert-dir': { text: 'k0s puts it under the kubelet root dir (--kubelet-root-dir)' },
-  'kubelet failCgroupV1': { text: `worker profile ${WORKER_PROFILE} in k0s.yaml (spec.workerProfiles): kubelet v1.36 refuses cgroup v1 unless false, and this machine has only v1 (harness/planes/k0s/config.ts)` },
-  'kube-proxy mode': { text: 'network.kubeProxy.mode nftables in k0s.yaml, as on the other planes (harness/planes/k0s/config.ts)' },
+  'kubelet failCgroupV1': {
+    text: `worker profile ${WORKER_PROFILE} in k0s.yaml (spec.workerProfiles): kubelet v1.36 refuses cgroup v1 unless false, and this machine has only v1 (harness/planes/k0s/config.ts)`,
+  },
+  'kube-proxy mode': {
+    text: 'network.kubeProxy.mode nftables in k0s.yaml, as on the other planes (harness/planes/k0s/config.ts)',
+  },
 };
 
 function sourceLine(tree: string, tag: string, files: string[], re: RegExp): Reason | undefined {
@@ -33,7 +44,11 @@ function sourceLine(tree: string, tag: string, files: string[], re: RegExp): Rea
     if (!existsSync(path)) continue;
     const lines = readFileSync(path, 'utf8').split('\n');
     const i = lines.findIndex((l) => re.test(l));
-    if (i >= 0) return { text: `k0s ${file.split('/').pop()}:${i + 1}: ${lines[i]!.trim()}`, url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${file}#L${i + 1}` };
+    if (i >= 0)
+      return {
+        text: `k0s ${file.split('/').pop()}:${i + 1}: ${lines[i]!.trim()}`,
+        url: `https://github.com/k0sproject/k0s/blob/${encodeURIComponent(tag)}/${file}#L${i + 1}`,
+      };
   }
   return undefined;
 }
@@ -43,15 +58,25 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /** A config field's Go name in k0s's source: its json path's last part, any case (clusterDNS -> ClusterDNS). */
 const fieldRe = (key: string) => new RegExp(`\\b${esc(key.split('.').pop()!)}\\s*(:|=)`, 'i');
 
-function reasonsFor(component: NodeComponent, p: NodeProcess, tree: string, tag: string, version: string): Record<string, Reason> {
+function reasonsFor(
+  component: NodeComponent,
+  p: NodeProcess,
+  tree: string,
+  tag: string,
+  version: string,
+): Record<string, Reason> {
   const out: Record<string, Reason> = {};
   const flagFiles = component === 'kubelet' ? FILES.kubeletFlags : FILES.proxy;
   const fieldFiles = component === 'kubelet' ? FILES.kubeletFields : FILES.proxy;
   for (const name of flagsOf(p.argv).keys()) {
-    const r = OURS[`${component} --${name}`] ?? sourceLine(tree, tag, flagFiles, new RegExp(`"(--)?${esc(name)}"`));
+    const r =
+      OURS[`${component} --${name}`] ??
+      sourceLine(tree, tag, flagFiles, new RegExp(`"(--)?${esc(name)}"`));
     if (r) out[`--${name}`] = r;
   }
-  const fields = p.config ? configValues(p.config, configKeys(component, version)) : new Map<string, string>();
+  const fields = p.config
+    ? configValues(p.config, configKeys(component, version))
+    : new Map<string, string>();
   for (const key of fields.keys()) {
     const r = OURS[`${component} ${key}`] ?? sourceLine(tree, tag, fieldFiles, fieldRe(key));
     if (r) out[key] = r;
@@ -60,8 +85,14 @@ function reasonsFor(component: NodeComponent, p: NodeProcess, tree: string, tag:
 }
 
 /** Reasons per node component, keyed as the node section keys them (`--flag`, or a config field's json path). */
-export function workerReasons(procs: Partial<Record<NodeComponent, NodeProcess>>, tree: string, tag: string, version: string): Partial<Record<NodeComponent, Record<string, Reason>>> {
+export function workerReasons(
+  procs: Partial<Record<NodeComponent, NodeProcess>>,
+  tree: string,
+  tag: string,
+  version: string,
+): Partial<Record<NodeComponent, Record<string, Reason>>> {
   const out: Partial<Record<NodeComponent, Record<string, Reason>>> = {};
-  for (const [c, p] of Object.entries(procs) as [NodeComponent, NodeProcess][]) out[c] = reasonsFor(c, p, tree, tag, version);
+  for (const [c, p] of Object.entries(procs) as [NodeComponent, NodeProcess][])
+    out[c] = reasonsFor(c, p, tree, tag, version);
   return out;
 }

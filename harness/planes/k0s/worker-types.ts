@@ -1,7 +1,11 @@
 // The k0s worker's facts as the report keeps them (types.ts K0sModel.worker); no imports, so the
 // report's types can name them without a loop.
 
-export interface TreeProc { pid: number; ppid: number; argv: string[] }
+export interface TreeProc {
+  pid: number;
+  ppid: number;
+  argv: string[];
+}
 
 export interface WorkerTree {
   unit: string;
@@ -28,4 +32,3 @@ export interface K0sWorker {
   /** containerd's log lines (in k0sworker's journal) that mention PullImage: none when nothing was pulled. */
   pulls: string[];
 }
-

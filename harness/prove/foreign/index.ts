@@ -20,8 +20,16 @@ export interface FlagsOf {
 }
 
 /** The tool's flags for `component`, computed before the run (kubeadm: locally, no lab; k0s: live, on a lab host of its own). */
-export async function toolArgv(tool: Tool, inv: Inventory, host: Host, component: string, stateDir: string, log: Logger): Promise<ToolArgv> {
-  if (tool === 'k0s') return (await import('./k0s.ts')).k0sArgv(inv, host, component, stateDir, log);
+export async function toolArgv(
+  tool: Tool,
+  inv: Inventory,
+  host: Host,
+  component: string,
+  stateDir: string,
+  log: Logger,
+): Promise<ToolArgv> {
+  if (tool === 'k0s')
+    return (await import('./k0s.ts')).k0sArgv(inv, host, component, stateDir, log);
   return kubeadmArgv(inv, host, component, log);
 }
 
@@ -30,7 +38,14 @@ export async function toolArgv(tool: Tool, inv: Inventory, host: Host, component
  * file of the same role (read through the unit's credentials where it loads them); a flag whose
  * hardwire file is not on the host is not run either.
  */
-export async function foreignArgv(s: Session, inv: Inventory, host: Host, t: ToolArgv, unitText: string, unit: string): Promise<{ argv: string[]; flagsOf: FlagsOf }> {
+export async function foreignArgv(
+  s: Session,
+  inv: Inventory,
+  host: Host,
+  t: ToolArgv,
+  unitText: string,
+  unit: string,
+): Promise<{ argv: string[]; flagsOf: FlagsOf }> {
   const files = hardwireFiles(inv, host, unitText, unit);
   const { flags } = translateArgv(t.tool, t.argv, files, t.hosts);
   for (const [path, names] of translatedPaths(flags, files)) {
@@ -40,6 +55,19 @@ export async function foreignArgv(s: Session, inv: Inventory, host: Host, t: Too
       t2.notProvable = `hardwire's ${path} (${t2.how}) is not on ${host.name}`;
     }
   }
-  const argv = [t.argv[0]!, ...flags.filter((f) => f.run !== undefined).map((f) => `--${f.flag}=${f.run}`)];
-  return { argv, flagsOf: { tool: t.tool, version: t.version, sha256: t.sha256, command: t.command, source: t.source, flags } };
+  const argv = [
+    t.argv[0]!,
+    ...flags.filter((f) => f.run !== undefined).map((f) => `--${f.flag}=${f.run}`),
+  ];
+  return {
+    argv,
+    flagsOf: {
+      tool: t.tool,
+      version: t.version,
+      sha256: t.sha256,
+      command: t.command,
+      source: t.source,
+      flags,
+    },
+  };
 }

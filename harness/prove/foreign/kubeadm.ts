@@ -19,7 +19,10 @@ import type { HostValue, Tool } from './translate.ts';
 /** The phase that writes each component's manifest, and the manifest's file name. */
 export const KUBEADM_PHASES: Record<string, { phase: string[]; manifest: string }> = {
   'kube-apiserver': { phase: ['control-plane', 'apiserver'], manifest: 'kube-apiserver.yaml' },
-  'kube-controller-manager': { phase: ['control-plane', 'controller-manager'], manifest: 'kube-controller-manager.yaml' },
+  'kube-controller-manager': {
+    phase: ['control-plane', 'controller-manager'],
+    manifest: 'kube-controller-manager.yaml',
+  },
   'kube-scheduler': { phase: ['control-plane', 'scheduler'], manifest: 'kube-scheduler.yaml' },
   etcd: { phase: ['etcd', 'local'], manifest: 'etcd.yaml' },
 };
@@ -39,26 +42,57 @@ export interface ToolArgv {
 
 /** The container's command (and args) of a static Pod manifest. */
 export function manifestCommand(text: string): string[] {
-  const doc = parseYaml(text) as { spec?: { containers?: { command?: string[]; args?: string[] }[] } };
+  const doc = parseYaml(text) as {
+    spec?: { containers?: { command?: string[]; args?: string[] }[] };
+  };
   const c = doc.spec?.containers?.[0];
   return [...(c?.command ?? []), ...(c?.args ?? [])];
 }
 
-export async function kubeadmArgv(inv: Inventory, host: Host, component: string, log: Logger): Promise<ToolArgv> {
+export async function kubeadmArgv(
+  inv: Inventory,
+  host: Host,
+  component: string,
+  log: Logger,
+): Promise<ToolArgv> {
   const spec = KUBEADM_PHASES[component];
   if (!spec) throw new StepError('flags prove', `kubeadm writes no manifest for ${component}`);
   const version = inv.cluster.kubernetesVersion;
   const bin = await ensureBinary('kubeadm', { kubernetesVersion: version, log });
   const dir = mkdtempSync(join(tmpdir(), 'hardwire-kubeadm-'));
   try {
-    writeFileSync(join(dir, 'kubeadm.yaml'), kubeadmConfig(clusterParams(inv, host)), { mode: 0o600 });
+    writeFileSync(join(dir, 'kubeadm.yaml'), kubeadmConfig(clusterParams(inv, host)), {
+      mode: 0o600,
+    });
     const out = join(dir, 'out');
-    const command = [bin.path, 'init', 'phase', ...spec.phase, '--dry-run', '--config', join(dir, 'kubeadm.yaml')];
-    log.info(`  kubeadm's flags for ${component}: ${['kubeadm', ...command.slice(1, -2), '--config', 'kubeadm.yaml'].join(' ')} (KUBEADM_INIT_DRYRUN_DIR: a scratch dir)`);
-    await run(command[0]!, command.slice(1), { step: 'kubeadm dry-run', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBEADM_INIT_DRYRUN_DIR: out }, timeoutMs: 60_000 });
+    const command = [
+      bin.path,
+      'init',
+      'phase',
+      ...spec.phase,
+      '--dry-run',
+      '--config',
+      join(dir, 'kubeadm.yaml'),
+    ];
+    log.info(
+      `  kubeadm's flags for ${component}: ${['kubeadm', ...command.slice(1, -2), '--config', 'kubeadm.yaml'].join(' ')} (KUBEADM_INIT_DRYRUN_DIR: a scratch dir)`,
+    );
+    await run(command[0]!, command.slice(1), {
+      step: 'kubeadm dry-run',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', KUBEADM_INIT_DRYRUN_DIR: out },
+      timeoutMs: 60_000,
+    });
     const argv = manifestCommand(readFileSync(join(out, spec.manifest), 'utf8'));
-    if (argv.length === 0) throw new StepError('flags prove', `kubeadm's ${spec.manifest} has no command`);
-    return { argv, tool: 'kubeadm', version, sha256: bin.sha256, command: ['kubeadm', ...command.slice(1, -1), 'kubeadm.yaml'], source: `${spec.manifest} (static Pod manifest, container command)` };
+    if (argv.length === 0)
+      throw new StepError('flags prove', `kubeadm's ${spec.manifest} has no command`);
+    return {
+      argv,
+      tool: 'kubeadm',
+      version,
+      sha256: bin.sha256,
+      command: ['kubeadm', ...command.slice(1, -1), 'kubeadm.yaml'],
+      source: `${spec.manifest} (static Pod manifest, container command)`,
+    };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

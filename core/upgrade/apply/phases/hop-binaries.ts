@@ -13,7 +13,13 @@ import { BIN } from '../../../components/models/types.ts';
 export function retarget(ctx: WireContext, run: UpgradeRun): void {
   const last = run.hops.get(run.etcdPath.at(-1)!)!;
   for (const b of last.values()) ctx.binaries.set(b.name, b);
-  ctx.wants = ctx.wants.map((w) => ({ ...w, files: w.files.map((f) => { const b = last.get(f.path.slice(BIN.length + 1)); return f.path.startsWith(`${BIN}/`) && b ? { ...f, sha256: b.sha256 } : f; }) }));
+  ctx.wants = ctx.wants.map((w) => ({
+    ...w,
+    files: w.files.map((f) => {
+      const b = last.get(f.path.slice(BIN.length + 1));
+      return f.path.startsWith(`${BIN}/`) && b ? { ...f, sha256: b.sha256 } : f;
+    }),
+  }));
 }
 
 /** etcd's binaries at each hop (v3.6.16) other than the table's target, verified from the cache like the rest. */
@@ -26,7 +32,21 @@ export function hopBinariesPhase(run: UpgradeRun): Phase {
     async run(ctx) {
       for (const v of other()) {
         const got = await ensureAll(ETCD_NAMES, { version: v, log: ctx.log });
-        run.hops.set(v, new Map(got.map((b) => [b.name, { name: b.name, path: b.path, sha256: b.sha256, version: b.version, source: b.source }])));
+        run.hops.set(
+          v,
+          new Map(
+            got.map((b) => [
+              b.name,
+              {
+                name: b.name,
+                path: b.path,
+                sha256: b.sha256,
+                version: b.version,
+                source: b.source,
+              },
+            ]),
+          ),
+        );
       }
       if (run.etcdPath.at(-1) !== versionsFor(run.to).etcd) retarget(ctx, run);
     },

@@ -6,7 +6,7 @@ import { recordHost } from '../../../apply/record.ts';
 export function recordPhase(run: UpgradeRun): Phase {
   return {
     id: 'record',
-    title: 'Record the target\'s files on each host',
+    title: "Record the target's files on each host",
     shouldRun: () => run.steps.length > 0,
     async run(ctx) {
       await Promise.all(ctx.plan!.hosts.map((h) => recordHost(ctx, h.host)));

@@ -21,9 +21,16 @@ export function rollPhase(run: UpgradeRun, exec: typeof runStep = runStep): Phas
       };
       for (const [i, step] of run.steps.entries()) {
         const t0 = performance.now();
-        ctx.log.info(`  step ${i + 1}/${run.steps.length}: [${step.host}] ${step.restart.join(' + ')} → ${step.version}`);
+        ctx.log.info(
+          `  step ${i + 1}/${run.steps.length}: [${step.host}] ${step.restart.join(' + ')} → ${step.version}`,
+        );
         await exec(ctx, step, i + 1, { hopFile });
-        run.done.push({ host: step.host, restart: step.restart, version: step.version, seconds: Math.round(performance.now() - t0) / 1000 });
+        run.done.push({
+          host: step.host,
+          restart: step.restart,
+          version: step.version,
+          seconds: Math.round(performance.now() - t0) / 1000,
+        });
       }
     },
   };

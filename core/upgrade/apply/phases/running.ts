@@ -14,25 +14,55 @@ import { memberVersions } from '../etcd-gate.ts';
 export function runningPhase(run: UpgradeRun): Phase {
   return {
     id: 'running',
-    title: 'Read what each host runs (etcd member versions from etcd; the sha256 of each running executable)',
+    title:
+      'Read what each host runs (etcd member versions from etcd; the sha256 of each running executable)',
     async run(ctx) {
-      const etcd = ctx.inv.etcdHosts.length > 0 ? await memberVersions(ctx.inv, session(ctx, ctx.inv.etcdHosts[0]!.name)) : new Map<string, string>();
-      await Promise.all(ctx.wants.map(async (w) => {
-        const s = session(ctx, w.host);
-        const others = w.components.filter((c) => c !== 'etcd');
-        const shown = others.length === 0 ? [] : parseShow((await s.exec(showArgv(others.map((c) => `${c}.service`), ['MainPID']), { timeoutMs: 15_000 })).stdout);
-        const pids = new Map(others.map((c, i) => [c, Number(shown[i]?.MainPID ?? 0)] as const));
-        const exes = await s.sha256Many(others.filter((c) => pids.get(c)! > 0).map((c) => `/proc/${pids.get(c)}/exe`));
-        const r: Running = {};
-        if (w.components.includes('etcd')) r.etcd = etcd.get(w.host) ?? 'stopped';
-        for (const c of others) {
-          const pid = pids.get(c)!;
-          const main = Object.keys(specOf(c as ComponentName).binaries)[0]!;
-          r[c] = pid === 0 ? 'stopped' : exes.get(`/proc/${pid}/exe`) === ctx.binaries.get(main)?.sha256 ? 'target' : 'other';
-        }
-        run.running.set(w.host, r);
-        ctx.log.info(`  ${w.host}: ${Object.entries(r).map(([c, v]) => `${c} ${v === 'target' ? run.to : v}`).join(', ')}`);
-      }));
+      const etcd =
+        ctx.inv.etcdHosts.length > 0
+          ? await memberVersions(ctx.inv, session(ctx, ctx.inv.etcdHosts[0]!.name))
+          : new Map<string, string>();
+      await Promise.all(
+        ctx.wants.map(async (w) => {
+          const s = session(ctx, w.host);
+          const others = w.components.filter((c) => c !== 'etcd');
+          const shown =
+            others.length === 0
+              ? []
+              : parseShow(
+                  (
+                    await s.exec(
+                      showArgv(
+                        others.map((c) => `${c}.service`),
+                        ['MainPID'],
+                      ),
+                      { timeoutMs: 15_000 },
+                    )
+                  ).stdout,
+                );
+          const pids = new Map(others.map((c, i) => [c, Number(shown[i]?.MainPID ?? 0)] as const));
+          const exes = await s.sha256Many(
+            others.filter((c) => pids.get(c)! > 0).map((c) => `/proc/${pids.get(c)}/exe`),
+          );
+          const r: Running = {};
+          if (w.components.includes('etcd')) r.etcd = etcd.get(w.host) ?? 'stopped';
+          for (const c of others) {
+            const pid = pids.get(c)!;
+            const main = Object.keys(specOf(c as ComponentName).binaries)[0]!;
+            r[c] =
+              pid === 0
+                ? 'stopped'
+                : exes.get(`/proc/${pid}/exe`) === ctx.binaries.get(main)?.sha256
+                  ? 'target'
+                  : 'other';
+          }
+          run.running.set(w.host, r);
+          ctx.log.info(
+            `  ${w.host}: ${Object.entries(r)
+              .map(([c, v]) => `${c} ${v === 'target' ? run.to : v}`)
+              .join(', ')}`,
+          );
+        }),
+      );
     },
   };
 }

@@ -18,16 +18,34 @@ export function upgradeSnapshotPhase(run: UpgradeRun): Phase {
     async run(ctx) {
       const host = ctx.inv.etcdHosts[0]!;
       if (ctx.opts.dryRun) {
-        await ctx.wet.run(host.name, 'etcdctl snapshot save, copied to the operator (before the first step)', async () => undefined);
+        await ctx.wet.run(
+          host.name,
+          'etcdctl snapshot save, copied to the operator (before the first step)',
+          async () => undefined,
+        );
         return;
       }
       await etcdGate(ctx.inv, session(ctx, host.name), ctx.sessions, ctx.opts.gateTimeoutMs);
       try {
-        ctx.snapshot = await saveSnapshot(ctx.inv, host, session(ctx, host.name), ctx.wet, ctx.clusterDir, `${ctx.runId}-upgrade`, ctx.binaries.get('etcdutl')?.path);
+        ctx.snapshot = await saveSnapshot(
+          ctx.inv,
+          host,
+          session(ctx, host.name),
+          ctx.wet,
+          ctx.clusterDir,
+          `${ctx.runId}-upgrade`,
+          ctx.binaries.get('etcdutl')?.path,
+        );
       } catch (err) {
-        throw new StepError('etcd snapshot', `could not take a verified snapshot before the upgrade: ${err instanceof Error ? err.message : String(err)}; nothing was changed`, { host: host.name });
+        throw new StepError(
+          'etcd snapshot',
+          `could not take a verified snapshot before the upgrade: ${err instanceof Error ? err.message : String(err)}; nothing was changed`,
+          { host: host.name },
+        );
       }
-      ctx.log.info(`  snapshot ${ctx.snapshot.file}: revision ${ctx.snapshot.revision}, ${ctx.snapshot.totalKey} keys, from ${host.name}`);
+      ctx.log.info(
+        `  snapshot ${ctx.snapshot.file}: revision ${ctx.snapshot.revision}, ${ctx.snapshot.totalKey} keys, from ${host.name}`,
+      );
     },
   };
 }
