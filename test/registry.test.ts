@@ -2,7 +2,7 @@
 // copies the source tree, adds a test-only component the way docs/adding-a-component.md says (its
 // spec, its model, one line in the registry), and checks that every list of components picked it up.
 import { describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -127,6 +127,7 @@ export const demoSidecar = {
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
   order: 35,
   stage: 'demo',
+  upgradeStep: 'controllers',
   lease: 'demo-sidecar',
 } as const satisfies ComponentSpec<'demo-sidecar'>;
 `;
@@ -180,6 +181,17 @@ cluster:
 hosts:
   - {name: cp, address: 198.51.100.20, roles: [etcd, control-plane]}
 `;
+
+/** The files whose per-component tables need a row for a new control-plane component with a flag map. */
+const PER_COMPONENT_TABLES = [
+  'core/flags/gates.ts', // the feature-gate tables its binary registers
+  'core/validate/extra-args.ts', // flags hardwire derives, refused in extraArgs
+  'harness/planes/k0s/pki.ts', // the flags naming k0s's certificates
+  'harness/planes/kubeadm-extra-args.ts', // where kubeadm's ClusterConfiguration takes its extraArgs
+  'harness/planes/kubeadm.ts', // kubeadm's command builder for it
+  'harness/prove/foreign/kubeadm.ts', // kubeadm's phase and manifest
+  'harness/prove/index.ts', // how to prove it, or why not yet
+];
 
 const sha = (f: string) => createHash('sha256').update(readFileSync(f)).digest('hex');
 
@@ -240,12 +252,25 @@ describe('adding a component (docs/adding-a-component.md)', () => {
       .map(([f]) => f);
     expect(touched).toEqual(['core/components/registry/index.ts']);
 
+    // tsc names each per-component table the new component lacks a row in, and nothing else: the
+    // rows a component needs beyond its spec and model are asked for, never left to a default.
+    const tsc = spawnSync(
+      process.execPath,
+      ['node_modules/typescript/bin/tsc', '--noEmit', '--pretty', 'false', '-p', '.'],
+      { cwd: copy, encoding: 'utf8' },
+    );
+    expect(tsc.status, tsc.stdout).not.toBe(0);
+    const errors = tsc.stdout.split('\n').filter((l) => /: error TS/.test(l));
+    expect(
+      errors.filter((l) => !/'"demo-sidecar"' is missing/.test(l)),
+      'errors other than a missing demo-sidecar row',
+    ).toEqual([]);
+    expect([...new Set(errors.map((l) => l.replace(/\(.*$/, '')))].sort()).toEqual(
+      PER_COMPONENT_TABLES,
+    );
+
     writeFileSync(join(copy, 'check.ts'), CHECK);
     writeFileSync(join(work, 'inv.yaml'), INVENTORY);
-    execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '--noEmit', '-p', '.'], {
-      cwd: copy,
-      encoding: 'utf8',
-    });
     const out = JSON.parse(
       execFileSync(process.execPath, ['check.ts', join(work, 'inv.yaml'), join(work, 'state')], {
         cwd: copy,

@@ -6,6 +6,7 @@ import type { Account } from '../components/models/types.ts';
 import type { AccountFacts, HostFacts, UnitFacts } from '../plan/types.ts';
 import { readRecord, sameStat, statMany } from './manifest.ts';
 import { parseShow, showArgv } from '../transport/systemctl.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export async function unitFacts(
   s: Session,
@@ -15,7 +16,7 @@ export async function unitFacts(
   if (components.length === 0) return out;
   const r = await s.exec(
     showArgv(
-      components.map((c) => `${c}.service`),
+      components.map((c) => unitOf(c)),
       ['Id', 'LoadState', 'ActiveState', 'ActiveEnterTimestampMonotonic', 'UnitFileState'],
     ),
     { timeoutMs: 15_000 },

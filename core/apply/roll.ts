@@ -11,6 +11,7 @@ import {
 import { hostsFor } from '../plan/build.ts';
 import type { WireContext } from './context.ts';
 import { PENDING_DIR } from './facts.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 async function clearMark(ctx: WireContext, host: string, component: ComponentName): Promise<void> {
   await ctx.wet.run(host, `clear ${component} restart mark`, (s) =>
@@ -25,7 +26,7 @@ async function startUnit(
   component: ComponentName,
   done: () => void,
 ): Promise<void> {
-  const unit = `${component}.service`;
+  const unit = unitOf(component);
   // A unit still activating (an etcd member that never reported ready, a unit between two of
   // systemd's attempts) would be left by `start` to TimeoutStartSec or RestartSec on the old
   // files: restart it instead, which for a stopped process is a start.
@@ -71,12 +72,12 @@ async function queueFollowers(ctx: WireContext, component: ComponentName): Promi
       const hosts = startingWith(ctx, f, component);
       if (hosts.length === 0) return;
       ctx.log.info(
-        `  ${f} queued behind ${component} on ${hosts.join(', ')} (After=${component}.service: systemd starts it when ${component} is ready)`,
+        `  ${f} queued behind ${component} on ${hosts.join(', ')} (After=${unitOf(component)}: systemd starts it when ${component} is ready)`,
       );
       await Promise.all(
         hosts.map((h) =>
           startUnit(ctx, h, f, () =>
-            ctx.restarted.push({ host: h, unit: `${f}.service`, action: 'start' }),
+            ctx.restarted.push({ host: h, unit: unitOf(f), action: 'start' }),
           ),
         ),
       );
@@ -86,7 +87,7 @@ async function queueFollowers(ctx: WireContext, component: ComponentName): Promi
 
 export async function roll(ctx: WireContext, component: ComponentName): Promise<void> {
   const plan = ctx.plan!;
-  const unit = `${component}.service`;
+  const unit = unitOf(component);
   const spec = specOf(component);
   const gate = (hosts: string[], armed?: unknown) =>
     ctx.opts.dryRun ? Promise.resolve() : spec.gate.wait(ctx, hosts, armed);

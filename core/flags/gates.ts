@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from './map.ts';
 import type { GateData } from '../upgrade/gate-data.ts';
+import type { FlagComponentName, PerComponent } from '../components/registry/index.ts';
 
 export type { GateData, GateTable } from '../upgrade/gate-data.ts';
 
@@ -27,7 +28,7 @@ const ETCD = 'go.etcd.io/etcd/server/v3/features/etcd_features.go';
  * etcd has its own gate (server/features/etcd_features.go, DefaultEtcdServerFeatureGates).
  */
 const COMMON = [K, APISERVER, APIEXT, CLIENT, ZPAGES, LOGS, CM];
-export const GATE_SOURCES: Readonly<Record<string, readonly string[]>> = {
+export const GATE_SOURCES: PerComponent<readonly string[], FlagComponentName> = {
   etcd: [ETCD],
   'kube-apiserver': COMMON,
   'kube-controller-manager': [...COMMON, METRICS],

@@ -11,6 +11,7 @@ import { POLL_MS } from './wait.ts';
 import type { Gate, GateContext } from '../components/registry/types.ts';
 import { IMAGES } from '../components/images.ts';
 import { BIN } from '../components/models/types.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 function sessionOf(ctx: GateContext, host: string): Session {
   const s = ctx.sessions.get(host);
@@ -35,8 +36,8 @@ async function perHost(
       const s = sessionOf(ctx, host);
       return retry(
         async () => {
-          const u = await unitState(s, `${component}.service`);
-          if (u.active === 'failed') throw new Error(`${component}.service is failed (${u.sub})`);
+          const u = await unitState(s, unitOf(component));
+          if (u.active === 'failed') throw new Error(`${unitOf(component)} is failed (${u.sub})`);
           return probe(s, host);
         },
         {
@@ -47,7 +48,7 @@ async function perHost(
             const msg = last instanceof Error ? last.message : String(last);
             throw new StepError(`gate ${component}`, msg, {
               host,
-              detail: await journalTail(s, `${component}.service`),
+              detail: await journalTail(s, unitOf(component)),
             });
           },
         },

@@ -18,6 +18,7 @@ import { componentsOn, specOf, type ComponentName } from '../components/registry
 import { UNIT_DIR } from '../../lib/constants.ts';
 import { renderUnit, type Citer } from './systemd.ts';
 import { checkFlagsKnown } from './citations.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export interface HostFile {
   /** Absolute path on the host. */
@@ -37,7 +38,7 @@ export interface HostTree {
 }
 
 export function unitPath(c: ComponentName): string {
-  return `${UNIT_DIR}/${c}.service`;
+  return `${UNIT_DIR}/${unitOf(c)}`;
 }
 
 function file(
@@ -117,7 +118,7 @@ export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?
     const spec = specOf(m.component);
     const after = componentsOn(host)
       .filter((c) => spec.after?.includes(c))
-      .map((c) => `${c}.service`);
+      .map((c) => unitOf(c));
     // 0600: the unit holds the component's whole command line, which CIS (1.1.1-1.1.8) protects
     // like a kubeadm static Pod manifest; only systemd (root) reads it.
     files.push(

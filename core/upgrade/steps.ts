@@ -3,17 +3,15 @@
 // ordered list of one-host steps out. It is the dry run's content, and a re-run or a resumed run
 // gets only the steps still left: a step is there only when its host runs something older or holds
 // a file that differs from the target's.
-import type { ComponentName } from '../components/registry/index.ts';
+import { UPGRADE_GROUPS as STEP_GROUPS, type ComponentName } from '../components/registry/index.ts';
 import type { FileChange, WantedFile } from '../plan/types.ts';
 import { InputError } from '../../lib/errors.ts';
+import { unitOf } from '../../lib/unit.ts';
 
-/** The groups an upgrade restarts, in the version-skew order (core/upgrade/order.ts), containerd with the node's. */
-export const UPGRADE_GROUPS: readonly (readonly ComponentName[])[] = [
-  ['etcd'],
-  ['kube-apiserver'],
-  ['kube-controller-manager', 'kube-scheduler'],
-  ['containerd', 'kubelet', 'kube-proxy'],
-];
+/** The groups an upgrade restarts, in the version-skew order: the registry's upgrade steps. */
+export const UPGRADE_GROUPS: readonly (readonly ComponentName[])[] = STEP_GROUPS.map(
+  (g) => g.components,
+);
 
 /** What a host runs now, per component: etcd's member version ("v3.6.8"), or whether the process is the target's binary. */
 export type Running = Partial<Record<ComponentName, string | 'target' | 'other' | 'stopped'>>;
@@ -142,7 +140,7 @@ export function formatSteps(steps: UpgradeStep[]): string {
       [
         `${i + 1}. [${s.host}] ${s.restart.join(' + ')} → ${s.version} (${s.why})`,
         ...s.files.map((f) => `     write ${f.path} (${f.reason})`),
-        ...s.restart.map((c) => `     systemctl restart ${c}.service, then its gate`),
+        ...s.restart.map((c) => `     systemctl restart ${unitOf(c)}, then its gate`),
       ].join('\n'),
     )
     .join('\n')

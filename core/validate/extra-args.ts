@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir, findFlag } from '../flags/map.ts';
 import { flagValueProblem } from '../inventory/flag-values.ts';
+import { rowOf, type PerComponent } from '../components/registry/index.ts';
 
 /** Flags that print and exit: under systemd the unit would restart forever instead of serving. */
 const EXITS = new Set(['help', 'version']);
@@ -15,7 +16,7 @@ const EXITS = new Set(['help', 'version']);
  * Flags hardwire derives from other inventory fields, or that its kubeconfigs and gates rely on. An
  * extraArgs value for one of them would disagree with the certificates, the other components or the gates.
  */
-const DERIVED: Record<string, Record<string, string>> = {
+const DERIVED: PerComponent<Readonly<Record<string, string>>> = {
   etcd: {
     name: 'it is hosts[].name',
     'initial-cluster': 'it lists every etcd host from hosts[]',
@@ -51,6 +52,8 @@ const DERIVED: Record<string, Record<string, string>> = {
   'kube-proxy': {
     config: 'hardwire renders the KubeProxyConfiguration it points at',
   },
+  'kube-scheduler': {},
+  containerd: {},
 };
 
 // Control characters and backslashes: render/systemd.ts's systemdWord cannot carry them on ExecStart.
@@ -70,7 +73,7 @@ export function checkExtraArgs(
     const mapped = hasFlagMap(component, kubernetesVersion);
     for (const [flag, value] of Object.entries(flags ?? {})) {
       const field = `cluster.extraArgs.${component}.${flag}`;
-      const derived = DERIVED[component]?.[flag];
+      const derived = rowOf(DERIVED, component)?.[flag];
       if (derived)
         throw new InputError(
           field,

@@ -16,6 +16,7 @@ import { StepError } from '../../lib/errors.ts';
 import { BENCHMARK, K0S_CONFIG, scanHost, scanWith, type KubeBench } from './scan.ts';
 import { planeTotals, type PlaneReport } from './format.ts';
 import type { HostReport } from './report.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export const CIS_PLANES = ['hardwire', 'kubeadm', 'k0s'] as const;
 export type CisPlane = (typeof CIS_PLANES)[number];
@@ -62,7 +63,7 @@ export async function scanHardwire(
         title: 'Check that hardwire is wired on every host (its units active)',
         async run(c) {
           for (const h of c.inv.hosts) {
-            const units = componentsOn(h).map((x) => `${x}.service`);
+            const units = componentsOn(h).map((x) => unitOf(x));
             const r = await session(c, h.name).exec(['systemctl', 'is-active', ...units], {
               allowFail: true,
             });

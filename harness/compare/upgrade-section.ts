@@ -3,6 +3,7 @@
 // or feature gate that is not unchanged at the target) with what kubeadm's output says about it.
 // "Says" is literal: the finding's name appears in a line kubeadm printed (text, stderr or JSON).
 import type { PlanDoc } from '../../core/upgrade/format.ts';
+import { UPGRADE_GROUPS } from '../../core/components/registry/index.ts';
 import type { ComponentPlan } from '../../core/upgrade/plan.ts';
 import type { GatePlan } from '../../core/upgrade/gates.ts';
 import type { KubeadmUpgradePlan } from '../planes/upgrade-types.ts';
@@ -54,16 +55,8 @@ export interface UpgradeSection {
   unchecked: string;
 }
 
-const ORDER = [
-  'etcd',
-  'kube-apiserver',
-  'kube-controller-manager',
-  'kube-scheduler',
-  'kubelet',
-  'kube-proxy',
-  'CoreDNS',
-  'kubeadm',
-];
+/** Rows in upgrade order: the registry's components, then what only kubeadm's plan lists. */
+const ORDER = [...UPGRADE_GROUPS.flatMap((g) => g.components), 'CoreDNS', 'kubeadm'];
 /** kubeadm's component config groups (its `configVersions`), by the component that reads them. */
 const CONFIG_GROUP: Record<string, string> = {
   'kubelet.config.k8s.io': 'kubelet',

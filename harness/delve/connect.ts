@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../../core/transport/index.ts';
 import { StepError } from '../../lib/errors.ts';
 import { DlvClient } from './rpc.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export async function connectDlv(
   s: Session,
@@ -48,6 +49,6 @@ export function unitProperties(
     ...directive('LoadCredential').map((v) => `LoadCredential=${v}`),
   ];
   if (directive('LoadCredential').length)
-    props.push(`BindReadOnlyPaths=/run/credentials/${debugUnit}.service:/run/credentials/${unit}`);
+    props.push(`BindReadOnlyPaths=/run/credentials/${unitOf(debugUnit)}:/run/credentials/${unit}`);
   return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }

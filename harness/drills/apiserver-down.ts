@@ -18,6 +18,7 @@ import { blastRadius, readyzOn, unitState, type UnitState } from './probes.ts';
 import type { RecoveryStep } from './report.ts';
 import type { DrillDef, DrillEnv } from './runner.ts';
 import type { BlastItem } from './run-report.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export const C4_NAMESPACE = 'hardwire-drill-c4';
 export const C4_DEPLOYMENT = 'level-triggered';
@@ -96,7 +97,7 @@ export function apiserverDownDrill(): DrillDef {
         CONTROLLERS.map(async (c) => ({
           host: h.name,
           unit: c,
-          state: await unitState(env.session(h.name), `${c}.service`),
+          state: await unitState(env.session(h.name), unitOf(c)),
         })),
       ),
     );

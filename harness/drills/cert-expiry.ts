@@ -34,6 +34,7 @@ import { FirstLines, type JournalSource } from './journal.ts';
 import { errText, leaseOf, readyzEtcd, symptomNow } from './symptoms.ts';
 import { changes, Timeline } from './timeline.ts';
 import { WIRE_ROLL, type DrillReport } from './report.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export { TARGETS, type Mode, type Target } from './cert-expiry-targets.ts';
 export { drillMarkdown, type DrillReport } from './report.ts';
@@ -125,8 +126,8 @@ async function drill(
   // Stop first (a kube-apiserver drains for up to 60 s), so the window starts when the component loads the cert.
   await Promise.all(
     hosts.map((h) =>
-      ctx.wet.run(h.name, `systemctl stop ${def.component}.service`, (w) =>
-        w.exec(['systemctl', 'stop', `${def.component}.service`], { timeoutMs: 180_000 }),
+      ctx.wet.run(h.name, `systemctl stop ${unitOf(def.component)}`, (w) =>
+        w.exec(['systemctl', 'stop', unitOf(def.component)], { timeoutMs: 180_000 }),
       ),
     ),
   );
@@ -177,8 +178,8 @@ async function drill(
     // so a blocking start would wait out TimeoutStartSec instead of letting the drill observe.
     await Promise.all(
       hosts.map((h) =>
-        ctx.wet.run(h.name, `systemctl ${verb} ${def.component}.service (${why})`, (w) =>
-          w.exec(['systemctl', verb, '--no-block', `${def.component}.service`], {
+        ctx.wet.run(h.name, `systemctl ${verb} ${unitOf(def.component)} (${why})`, (w) =>
+          w.exec(['systemctl', verb, '--no-block', unitOf(def.component)], {
             timeoutMs: 180_000,
           }),
         ),
@@ -204,7 +205,7 @@ async function drill(
     units.flatMap((u) =>
       inv.hosts
         .filter((h) => componentsOn(h).includes(u))
-        .map((h) => ({ host: h.name, session: s(h.name), unit: `${u}.service` })),
+        .map((h) => ({ host: h.name, session: s(h.name), unit: unitOf(u) })),
     );
   const since = opts.mode === 'expired' ? installedAt : invalidFrom - 1000;
   const captured = new FirstLines('x509', since);

@@ -31,6 +31,7 @@ import { kubectl, kubectlWithHostKubeconfig, type KubectlResult } from './kubect
 import { blastRadius, readyzOn } from './probes.ts';
 import type { Broken, DrillDef, DrillEnv } from './runner.ts';
 import type { Intent } from '../../core/apply/wet.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export const MISTAKES = ['wrong-san', 'unknown-ca', 'wrong-client-cert'] as const;
 export type Mistake = (typeof MISTAKES)[number];
@@ -63,8 +64,8 @@ async function installAndRestart(
   );
   await Promise.all(
     hosts.map((h) =>
-      env.ctx.wet.run(h, `systemctl restart ${unit}.service (load it)`, (w) =>
-        w.exec(['systemctl', 'restart', `${unit}.service`], { timeoutMs: 180_000 }),
+      env.ctx.wet.run(h, `systemctl restart ${unitOf(unit)} (load it)`, (w) =>
+        w.exec(['systemctl', 'restart', unitOf(unit)], { timeoutMs: 180_000 }),
       ),
     ),
   );

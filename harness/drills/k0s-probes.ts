@@ -14,6 +14,7 @@ import type { Probe, ProbeResult } from './sampler.ts';
 import { LEASE_DURATION_MS } from './probes.ts';
 import { errText } from './symptoms.ts';
 import { K0S_LEASES, K0S_UNIT, RENEWING_MS } from './k0s-lab.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 /** The separate processes k0s's controller supervises with default components (keepalived is off). */
 export const K0S_CHILDREN = Object.values(CHILD_OF).filter((n) => n !== 'keepalived');
@@ -188,7 +189,7 @@ export function k0sProbes(
 ): Probe[] {
   return [
     {
-      name: `${K0S_UNIT}.service`,
+      name: unitOf(K0S_UNIT),
       component: 'k0s controller',
       host,
       check: async () => {

@@ -19,6 +19,7 @@ import {
 import { outages, sample, type Probe } from './sampler.ts';
 import type { RecoveryStep } from './report.ts';
 import type { DrillDef, DrillEnv } from './runner.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export const K0S_HALF =
   'The k0s half, `hardwire drill kill-one --plane k0s`, SIGKILLs the k0s controller process on a fresh k0s lab and samples the same way.';
@@ -28,11 +29,11 @@ const UNIT = 'kube-apiserver';
 export function hardwireProbes(env: DrillEnv): Probe[] {
   const units: Probe[] = env.inv.hosts.flatMap((h) =>
     componentsOn(h).map((c) => ({
-      name: `${c}.service on ${h.name}`,
+      name: `${unitOf(c)} on ${h.name}`,
       component: c,
       host: h.name,
       check: async () => {
-        const u = await unitState(env.session(h.name), `${c}.service`);
+        const u = await unitState(env.session(h.name), unitOf(c));
         return {
           ok: u.activeState === 'active',
           detail: `${u.activeState}, NRestarts ${u.nRestarts}`,
@@ -63,10 +64,7 @@ async function states(env: DrillEnv): Promise<States> {
     env.inv.hosts.flatMap((h) =>
       componentsOn(h).map(
         async (c) =>
-          [
-            `${c}.service on ${h.name}`,
-            await unitState(env.session(h.name), `${c}.service`),
-          ] as const,
+          [`${unitOf(c)} on ${h.name}`, await unitState(env.session(h.name), unitOf(c))] as const,
       ),
     ),
   );
@@ -133,15 +131,15 @@ export function killOneDrill(hostName?: string): DrillDef {
       const at = Date.now();
       await env.ctx.wet.run(
         h.name,
-        `systemctl kill --kill-whom=main --signal=SIGKILL ${UNIT}.service`,
+        `systemctl kill --kill-whom=main --signal=SIGKILL ${unitOf(UNIT)}`,
         (w) =>
-          w.exec(['systemctl', 'kill', '--kill-whom=main', '--signal=SIGKILL', `${UNIT}.service`], {
+          w.exec(['systemctl', 'kill', '--kill-whom=main', '--signal=SIGKILL', unitOf(UNIT)], {
             timeoutMs: 30_000,
           }),
       );
       return {
         hosts: [h.name],
-        action: `SIGKILL the main process of ${UNIT}.service on ${h.name} (pid ${before.get(`${UNIT}.service on ${h.name}`)?.mainPid ?? '?'})`,
+        action: `SIGKILL the main process of ${unitOf(UNIT)} on ${h.name} (pid ${before.get(`${unitOf(UNIT)} on ${h.name}`)?.mainPid ?? '?'})`,
         at,
       };
     },

@@ -22,6 +22,7 @@ import type { KubectlResult } from './kubectl.ts';
 import type { GateResult, RecoveryStep } from './report.ts';
 import type { BlastItem, DrillRun, TracedLine } from './run-report.ts';
 import type { Intent } from '../../core/apply/wet.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export interface DrillEnv {
   ctx: WireContext;
@@ -124,7 +125,7 @@ export async function runDrill<B extends Broken>(
         units.flatMap((u) =>
           inv.hosts
             .filter((h) => componentsOn(h).includes(u) && (!hosts || hosts.includes(h.name)))
-            .map((h) => ({ host: h.name, session: session(ctx, h.name), unit: `${u}.service` })),
+            .map((h) => ({ host: h.name, session: session(ctx, h.name), unit: unitOf(u) })),
         ),
     };
     return drill(env, def, opts);

@@ -29,6 +29,7 @@ import type { Logger } from '../../lib/log.ts';
 import { binariesFor } from '../../core/components/registry/index.ts';
 import { ensureImages } from '../../core/components/image-build.ts';
 import { resolveBinaries } from '../../core/apply/binaries.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 /** What a snapshot was made from; any field that differs from now makes it stale. */
 export interface SnapshotInputs {
@@ -246,7 +247,7 @@ export async function releaseLeaderLeases(
   for (const h of state.hosts) {
     const s = await labConnect(h.name, opts);
     try {
-      await s.exec(['systemctl', 'stop', ...LEADER_LEASES.map((u) => `${u}.service`)], {
+      await s.exec(['systemctl', 'stop', ...LEADER_LEASES.map((u) => unitOf(u))], {
         allowFail: true,
       });
     } finally {

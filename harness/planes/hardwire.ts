@@ -19,6 +19,7 @@ import { PROBE_NS, probeName } from '../../core/gates/pods.ts';
 import { watchTtfp } from './ttfp-watch.ts';
 import { hardwireChecks } from './ttfp-checks.ts';
 import { readPlaneProcs } from './proc-read.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export interface HardwireOptions {
   host: Host;
@@ -98,7 +99,7 @@ function fromTree(plane: PlaneData, tree: HostTree, worker = false): void {
       m.flags.map((f) => [f.name, { text: f.why, url: `components/models/${m.component}.ts` }]),
     );
     plane.processes.push({
-      name: `${m.component}.service`,
+      name: unitOf(m.component),
       kind: 'systemd-unit',
       parent: `systemd (PID 1)${worker ? ` on ${tree.host.name}` : ''}`,
       source: `rendered ${unitPath(m.component)}`,
@@ -119,7 +120,7 @@ const SHOWN = ['MainPID', 'ActiveState', 'SubState', 'User', 'NRestarts', 'Contr
 async function showUnits(plane: PlaneData, s: Session, tree: HostTree): Promise<string[]> {
   const running: string[] = [];
   for (const c of tree.components) {
-    const unit = `${c}.service`;
+    const unit = unitOf(c);
     const t1 = performance.now();
     const show = await s.exec(showArgv([unit], SHOWN), { allowFail: true });
     const props = parseShow(show.stdout)[0] ?? {};
@@ -170,7 +171,7 @@ async function showUnits(plane: PlaneData, s: Session, tree: HostTree): Promise<
 async function readNode(plane: PlaneData, s: Session): Promise<void> {
   if (!plane.node) return;
   const pids = Object.fromEntries(
-    NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === `${c}.service`)?.pid]),
+    NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === unitOf(c))?.pid]),
   );
   const t2 = performance.now();
   const read = await readLiveNode(plane.node, s, pids);

@@ -3,11 +3,14 @@
 // etcd.local. The same cluster's flags on both planes: kubeadm puts each one into the component's
 // manifest as given, with no check against that binary's flag set (upgrade-section.ts cites where).
 import type { ClusterParams, Component } from './types.ts';
+import type { ControlPlaneName, PerComponent } from '../../core/components/registry/index.ts';
 
-const PLACE: Partial<Record<Component, string>> = {
-  'kube-apiserver': 'apiServer',
-  'kube-controller-manager': 'controllerManager',
-  'kube-scheduler': 'scheduler',
+/** Where ClusterConfiguration holds each component's extraArgs. */
+const PLACE: PerComponent<readonly [string, ...string[]], ControlPlaneName> = {
+  etcd: ['etcd', 'local'],
+  'kube-apiserver': ['apiServer'],
+  'kube-controller-manager': ['controllerManager'],
+  'kube-scheduler': ['scheduler'],
 };
 
 /** ClusterConfiguration's apiServer (certSANs too), controllerManager, scheduler and etcd keys; none when there is nothing to set. */
@@ -16,9 +19,11 @@ export function kubeadmComponentArgs(p: ClusterParams): Record<string, unknown> 
     Object.entries(p.extraArgs?.[c] ?? {}).map(([name, value]) => ({ name, value }));
   const out: Record<string, Record<string, unknown>> = {};
   if (p.extraSANs.length) out.apiServer = { certSANs: p.extraSANs };
-  for (const [c, key] of Object.entries(PLACE) as [Component, string][]) {
-    if (list(c).length) out[key] = { ...out[key], extraArgs: list(c) };
+  for (const [c, path] of Object.entries(PLACE) as [Component, readonly string[]][]) {
+    if (!list(c).length) continue;
+    let at: Record<string, unknown> = out;
+    for (const key of path) at = (at[key] ??= {}) as Record<string, unknown>;
+    at.extraArgs = list(c);
   }
-  if (list('etcd').length) out.etcd = { local: { extraArgs: list('etcd') } };
   return out;
 }

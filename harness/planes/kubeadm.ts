@@ -34,6 +34,11 @@ import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
 import { kubeadmUpgradePlan } from './kubeadm-upgrade.ts';
 import { watchTtfp } from './ttfp-watch.ts';
 import { hostChecks } from './ttfp-checks.ts';
+import {
+  rowOf,
+  type ControlPlaneName,
+  type PerComponent,
+} from '../../core/components/registry/index.ts';
 
 /**
  * ClusterConfiguration + InitConfiguration with the same parameters as the hardwire plane; with
@@ -72,7 +77,7 @@ export function nodeRange(podCIDR: string, i: number): string {
 }
 
 /** Where kubeadm builds each component's command line, in its source at the tag (kubeadm has no builder for a component it does not run). */
-const COMMAND_FUNCS: Partial<Record<Component, { file: string; func: string }>> = {
+const COMMAND_FUNCS: PerComponent<{ file: string; func: string }, ControlPlaneName> = {
   etcd: { file: 'cmd/kubeadm/app/phases/etcd/local.go', func: 'getEtcdCommand' },
   'kube-apiserver': {
     file: 'cmd/kubeadm/app/phases/controlplane/manifests.go',
@@ -97,7 +102,7 @@ export function kubeadmSourceReasons(
   version: string,
   component: Component,
 ): Record<string, { text: string; url: string }> {
-  const where = COMMAND_FUNCS[component];
+  const where = rowOf(COMMAND_FUNCS, component);
   if (!where) return {};
   const { file, func } = where;
   const path = join(goModCache(), 'k8s.io', `kubernetes@${version}`, file);

@@ -13,6 +13,7 @@ import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
 import type { GuardProbe } from './guards.ts';
 import type { TraceSite } from './sites.ts';
 import type { ProveGate } from './gates.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 /**
  * delve listens on a unix socket in a 0700 directory of the unit's account, reached through the SSH
@@ -71,7 +72,7 @@ export async function proveOnHost(
   sites: (argv: string[]) => { sites: TraceSite[]; guards: GuardProbe[] },
   log: Logger,
 ): Promise<HostOutcome> {
-  const unit = `${run.component}.service`;
+  const unit = unitOf(run.component);
   const unitText = (await s.readFile(`${UNIT_DIR}/${unit}`)).toString('utf8');
   const ownArgv = execStartArgv(unitText);
   if (ownArgv.length === 0)
@@ -147,7 +148,7 @@ export async function proveOnHost(
     const journal = async () =>
       (
         await s.exec(
-          ['journalctl', '-u', `${debugUnit}.service`, '-n', '15', '--no-pager', '-o', 'cat'],
+          ['journalctl', '-u', unitOf(debugUnit), '-n', '15', '--no-pager', '-o', 'cat'],
           { allowFail: true },
         )
       ).stdout.trimEnd();
@@ -171,7 +172,7 @@ export async function proveOnHost(
   } finally {
     await client?.detachKill();
     client?.close();
-    await s.exec(['systemctl', 'stop', `${debugUnit}.service`], { allowFail: true });
+    await s.exec(['systemctl', 'stop', unitOf(debugUnit)], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
     if (!run.beside && !run.unitStopped)
       await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);

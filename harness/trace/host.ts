@@ -15,6 +15,7 @@ import { continueWhile, recordHits, type Kubectl } from './record.ts';
 import { sinksFor, type Sink } from './sinks.ts';
 import type { Hit } from './stages.ts';
 import { besideArgv, DEBUG_PORT } from '../delve/beside.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 const DEBUG_UNIT = 'hardwire-trace-kube-apiserver';
 
@@ -127,7 +128,7 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
     );
     await runUntilHealthy(s, client, run.readyTimeoutMs).catch(async (err: unknown) => {
       const j = await s.exec(
-        ['journalctl', '-u', `${DEBUG_UNIT}.service`, '-n', '15', '--no-pager', '-o', 'cat'],
+        ['journalctl', '-u', unitOf(DEBUG_UNIT), '-n', '15', '--no-pager', '-o', 'cat'],
         { allowFail: true },
       );
       throw new StepError('trace apply', err instanceof Error ? err.message : String(err), {
@@ -168,7 +169,7 @@ export async function traceOnHost(s: Session, run: HostTraceRun, log: Logger): P
   } finally {
     await client?.detachKill();
     client?.close();
-    await s.exec(['systemctl', 'stop', `${DEBUG_UNIT}.service`], { allowFail: true });
+    await s.exec(['systemctl', 'stop', unitOf(DEBUG_UNIT)], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
   }
 }

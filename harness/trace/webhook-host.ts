@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Session } from '../../core/transport/index.ts';
 import { issueCa, issueLeaf, windowFor } from '../../core/pki/issue.ts';
 import { StepError } from '../../lib/errors.ts';
+import { unitOf } from '../../lib/unit.ts';
 
 export const WEBHOOK_UNIT = 'hardwire-trace-webhook';
 export const WEBHOOK_PORT = 16444;
@@ -36,8 +37,8 @@ async function sh(s: Session, argv: string[], what: string): Promise<string> {
 
 /** Starts the webhook on the host's 127.0.0.1:WEBHOOK_PORT; a leftover unit of an earlier run is stopped first. */
 export async function startHostWebhook(s: Session, binary: string): Promise<HostWebhook> {
-  await s.exec(['systemctl', 'stop', `${WEBHOOK_UNIT}.service`], { allowFail: true });
-  await s.exec(['systemctl', 'reset-failed', `${WEBHOOK_UNIT}.service`], { allowFail: true });
+  await s.exec(['systemctl', 'stop', unitOf(WEBHOOK_UNIT)], { allowFail: true });
+  await s.exec(['systemctl', 'reset-failed', unitOf(WEBHOOK_UNIT)], { allowFail: true });
   const ca = await issueCa(
     {
       id: 'ca',
@@ -75,7 +76,7 @@ export async function startHostWebhook(s: Session, binary: string): Promise<Host
   });
   await s.writeFileAtomic(`${dir}/tls/tls.crt`, leaf.certPem, { mode: 0o644, owner: 'root:root' });
   await s.writeFileAtomic(`${dir}/tls/tls.key`, leaf.keyPem, { mode: 0o600, owner: 'root:root' });
-  const creds = `/run/credentials/${WEBHOOK_UNIT}.service`;
+  const creds = `/run/credentials/${unitOf(WEBHOOK_UNIT)}`;
   const since = (await sh(s, ['date', '+%s'], 'date')).trim();
   await sh(
     s,
@@ -104,7 +105,7 @@ export async function startHostWebhook(s: Session, binary: string): Promise<Host
         [
           'journalctl',
           '-u',
-          `${WEBHOOK_UNIT}.service`,
+          unitOf(WEBHOOK_UNIT),
           '--since',
           `@${since}`,
           '-o',
@@ -118,7 +119,7 @@ export async function startHostWebhook(s: Session, binary: string): Promise<Host
       .split('\n')
       .filter(Boolean);
   const stop = async () => {
-    await s.exec(['systemctl', 'stop', `${WEBHOOK_UNIT}.service`], { allowFail: true });
+    await s.exec(['systemctl', 'stop', unitOf(WEBHOOK_UNIT)], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
   };
   for (let i = 0; ; i++) {
@@ -130,7 +131,7 @@ export async function startHostWebhook(s: Session, binary: string): Promise<Host
       listening &&
       (
         await sleep(500).then(() =>
-          s.exec(['systemctl', 'is-active', `${WEBHOOK_UNIT}.service`], { allowFail: true }),
+          s.exec(['systemctl', 'is-active', unitOf(WEBHOOK_UNIT)], { allowFail: true }),
         )
       ).code === 0
     )

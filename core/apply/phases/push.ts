@@ -7,6 +7,7 @@ import { PENDING_DIR } from '../facts.ts';
 import { recordHost } from '../record.ts';
 import type { FileChange } from '../../plan/types.ts';
 import { BACKUP_ROOT, BACKUP_SCRIPT, KEEP_BACKUPS, type BackupRecord } from '../backup.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 // Keep the previous version of every file this run overwrites, and a list of the files it creates,
 // under /var/lib/hardwire/backup/<run-id>/ on the host: `hardwire rollback <run-id>` undoes the run.
@@ -84,7 +85,7 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
   );
   const toEnable = plan.units
     .filter((u) => !ctx.facts.get(host)?.units.get(u.component)?.enabled)
-    .map((u) => `${u.component}.service`);
+    .map((u) => unitOf(u.component));
   await ctx.wet.runCommands(host, [
     ...(plan.daemonReload
       ? [{ msg: 'systemctl daemon-reload', argv: ['systemctl', 'daemon-reload'] }]

@@ -13,6 +13,7 @@ import { ensureAccount } from './accounts.ts';
 import { BIN_DIR, HOST_STATE_DIR } from '../../../lib/constants.ts';
 import { snapshotStatus } from '../etcd-snapshot.ts';
 import { StepError } from '../../../lib/errors.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 const RESTORE_DB = `${HOST_STATE_DIR}/restore.db`;
 const ETCDUTL = `${BIN_DIR}/etcdutl`;
@@ -24,8 +25,8 @@ async function stopAll(ctx: WireContext): Promise<void> {
       ctx.inv.hosts
         .filter((h) => componentsOn(h).includes(c))
         .map((h) =>
-          ctx.wet.run(h.name, `systemctl stop ${c}.service`, (w) =>
-            w.exec(['systemctl', 'stop', `${c}.service`], { timeoutMs: 120_000 }),
+          ctx.wet.run(h.name, `systemctl stop ${unitOf(c)}`, (w) =>
+            w.exec(['systemctl', 'stop', unitOf(c)], { timeoutMs: 120_000 }),
           ),
         ),
     );

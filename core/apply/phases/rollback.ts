@@ -4,6 +4,7 @@ import { BACKUP_RECORD, BACKUP_ROOT, parseBackupRecord } from '../backup.ts';
 import { componentsOn, type ComponentName } from '../../components/registry/index.ts';
 import type { HostPlan } from '../../plan/types.ts';
 import { InputError } from '../../../lib/errors.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 // Copy back next to the target, then rename over it: the same atomicity as a push.
 const RESTORE_SCRIPT =
@@ -57,7 +58,7 @@ export async function restoreHost(ctx: WireContext, dir: string, name: string): 
     changes: [],
     daemonReload: true,
     units: componentsOn(host).map((component) =>
-      affected.has(component) && !createdUnits.includes(`${component}.service`)
+      affected.has(component) && !createdUnits.includes(unitOf(component))
         ? { component, action: 'restart' as const, reasons: [`files restored from ${dir}`] }
         : { component, action: 'none' as const, reasons: [] },
     ),

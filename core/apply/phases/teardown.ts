@@ -7,6 +7,7 @@ import { BACKUP_ROOT } from '../backup.ts';
 import { REMOTE_SNAPSHOT_DIR } from '../etcd-snapshot.ts';
 import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
 import { workerTeardownScript } from '../worker-teardown.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 function ancestors(path: string): string[] {
   const out: string[] = [];
@@ -36,7 +37,7 @@ async function teardownHost(ctx: WireContext, name: string, purgeData: boolean):
   const units = [...COMPONENT_NAMES]
     .reverse()
     .filter((c) => componentsOn(host).includes(c))
-    .map((c) => `${c}.service`);
+    .map((c) => unitOf(c));
   const present = await s.exec(['systemctl', 'list-unit-files', '--no-legend', ...units], {
     allowFail: true,
   });

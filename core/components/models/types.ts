@@ -1,6 +1,7 @@
 // A component model: the flags a unit passes, each with the reason it is set.
 import type { Inventory, Host } from '../../inventory/load.ts';
 import type { ConfigCiter, ConfigField } from './config-file.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 export interface Flag {
   name: string;
@@ -67,5 +68,5 @@ export function flag(name: string, value: string | number | boolean, why: string
 
 /** Where systemd puts a unit's LoadCredential= files, readable by the unit's user only. */
 export function credentialsDir(component: string): string {
-  return `/run/credentials/${component}.service`;
+  return `/run/credentials/${unitOf(component)}`;
 }

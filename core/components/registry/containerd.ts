@@ -23,4 +23,5 @@ export const containerd = {
   gate: containerdGate,
   order: 40,
   stage: 'containerd',
+  upgradeStep: 'node',
 } as const satisfies ComponentSpec<'containerd'>;

@@ -41,4 +41,5 @@ export const etcd = {
   gate: etcdHealthGate,
   order: 10,
   stage: 'etcd',
+  upgradeStep: 'etcd',
 } as const satisfies ComponentSpec<'etcd'>;

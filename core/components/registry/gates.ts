@@ -10,6 +10,7 @@ import { StepError } from '../../../lib/errors.ts';
 import { abort, orAbort, retry } from '../../../lib/retry.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 function sessionOf(ctx: GateContext, host: string): Session {
   const s = ctx.sessions.get(host);
@@ -87,7 +88,7 @@ async function judge(
   seen: Awaited<ReturnType<typeof look>>,
 ): Promise<string> {
   const s = sessionOf(ctx, host);
-  const unit = `${component}.service`;
+  const unit = unitOf(component);
   const { h, now } = seen;
   const fail = async (msg: string) =>
     new StepError(`gate ${component}`, msg, { host, detail: await journalTail(s, unit) });
@@ -115,7 +116,7 @@ async function instanceHealthy(
     port,
     host,
     before,
-    await look(sessionOf(ctx, host), `${component}.service`, port),
+    await look(sessionOf(ctx, host), unitOf(component), port),
   );
 }
 
@@ -135,7 +136,7 @@ async function settled(
   before: UnitState,
 ): Promise<string> {
   const s = sessionOf(ctx, host);
-  const unit = `${component}.service`;
+  const unit = unitOf(component);
   let base = before;
   let restarts = 0;
   let stableFrom = Date.now();
@@ -184,7 +185,7 @@ async function settled(
  * host fails the gate.
  */
 export function leaseRenewingGate(component: string, lease: string, securePort: number): Gate {
-  const unit = `${component}.service`;
+  const unit = unitOf(component);
   const hostsOf = (ctx: GateContext, hosts: string[]) =>
     ctx.inv.controlPlaneHosts
       .filter((h) => hosts.length === 0 || hosts.includes(h.name))

@@ -12,6 +12,8 @@ import { kubeProxy } from './kube-proxy.ts';
 import { TOOLS } from './binaries.ts';
 import {
   runsOn,
+  UPGRADE_STEPS,
+  type UpgradeStep,
   type BinarySpec,
   type ComponentSpec,
   type FlagTarget,
@@ -28,7 +30,26 @@ export const COMPONENTS = [
   kubeProxy,
 ] as const satisfies readonly ComponentSpec[];
 
-export type ComponentName = (typeof COMPONENTS)[number]['name'];
+type Spec = (typeof COMPONENTS)[number];
+export type ComponentName = Spec['name'];
+/** Components the flag map covers: those with a flagTarget. */
+export type FlagComponentName = Extract<Spec, { flagTarget: unknown }>['name'];
+/** etcd and the control plane: what compare, prove and kubeadm's plane cover. */
+export type ControlPlaneName = Exclude<Spec, { role: 'worker' }>['name'];
+/**
+ * A table with one row per component (of K): a component added to the registry without its row
+ * fails tsc at the table, so nothing per component is left to a default by accident.
+ */
+export type PerComponent<T, K extends ComponentName = ComponentName> = { readonly [C in K]: T };
+
+/** A per-component table's row for a name that may not be one of its components. */
+export function rowOf<T, K extends ComponentName>(
+  table: PerComponent<T, K>,
+  name: string,
+): T | undefined {
+  return Object.hasOwn(table, name) ? table[name as K] : undefined;
+}
+
 /** Names in start order. */
 export const COMPONENT_NAMES = COMPONENTS.map(
   (c) => c.name,
@@ -41,9 +62,16 @@ export function specOf(name: ComponentName): ComponentSpec<ComponentName> {
 }
 
 /** Components the flag map covers: those with a flagTarget. */
-export const FLAG_MAP_NAMES: readonly ComponentName[] = COMPONENT_NAMES.filter(
+export const FLAG_MAP_NAMES = COMPONENT_NAMES.filter(
   (n) => specOf(n).flagTarget !== undefined,
-);
+) as readonly FlagComponentName[];
+
+/** Components in upgrade order (the version-skew policy's steps), grouped by step. */
+export const UPGRADE_GROUPS: readonly { step: UpgradeStep; components: ComponentName[] }[] =
+  UPGRADE_STEPS.map((step) => ({
+    step,
+    components: COMPONENT_NAMES.filter((n) => specOf(n).upgradeStep === step),
+  })).filter((g) => g.components.length > 0);
 
 /** The analyzer's component list (flags/analyzer/main.go), in registry order. */
 export function flagTargets(): ({ name: ComponentName } & FlagTarget)[] {
@@ -108,6 +136,7 @@ export function isBinaryName(s: string): s is BinaryName {
 }
 
 export type {
+  UpgradeStep,
   ComponentSpec,
   BinarySpec,
   BinaryGroup,

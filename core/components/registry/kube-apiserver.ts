@@ -16,4 +16,5 @@ export const kubeApiserver = {
   // etcd is Type=notify: systemd starts the apiserver the moment its local member is ready.
   queueFreshStart: true,
   stage: 'kube-apiserver',
+  upgradeStep: 'kube-apiserver',
 } as const satisfies ComponentSpec<'kube-apiserver'>;

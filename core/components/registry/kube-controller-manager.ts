@@ -28,5 +28,6 @@ export const kubeControllerManager = {
   // Same order as the scheduler: neither needs the other, so they start and gate together.
   order: 30,
   stage: 'controllers',
+  upgradeStep: 'controllers',
   lease: 'kube-controller-manager',
 } as const satisfies ComponentSpec<'kube-controller-manager'>;

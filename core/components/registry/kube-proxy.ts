@@ -25,4 +25,5 @@ export const kubeProxy = {
   gate: kubeProxyGate,
   order: 50,
   stage: 'workers',
+  upgradeStep: 'node',
 } as const satisfies ComponentSpec<'kube-proxy'>;

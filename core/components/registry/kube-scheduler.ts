@@ -22,5 +22,6 @@ export const kubeScheduler = {
   gate: leaseRenewingGate('kube-scheduler', 'kube-scheduler', 10259),
   order: 30,
   stage: 'controllers',
+  upgradeStep: 'controllers',
   lease: 'kube-scheduler',
 } as const satisfies ComponentSpec<'kube-scheduler'>;

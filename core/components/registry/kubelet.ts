@@ -43,6 +43,7 @@ export const kubelet = {
   gate: nodeReadyGate,
   order: 50,
   stage: 'workers',
+  upgradeStep: 'node',
   // Its containerRuntimeEndpoint is containerd's socket.
   after: ['containerd'],
 } as const satisfies ComponentSpec<'kubelet'>;

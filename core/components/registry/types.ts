@@ -119,6 +119,10 @@ export function kubeCommand(dir: '.' | 'node', cmd: string, newCommand: string):
   };
 }
 
+/** The version-skew policy's upgrade steps, in order. */
+export const UPGRADE_STEPS = ['etcd', 'kube-apiserver', 'controllers', 'node'] as const;
+export type UpgradeStep = (typeof UPGRADE_STEPS)[number];
+
 export interface ComponentSpec<N extends string = string> {
   name: N;
   /** Hosts with this role run it. */
@@ -152,6 +156,11 @@ export interface ComponentSpec<N extends string = string> {
   queueFreshStart?: boolean;
   /** Leader-election Lease in kube-system, if it elects a leader. */
   lease?: string;
+  /**
+   * Its step in an upgrade, in the version-skew policy's order (core/upgrade/order.ts gives each
+   * step's rule): `upgrade plan` lists, and `upgrade apply` restarts, the steps in this order.
+   */
+  upgradeStep: UpgradeStep;
   /**
    * Where the flag map's analyzer finds its flags (flags/analyzer, run by `hardwire flags
    * --regenerate` with the registry's list). None: the flag map has no data for it, and its model's

@@ -11,6 +11,7 @@ import { StepError } from '../../../lib/errors.ts';
 import type { BatchFile } from '../../transport/batch.ts';
 import type { UpgradeStep } from '../steps.ts';
 import { etcdMemberGate } from './etcd-gate.ts';
+import { unitOf } from '../../../lib/unit.ts';
 
 export interface StepDeps {
   /** Local file of a hop's binary (etcd v3.6.16), by its host path. */
@@ -67,7 +68,7 @@ async function restartAndGate(
   c: ComponentName,
   etcdVersion: string | undefined,
 ): Promise<void> {
-  const unit = `${c}.service`;
+  const unit = unitOf(c);
   await ctx.wet.run(host, `systemctl restart ${unit}`, async (s) => {
     await s.exec(['systemctl', 'restart', unit], { timeoutMs: 150_000 });
     ctx.restarted.push({ host, unit, action: 'restart' });

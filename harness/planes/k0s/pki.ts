@@ -7,8 +7,9 @@ import { flagsOf, kubeconfigCert } from '../normalize.ts';
 import type { Component, PlaneData } from '../types.ts';
 import { K0S_DATA } from './config.ts';
 import { step } from './controller.ts';
+import type { ControlPlaneName, PerComponent } from '../../../core/components/registry/index.ts';
 
-const ROLE_FLAGS: Partial<Record<Component, Record<string, string>>> = {
+const ROLE_FLAGS: PerComponent<Record<string, string>, ControlPlaneName> = {
   'kube-apiserver': {
     'tls-cert-file': 'apiserver',
     'client-ca-file': 'ca',

@@ -15,17 +15,23 @@ import type { Logger } from '../../../lib/log.ts';
 import { kubeadmConfig } from '../../planes/kubeadm.ts';
 import { clusterParams } from '../../compare/index.ts';
 import type { HostValue, Tool } from './translate.ts';
+import {
+  rowOf,
+  type ControlPlaneName,
+  type PerComponent,
+} from '../../../core/components/registry/index.ts';
 
 /** The phase that writes each component's manifest, and the manifest's file name. */
-export const KUBEADM_PHASES: Record<string, { phase: string[]; manifest: string }> = {
-  'kube-apiserver': { phase: ['control-plane', 'apiserver'], manifest: 'kube-apiserver.yaml' },
-  'kube-controller-manager': {
-    phase: ['control-plane', 'controller-manager'],
-    manifest: 'kube-controller-manager.yaml',
-  },
-  'kube-scheduler': { phase: ['control-plane', 'scheduler'], manifest: 'kube-scheduler.yaml' },
-  etcd: { phase: ['etcd', 'local'], manifest: 'etcd.yaml' },
-};
+export const KUBEADM_PHASES: PerComponent<{ phase: string[]; manifest: string }, ControlPlaneName> =
+  {
+    'kube-apiserver': { phase: ['control-plane', 'apiserver'], manifest: 'kube-apiserver.yaml' },
+    'kube-controller-manager': {
+      phase: ['control-plane', 'controller-manager'],
+      manifest: 'kube-controller-manager.yaml',
+    },
+    'kube-scheduler': { phase: ['control-plane', 'scheduler'], manifest: 'kube-scheduler.yaml' },
+    etcd: { phase: ['etcd', 'local'], manifest: 'etcd.yaml' },
+  };
 
 export interface ToolArgv {
   /** The component's command as the tool passes it; argv[0] the binary. */
@@ -55,7 +61,7 @@ export async function kubeadmArgv(
   component: string,
   log: Logger,
 ): Promise<ToolArgv> {
-  const spec = KUBEADM_PHASES[component];
+  const spec = rowOf(KUBEADM_PHASES, component);
   if (!spec) throw new StepError('flags prove', `kubeadm writes no manifest for ${component}`);
   const version = inv.cluster.kubernetesVersion;
   const bin = await ensureBinary('kubeadm', { kubernetesVersion: version, log });

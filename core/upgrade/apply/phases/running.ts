@@ -5,6 +5,7 @@ import type { Running } from '../../steps.ts';
 import { specOf, type ComponentName } from '../../../components/registry/index.ts';
 import { parseShow, showArgv } from '../../../transport/systemctl.ts';
 import { memberVersions } from '../etcd-gate.ts';
+import { unitOf } from '../../../../lib/unit.ts';
 
 /**
  * What runs now, read live, not from a local record: each etcd member's version from etcd, and for
@@ -32,7 +33,7 @@ export function runningPhase(run: UpgradeRun): Phase {
                   (
                     await s.exec(
                       showArgv(
-                        others.map((c) => `${c}.service`),
+                        others.map((c) => unitOf(c)),
                         ['MainPID'],
                       ),
                       { timeoutMs: 15_000 },
