@@ -17,5 +17,11 @@ if ((major ?? 0) < 22) {
 enableCompileCache(
   join(process.env.HARDWIRE_CACHE ?? join(homedir(), '.cache', 'hardwire'), 'node-compile-cache'),
 );
+// A reader that stops early (`hardwire flags | head`) closes the pipe: stop quietly, as a shell
+// tool does, instead of a stack trace for the write that found it closed.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE') throw err;
+  process.exit(0);
+});
 const { main } = await import('./main.ts');
 process.exitCode = await main(process.argv.slice(2));

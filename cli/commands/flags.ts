@@ -1,6 +1,6 @@
 // `hardwire flags`: where each component flag is registered and where its value is read.
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import { options } from '../common.ts';
+import { options, renamed } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import {
@@ -18,10 +18,10 @@ import {
 import { declareProve } from './flags-prove.ts';
 
 const help = `
-usage: hardwire flags [component] [--flag NAME] [--json] [--version V]
-       hardwire flags explain <component> --<flag-name> [--json] [--version V]
-       hardwire flags verify [--json] [--version V | --etcd V]
-       hardwire flags --regenerate [--version V | --etcd V]
+usage: hardwire flags [component] [--flag NAME] [--json] [--kubernetes-version V]
+       hardwire flags explain <component> --<flag-name> [--json] [--kubernetes-version V]
+       hardwire flags verify [--json] [--kubernetes-version V | --etcd V]
+       hardwire flags --regenerate [--kubernetes-version V | --etcd V]
        hardwire flags prove --component kube-scheduler [--inventory FILE] [--state-dir DIR] [--json] [--md FILE] [--html FILE]
                             [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
        hardwire flags prove --reclassify [--component C] [--json]
@@ -55,6 +55,9 @@ data generated from the real source by harness/flags/analyzer.
                    needs a flag the unit does not pass, or a comparison its value makes false)
                    is "off", counted apart; --reclassify re-derives the committed records'
                    statuses without a lab
+  --kubernetes-version V
+                   the Kubernetes release whose flag map the views, verify and --regenerate
+                   use (default: the pinned release)
   --regenerate     rebuild core/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
                    modules through the Go module proxy into ~/.cache/hardwire/gomod)
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an
@@ -67,7 +70,7 @@ data generated from the real source by harness/flags/analyzer.
 interface Opts {
   flag?: string;
   json?: boolean;
-  version: string;
+  kubernetesVersion: string;
   etcd?: string;
   regenerate?: boolean;
   quiet?: boolean;
@@ -83,13 +86,18 @@ export function declare(root: Cli): Cli {
     .argument('[component]')
     .option('--flag <name>', 'only that flag, with its trace')
     .addOption(options.json())
-    .option('--version <version>', 'Kubernetes release of the flag map', defaultFlagVersion)
+    .option(
+      '--kubernetes-version <version>',
+      'Kubernetes release of the flag map',
+      defaultFlagVersion,
+    )
     .option('--regenerate', 'rebuild core/flags/data/<version>/ with the Go analyzer')
     .option(
       '--etcd <version>',
       "etcd's map alone at that etcd version (with --regenerate or verify)",
     )
     .addOption(options.quiet());
+  renamed(flags, '--version', '--kubernetes-version', 'version');
 
   // `explain kube-apiserver --etcd-servers`: the flag to explain is itself written as a flag, so
   // explain takes options it does not know as its second argument (--flag NAME works too).
@@ -111,13 +119,13 @@ export function declare(root: Cli): Cli {
             'flag',
             'missing; name one, e.g. hardwire flags explain kube-apiserver --etcd-servers',
           );
-        const ex = explain(component, normalizeFlagName(name), opts.version);
+        const ex = explain(component, normalizeFlagName(name), opts.kubernetesVersion);
         if (opts.json)
           printJson({
             component: ex.component,
-            kubernetesVersion: opts.version,
+            kubernetesVersion: opts.kubernetesVersion,
             flag: ex.flag,
-            best: bestCitation(component, name, opts.version) ?? null,
+            best: bestCitation(component, name, opts.kubernetesVersion) ?? null,
           });
         else process.stdout.write(`${ex.lines.join('\n')}\n`);
         return 0;
@@ -136,7 +144,7 @@ export function declare(root: Cli): Cli {
       const res = verifyFlagMaps(
         opts.etcd
           ? { maps: [(await import('../../core/flags/etcd-maps.ts')).loadEtcdMap(opts.etcd).map] }
-          : { version: opts.version },
+          : { version: opts.kubernetesVersion },
       );
       for (const d of res.downloaded) log.info(`downloaded ${d}`);
       if (opts.json) printJson(res);
@@ -167,7 +175,7 @@ function noEtcd(opts: Opts, what: string): void {
   if (opts.etcd !== undefined)
     throw new InputError(
       '--etcd',
-      `does not apply to "${what}"; use it with --regenerate or verify (the views read --version's maps)`,
+      `does not apply to "${what}"; use it with --regenerate or verify (the views read --kubernetes-version's maps)`,
     );
 }
 
@@ -181,7 +189,7 @@ function only(opts: Opts, sub: string): void {
 }
 
 async function show(opts: Opts, log: Logger, component: string | undefined): Promise<number> {
-  const version = opts.version;
+  const version = opts.kubernetesVersion;
   if (opts.regenerate) {
     if (component !== undefined) throw new InputError('argv', '--regenerate takes no component');
     if (opts.etcd !== undefined) {

@@ -1,6 +1,6 @@
 // hardwire lab up|down|status|ssh|stop|start|cut|heal: local systemd containers that behave like small VMs.
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
-import { options, stateDirFrom, wholeNumber } from '../common.ts';
+import { options, renamed, stateDirFrom, wholeNumber } from '../common.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import { shJoin } from '../../lib/quote.ts';
@@ -30,7 +30,7 @@ Needs root, systemd-container and debootstrap (apt-get install -y systemd-contai
   heal <host>        restore a cut host's network
   save <snapshot>    power the lab off, keep a copy of its hosts' disks and its cluster state
                      ($HARDWIRE_STATE/<lab name>) under ~/.cache/hardwire/lab-saves/<snapshot>, boot it again
-  up --from <snapshot>
+  up --saved <name>
                      replace the lab with that copy, boot it, and run wire as the gate (it changes
                      nothing and waits for every gate): a clean wired cluster back in seconds, after a
                      drill. Refused when the snapshot was made by other code, binaries or rootfs.
@@ -84,8 +84,7 @@ export function declare(root: Cli): Cli {
     log,
   });
 
-  lab
-    .command('up')
+  renamed(lab.command('up'), '--from', '--saved', 'name')
     .option('--hosts <n>', 'number of hosts', wholeNumber('--hosts'))
     .option(
       '--inner <n>',
@@ -103,8 +102,8 @@ export function declare(root: Cli): Cli {
       wholeNumber('--dedicated-workers'),
     )
     .option(
-      '--from <snapshot>',
-      'replace the lab with a snapshot made by "lab save", then wire it as the gate',
+      '--saved <name>',
+      'replace the lab with a copy made by "lab save", then wire it as the gate',
     )
     .addOption(options.stateDir())
     .action(
@@ -118,15 +117,15 @@ export function declare(root: Cli): Cli {
             inner?: number;
             workers?: boolean;
             dedicatedWorkers?: number;
-            from?: string;
+            saved?: string;
             stateDir?: string;
           }
         >) => {
-          if (opts.from !== undefined)
+          if (opts.saved !== undefined)
             return upFrom(
               await loadLab(),
               labOpts(opts, log),
-              opts.from,
+              opts.saved,
               stateDirFrom(opts),
               opts.json === true,
               log,
@@ -320,7 +319,7 @@ async function gateByWire(
   };
 }
 
-/** `lab up --from`: the snapshot restored, then wire as its gate (a no-op on a current snapshot). */
+/** `lab up --saved`: the snapshot restored, then wire as its gate (a no-op on a current snapshot). */
 async function upFrom(
   l: Lab,
   o: { name?: string; log: Logger },
@@ -334,7 +333,7 @@ async function upFrom(
   const meta = snap.readSnapshotMeta(src);
   if (!meta)
     throw new InputError(
-      '--from',
+      '--saved',
       `no snapshot "${snapshot}" in ${dirname(src)}; make one with: hardwire lab save ${snapshot}`,
     );
   const shape = JSON.parse(meta.inputs.shape) as LabShape;

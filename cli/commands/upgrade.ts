@@ -48,7 +48,7 @@ VERSION stops serving (APILifecycleRemoved() in k8s.io/api at VERSION, flags/dat
 is listed at its removed group/version, and a kind with objects blocks. Nothing changes on a host.
 
   --to VERSION   the target Kubernetes version: one minor above the cluster's, with a flag map
-                 in core/flags/data/ ("hardwire flags --version VERSION --regenerate")
+                 in core/flags/data/ ("hardwire flags --kubernetes-version VERSION --regenerate")
   --etcd-to VERSION
                  the etcd the members go to (default: VERSION's etcd in the version table,
                  core/components/binaries/catalog.ts); the hops, one etcd flag table per hop

@@ -127,7 +127,7 @@ export function liveFor(
   if (!lifecycle)
     throw new InputError(
       '--to',
-      `no core/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --version ${to} --regenerate")${offline}`,
+      `no core/flags/data/${to}/api-lifecycle.json to say which APIs ${to} removes ("hardwire flags --kubernetes-version ${to} --regenerate")${offline}`,
     );
   return liveChecks(inv, stateDir, removedBetween(lifecycle.kinds, from, to), o);
 }

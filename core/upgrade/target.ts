@@ -35,7 +35,7 @@ export function checkTarget(pin: string, to: string, mapped: readonly string[]):
   if (!mapped.includes(to)) {
     throw new InputError(
       '--to',
-      `no flag map for ${to} (have: ${mapped.join(', ') || 'none'}); run "hardwire flags --version ${to} --regenerate"`,
+      `no flag map for ${to} (have: ${mapped.join(', ') || 'none'}); run "hardwire flags --kubernetes-version ${to} --regenerate"`,
     );
   }
   if (!mapped.includes(pin))

@@ -35,7 +35,7 @@ export function checkUpgradeTarget(to: string, pin?: string): void {
   if (!have.includes(to))
     throw new InputError(
       '--upgrade',
-      `no flag map for ${to} (have: ${have.join(', ')}); run "hardwire flags --version ${to} --regenerate"`,
+      `no flag map for ${to} (have: ${have.join(', ')}); run "hardwire flags --kubernetes-version ${to} --regenerate"`,
     );
   if (pin === undefined) return;
   try {
