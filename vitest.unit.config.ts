@@ -64,6 +64,7 @@ export const UNIT_TESTS = [
   'test/proven-planes.test.ts',
   'test/readme.test.ts',
   'test/cli-grammar.test.ts',
+  'test/html-reports.test.ts',
 ];
 
 export default defineConfig({
