@@ -65,6 +65,7 @@ export const UNIT_TESTS = [
   'test/readme.test.ts',
   'test/cli-grammar.test.ts',
   'test/html-reports.test.ts',
+  'test/json-sources.test.ts',
 ];
 
 export default defineConfig({

@@ -7,7 +7,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { debugBuildBinaryVersions, debugBuildReplaces } from '../../harness/delve/modules.ts';
 import type { TraceReport } from '../../harness/trace/index.ts';
-import { CURRICULUM, deriveStages, type Frame, type Hit } from '../../harness/trace/stages.ts';
+import {
+  atCompiledVersions,
+  CURRICULUM,
+  deriveStages,
+  type Frame,
+  type Hit,
+} from '../../harness/trace/stages.ts';
 import { loadProven } from '../../core/flags/proven.ts';
 import { repoRoot } from '../../lib/paths.ts';
 
@@ -118,7 +124,8 @@ export function recordedTrace(): TraceReport {
       output: 'configmap/traced created',
     },
     sinks: hits.map((h) => ({ id: h.sink, function: h.function })),
-    hits,
+    // As traceApply returns them (harness/trace/index.ts): frames at the versions compiled.
+    hits: atCompiledVersions(hits, debugBuildReplaces(VERSION)),
     stages,
     curriculum: CURRICULUM.map((name) => {
       const n = stages.find((s) => s.curriculum === name)?.n;
