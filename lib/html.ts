@@ -12,6 +12,23 @@ export const esc = (s: string): string =>
 /** A value may wrap after a path, list or key separator before it wraps mid-word. */
 export const wrapAt = (v: string): string => esc(v).replace(/([/,=])/g, '$1<wbr>');
 
+/**
+ * Where a page's text may wrap: at whitespace, and inside a word only right after a `/`, `,` or
+ * `=` (a `<wbr>` there). A piece holding any other character a browser breaks at (a `-`, a `(`)
+ * is kept whole in a `span.nw`, so `kube-apiserver` or `2026-12-05` never splits. A word too long
+ * for its cell even so widens the cell rather than breaking: the reports set no
+ * `overflow-wrap:anywhere` on table cells. Applied to the escaped body text between tags. Chromium
+ * breaks at a `<wbr>` even under `white-space:nowrap`: a cell that must stay on one line hides them.
+ */
+export function breakable(body: string): string {
+  const word = (w: string) =>
+    w
+      .split(/(?<=[/,=])(?=.)/)
+      .map((c) => (/[^\w.:@/,=]/.test(c) ? `<span class="nw">${c}</span>` : c))
+      .join('<wbr>');
+  return body.replace(/>([^<]+)</g, (_, text: string) => `>${text.replace(/\S+/g, word)}<`);
+}
+
 /** A link only to an https URL (a citation at its tag); anything else stays text. */
 export const link = (text: string, url: string | undefined): string =>
   url && /^https:\/\//.test(url) ? `<a href="${esc(url)}">${esc(text)}</a>` : esc(text);
@@ -45,9 +62,10 @@ export function htmlPage(p: {
   script?: string;
 }): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${esc(p.title)}</title><style>${p.style}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>${esc(p.title)}</title><style>${p.style}
+.nw{white-space:nowrap}</style></head>
 <body>
-${p.body}
+${breakable(p.body)}
 ${p.script ? `<script>${p.script}</script>\n` : ''}</body></html>
 `;
 }

@@ -27,8 +27,8 @@ function table(head: string[], rows: string[][], kind: string): string {
 
 const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:1400px}
 table{border-collapse:collapse;width:100%;table-layout:auto;margin:8px 0 20px}
-th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-td.name{white-space:nowrap;overflow-wrap:normal;font-family:ui-monospace,monospace}
+th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
+td.name{white-space:nowrap;overflow-wrap:normal;font-family:ui-monospace,monospace} td.name wbr{display:none}
 tr.removed,tr.renamed,tr.unknown,tr.blocking{background:#fdd}tr.locked,tr.deprecated,tr.default-changed{background:#ffe}
 pre{white-space:pre-wrap}`;
 

@@ -12,7 +12,7 @@ table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee;cursor:pointer;user-select:none}
 ${SORT_STYLE}
-td{overflow-wrap:anywhere} td.flag,td.cite{font-family:ui-monospace,monospace;white-space:nowrap;overflow-wrap:normal}
+td.flag,td.cite{font-family:ui-monospace,monospace;white-space:nowrap;overflow-wrap:normal} td:is(.flag,.cite) wbr{display:none}
 tr.hit td.verdict{background:#dff5dd} tr.not-hit td.verdict{background:#fff1d6} tr.off td.verdict{background:#e6e6f5} tr.contradiction td.verdict{background:#ffd0d0} tr.not-provable td.verdict,tr.unset td.verdict{background:#ffd0d0}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px} dt{font-weight:600} dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}
 `;

@@ -7,7 +7,7 @@ import type { RunResult } from '../../lib/proc.ts';
 import { StepError } from '../../lib/errors.ts';
 import type { Kubectl } from './record.ts';
 import type { TraceObject } from './object.ts';
-import { deriveStages, type Hit, type Stage } from './stages.ts';
+import { atCompiledVersions, deriveStages, type Hit, type Stage } from './stages.ts';
 import { FORBIDDEN } from './sinks.ts';
 
 export interface AuthzTrace {
@@ -93,5 +93,7 @@ export function rejection(
   if (!hit) return undefined;
   const stages = deriveStages([hit], replaced);
   const i = stages.findIndex((s) => s.function === FORBIDDEN);
-  return i > 0 ? { hit, stages, point: stages[i - 1]! } : undefined;
+  return i > 0
+    ? { hit: atCompiledVersions([hit], replaced)[0]!, stages, point: stages[i - 1]! }
+    : undefined;
 }

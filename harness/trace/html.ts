@@ -1,5 +1,6 @@
 // The trace as one self-contained HTML page: the stages in the order hit, each linked to its line at
-// the tag, the curriculum's nine marked, and each goroutine's stages in one colour band.
+// the tag, the curriculum's nine marked, and each goroutine's stages in one colour band. A function
+// stays on one line; a citation may wrap after a `/` (lib/html.ts's breakable), so 1400 px holds both.
 import type { TraceReport } from './index.ts';
 import {
   curriculumLine,
@@ -16,7 +17,7 @@ body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;max-width:1400px
 table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee}
-td.fn,td.cite{font-family:ui-monospace,monospace;white-space:nowrap}
+td.fn,td.cite{font-family:ui-monospace,monospace} td.fn{white-space:nowrap} td.fn wbr{display:none}
 tr.curriculum td{background:#dff5dd;font-weight:600}
 tr.g1 td.g{border-left:4px solid #7aa6d8} tr.g2 td.g{border-left:4px solid #d8a67a} tr.g3 td.g{border-left:4px solid #8bc28b} tr.g4 td.g{border-left:4px solid #b48bc2}
 dl{display:grid;grid-template-columns:max-content 1fr;gap:2px 12px} dt{font-weight:600} dd{margin:0;font-family:ui-monospace,monospace;overflow-wrap:anywhere}

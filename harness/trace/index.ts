@@ -17,7 +17,14 @@ import { traceOnHost, type HostTrace } from './host.ts';
 import type { Kubectl } from './record.ts';
 import { FORBIDDEN, type Sink } from './sinks.ts';
 import { rejectThenAdmit, rejection, unbind, type AuthzTrace } from './authz.ts';
-import { CURRICULUM, deriveStages, requestHits, type Hit, type Stage } from './stages.ts';
+import {
+  atCompiledVersions,
+  CURRICULUM,
+  deriveStages,
+  requestHits,
+  type Hit,
+  type Stage,
+} from './stages.ts';
 import type { TraceObject } from './object.ts';
 import { debugBuildReplaces } from '../delve/modules.ts';
 import {
@@ -215,7 +222,7 @@ export async function traceApply(
     argv: out.argv,
     kubectl: out.kubectl,
     sinks: out.sinks,
-    hits,
+    hits: atCompiledVersions(hits, replaced),
     stages,
     curriculum: CURRICULUM.map((name) => {
       const n = stages.find((s) => s.curriculum === name)?.n;

@@ -35,8 +35,11 @@ export interface Stage {
   function: string;
   /** module@version/path:line, as the module cache holds it. */
   ref: string;
-  /** The file:line as delve named it, when the build replaced its module's version (see modules.ts). */
-  delveRef?: string;
+  /**
+   * When the build replaced the module (see modules.ts): the version delve named the file by, a
+   * required v0.0.0 in no module cache. `ref` at this version is delve's file:line.
+   */
+  delveVersion?: string;
   url?: string;
   goroutine: number;
   /** The hit (index into the report's hits) whose stack showed it first. */
@@ -99,6 +102,26 @@ export function sourceUrl(
   return `https://github.com/${gh[1] || 'golang'}/${gh[2]}/blob/${ref}/${sub ? `${sub}/` : ''}${at}`;
 }
 
+/**
+ * The hits with each frame's file at the version the build compiled (a replaced module's, not the
+ * v0.0.0 delve names it by), so that every path the report gives resolves in the module cache;
+ * `raw` keeps delve's replies verbatim.
+ */
+export function atCompiledVersions(hits: Hit[], replaced: Map<string, string>): Hit[] {
+  const file = (f: string) => {
+    const m = moduleFile(f);
+    const v = m && replaced.get(m.module);
+    return m && v ? `${m.module}@${v}/${m.path}` : f;
+  };
+  return hits.map((h) => ({
+    ...h,
+    chain: h.chain.map((c) => ({
+      ...c,
+      frames: c.frames.map((f) => ({ ...f, file: file(f.file) })),
+    })),
+  }));
+}
+
 /** This request's hits: those of the goroutine whose storage create wrote the object's key. */
 export function requestHits(hits: Hit[], name: string, namespace: string | undefined): Hit[] {
   const suffix = namespace ? `/${namespace}/${name}` : `/${name}`;
@@ -126,7 +149,7 @@ export function deriveStages(hits: Hit[], replaced: Map<string, string> = new Ma
         n: out.length + 1,
         function: f.function,
         ref,
-        ...(version !== m.version ? { delveRef: `${f.file}:${f.line}` } : {}),
+        ...(version !== m.version ? { delveVersion: m.version } : {}),
         ...(url ? { url } : {}),
         goroutine: g,
         hit,

@@ -53,6 +53,10 @@ export function rawFrames(hit: TraceReport['hits'][number]): Frame[] {
   });
 }
 
+/** A stage's file:line as delve named it: at delveVersion when the build replaced its module. */
+export const delveRef = (s: { ref: string; delveVersion?: string }): string =>
+  s.delveVersion ? s.ref.replace(/@v[^/]+\//, `@${s.delveVersion}/`) : s.ref;
+
 /** Each stage's file:line, at v1.36.3 in the module cache, lies in the function delve reported. */
 export function stagesInDelveFunctions(r: TraceReport): void {
   expect(r.stages.length).toBeGreaterThan(20);
@@ -82,7 +86,7 @@ export function stagesAreDelveFrames(r: TraceReport): void {
     join(repoRoot, 'core', 'components', 'go', 'kubernetes', 'go.mod'),
     'utf8',
   );
-  for (const st of r.stages.filter((x) => x.delveRef)) {
+  for (const st of r.stages.filter((x) => x.delveVersion)) {
     const [, module, version] = /^(.+?)@(v[^/]+)\//.exec(st.ref)!;
     expect(goMod, st.ref).toMatch(
       new RegExp(
@@ -90,9 +94,9 @@ export function stagesAreDelveFrames(r: TraceReport): void {
         'm',
       ),
     );
-    expect(st.delveRef!.replace(/@v[^/]+\//, `@${version}/`), st.ref).toBe(st.ref);
+    expect(delveRef(st).replace(/@v[^/]+\//, `@${version}/`), st.ref).toBe(st.ref);
   }
-  const staged = new Set(r.stages.map((s) => key({ ...s, ref: s.delveRef ?? s.ref })));
+  const staged = new Set(r.stages.map((s) => key({ ...s, ref: delveRef(s) })));
   let last = 0;
   r.hits.forEach((hit, i) => {
     // The stop delve reported: this goroutine, stopped in the sink's function, which is its innermost frame.
@@ -117,9 +121,7 @@ export function stagesAreDelveFrames(r: TraceReport): void {
       expect(staged.has(key(f)), `stop ${i}: frame ${key(f)} is no stage`).toBe(true);
     // This stop's stages, in stage order, are the innermost frames of its stack in the stack's
     // order (outermost first): those below what it shares with the stop before; all at the first.
-    const mine = r.stages
-      .filter((s) => s.hit === i)
-      .map((s) => key({ ...s, ref: s.delveRef ?? s.ref }));
+    const mine = r.stages.filter((s) => s.hit === i).map((s) => key({ ...s, ref: delveRef(s) }));
     expect(mine, `stop ${i}`).toEqual(frames.slice(frames.length - mine.length).map(key));
     if (i === 0) expect(mine.length).toBe(frames.length);
     const ns = r.stages.filter((s) => s.hit === i).map((s) => s.n);
@@ -231,7 +233,7 @@ export function traceSuite(lab: () => WiredLab): void {
       expect(frames.at(-1)!.function).toBe(
         'k8s.io/apiserver/pkg/endpoints/handlers/responsewriters.Forbidden',
       );
-      expect(frames.at(-2)!.ref).toBe(a.point.delveRef ?? a.point.ref);
+      expect(frames.at(-2)!.ref).toBe(delveRef(a.point));
       // Read back from the module cache: the line answers Forbidden, in the authorization filter.
       const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(a.point.ref)!;
       const lines = sourceLines(module!, version!, file!)!;

@@ -13,6 +13,7 @@ import { withPage } from './chromium.ts';
 import { enclosingFunc, sourceLines } from '../../harness/prove/source.ts';
 import type { TraceReport } from '../../harness/trace/index.ts';
 import {
+  delveRef,
   labKubectl,
   rawFrames,
   stagesAreDelveFrames,
@@ -173,7 +174,7 @@ export function traceWebhookSuite(lab: () => WiredLab): void {
         const frames = rawFrames(hit);
         expect(frames.at(-1)!.function, sink).toBe(fn);
         const at = w[point];
-        expect(frames.at(-2)!.ref, point).toBe(at.delveRef ?? at.ref);
+        expect(frames.at(-2)!.ref, point).toBe(delveRef(at));
         const [, module, version, file, line] = /^(.+?)@(v[^/]+)\/(.+):(\d+)$/.exec(at.ref)!;
         const lines = sourceLines(module!, version!, file!)!;
         expect(lines[Number(line) - 1], at.ref).toMatch(text);
