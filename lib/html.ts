@@ -69,3 +69,8 @@ ${breakable(p.body)}
 ${p.script ? `<script>${p.script}</script>\n` : ''}</body></html>
 `;
 }
+
+/** A page's markup without what `breakable` added: for reading the text a test expects. */
+export function unbroken(page: string): string {
+  return page.replace(/<wbr>/g, '').replace(/<span class="nw">([^<]*)<\/span>/g, '$1');
+}

@@ -14,6 +14,7 @@ import { etcdMapFile, loadEtcdMap } from '../core/flags/etcd-maps.ts';
 import { ETCD_ONLY_PINS } from '../harness/flags/etcd-regenerate.ts';
 import { ETCD_STEPS } from '../core/components/binaries/catalog.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { unbroken } from '../lib/html.ts';
 
 const EXAMPLE = join(repoRoot, 'hosts/example.yaml');
 const FILES: Record<string, string> = {
@@ -177,7 +178,7 @@ describe('a flag etcd v3.7.0 removed, passed through extraArgs', () => {
         `## etcd v3\\.6\\.16 → v3\\.7\\.0\\n(?:.*\\n)*?\\| --${gone.name} \\| removed \\| \``,
       ),
     );
-    const page = readFileSync(html, 'utf8');
+    const page = unbroken(readFileSync(html, 'utf8'));
     expect(page).toContain('<h2>etcd v3.6.8 → v3.6.16</h2>');
     expect(page).toContain('<h2>etcd v3.6.16 → v3.7.0</h2>');
     expect(page).toContain(`<tr class="removed"><td class="name">--${gone.name}</td>`);

@@ -16,6 +16,7 @@ import { loadValidInventory } from '../core/validate/inventory.ts';
 import { kubeletConfig } from '../core/components/models/kubelet.ts';
 import { kubeProxyConfig } from '../core/components/models/kube-proxy.ts';
 import { repoRoot } from '../lib/paths.ts';
+import { unbroken } from '../lib/html.ts';
 
 const WORKERS = join(repoRoot, 'hosts/example-workers.yaml');
 const ref = (s: Site) => `${s.module}@${s.version}/${s.file}:${s.line}`;
@@ -411,7 +412,7 @@ describe("config fields' defaults and deprecations on synthetic maps (non-blocki
     expect(text).toMatch(/^stillDeprecated +deprecated /m);
     expect(formatMarkdown(d)).toContain(`\n${line}\n`);
     expect(formatMarkdown(d)).toMatch(/^\| newlyDeprecated \| deprecated \|/m);
-    const html = formatHtml(d);
+    const html = unbroken(formatHtml(d));
     expect(html).toContain(`<p class="unset-defaults">${line.replace(/>/g, '&gt;')}</p>`);
     expect(html).toMatch(/<tr class="default-changed"><td class="name">factor<\/td>/);
     const json = JSON.parse(JSON.stringify(d)) as typeof d;
