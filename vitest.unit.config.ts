@@ -64,6 +64,8 @@ export const UNIT_TESTS = [
   'test/proven-planes.test.ts',
   'test/readme.test.ts',
   'test/cli-grammar.test.ts',
+  'test/weakening.test.ts',
+  'test/input-refusals.test.ts',
 ];
 
 export default defineConfig({
