@@ -66,6 +66,8 @@ export const UNIT_TESTS = [
   'test/cli-grammar.test.ts',
   'test/html-reports.test.ts',
   'test/json-sources.test.ts',
+  'test/weakening.test.ts',
+  'test/input-refusals.test.ts',
 ];
 
 export default defineConfig({

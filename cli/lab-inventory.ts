@@ -1,14 +1,25 @@
 // With no --inventory, every command uses the built-in local lab: its hosts (inventoryOrLab), or
 // only its inventory file (inventoryOrLabFile).
 import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
 import type { Inventory } from '../core/inventory/load.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
+import { knownHostsProblem } from '../core/transport/known-hosts.ts';
+import { stateDirFrom } from './common.ts';
 
-/** Host-touching commands need a usable key (or an agent) before any connection is tried. */
-export function checkSshIdentities(inv: Inventory): void {
+/**
+ * Host-touching commands need a usable key (or an agent) before any connection is tried, and a
+ * knownHosts file that --accept-new-host-keys may append to (core/transport/known-hosts.ts).
+ */
+export function checkSshIdentities(inv: Inventory, stateDir: string): void {
+  const kh = inv.knownHostsFile;
+  const problem =
+    kh && knownHostsProblem(kh, [stateDir, dirname(inv.file), join(homedir(), '.ssh')]);
+  if (problem) throw new InputError('knownHosts', problem);
   if (process.env.SSH_AUTH_SOCK) return;
   inv.hosts.forEach((h, i) => {
     const file = expandHome(h.ssh.identityFile);
@@ -19,13 +30,6 @@ export function checkSshIdentities(inv: Inventory): void {
       );
     }
   });
-  if (
-    inv.knownHostsFile &&
-    existsSync(inv.knownHostsFile) &&
-    !statSync(inv.knownHostsFile).isFile()
-  ) {
-    throw new InputError('knownHosts', `${inv.knownHostsFile} is not a file`);
-  }
 }
 
 export async function inventoryOrLab(
@@ -47,7 +51,7 @@ export async function inventoryOrLab(
   refuseRemovedLabInventory(file);
   const inv = loadValidInventory(file);
   refuseDownLab(inv);
-  checkSshIdentities(inv);
+  checkSshIdentities(inv, stateDirFrom(opts));
   for (const w of inv.warnings) log.warn(w);
   return inv;
 }

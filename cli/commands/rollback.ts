@@ -11,7 +11,7 @@ import { inventoryOrLab } from '../lab-inventory.ts';
 import { newContext } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
-import { rollbackPhase } from '../../core/apply/phases/rollback.ts';
+import { checkRunId, rollbackPhase } from '../../core/apply/phases/rollback.ts';
 import { START_PHASES } from '../../core/apply/phases/start.ts';
 import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
@@ -60,6 +60,8 @@ export function declare(root: Cli): Cli {
             'run-id',
             'missing; give one run id (see "hardwire rollback --list")',
           );
+        // Before the inventory and any connection: a bad id touches nothing.
+        if (runId !== undefined) checkRunId(runId);
         const inv = await inventoryOrLab(opts, log, false);
         const stateDir = stateDirFrom(opts);
         const ctx = newContext(

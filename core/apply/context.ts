@@ -67,6 +67,9 @@ export interface WireContext {
   backups: string[];
 }
 
+/** What newRunId makes, exactly: 20261130T052500Z-1a2b. rollback takes nothing else, so a run id cannot walk out of the backup directory. */
+export const RUN_ID = /^\d{8}T\d{6}Z-[0-9a-f]{4}$/;
+
 export function newRunId(now = new Date()): string {
   return `${now
     .toISOString()

@@ -106,7 +106,16 @@ export function parseInventory(text: string, file = '<inline>'): Inventory {
       `YAML syntax: ${(e.message.split('\n')[0] ?? '').replace(/ at line \d+, column \d+:?$/, '')}`,
     );
   }
-  const raw: unknown = parsed.toJS();
+  let raw: unknown;
+  try {
+    raw = parsed.toJS();
+  } catch (err) {
+    // The parser's alias limit (maxAliasCount) throws here, on a document that expands past it.
+    throw new InputError(
+      file,
+      `YAML: ${(err as Error).message.split('\n')[0]}; write the values out instead of through nested aliases`,
+    );
+  }
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     throw new InputError(
       '(document)',

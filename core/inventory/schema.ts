@@ -56,6 +56,17 @@ const cluster = z.strictObject({
    * The component names, flags and values are checked by validate/inventory.ts, against the registry and the flag map.
    */
   extraArgs: z.record(z.string(), z.record(flagName, z.string())).default({}),
+  /**
+   * extraArgs overrides that may weaken a protection hardwire sets (a CIS check they fail), as
+   * `<component>.<flag>`; without an entry such an override is refused (validate/weakening.ts).
+   */
+  allowWeaker: z
+    .array(
+      z.string().regex(/^[a-z0-9-]+\.[a-z0-9][a-z0-9-]*$/, {
+        message: 'must be <component>.<flag>, such as kube-apiserver.anonymous-auth',
+      }),
+    )
+    .default([]),
   certValidity: z
     .strictObject({
       leafDays: z.number().int().min(1).max(3650).default(365),

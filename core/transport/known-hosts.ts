@@ -1,7 +1,14 @@
 // known_hosts parsing and host-key pinning, in the OpenSSH file format (plain and hashed entries).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import {
+  appendFileSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+} from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 
 export interface KnownHostEntry {
   /** 1-based line number in the file, for messages that point at the entry. */
@@ -139,6 +146,55 @@ export function formatKnownHost(
 
 export function readKnownHostsFile(file: string): KnownHostEntry[] {
   return existsSync(file) ? parseKnownHosts(readFileSync(file, 'utf8')) : [];
+}
+
+/** Whether `dir` is `root` or below it, both with symlinks resolved. */
+function inside(dir: string, root: string): boolean {
+  if (!existsSync(root)) return false;
+  const rel = relative(realpathSync(root), dir);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/**
+ * A knownHosts file hardwire may append new host keys to (--accept-new-host-keys), or undefined: the
+ * reason it may not. It must not be a symlink, and an existing file must be all known_hosts lines;
+ * one that would be created, or holds no key yet, must sit under one of `roots` (the state dir, the
+ * inventory's directory, ~/.ssh). Otherwise an inventory could have any file the user can write
+ * grow a line.
+ */
+export function knownHostsProblem(file: string, roots: string[]): string | undefined {
+  const st = existsSync(file) || isSymlink(file) ? lstatSync(file) : undefined;
+  if (st?.isSymbolicLink()) return `${file} is a symlink; name the known_hosts file itself`;
+  if (st && !st.isFile()) return `${file} is not a regular file`;
+  let keys = 0;
+  if (st) {
+    const lines = readFileSync(file, 'utf8').split('\n');
+    const entries = new Set(parseKnownHosts(lines.join('\n')).map((e) => e.line));
+    const bad = lines.findIndex(
+      (l, i) => l.trim() !== '' && !l.trim().startsWith('#') && !entries.has(i + 1),
+    );
+    if (bad >= 0)
+      return `${file}:${bad + 1} is not a known_hosts line; hardwire appends host keys only to a known_hosts file`;
+    keys = entries.size;
+  }
+  if (keys === 0 && !roots.some((r) => inside(realDir(dirname(file)), r)))
+    return `${file} ${st ? 'holds no host key' : 'does not exist'}, and hardwire creates a known_hosts file only under the state dir, the inventory's directory or ~/.ssh; move it there`;
+  return undefined;
+}
+
+/** A directory with symlinks resolved, through its nearest existing ancestor when it is not there yet. */
+function realDir(dir: string): string {
+  if (existsSync(dir)) return realpathSync(dir);
+  const up = dirname(dir);
+  return up === dir ? dir : join(realDir(up), basename(dir));
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /** Appends entries, making sure the previous last line was terminated. */

@@ -13,8 +13,10 @@ import { run } from '../../lib/proc.ts';
 import { StepError } from '../../lib/errors.ts';
 import { parseReport, summarize, type HostReport } from './report.ts';
 import type { Session } from '../../core/transport/index.ts';
+import { CIS_BENCHMARK } from '../../core/validate/cis-checks.ts';
 
-export const BENCHMARK = 'cis-1.12';
+/** The benchmark whose flag checks validate/weakening.ts also enforces on extraArgs. */
+export const BENCHMARK = CIS_BENCHMARK;
 export const HARDWIRE_CONFIG = join(repoRoot, 'harness', 'cis', 'hardwire', 'config.yaml');
 export const K0S_CONFIG = join(repoRoot, 'harness', 'cis', 'k0s', 'config.yaml');
 

@@ -1,5 +1,5 @@
 import type { Phase } from '../phase.ts';
-import { session, type WireContext } from '../context.ts';
+import { RUN_ID, session, type WireContext } from '../context.ts';
 import { BACKUP_RECORD, BACKUP_ROOT, parseBackupRecord } from '../backup.ts';
 import { componentsOn, type ComponentName } from '../../components/registry/index.ts';
 import type { HostPlan } from '../../plan/types.ts';
@@ -65,17 +65,22 @@ export async function restoreHost(ctx: WireContext, dir: string, name: string): 
   };
 }
 
+/** One line, exit 2, for anything that is not the exact shape of a run id (../.. included). */
+export function checkRunId(runId: string): void {
+  if (!RUN_ID.test(runId))
+    throw new InputError(
+      'run-id',
+      `${JSON.stringify(runId)} is not a run id such as 20261130T052500Z-1a2b (see "hardwire rollback --list")`,
+    );
+}
+
 /** Restores files; the restart phases that follow read ctx.plan and roll with gates. */
 export function rollbackPhase(runId: string): Phase {
   return {
     id: 'rollback',
     title: `Restore the files wire run ${runId} overwrote, remove those it created`,
     async run(ctx) {
-      if (!/^[0-9TZ]+-[0-9a-f]{4}$/.test(runId))
-        throw new InputError(
-          'run-id',
-          `"${runId}" is not a run id such as 20261130T052500Z-1a2b (see "hardwire rollback --list")`,
-        );
+      checkRunId(runId);
       const hosts = await Promise.all(
         ctx.inv.hosts.map((h) => restoreHost(ctx, `${BACKUP_ROOT}/${runId}`, h.name)),
       );

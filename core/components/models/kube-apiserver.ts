@@ -81,11 +81,15 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
         `${PKI}/ca.crt`,
         'client certs signed by the cluster CA authenticate as their CN/O',
       ),
-      flag(
-        'enable-admission-plugins',
-        'NodeRestriction',
-        'kubelets may only modify their own Node and Pods',
-      ),
+      {
+        ...flag(
+          'enable-admission-plugins',
+          'NodeRestriction',
+          'kubelets may only modify their own Node and Pods',
+        ),
+        // kube-apiserver refuses a plugin in both lists (k8s.io/apiserver@v0.36.3 pkg/server/options/admission.go:206).
+        list: { removedBy: 'disable-admission-plugins' },
+      },
       flag(
         'enable-aggregator-routing',
         true,

@@ -7,6 +7,11 @@ export interface Flag {
   name: string;
   value: string;
   why: string;
+  /**
+   * A comma-separated list that inventory extraArgs add to instead of replacing (so an added admission
+   * plugin cannot drop NodeRestriction); `removedBy` names the flag whose entries are taken out.
+   */
+  list?: { removedBy?: string };
 }
 
 /** A [Service] line besides ExecStart (LoadCredential=), with the reason it is there. */
@@ -64,6 +69,25 @@ export { K8S_DIR as K, PKI_DIR as PKI, BIN_DIR as BIN } from '../../../lib/const
 
 export function flag(name: string, value: string | number | boolean, why: string): Flag {
   return { name, value: String(value), why };
+}
+
+const entries = (s: string | undefined) =>
+  (s ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+
+/**
+ * A model flag's value with the component's extraArgs applied: replaced, or for a list flag,
+ * hardwire's entries then the inventory's, less those its `removedBy` flag names.
+ */
+export function withExtra(f: Flag, extra: Record<string, string> | undefined): string {
+  const given = extra?.[f.name];
+  const removed = f.list?.removedBy ? entries(extra?.[f.list.removedBy]) : [];
+  if (!f.list) return given ?? f.value;
+  if (given === undefined && removed.length === 0) return f.value;
+  const merged = [...new Set([...entries(f.value), ...entries(given)])];
+  return merged.filter((x) => !removed.includes(x)).join(',');
 }
 
 /** Where systemd puts a unit's LoadCredential= files, readable by the unit's user only. */
