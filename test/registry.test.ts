@@ -185,6 +185,7 @@ hosts:
 /** The files whose per-component tables need a row for a new control-plane component with a flag map. */
 const PER_COMPONENT_TABLES = [
   'core/flags/gates.ts', // the feature-gate tables its binary registers
+  'core/validate/cis-checks.ts', // kube-bench's variable for its process
   'core/validate/extra-args.ts', // flags hardwire derives, refused in extraArgs
   'harness/planes/k0s/pki.ts', // the flags naming k0s's certificates
   'harness/planes/kubeadm-extra-args.ts', // where kubeadm's ClusterConfiguration takes its extraArgs

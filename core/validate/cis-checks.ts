@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { repoRoot } from '../../lib/paths.ts';
+import type { PerComponent } from '../components/registry/index.ts';
 
 /** The benchmark hardwire is scanned against (harness/cis/scan.ts runs kube-bench with it). */
 export const CIS_BENCHMARK = 'cis-1.12';
@@ -37,15 +38,22 @@ export interface CisTable {
   checks: CisCheck[];
 }
 
-/** kube-bench's variables for each component's process ($apiserverbin in an audit command). */
-const AUDIT_BINS: Record<string, string> = {
-  apiserverbin: 'kube-apiserver',
-  controllermanagerbin: 'kube-controller-manager',
-  schedulerbin: 'kube-scheduler',
-  etcdbin: 'etcd',
-  kubeletbin: 'kubelet',
-  proxybin: 'kube-proxy',
+/**
+ * kube-bench's variable for each component's process ($apiserverbin in an audit command), or null
+ * for one its benchmark has no checks of.
+ */
+const KUBE_BENCH_BIN: PerComponent<string | null> = {
+  etcd: 'etcdbin',
+  'kube-apiserver': 'apiserverbin',
+  'kube-controller-manager': 'controllermanagerbin',
+  'kube-scheduler': 'schedulerbin',
+  containerd: null,
+  kubelet: 'kubeletbin',
+  'kube-proxy': 'proxybin',
 };
+const AUDIT_BINS: Record<string, string> = Object.fromEntries(
+  Object.entries(KUBE_BENCH_BIN).flatMap(([c, v]) => (v ? [[v, c]] : [])),
+);
 
 /**
  * kube-bench's parser (go-yaml v2) takes a double-quoted scalar whose next line is indented no deeper
