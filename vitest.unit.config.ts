@@ -16,6 +16,7 @@ export const UNIT_TESTS = [
   'test/workers-render.test.ts',
   'test/pki.test.ts',
   'test/pki-security.test.ts',
+  'test/pki-keyalg.test.ts',
   'test/inventory.test.ts',
   'test/log.test.ts',
   'test/transport.test.ts',

@@ -290,9 +290,11 @@ describe('certs on a wired 2-host lab', () => {
     );
     const text = hardwire(['certs', 'check', '--inventory', inv, '--state-dir', state]).stdout;
     expect(text.split('\n')[0]).toMatch(
-      /^CERTIFICATE\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+CERTIFICATE AUTHORITY\s+FILE$/,
+      /^CERTIFICATE\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+CERTIFICATE AUTHORITY\s+KEY ALGORITHM\s+FILE$/,
     );
-    expect(text).toMatch(/^CERTIFICATE AUTHORITY\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+FILE$/m);
+    expect(text).toMatch(
+      /^CERTIFICATE AUTHORITY\s+HOST\s+EXPIRES\s+RESIDUAL TIME\s+KEY ALGORITHM\s+FILE$/m,
+    );
     expect(text).not.toMatch(/PRIVATE KEY|client-key-data/);
   });
 

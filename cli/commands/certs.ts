@@ -31,8 +31,9 @@ usage: hardwire certs check [--inventory FILE] [--state-dir DIR] [--accept-new-h
 check   reads the certificates actually installed on every host over SSH, including the client
         certs embedded in kubeconfigs (only the client-certificate-data line is read; private keys
         stay on the host), and prints them like "kubeadm certs check-expiration": CERTIFICATE, HOST,
-        EXPIRES, RESIDUAL TIME, CERTIFICATE AUTHORITY, FILE; then the CAs. EXPIRED, MISSING,
-        NOT YET VALID and a cert not signed by the CA file on the same host are shown plainly.
+        EXPIRES, RESIDUAL TIME, CERTIFICATE AUTHORITY, KEY ALGORITHM, FILE; then the CAs. EXPIRED, MISSING,
+        NOT YET VALID, a cert not signed by the CA file on the same host and a key that is not
+        cluster.keyAlgorithm (KEY ALGORITHM column) are shown plainly.
         Exit 1 when any of those is found.
 
 renew   reissues leaf certificates from the existing CA in DIR/<cluster>/pki, keeping each cert's

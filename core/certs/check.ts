@@ -3,6 +3,7 @@
 // read: the private key never leaves the host.
 import { X509Certificate } from 'node:crypto';
 import type { Inventory } from '../inventory/load.ts';
+import { keyAlgorithmOf } from '../pki/issue.ts';
 import type { ReadSession as Session } from '../transport/index.ts';
 import { remoteCas, remoteCerts, type RemoteCa, type RemoteCert } from './catalog.ts';
 
@@ -23,6 +24,8 @@ export interface CertRow {
   /** Signed by the CA file on the same host (undefined when either could not be read). */
   signedByHostCa?: boolean;
   fingerprint?: string;
+  /** RSA-2048, ECDSA-P256...: kubeadm's spelling. */
+  keyAlgorithm?: string;
   detail?: string;
 }
 
@@ -35,11 +38,14 @@ export interface CaRow {
   residualMs?: number;
   residual: string;
   fingerprint?: string;
+  keyAlgorithm?: string;
   detail?: string;
 }
 
 export interface CheckReport {
   at: string;
+  /** The inventory's cluster.keyAlgorithm: a row whose key is another one is a problem. */
+  keyAlgorithm: string;
   certs: CertRow[];
   cas: CaRow[];
 }
@@ -123,6 +129,7 @@ async function caRow(
       residualMs: ms,
       residual: residual(ms),
       fingerprint: x.fingerprint256,
+      keyAlgorithm: keyAlgorithmOf(x.publicKey),
     },
     x,
   };
@@ -156,6 +163,7 @@ async function certRow(
     subject: x.subject.replace(/\n/g, ', '),
     ...(ca ? { signedByHostCa: x.checkIssued(ca) && x.verify(ca.publicKey) } : {}),
     fingerprint: x.fingerprint256,
+    keyAlgorithm: keyAlgorithmOf(x.publicKey),
   };
 }
 
@@ -181,6 +189,7 @@ export async function checkHosts(
     a.name.localeCompare(b.name) || a.host.localeCompare(b.host);
   return {
     at: new Date(now).toISOString(),
+    keyAlgorithm: inv.cluster.keyAlgorithm,
     certs: perHost.flatMap((p) => p.certs).sort(order),
     cas: perHost.flatMap((p) => p.cas).sort(order),
   };
@@ -208,26 +217,42 @@ function residualCell(r: { status: CertStatus; residual: string; residualMs?: nu
   return r.status;
 }
 
+/** "RSA-2048 (NOT ECDSA-P256)" when a key is not the inventory's algorithm. */
+function keyCell(r: { keyAlgorithm?: string }, want: string): string {
+  if (!r.keyAlgorithm) return '-';
+  return r.keyAlgorithm === want ? r.keyAlgorithm : `${r.keyAlgorithm} (NOT ${want})`;
+}
+
 /** The text `certs check` prints: certificates, then the CAs, like kubeadm check-expiration. */
 export function formatCheck(r: CheckReport): string {
   const certs = table(
-    ['CERTIFICATE', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'CERTIFICATE AUTHORITY', 'FILE'],
+    [
+      'CERTIFICATE',
+      'HOST',
+      'EXPIRES',
+      'RESIDUAL TIME',
+      'CERTIFICATE AUTHORITY',
+      'KEY ALGORITHM',
+      'FILE',
+    ],
     r.certs.map((c) => [
       c.name,
       c.host,
       when(c.notAfter),
       residualCell(c),
       `${c.ca}${c.signedByHostCa === false ? ' (NOT SIGNED BY IT)' : ''}`,
+      keyCell(c, r.keyAlgorithm),
       `${c.path}${c.detail ? ` (${c.detail})` : ''}`,
     ]),
   );
   const cas = table(
-    ['CERTIFICATE AUTHORITY', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'FILE'],
+    ['CERTIFICATE AUTHORITY', 'HOST', 'EXPIRES', 'RESIDUAL TIME', 'KEY ALGORITHM', 'FILE'],
     r.cas.map((c) => [
       c.name,
       c.host,
       when(c.notAfter),
       residualCell(c),
+      keyCell(c, r.keyAlgorithm),
       `${c.path}${c.detail ? ` (${c.detail})` : ''}`,
     ]),
   );
@@ -236,6 +261,9 @@ export function formatCheck(r: CheckReport): string {
 
 export function problems(r: CheckReport): (CertRow | CaRow)[] {
   return [...r.certs, ...r.cas].filter(
-    (x) => x.status !== 'ok' || ('signedByHostCa' in x && x.signedByHostCa === false),
+    (x) =>
+      x.status !== 'ok' ||
+      ('signedByHostCa' in x && x.signedByHostCa === false) ||
+      (x.keyAlgorithm !== undefined && x.keyAlgorithm !== r.keyAlgorithm),
   );
 }

@@ -110,7 +110,9 @@ export async function renewOperatorCopies(
     const ca = loadSigner(stateDir, inv, spec.ca);
     const kept = keptSpec(spec, readFileSync(crtPath, 'utf8'));
     const keyPem = readFileSync(keyPath, 'utf8');
-    const key = opts.newKey ? await newKey() : { keyPem, publicPem: publicPemOf(keyPem) };
+    const key = opts.newKey
+      ? await newKey(inv.cluster.keyAlgorithm)
+      : { keyPem, publicPem: publicPemOf(keyPem) };
     const final = await issueLeaf(kept, ca, windowFor(inv.cluster.certValidity.leafDays), { key });
     if (opts.newKey) writeFileAtomic(keyPath, final.keyPem, 0o600);
     writeFileAtomic(crtPath, final.certPem);

@@ -35,6 +35,19 @@ const host = z.strictObject({
   ssh: ssh.default(ssh.parse({})),
 });
 
+/**
+ * kubeadm's EncryptionAlgorithmType values, spelled as it spells them (cmd/kubeadm/app/apis/kubeadm/types.go:741-750
+ * at v1.36.3); RSA-2048 is its default too (apis/kubeadm/v1beta4/defaults.go:61). docs/pki.md says why.
+ */
+export const KEY_ALGORITHMS = [
+  'RSA-2048',
+  'RSA-3072',
+  'RSA-4096',
+  'ECDSA-P256',
+  'ECDSA-P384',
+] as const;
+export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
+
 const cluster = z.strictObject({
   name: dnsLabel,
   kubernetesVersion: z
@@ -67,6 +80,8 @@ const cluster = z.strictObject({
       }),
     )
     .default([]),
+  /** Every key hardwire generates: CAs, leaves, the service-account key. Fixed once a CA exists (pki/store.ts). */
+  keyAlgorithm: z.enum(KEY_ALGORITHMS).default('RSA-2048'),
   certValidity: z
     .strictObject({
       leafDays: z.number().int().min(1).max(3650).default(365),

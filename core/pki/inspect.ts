@@ -1,8 +1,7 @@
 // Reads certificates back, and says why an existing leaf no longer fits its spec.
-import forge from 'node-forge';
 import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
 import { isIPv6 } from 'node:net';
-import { extKeyUsage } from './issue.ts';
+import { extKeyUsage, keyAlgorithmOf } from './issue.ts';
 import type { LeafSpec } from './table.ts';
 
 export interface CertInfo {
@@ -25,30 +24,40 @@ function canonicalIp(ip: string): string {
   return isIPv6(ip) ? new URL(`http://[${ip}]/`).hostname.slice(1, -1) : ip;
 }
 
+/** Node's one-line-per-attribute Name ("O=a\nCN=b"): the values of key. */
+function nameValues(name: string, key: string): string[] {
+  return name
+    .split('\n')
+    .filter((l) => l.startsWith(`${key}=`))
+    .map((l) => l.slice(key.length + 1));
+}
+
+/** Node's subjectAltName text: "DNS:a, IP Address:1.2.3.4"; a value with a comma comes JSON-quoted. */
+function sans(x: X509Certificate, prefix: string): string[] {
+  const parts = (x.subjectAltName ?? '').match(/(?:[^,"]|"(?:\\.|[^"\\])*")+/g) ?? [];
+  return parts
+    .map((p) => p.trim())
+    .filter((p) => p.startsWith(prefix))
+    .map((p) => p.slice(prefix.length))
+    .map((v) => (v.startsWith('"') ? (JSON.parse(v) as string) : v));
+}
+
+// Node's X509Certificate, not forge: forge parses RSA certificates only.
 export function inspect(certPem: string): CertInfo {
-  const c = forge.pki.certificateFromPem(certPem);
   const x = new X509Certificate(certPem);
-  const san = c.getExtension('subjectAltName') as
-    | { altNames?: { type: number; value?: string; ip?: string }[] }
-    | undefined;
-  const eku = c.getExtension('extKeyUsage') as
-    | { serverAuth?: boolean; clientAuth?: boolean }
-    | undefined;
-  const bc = c.getExtension('basicConstraints') as { cA?: boolean } | undefined;
-  const pub = x.publicKey;
-  const bits = pub.asymmetricKeyDetails?.modulusLength ?? 0;
+  const eku = x.keyUsage ?? [];
   return {
-    cn: String(c.subject.getField('CN')?.value ?? ''),
-    o: c.subject.attributes.filter((a) => a.shortName === 'O').map((a) => String(a.value)),
-    issuerCn: String(c.issuer.getField('CN')?.value ?? ''),
-    dns: (san?.altNames ?? []).filter((a) => a.type === 2).map((a) => a.value ?? ''),
-    ips: (san?.altNames ?? []).filter((a) => a.type === 7).map((a) => canonicalIp(a.ip ?? '')),
-    serverAuth: eku?.serverAuth === true,
-    clientAuth: eku?.clientAuth === true,
-    isCa: bc?.cA === true,
+    cn: nameValues(x.subject, 'CN')[0] ?? '',
+    o: nameValues(x.subject, 'O'),
+    issuerCn: nameValues(x.issuer, 'CN')[0] ?? '',
+    dns: sans(x, 'DNS:'),
+    ips: sans(x, 'IP Address:').map(canonicalIp),
+    serverAuth: eku.includes('1.3.6.1.5.5.7.3.1'),
+    clientAuth: eku.includes('1.3.6.1.5.5.7.3.2'),
+    isCa: x.ca,
     notBefore: new Date(x.validFrom),
     notAfter: new Date(x.validTo),
-    keyAlgorithm: `${(pub.asymmetricKeyType ?? 'unknown').toUpperCase()}-${bits}`,
+    keyAlgorithm: keyAlgorithmOf(x.publicKey),
     fingerprint: x.fingerprint256,
   };
 }
@@ -64,6 +73,7 @@ export function leafMismatch(
   certPem: string,
   keyPem: string,
   caCertPem: string,
+  keyAlgorithm: string,
   now = Date.now(),
   minRemainingMs = 30 * 24 * 3600 * 1000,
 ): string[] {
@@ -85,6 +95,8 @@ export function leafMismatch(
   } catch {
     reasons.push('the key file does not parse');
   }
+  if (info.keyAlgorithm !== keyAlgorithm)
+    reasons.push(`its key is ${info.keyAlgorithm}, cluster.keyAlgorithm is ${keyAlgorithm}`);
   if (info.cn !== spec.cn) reasons.push(`CN is "${info.cn}", want "${spec.cn}"`);
   if (!sameSet(info.o, spec.o))
     reasons.push(`O is [${info.o.join(', ')}], want [${spec.o.join(', ')}]`);

@@ -4,11 +4,11 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
-import { StepError } from '../../lib/errors.ts';
+import { InputError, StepError } from '../../lib/errors.ts';
 import { writeFileAtomic, readIfExists } from '../../lib/fsx.ts';
 import type { Inventory } from '../inventory/load.ts';
 import { CAS, allLeaves, kubeconfigFiles, type CaId, type LeafSpec } from './table.ts';
-import { issueCa, issueLeaf, newKey, windowFor, type Signer } from './issue.ts';
+import { issueCa, issueLeaf, keyAlgorithmOf, newKey, windowFor, type Signer } from './issue.ts';
 import { leafMismatch } from './inspect.ts';
 import { kubeconfigServer, kubeconfigYaml } from './kubeconfig.ts';
 import { isUsableEncryptionConfig, newEncryptionConfig } from './encryption.ts';
@@ -70,6 +70,33 @@ function loadCa(dir: string, file: string, id: string): Signer | undefined {
   return { certPem, keyPem };
 }
 
+/**
+ * Refuses, before anything is written, when a CA or the service-account key already exists with
+ * another algorithm than cluster.keyAlgorithm: every leaf hangs off the CAs, and hardwire never
+ * regenerates one.
+ */
+function checkExistingAlgorithm(dir: string, inv: Inventory): void {
+  const want = inv.cluster.keyAlgorithm;
+  const files = [...CAS.map((c) => `${c.file}.crt`), 'sa.key'];
+  for (const file of files) {
+    const pem = readIfExists(join(dir, file));
+    if (pem === undefined) continue;
+    let have: string;
+    try {
+      have = keyAlgorithmOf(
+        file.endsWith('.crt') ? new X509Certificate(pem).publicKey : createPrivateKey(pem),
+      );
+    } catch {
+      continue; // loadCa and ensureServiceAccountKeys name an unreadable file
+    }
+    if (have !== want)
+      throw new InputError(
+        'cluster.keyAlgorithm',
+        `is ${want}, but the key of the existing ${join(dir, file)} is ${have}; set cluster.keyAlgorithm: ${have} to keep this cluster's PKI (hardwire never regenerates a CA), or use a new --state-dir for a new cluster`,
+      );
+  }
+}
+
 async function ensureCas(
   dir: string,
   inv: Inventory,
@@ -84,7 +111,11 @@ async function ensureCas(
         events.push({ id: spec.id, file: `${spec.file}.crt`, action: 'kept', reasons: [] });
         return;
       }
-      const signed = await issueCa(spec, windowFor(inv.cluster.certValidity.caDays));
+      const signed = await issueCa(
+        spec,
+        windowFor(inv.cluster.certValidity.caDays),
+        inv.cluster.keyAlgorithm,
+      );
       writeFileAtomic(join(dir, `${spec.file}.key`), signed.keyPem, KEY_MODE);
       writeFileAtomic(join(dir, `${spec.file}.crt`), signed.certPem);
       out[spec.id] = signed;
@@ -98,7 +129,7 @@ async function ensureLeaf(
   dir: string,
   spec: LeafSpec,
   ca: Signer,
-  days: number,
+  inv: Inventory,
 ): Promise<PkiEvent> {
   const crtPath = join(dir, `${spec.file}.crt`);
   const keyPath = join(dir, `${spec.file}.key`);
@@ -106,13 +137,15 @@ async function ensureLeaf(
   const keyPem = readIfExists(keyPath);
   let reasons: string[] = [];
   if (certPem !== undefined && keyPem !== undefined) {
-    reasons = leafMismatch(spec, certPem, keyPem, ca.certPem);
+    reasons = leafMismatch(spec, certPem, keyPem, ca.certPem, inv.cluster.keyAlgorithm);
     if (reasons.length === 0) {
       writeFileAtomic(keyPath, keyPem, KEY_MODE); // repairs a drifted mode, never the content
       return { id: spec.id, file: `${spec.file}.crt`, action: 'kept', reasons };
     }
   }
-  const signed = await issueLeaf(spec, ca, windowFor(days));
+  const signed = await issueLeaf(spec, ca, windowFor(inv.cluster.certValidity.leafDays), {
+    alg: inv.cluster.keyAlgorithm,
+  });
   writeFileAtomic(keyPath, signed.keyPem, KEY_MODE);
   writeFileAtomic(crtPath, signed.certPem);
   const action: PkiAction = certPem === undefined ? 'created' : 'reissued';
@@ -124,7 +157,7 @@ async function ensureLeaf(
   };
 }
 
-async function ensureServiceAccountKeys(dir: string): Promise<PkiEvent> {
+async function ensureServiceAccountKeys(dir: string, inv: Inventory): Promise<PkiEvent> {
   const keyPath = join(dir, 'sa.key');
   const pubPath = join(dir, 'sa.pub');
   const keyPem = readIfExists(keyPath);
@@ -142,7 +175,7 @@ async function ensureServiceAccountKeys(dir: string): Promise<PkiEvent> {
       reasons: r === 'unchanged' ? [] : ['sa.pub rewritten from sa.key'],
     };
   }
-  const k = await newKey();
+  const k = await newKey(inv.cluster.keyAlgorithm);
   writeFileAtomic(keyPath, k.keyPem, KEY_MODE);
   writeFileAtomic(pubPath, k.publicPem);
   return { id: 'sa', file: 'sa.key', action: 'created', reasons: [] };
@@ -178,11 +211,15 @@ export async function ensurePki(
 ): Promise<PkiResult> {
   const dir = pkiDir(stateDir, inv);
   const events: PkiEvent[] = [];
+  checkExistingAlgorithm(dir, inv);
   // The service-account key needs no CA: it is generated while the CAs and leaves are.
-  const [cas, sa] = await Promise.all([ensureCas(dir, inv, events), ensureServiceAccountKeys(dir)]);
+  const [cas, sa] = await Promise.all([
+    ensureCas(dir, inv, events),
+    ensureServiceAccountKeys(dir, inv),
+  ]);
   const leaves = allLeaves(inv).filter((s) => !only || only(s));
   const leafEvents = await Promise.all(
-    leaves.map((spec) => ensureLeaf(dir, spec, cas[spec.ca], inv.cluster.certValidity.leafDays)),
+    leaves.map((spec) => ensureLeaf(dir, spec, cas[spec.ca], inv)),
   );
   events.push(...leafEvents, sa, ensureEncryptionConfig(dir));
   writeKubeconfigs(stateDir, inv, cas.ca);
