@@ -44,7 +44,12 @@ const REPORTS: Record<string, () => string> = {
 };
 
 /** In the page: every token of every td and th that goes onto another line where the rule forbids. */
-function midWordWraps(): { cells: number; tokens: number; bad: string[]; longest: string } {
+function midWordWraps(skip: string): {
+  cells: number;
+  tokens: number;
+  bad: string[];
+  longest: string;
+} {
   const BREAK_AFTER = '/,=';
   const inline = (el: Element | null, cell: Element) => {
     for (let e = el; e && e !== cell; e = e.parentElement)
@@ -78,6 +83,7 @@ function midWordWraps(): { cells: number; tokens: number; bad: string[]; longest
   for (const cell of Array.from(document.querySelectorAll('td, th'))) {
     if (!(cell as HTMLElement).offsetParent && getComputedStyle(cell).position !== 'sticky')
       continue;
+    if (skip && cell.matches(skip)) continue;
     cells++;
     // The cell's text as [node, offset] per character, whitespace and line ends as separators.
     type Ch = { node: Text; i: number; c: string };
@@ -134,6 +140,13 @@ function midWordWraps(): { cells: number; tokens: number; bad: string[]; longest
   return { cells, tokens, bad, longest };
 }
 
+/**
+ * Cells a report lets break anywhere, as a last resort: compare's values and process trees. Three
+ * planes' values side by side must fit 1400 px (compare.test's lab check of the real report); with
+ * breaks only after / , = its real page was 2095 px wide. Its flag names and citations are checked.
+ */
+const SKIP: Record<string, string> = { compare: 'td:not(.flag):not(.cite)' };
+
 describe('HTML reports at 1400 px: no word in a table wraps mid-word', () => {
   it.each(Object.keys(REPORTS))(
     '%s',
@@ -143,7 +156,7 @@ describe('HTML reports at 1400 px: no word in a table wraps mid-word', () => {
       writeFileSync(file, REPORTS[name]!());
       const t0 = Date.now();
       const r = await withPage(file, async (page) => ({
-        ...(await page.evaluate(midWordWraps)),
+        ...(await page.evaluate(midWordWraps, SKIP[name] ?? '')),
         scroll: await page.evaluate(() => document.documentElement.scrollWidth),
       }));
       console.log(

@@ -110,7 +110,7 @@ describe('lab snapshots', () => {
     }
   });
 
-  it("lab save, then lab up --from: the saved cluster comes back (a ConfigMap made after the save is gone), wire changes nothing, the CA on the host is the operator's, and the snapshot keeps keys 0600", async () => {
+  it("lab save, then lab up --saved: the saved cluster comes back (a ConfigMap made after the save is gone), wire changes nothing, the CA on the host is the operator's, and the snapshot keeps keys 0600", async () => {
     const env = { HARDWIRE_STATE: w.lab.stateDir };
     const snapName = `t${process.pid}`;
     // New connections after each power cycle: node's global agent keeps sockets alive, and one to the old apiserver is dead (EPIPE).
@@ -166,7 +166,7 @@ describe('lab snapshots', () => {
         ).status,
       ).toBe(201);
       const up = hardwire(
-        ['lab', 'up', '--from', snapName, '--name', SHAPE.name, '--state-dir', w.state, '--json'],
+        ['lab', 'up', '--saved', snapName, '--name', SHAPE.name, '--state-dir', w.state, '--json'],
         { env, timeoutMs: 600_000 },
       );
       expect(up.code, up.stderr.slice(-2000)).toBe(0);
@@ -222,16 +222,16 @@ describe('lab snapshots', () => {
     }
   });
 
-  it('bad input: an unknown snapshot is one line naming --from, exit 2, and the lab keeps running', async () => {
+  it('bad input: an unknown snapshot is one line naming --saved, exit 2, and the lab keeps running', async () => {
     const s = await w.lab.ssh('node1');
     const boot = await remote(s, ['cat', '/proc/sys/kernel/random/boot_id']);
     await s.close();
-    const r = hardwire(['lab', 'up', '--from', 'no-such-snapshot', '--name', SHAPE.name], {
+    const r = hardwire(['lab', 'up', '--saved', 'no-such-snapshot', '--name', SHAPE.name], {
       env: { HARDWIRE_STATE: w.lab.stateDir },
     });
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-    expect(r.stderr).toMatch(/^error: --from: no snapshot "no-such-snapshot"/);
+    expect(r.stderr).toMatch(/^error: --saved: no snapshot "no-such-snapshot"/);
     const s2 = await w.lab.ssh('node1');
     expect(await remote(s2, ['cat', '/proc/sys/kernel/random/boot_id'])).toBe(boot);
     await s2.close();

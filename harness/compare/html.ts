@@ -68,14 +68,14 @@ table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
 ${SORT_STYLE}
-td{font-family:ui-monospace,monospace}
+td{font-family:ui-monospace,monospace;overflow-wrap:anywhere} td:not(.flag,.cite) .nw,pre .nw{white-space:inherit}
 td.flag{white-space:nowrap} td.cite{font-size:11px;white-space:nowrap;min-width:14em} td:is(.flag,.cite) wbr{display:none}
 table.matrix:is([data-component],[data-node]) td:is(:nth-child(2),:nth-child(3),:nth-child(4)){min-width:9em}
 tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
 .planes td{font-family:system-ui,sans-serif} .no{color:#b00;font-weight:600}
-#k0s-worker-tree pre,table.proc-tree pre{white-space:pre-wrap;margin:0}
+#k0s-worker-tree pre,table.proc-tree pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
 body.only-diff tr.same{display:none}
 `;
 
