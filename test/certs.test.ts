@@ -331,7 +331,7 @@ describe('certs on a wired 2-host lab', () => {
     expect(report.certs.filter((c) => c.status !== 'ok')).toHaveLength(3);
     const text = hardwire(['certs', 'check', '--inventory', inv, '--state-dir', state]).stdout;
     expect(text).toMatch(
-      /^scheduler\.conf\s+node2\s+.*EXPIRED \d+m ago\s+ca\s+\/etc\/kubernetes\/scheduler\.conf$/m,
+      /^scheduler\.conf\s+node2\s+.*EXPIRED \d+m ago\s+ca\s+RSA-2048\s+\/etc\/kubernetes\/scheduler\.conf$/m,
     );
     expect(text).toMatch(/^front-proxy-client\s+node2\s+-\s+MISSING\s/m);
   });
