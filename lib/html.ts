@@ -9,9 +9,6 @@ export const esc = (s: string): string =>
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;');
 
-/** A value may wrap after a path, list or key separator before it wraps mid-word. */
-export const wrapAt = (v: string): string => esc(v).replace(/([/,=])/g, '$1<wbr>');
-
 /**
  * Where a page's text may wrap: at whitespace, and inside a word only right after a `/`, `,` or
  * `=` (a `<wbr>` there). A piece holding any other character a browser breaks at (a `-`, a `(`)

@@ -60,7 +60,7 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
           }
         }
         const noWorker = Array.from(
-          document.querySelectorAll('table[data-node] td[data-plane=k0s]'),
+          document.querySelectorAll('table[data-node] td.vals [data-plane=k0s] .v'),
         ).map((td) => td.textContent);
         return { bad, names, reads, longest, noWorker };
       }, MIN_READ_AT_PX);

@@ -7,7 +7,7 @@
 //
 // The rule: a token is a run of text without whitespace in one line of a td or th (across inline
 // elements and <wbr>; a <br> or a block ends it). It may go onto a second line only right after a
-// `/`, `,` or `=` (a path, a list, a key=value: lib/html.ts's wrapAt marks these with <wbr>), never
+// `/`, `,` or `=` (a path, a list, a key=value: lib/html.ts's breakable marks these with <wbr>), never
 // between two other characters, nor after a `-`. A token that does not fit its cell even so (a
 // hash, a long word) must stay on one line and widen the cell or overflow it; breaking it is the
 // failure this test is for.
@@ -140,13 +140,6 @@ function midWordWraps(skip: string): {
   return { cells, tokens, bad, longest };
 }
 
-/**
- * Cells a report lets break anywhere, as a last resort: compare's values and process trees. Three
- * planes' values side by side must fit 1400 px (compare.test's lab check of the real report); with
- * breaks only after / , = its real page was 2095 px wide. Its flag names and citations are checked.
- */
-const SKIP: Record<string, string> = { compare: 'td:not(.flag):not(.cite)' };
-
 describe('HTML reports at 1400 px: no word in a table wraps mid-word', () => {
   it.each(Object.keys(REPORTS))(
     '%s',
@@ -156,7 +149,7 @@ describe('HTML reports at 1400 px: no word in a table wraps mid-word', () => {
       writeFileSync(file, REPORTS[name]!());
       const t0 = Date.now();
       const r = await withPage(file, async (page) => ({
-        ...(await page.evaluate(midWordWraps, SKIP[name] ?? '')),
+        ...(await page.evaluate(midWordWraps, '')),
         scroll: await page.evaluate(() => document.documentElement.scrollWidth),
       }));
       console.log(

@@ -12,15 +12,16 @@ import { ttfpHtml } from './ttfp-section.ts';
 import { upgradeHtml } from './upgrade-render.ts';
 import { procHtml } from './proc-section.ts';
 import { nodeCisHtml } from './node-cis.ts';
-import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE, wrapAt } from '../../lib/html.ts';
+import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE } from '../../lib/html.ts';
+import { VALUES_STYLE, VALUES_TH, valuesCell } from './values-cell.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
-  const vals = PLANES.map((p) => {
-    const v = f.values[p];
-    const title = f.raw[p] !== null && f.raw[p] !== v ? ` title="raw: ${esc(f.raw[p]!)}"` : '';
-    const odd = collected.includes(p) && f.class !== 'same' ? ' class="d"' : '';
-    return `<td${odd}${title}>${v === null ? '<span class="absent">—</span>' : wrapAt(v)}</td>`;
-  }).join('');
+  const vals = valuesCell((p) => ({
+    text: f.values[p] ?? '—',
+    absent: f.values[p] === null,
+    differs: collected.includes(p) && f.class !== 'same',
+    raw: f.raw[p] ?? undefined,
+  }));
   const reg = f.registeredAt
     ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url)
     : '';
@@ -68,14 +69,14 @@ table{border-collapse:collapse;margin:.5em 0 2em;width:100%}
 th,td{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left;font-size:12px}
 th{background:#eee;cursor:pointer;user-select:none;position:sticky;top:0}
 ${SORT_STYLE}
-td{font-family:ui-monospace,monospace;overflow-wrap:anywhere} td:not(.flag,.cite) .nw,pre .nw{white-space:inherit}
+td{font-family:ui-monospace,monospace}
+${VALUES_STYLE}
 td.flag{white-space:nowrap} td.cite{font-size:11px;white-space:nowrap;min-width:14em} td:is(.flag,.cite) wbr{display:none}
-table.matrix:is([data-component],[data-node]) td:is(:nth-child(2),:nth-child(3),:nth-child(4)){min-width:9em}
 tr.differs td{background:#fff1d6} tr.partial td{background:#eef4ff}
 td.d,div.d{background:#ffd0d0 !important;font-weight:600}
 .absent{color:#999} .why{font-family:system-ui,sans-serif;word-break:normal} .def{color:#555}
 .planes td{font-family:system-ui,sans-serif} .no{color:#b00;font-weight:600}
-#k0s-worker-tree pre,table.proc-tree pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
+#k0s-worker-tree pre,table.proc-tree pre{white-space:pre-wrap;margin:0}
 body.only-diff tr.same{display:none}
 `;
 
@@ -88,7 +89,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th><th>hardwire</th><th>kubeadm</th><th>k0s</th><th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
+<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th>${VALUES_TH}<th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>

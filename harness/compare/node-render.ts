@@ -7,7 +7,8 @@ import {
   type NodeSection,
 } from '../planes/node-types.ts';
 import { nodeCell } from './node-section.ts';
-import { esc, link, wrapAt } from '../../lib/html.ts';
+import { esc, link } from '../../lib/html.ts';
+import { VALUES_TH, valuesCell } from './values-cell.ts';
 
 type Site = { file: string; line: number; url: string };
 const ref = (s: Site) => `${s.file.split('/').pop()}:${s.line}`;
@@ -83,14 +84,15 @@ export function nodeMarkdown(s: NodeSection): string[] {
 }
 
 function rowHtml(s: NodeSection, r: NodeRow): string {
-  const vals = PLANES.map((p) => {
+  const vals = valuesCell((p) => {
     const cell = nodeCell(s, r, p);
-    const title =
-      r.raw[p] !== null && r.raw[p] !== r.values[p] ? ` title="raw: ${esc(r.raw[p]!)}"` : '';
-    return cell.absent
-      ? `<td data-plane="${p}"><span class="absent">${esc(cell.text)}</span></td>`
-      : `<td data-plane="${p}"${r.class !== 'same' ? ' class="d"' : ''}${title}>${wrapAt(cell.text)}</td>`;
-  }).join('');
+    return {
+      text: cell.text,
+      absent: cell.absent,
+      differs: !cell.absent && r.class !== 'same',
+      raw: r.raw[p] ?? undefined,
+    };
+  });
   const reasons = r.reasons
     .map((x) => `<div><b>${esc(x.plane)}</b>: ${link(x.text, x.url)}</div>`)
     .join('');
@@ -113,7 +115,7 @@ export function nodeHtml(s: NodeSection): string {
       )}</p>`,
     );
     for (const t of tables(s, c)) {
-      parts.push(`<table class="sortable matrix" data-node="${c}" data-kind="${t.kind}"><thead><tr><th>${t.kind === 'flag' ? 'flag' : 'config field'}</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}<th>class</th><th>reason</th><th>${t.kind === 'flag' ? 'registered' : 'declared'} at</th><th>read at</th></tr></thead>
+      parts.push(`<table class="sortable matrix" data-node="${c}" data-kind="${t.kind}"><thead><tr><th>${t.kind === 'flag' ? 'flag' : 'config field'}</th>${VALUES_TH}<th>class</th><th>reason</th><th>${t.kind === 'flag' ? 'registered' : 'declared'} at</th><th>read at</th></tr></thead>
 <tbody>${t.rows.map((r) => rowHtml(s, r)).join('\n')}</tbody></table>`);
     }
   }
