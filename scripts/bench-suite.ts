@@ -32,7 +32,9 @@ interface Report {
     name: string;
     startTime: number;
     endTime: number;
-    assertionResults: { status: string }[];
+    status?: string;
+    message?: string;
+    assertionResults: { status: string; fullName?: string; failureMessages?: string[] }[];
   }[];
 }
 
@@ -129,6 +131,26 @@ function print(dir: string): void {
   out.push(
     `unit files: ${unit.length}, in parallel; longest ${unit[0] ? `${unit[0].file} ${s(unit[0].wallMs)} s` : '-'}`,
   );
+  // Last, so a log's tail names what failed: each failed test (or file that failed outside a test)
+  // with the first line of its error.
+  const first = (m: string | undefined) =>
+    (m ?? '')
+      .replace(/\x1b\[[0-9;]*m/g, '')
+      .split('\n')
+      .find((l) => l.trim()) ?? '';
+  for (const report of reports.values())
+    for (const t of report.testResults) {
+      const failed = t.assertionResults.filter((a) => a.status === 'failed');
+      for (const a of failed)
+        out.push(
+          `FAILED ${repoPath(t.name)} > ${a.fullName}: ${first(a.failureMessages?.[0])}`.slice(
+            0,
+            400,
+          ),
+        );
+      if (!failed.length && t.status === 'failed')
+        out.push(`FAILED ${repoPath(t.name)}: ${first(t.message)}`.slice(0, 400));
+    }
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
