@@ -69,6 +69,7 @@ export const UNIT_TESTS = [
   'test/json-sources.test.ts',
   'test/weakening.test.ts',
   'test/input-refusals.test.ts',
+  'test/audit-map.test.ts',
 ];
 
 export default defineConfig({

@@ -20,6 +20,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   flags: () => import('./commands/flags.ts'),
   upgrade: () => import('./commands/upgrade.ts'),
   trace: () => import('./commands/trace.ts'),
+  audit: () => import('./commands/audit.ts'),
 };
 
 /** Declares one command on root, loading only its own module; undefined for an unknown name. */

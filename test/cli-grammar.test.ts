@@ -63,6 +63,7 @@ const CONNECTS: Record<string, boolean> = {
   'upgrade apply': true,
   // Its one wait is the debug apiserver's start (--ready-timeout), not a gate of wire's.
   'trace apply': false,
+  audit: false,
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */

@@ -22,6 +22,7 @@ import {
 import { shJoin, shQuote } from '../lib/quote.ts';
 import { parseProxyJump } from '../core/transport/dial.ts';
 import { isReadOnlyCommand } from '../core/transport/read-only.ts';
+import { PROC_DUMP } from '../core/transport/read-scripts.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 /** Runs the quoted command line through a real POSIX shell and returns the argv it saw. */
@@ -273,6 +274,9 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       etcdctl('endpoint', 'health', '-w', 'json'),
       etcdctl('member', 'list'),
       etcdctl('get', '/registry/secrets/x'),
+      // audit: the /proc reader (a registered script) and a running binary's own version
+      ['sh', '-c', PROC_DUMP],
+      ['/proc/4242/exe', '--version'],
     ])
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
   });
@@ -297,6 +301,14 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       etcdctl('del', 'k'),
       etcdctl('member', 'remove', 'abc'),
       ['sh', '-c', 'cat /etc/hostname'],
+      ['sh', '-c', `${PROC_DUMP}; rm -rf /var/lib/etcd`],
+      ['sh', '-c', PROC_DUMP, 'extra'],
+      ['sh', '-e', '-c', PROC_DUMP],
+      ['/proc/4242/exe'],
+      ['/proc/4242/exe', 'version'],
+      ['/proc/4242/exe', '--version', '--data-dir=/x'],
+      ['/proc/self/exe', '--version'],
+      ['/usr/local/bin/kubelet', '--version'],
       ['env', 'BK=/x', 'sh', '-c', 'cp a b'],
       ['/usr/local/bin/etcdutl', 'snapshot', 'restore', '/x'],
       ['tee', '/etc/x'],

@@ -286,7 +286,11 @@ export function bestCitation(
   version: string = defaultFlagVersion,
 ): Citation | undefined {
   const f = findFlag(component, flagName, version);
-  if (!f) return undefined;
+  return f ? citationOf(f) : undefined;
+}
+
+/** bestCitation of one entry of a map already loaded (audit's, at the version a binary reports). */
+export function citationOf(f: FlagEntry): Citation | undefined {
   const read = f.consumedAt[0];
   if (read) {
     const acting = f.consumedAt.filter((r) => r.kind !== 'validation' && r.kind !== 'generated');

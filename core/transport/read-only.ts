@@ -4,6 +4,7 @@
 // mutating command run through this one throws before it is sent.
 import { BIN_DIR } from '../../lib/constants.ts';
 import { shJoin } from '../../lib/quote.ts';
+import { READ_SCRIPTS } from './read-scripts.ts';
 import type { ExecOptions, ExecResult, Session, SshTarget } from './session.ts';
 
 export interface ReadSession {
@@ -54,6 +55,11 @@ const READERS: Record<string, (args: string[]) => boolean> = {
 
 export function isReadOnlyCommand(argv: string[]): boolean {
   const [prog, ...args] = argv;
+  // A registered script only, never one built from input.
+  if (prog === 'sh') return args.length === 2 && args[0] === '-c' && READ_SCRIPTS.has(args[1]!);
+  // A running process's own binary, asked its version (audit: the version of what runs, not of a file on PATH).
+  if (prog !== undefined && /^\/proc\/\d+\/exe$/.test(prog))
+    return args.length === 1 && args[0] === '--version';
   const check = prog !== undefined && Object.hasOwn(READERS, prog) ? READERS[prog] : undefined;
   return check !== undefined && check(args);
 }

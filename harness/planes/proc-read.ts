@@ -3,6 +3,7 @@
 // one, else its systemd one) and its cmdline; read twice a second apart, only what is in both
 // stays (proc-tree.ts settled), so a probe or an nft run that lives milliseconds is not reported.
 import type { Session } from '../../core/transport/index.ts';
+import { PROC_DUMP } from '../../core/transport/read-scripts.ts';
 import type { PlaneData } from './types.ts';
 import {
   buildTree,
@@ -13,19 +14,8 @@ import {
   type ProcInfo,
 } from './proc-tree.ts';
 
-/** Builtins only inside the loop but `tr`: a host with a few hundred processes is read in about a second. */
-export const PROC_DUMP = [
-  'for d in /proc/[0-9]*; do',
-  '  read -r s 2>/dev/null < $d/stat || continue',
-  "  g=''; k=''",
-  '  while read -r l; do case "$l" in *kubepods*) [ -z "$k" ] && k=${l#*:*:};; *:name=systemd:*|0::*) [ -z "$g" ] && g=${l#*:*:};; esac; done 2>/dev/null < $d/cgroup',
-  "  a=$(tr '\\000\\t\\n' '\\001  ' 2>/dev/null < $d/cmdline)",
-  '  printf \'%s\\t%s\\t%s\\n\' "$s" "${k:-$g}" "$a"',
-  'done',
-].join('\n');
-
 /** One read of every process on the host. */
-export async function dump(s: Session): Promise<ProcInfo[]> {
+export async function dump(s: Pick<Session, 'exec'>): Promise<ProcInfo[]> {
   const r = await s.exec(['sh', '-c', PROC_DUMP], { allowFail: true, timeoutMs: 60_000 });
   return parseProcDump(r.stdout);
 }

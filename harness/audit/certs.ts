@@ -1,0 +1,64 @@
+// The certificates a host's processes name in their flags and config files: read as the process
+// sees them (/proc/<pid>/root), checked for expiry and for which named CA signed each. Only
+// CERTIFICATE blocks are kept; a flag or field whose name says key is never read.
+import { X509Certificate } from 'node:crypto';
+import type { AuditCert, AuditFlag } from './types.ts';
+
+const NAMES_A_CERT = /(cert|ca)-?file$|cafile$|certificate(-authority)?$/i;
+
+/** The cert files a process's flags and config fields name. */
+export function certPaths(
+  flags: AuditFlag[],
+  fields: AuditFlag[],
+): { path: string; namedBy: string }[] {
+  const out = new Map<string, string>();
+  for (const [prefix, rows] of [
+    ['--', flags],
+    ['', fields],
+  ] as const)
+    for (const r of rows)
+      if (NAMES_A_CERT.test(r.name) && !/key/i.test(r.name) && r.value.startsWith('/'))
+        if (!out.has(r.value)) out.set(r.value, `${prefix}${r.name}`);
+  return [...out].map(([path, namedBy]) => ({ path, namedBy }));
+}
+
+/** The PEM CERTIFICATE blocks of a file's text, and nothing else of it. */
+export function certBlocks(text: string): string[] {
+  return text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+}
+
+const DAY = 86_400_000;
+
+/** Each file's first certificate, with the CA among the files that signed it. */
+export function checkCerts(
+  files: { path: string; namedBy: string; pem: string }[],
+  now = new Date(),
+): AuditCert[] {
+  const parsed = files.flatMap((f) => {
+    const first = certBlocks(f.pem)[0];
+    return first ? [{ ...f, x: new X509Certificate(first) }] : [];
+  });
+  return parsed.map(({ path, namedBy, x }) => {
+    const ca = parsed.find((c) => c.x.ca && c.x.subject === x.issuer && x.verify(c.x.publicKey));
+    const notAfter = new Date(x.validTo);
+    const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / DAY);
+    const problems: string[] = [];
+    if (daysLeft < 0) problems.push('expired');
+    else if (new Date(x.validFrom) > now) problems.push('not yet valid');
+    else if (daysLeft < 30) problems.push(`expires in ${daysLeft} days`);
+    if (!ca) problems.push('signed by no CA file a process on this host names');
+    const one = (n: string) => n.split('\n').join(', ');
+    return {
+      path,
+      namedBy,
+      subject: one(x.subject),
+      issuer: one(x.issuer),
+      notAfter: notAfter.toISOString(),
+      daysLeft,
+      sans: (x.subjectAltName ?? '').split(', ').filter(Boolean),
+      isCa: x.ca,
+      ...(ca ? { signedBy: ca.path } : {}),
+      problems,
+    };
+  });
+}

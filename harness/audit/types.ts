@@ -1,0 +1,69 @@
+// What `hardwire audit` reports: per host, each Kubernetes process it found in /proc, every flag and
+// config field that process runs with (mapped to where its source registers and reads it, or
+// unknown), and the certificates its flags name.
+
+/** `read`: the map has a read site; `registered`: registered, no read found; `unknown`: the map lacks it; `unmapped`: no map for this binary at this version. */
+export type FlagStatus = 'read' | 'registered' | 'unknown' | 'unmapped';
+
+export interface AuditSite {
+  /** module@version/file:line */
+  ref: string;
+  url: string;
+}
+
+export interface AuditFlag {
+  name: string;
+  value: string;
+  status: FlagStatus;
+  /** The one line that explains it best, as a rendered unit's comment gives it (core/flags/map.ts citationOf). */
+  cite?: string;
+  registeredAt?: AuditSite;
+  /** The map's read sites, best first. */
+  readAt: AuditSite[];
+}
+
+export interface AuditCert {
+  /** The path as the process names it, and who names it: "kube-apiserver --tls-cert-file". */
+  path: string;
+  namedBy: string;
+  subject: string;
+  issuer: string;
+  notAfter: string;
+  daysLeft: number;
+  sans: string[];
+  isCa: boolean;
+  /** The CA file (named by a process on the same host) whose key signed it, if one did. */
+  signedBy?: string;
+  problems: string[];
+}
+
+export interface AuditProcess {
+  component: string;
+  pid: number;
+  argv: string[];
+  /** v1.36.3, or v3.6.8 for etcd; undefined when it could not be read (see notes). */
+  version?: string;
+  versionSource: string;
+  /** The committed flag map used, e.g. core/flags/data/v1.36.3/kube-apiserver.json; undefined: none. */
+  map?: string;
+  flags: AuditFlag[];
+  config?: { path: string; source: string; fields: AuditFlag[] };
+  notes: string[];
+}
+
+export interface AuditHost {
+  name: string;
+  address: string;
+  reachable: boolean;
+  processes: AuditProcess[];
+  /** Every certificate the processes name, once per path, checked against the CA files they name. */
+  certs: AuditCert[];
+  notes: string[];
+}
+
+export interface AuditReport {
+  generatedAt: string;
+  hosts: AuditHost[];
+  /** One line each for what could not be read; non-empty means the report is partial (exit 1). */
+  partial: string[];
+}

@@ -1,0 +1,237 @@
+// hardwire audit's mapping, with no lab (test/audit.test.ts reads a live cluster): the argv of every
+// unit hardwire renders, split as the binary's pflag would, comes out flag for flag with the same
+// citation the unit's own comment gives; a flag the map lacks is kept as unknown; certificates are
+// made here by the real openssl and checked for expiry and for which CA signed them.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { hardwire } from './helpers/cli.ts';
+import { tempDir } from './helpers/tmp.ts';
+import { execStartArgv } from '../harness/planes/normalize.ts';
+import { argvFlags, mapConfig, mapFlags, mapFor } from '../harness/audit/flags.ts';
+import { certPaths, checkCerts } from '../harness/audit/certs.ts';
+import { versionOf } from '../harness/audit/discover.ts';
+import { loadFlagMap } from '../core/flags/map.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+
+let hosts: string;
+const unitText = (host: string, c: string) =>
+  readFileSync(join(hosts, host, 'etc/systemd/system', `${c}.service`), 'utf8');
+
+beforeAll(() => {
+  const state = tempDir('hardwire-audit-map-');
+  const r = hardwire([
+    'render',
+    '--inventory',
+    join(import.meta.dirname, '..', 'hosts', 'example-workers.yaml'),
+    '--state-dir',
+    state,
+  ]);
+  expect(r.code, r.stderr).toBe(0);
+  hosts = join(state, 'demo', 'hosts');
+});
+
+/** The unit's flags and the citation line of the comment above each, read from its text here. */
+function unitCitations(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const lines = text.split('\n').map((l) => l.trim());
+  lines.forEach((l, i) => {
+    const m = /^--([a-z0-9-]+)=/.exec(l);
+    const prev = lines[i - 1] ?? '';
+    if (m && prev.startsWith('#   ')) out.set(m[1]!, prev.slice(4));
+  });
+  return out;
+}
+
+describe('audit maps what hardwire renders, flag for flag', () => {
+  const etcdVersion = loadFlagMap('etcd', PINNED_KUBERNETES).componentVersion;
+  it.each([
+    ['cp-0', 'etcd', etcdVersion],
+    ['cp-0', 'kube-apiserver', PINNED_KUBERNETES],
+    ['cp-0', 'kube-controller-manager', PINNED_KUBERNETES],
+    ['cp-0', 'kube-scheduler', PINNED_KUBERNETES],
+    ['w-1', 'kubelet', PINNED_KUBERNETES],
+    ['w-1', 'kube-proxy', PINNED_KUBERNETES],
+  ])('%s %s', (host, component, version) => {
+    const text = unitText(host, component);
+    const m = mapFor(component, version);
+    expect('map' in m, 'why' in m ? m.why : '').toBe(true);
+    const rows = mapFlags(execStartArgv(text), m);
+    // Counted from the unit's text, not from the splitter under test.
+    const flagLines = text.split('\n').filter((l) => /^\s*--[a-z0-9-]+=/.test(l));
+    expect(rows).toHaveLength(flagLines.length);
+    expect(rows.filter((r) => r.status === 'unknown' || r.status === 'unmapped')).toEqual([]);
+    const cites = unitCitations(text);
+    expect(cites.size).toBeGreaterThan(0);
+    for (const r of rows) if (cites.has(r.name)) expect(r.cite, r.name).toBe(cites.get(r.name));
+  });
+
+  it("the kubelet's config file: every field rendered is in the map, with its declaration", () => {
+    const text = readFileSync(join(hosts, 'w-1', 'var/lib/kubelet/config.yaml'), 'utf8');
+    const fields = mapConfig(text, mapFor('kubelet', PINNED_KUBERNETES));
+    expect(fields.length).toBeGreaterThan(15);
+    expect(fields.filter((f) => f.status === 'unknown' || f.status === 'unmapped')).toEqual([]);
+    expect(
+      fields.find((f) => f.name === 'authentication.x509.clientCAFile')?.registeredAt?.ref,
+    ).toMatch(/^k8s\.io\/kubelet@v0\.36\.\d+\/config\/v1beta1\/types\.go:\d+$/);
+  });
+});
+
+describe('audit splits argv as pflag does, and drops nothing', () => {
+  const map = loadFlagMap('kube-apiserver', PINNED_KUBERNETES);
+  it('a bool flag takes no following word; a shorthand is its long name; repeated flags stay rows', () => {
+    expect(
+      argvFlags(
+        [
+          'kube-apiserver',
+          '--allow-privileged',
+          'positional',
+          '--v',
+          '2',
+          '-v=4',
+          '--x=1',
+          '--x=2',
+        ],
+        map,
+      ),
+    ).toEqual([
+      { name: 'allow-privileged', value: 'true' },
+      { name: 'v', value: '2' },
+      { name: 'v', value: '4' },
+      { name: 'x', value: '1' },
+      { name: 'x', value: '2' },
+    ]);
+  });
+
+  it('a flag the map lacks is reported unknown; a binary with no map, unmapped; secrets not repeated', () => {
+    const m = mapFor('kube-apiserver', PINNED_KUBERNETES);
+    const rows = mapFlags(
+      [
+        'kube-apiserver',
+        '--no-such-flag=1',
+        '--token-auth-file=/t.csv',
+        '--etcd-servers=https://e:2379',
+      ],
+      m,
+    );
+    expect(rows.map((r) => [r.name, r.status])).toEqual([
+      ['no-such-flag', 'unknown'],
+      ['token-auth-file', 'read'],
+      ['etcd-servers', 'read'],
+    ]);
+    expect(rows[1]!.value).toBe('/t.csv'); // a file's path is not a secret
+    const none = mapFor('kube-apiserver', 'v1.29.0');
+    expect('why' in none && none.why).toMatch(
+      /no flag map for kube-apiserver v1\.29\.0 here; "hardwire flags --regenerate --kubernetes-version v1\.29\.0"/,
+    );
+    expect(mapFlags(['kube-apiserver', '--a=1', '--password=hunter2'], none)).toEqual([
+      { name: 'a', value: '1', status: 'unmapped', readAt: [] },
+      { name: 'password', value: '(redacted)', status: 'unmapped', readAt: [] },
+    ]);
+    expect(mapFor('containerd', 'v2.1.4')).toEqual({
+      why: 'hardwire has no flag map for containerd',
+    });
+  });
+
+  it('reads the version each binary prints', () => {
+    expect(versionOf('Kubernetes v1.36.3\n')).toBe('v1.36.3');
+    expect(versionOf('etcd Version: 3.6.8\nGit SHA: abc\nGo Version: go1.24\n')).toBe('v3.6.8');
+    expect(versionOf('no version here')).toBeUndefined();
+  });
+});
+
+describe('audit checks the certificates the flags name (real openssl)', () => {
+  it('names the CA file that signed each, and what is wrong', () => {
+    const d = tempDir('hardwire-audit-certs-');
+    const ossl = (...a: string[]) => execFileSync('openssl', a, { cwd: d, stdio: 'pipe' });
+    for (const ca of ['ca', 'other-ca'])
+      ossl(
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        `${ca}.key`,
+        '-out',
+        `${ca}.crt`,
+        '-days',
+        '30',
+        '-subj',
+        `/CN=${ca}`,
+      );
+    ossl(
+      'req',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'srv.key',
+      '-out',
+      'srv.csr',
+      '-subj',
+      '/CN=kube-apiserver',
+      '-addext',
+      'subjectAltName=DNS:kubernetes,IP:10.96.0.1',
+    );
+    ossl(
+      'x509',
+      '-req',
+      '-in',
+      'srv.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'srv.crt',
+      '-days',
+      '10',
+      '-copy_extensions',
+      'copy',
+    );
+    ossl(
+      'x509',
+      '-req',
+      '-in',
+      'srv.csr',
+      '-CA',
+      'other-ca.crt',
+      '-CAkey',
+      'other-ca.key',
+      '-CAcreateserial',
+      '-out',
+      'stray.crt',
+      '-days',
+      '10',
+    );
+    const flags = [
+      { name: 'tls-cert-file', value: join(d, 'srv.crt') },
+      { name: 'tls-private-key-file', value: join(d, 'srv.key') },
+      { name: 'client-ca-file', value: join(d, 'ca.crt') },
+      { name: 'kubelet-client-certificate', value: join(d, 'stray.crt') },
+    ].map((f) => ({ ...f, status: 'read' as const, readAt: [] }));
+    const paths = certPaths(flags, []);
+    expect(paths.map((p) => p.namedBy)).toEqual([
+      '--tls-cert-file',
+      '--client-ca-file',
+      '--kubelet-client-certificate',
+    ]);
+    const files = paths.map((p) => ({ ...p, pem: readFileSync(p.path, 'utf8') }));
+    const now = checkCerts(files);
+    const by = (f: string) => now.find((c) => c.path.endsWith(f))!;
+    expect(by('srv.crt').signedBy).toBe(join(d, 'ca.crt'));
+    expect(by('srv.crt').sans).toEqual(['DNS:kubernetes', 'IP Address:10.96.0.1']);
+    expect(by('srv.crt').problems).toEqual(['expires in 9 days']);
+    expect(by('ca.crt').signedBy).toBe(join(d, 'ca.crt'));
+    expect(by('stray.crt').problems).toContain('signed by no CA file a process on this host names');
+    const later = checkCerts(files, new Date(Date.now() + 40 * 86_400_000));
+    expect(later.map((c) => c.problems[0])).toEqual(['expired', 'expired', 'expired']);
+  });
+});
