@@ -12,6 +12,11 @@ import { execStartArgv } from '../harness/planes/normalize.ts';
 import { argvFlags, mapConfig, mapFlags, mapFor } from '../harness/audit/flags.ts';
 import { certPaths, checkCerts } from '../harness/audit/certs.ts';
 import { versionOf } from '../harness/audit/discover.ts';
+import { auditPlan } from '../harness/audit/upgrade.ts';
+import type { AuditProcess, AuditReport } from '../harness/audit/types.ts';
+import { planFor } from '../core/upgrade/plan-for.ts';
+import type { PlanDoc } from '../core/upgrade/format.ts';
+import { loadValidInventory } from '../core/validate/inventory.ts';
 import { loadFlagMap } from '../core/flags/map.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 
@@ -30,7 +35,7 @@ beforeAll(() => {
   ]);
   expect(r.code, r.stderr).toBe(0);
   hosts = join(state, 'demo', 'hosts');
-});
+}, 120_000);
 
 /** The unit's flags and the citation line of the comment above each, read from its text here. */
 function unitCitations(text: string): Map<string, string> {
@@ -233,5 +238,115 @@ describe('audit checks the certificates the flags name (real openssl)', () => {
     expect(by('stray.crt').problems).toContain('signed by no CA file a process on this host names');
     const later = checkCerts(files, new Date(Date.now() + 40 * 86_400_000));
     expect(later.map((c) => c.problems[0])).toEqual(['expired', 'expired', 'expired']);
+  });
+});
+
+describe('audit --upgrade-to: upgrade plan from what runs', () => {
+  /** An audit report as the audit would build it from the rendered hosts' units and config files. */
+  function reportOf(extra: string[] = []): AuditReport {
+    const etcdVersion = loadFlagMap('etcd', PINNED_KUBERNETES).componentVersion;
+    const proc = (host: string, c: string, config?: string): AuditProcess => {
+      const version = c === 'etcd' ? etcdVersion : PINNED_KUBERNETES;
+      const m = mapFor(c, version);
+      const argv = [...execStartArgv(unitText(host, c)), ...(c === 'kube-apiserver' ? extra : [])];
+      return {
+        component: c,
+        pid: 1,
+        argv,
+        version,
+        versionSource: 'rendered',
+        flags: mapFlags(argv, m),
+        notes: [],
+        ...(config
+          ? {
+              config: {
+                path: config,
+                source: config,
+                fields: mapConfig(readFileSync(join(hosts, host, config), 'utf8'), m),
+              },
+            }
+          : {}),
+      };
+    };
+    const host = (name: string, processes: AuditProcess[]) => ({
+      name,
+      address: '198.51.100.1',
+      reachable: true,
+      processes,
+      certs: [],
+      notes: [],
+    });
+    return {
+      generatedAt: '',
+      partial: [],
+      hosts: [
+        host(
+          'cp-0',
+          ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) =>
+            proc('cp-0', c),
+          ),
+        ),
+        ...['w-1', 'w-2'].map((w) =>
+          host(w, [
+            proc(w, 'kubelet', 'var/lib/kubelet/config.yaml'),
+            proc(w, 'kube-proxy', 'var/lib/kube-proxy/config.conf'),
+          ]),
+        ),
+      ],
+    };
+  }
+
+  it("gives upgrade plan's rows for the same flags, flag for flag and field for field", () => {
+    const mine = auditPlan(reportOf(), 'v1.37.2');
+    const theirs = planFor(
+      loadValidInventory(join(import.meta.dirname, '..', 'hosts', 'example-workers.yaml')),
+      'v1.37.2',
+    );
+    const rows = (d: PlanDoc) =>
+      d.components.map((c) => ({
+        component: c.component,
+        versions: `${c.fromVersion} → ${c.toVersion}`,
+        flags: c.rows.map(
+          (r) => `${r.flag} ${r.status} ${r.from?.registeredAt} ${r.to?.registeredAt}`,
+        ),
+        fields: c.fields.map((f) => `${f.key} ${f.status}`),
+      }));
+    expect(rows(mine).length).toBeGreaterThanOrEqual(6);
+    expect(rows(mine)).toEqual(rows(theirs));
+    expect(mine.blocking).toBe(theirs.blocking);
+  });
+
+  it('a feature gate removed at the target, set on the running apiserver, blocks, cited at both tags', () => {
+    const doc = auditPlan(reportOf(['--feature-gates=AuthorizeNodeWithSelectors=true']), 'v1.37.2');
+    const g = doc.gates
+      .flatMap((x) => x.rows.map((r) => ({ ...r, component: x.component })))
+      .find((r) => r.gate === 'AuthorizeNodeWithSelectors' && r.component === 'kube-apiserver');
+    expect(g).toMatchObject({ status: 'removed', blocking: true, to: null });
+    expect(g!.from!.at).toMatch(
+      /^k8s\.io\/kubernetes@v1\.36\.3\/pkg\/features\/kube_features\.go:\d+$/,
+    );
+    expect(g!.searched!.join(' ')).toContain(
+      'k8s.io/kubernetes@v1.37.2/pkg/features/kube_features.go',
+    );
+    expect(doc.blocking).toBeGreaterThan(auditPlan(reportOf(), 'v1.37.2').blocking);
+  });
+});
+
+describe('audit refuses bad input before it reaches any host', () => {
+  const inv = join(import.meta.dirname, '..', 'hosts', 'example.yaml');
+  it.each([
+    [
+      ['--upgrade-to', 'v1.99.0'],
+      /^error: --upgrade-to: no flag maps for v1\.99\.0 \(have: v1\.36\.3, v1\.37\.2\); /,
+    ],
+    [
+      ['--etcd-to', 'v3.7.0'],
+      /^error: --etcd-to: needs --upgrade-to VERSION; add it, or drop --etcd-to$/,
+    ],
+  ])('%j', (args, line) => {
+    const r = hardwire(['audit', '--inventory', inv, ...args]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
+    expect(r.stdout).toBe('');
   });
 });

@@ -34,6 +34,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/etcd-snapshot.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/cis.test.ts',
+    'test/audit.test.ts',
     'test/webhook-pod.test.ts',
     'test/faults.test.ts',
     'test/kubeadm-real.test.ts',

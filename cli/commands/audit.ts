@@ -3,10 +3,14 @@ import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
-import { audit, formatText } from '../../harness/audit/index.ts';
+import { audit, auditPlan, formatText } from '../../harness/audit/index.ts';
+import { formatText as formatPlan } from '../../core/upgrade/format.ts';
+import { InputError } from '../../lib/errors.ts';
+import { flagVersions } from '../../core/flags/map.ts';
 
 const HELP = `
-usage: hardwire audit [--inventory FILE] [--json] [--accept-new-host-keys] [--quiet]
+usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--json]
+                      [--accept-new-host-keys] [--quiet]
 
 Reads a running cluster, whoever made it (hardwire, kubeadm, k0s, a script after Kelsey
 Hightower's guide), over SSH: only its hosts and SSH settings are read from the inventory. Each
@@ -21,12 +25,19 @@ named token, password or secret are not repeated. The certificates the flags and
 read (certificate blocks only; nothing named key is read) and checked: expiry, SANs, and which of
 the CA files named on the same host signed each.
 
+--upgrade-to VERSION: "hardwire upgrade plan"'s flag-level plan for this cluster, from what runs:
+removed and renamed flags, feature gates and config fields (blocking), deprecations and changed
+defaults, each cited at both tags; from the kube-apiserver's and etcd's own versions. Exit 1 when
+anything blocks. (The stored objects of removed APIs are not read: the audit holds no API access.)
+
 A host that cannot be reached, or anything that cannot be read, is one "partial:" line at the end;
 the rest of the report still comes out, and the exit is 1. Exit 0: everything was read.
 `;
 
 interface Opts extends InventoryOpts, HostOpts {
   json?: boolean;
+  upgradeTo?: string;
+  etcdTo?: string;
 }
 
 export function declare(root: Cli): Cli {
@@ -38,18 +49,42 @@ export function declare(root: Cli): Cli {
   )
     .addOption(options.inventory())
     .addOption(options.stateDir())
+    .option('--upgrade-to <version>', "plan this cluster's upgrade to VERSION, flag by flag")
+    .option(
+      '--etcd-to <version>',
+      "with --upgrade-to: target etcd (default: the target's etcd in the version table)",
+    )
     .addOption(options.json());
   return hostOptions(cmd, { gates: false }).action(
     act(async ({ opts, log }: Run<Opts>) => {
+      if (opts.etcdTo && !opts.upgradeTo)
+        throw new InputError('--etcd-to', 'needs --upgrade-to VERSION; add it, or drop --etcd-to');
+      if (opts.upgradeTo && !flagVersions().includes(opts.upgradeTo))
+        throw new InputError(
+          '--upgrade-to',
+          `no flag maps for ${opts.upgradeTo} (have: ${flagVersions().join(', ')}); name one of those, or run "hardwire flags --regenerate --kubernetes-version ${opts.upgradeTo}" first`,
+        );
       const inv = await inventoryOrLab(opts, log, false);
       const report = await audit(inv, { acceptNewHostKeys: opts.acceptNewHostKeys === true }, log);
+      if (opts.upgradeTo) report.upgrade = auditPlan(report, opts.upgradeTo, opts.etcdTo);
       if (opts.json) printJson(report);
-      else process.stdout.write(formatText(report));
-      if (report.partial.length === 0) return 0;
-      process.stderr.write(
-        `error: audit: partial, ${report.partial.length} thing(s) not read; first: ${report.partial[0]}\n`,
-      );
-      return 1;
+      else
+        process.stdout.write(
+          `${formatText(report)}${report.upgrade ? `\n${formatPlan(report.upgrade)}` : ''}`,
+        );
+      if (report.partial.length > 0) {
+        process.stderr.write(
+          `error: audit: partial, ${report.partial.length} thing(s) not read; first: ${report.partial[0]}\n`,
+        );
+        return 1;
+      }
+      if (report.upgrade && report.upgrade.blocking > 0) {
+        process.stderr.write(
+          `error: audit: the upgrade to ${opts.upgradeTo} is blocked by ${report.upgrade.blocking} flag(s), gate(s) or field(s); the plan above names each\n`,
+        );
+        return 1;
+      }
+      return 0;
     }),
   );
 }

@@ -15,7 +15,8 @@ import { loadGateData } from '../flags/gates.ts';
 import { etcdVersions, versionsFor } from '../components/binaries/catalog.ts';
 import { checkTarget } from './target.ts';
 import { passedFields, passedFlags } from './passed.ts';
-import { planUpgrade } from './plan.ts';
+import { planUpgrade, type PassedFlag } from './plan.ts';
+import type { PassedField } from './fields.ts';
 import { etcdHopPlans, hopFlags, type EtcdMapLookup } from './etcd-flags.ts';
 import { planDoc, type PlanDoc } from './format.ts';
 import { planGates } from './gates.ts';
@@ -47,13 +48,30 @@ const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
 export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
   const from = inv.cluster.kubernetesVersion;
-  const passed = passedFlags(inv);
+  return planFrom(
+    { from, etcdFrom: versionsFor(from).etcd, passed: passedFlags(inv), fields: passedFields(inv) },
+    to,
+    etcdTo,
+  );
+}
+
+/** What a plan starts from: the versions that run, and the flags and config fields each component passes. */
+export interface PlanStart {
+  from: string;
+  etcdFrom: string;
+  passed: Record<string, PassedFlag[]>;
+  fields: Record<string, PassedField[]>;
+}
+
+/** The plan from flags however they were found: rendered for an inventory, or read from /proc (audit). */
+export function planFrom(start: PlanStart, to: string, etcdTo?: string): PlanDoc {
+  const { from, passed } = start;
   // The components this inventory runs that have flag maps (containerd has none): a worker's
   // kubelet needs a map at both versions too.
   const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
   checkTarget(from, to, mappedVersions(planned));
-  // etcd's own versions: the version table's pairing now; --etcd, or the table's pairing for the target.
-  const etcd = { from: versionsFor(from).etcd, to: etcdTo ?? versionsFor(to).etcd };
+  // etcd's own versions: the one running now; --etcd, or the table's pairing for the target.
+  const etcd = { from: start.etcdFrom, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
   const runsEtcd = planned.includes('etcd');
   // One etcd table per hop (and gate table, if its unit sets gates), each against etcd's map at both ends (refused here if one has none).
@@ -83,7 +101,7 @@ export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
     to,
     components: [
       ...etcdPlans.plans,
-      ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: passedFields(inv) }),
+      ...planUpgrade({ from: fromMaps, to: toMaps, passed: only(kube), fields: start.fields }),
     ],
     new: newAtTarget(fromMaps, toMaps, ordered),
     gates: [

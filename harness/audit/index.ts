@@ -8,6 +8,7 @@ import { auditHost } from './discover.ts';
 import type { AuditFlag, AuditHost, AuditReport } from './types.ts';
 
 export type { AuditReport } from './types.ts';
+export { auditPlan } from './upgrade.ts';
 
 export async function audit(
   inv: Inventory,

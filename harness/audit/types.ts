@@ -2,6 +2,8 @@
 // config field that process runs with (mapped to where its source registers and reads it, or
 // unknown), and the certificates its flags name.
 
+import type { PlanDoc } from '../../core/upgrade/format.ts';
+
 /** `read`: the map has a read site; `registered`: registered, no read found; `unknown`: the map lacks it; `unmapped`: no map for this binary at this version. */
 export type FlagStatus = 'read' | 'registered' | 'unknown' | 'unmapped';
 
@@ -66,4 +68,6 @@ export interface AuditReport {
   hosts: AuditHost[];
   /** One line each for what could not be read; non-empty means the report is partial (exit 1). */
   partial: string[];
+  /** --upgrade-to: upgrade plan's document for the flags and fields read here. */
+  upgrade?: PlanDoc;
 }

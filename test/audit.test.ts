@@ -1,0 +1,216 @@
+// `hardwire audit` on a live cluster: the wired 1-host workers lab (w1w, cis.test's). Everything it
+// says is checked against evidence read here, not from the audit: the flags counted in
+// /proc/<pid>/cmdline over SSH, the citations in the unit files hardwire rendered, the certificate's
+// end date from openssl on the host, and every file under /etc, /var/lib/kubelet and /usr/local/bin
+// hashed (and /var/lib/etcd listed) before and after, to show that the audit wrote nothing.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { hardwire } from './helpers/cli.ts';
+import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
+import { tempDir } from './helpers/tmp.ts';
+import type { Session } from '../core/transport/index.ts';
+import type { AuditReport } from '../harness/audit/index.ts';
+import type { PlanDoc } from '../core/upgrade/format.ts';
+import { unitPath } from '../core/render/host-tree.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+import type { ComponentName } from '../core/components/registry/index.ts';
+
+let w: WiredLab;
+let host: string;
+let s: Session;
+let report: AuditReport;
+let run: { code: number; stdout: string; stderr: string };
+const before: Record<string, string> = {};
+
+/** What the audit must not change, read on the host: file hashes, and /var/lib/etcd's names, modes and owners. */
+const STATE = [
+  'find /etc /var/lib/kubelet /usr/local/bin -xdev -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum',
+  'find /var/lib/etcd -printf "%p %m %u %g %y\\n" 2>/dev/null | sort',
+].join('; ');
+
+async function hostState(): Promise<string> {
+  return remote(s, ['sh', '-c', STATE]);
+}
+
+const CP: ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
+const NODE: ComponentName[] = ['kubelet', 'kube-proxy'];
+
+beforeAll(async () => {
+  w = await wiredTestLab('w1w', 1, { workers: true });
+  host = w.lab.info.hosts[0]!.name;
+  s = await w.lab.ssh(host);
+  before[host] = await hostState();
+  run = hardwire(['audit', '--inventory', w.inv, '--state-dir', w.state, '--json', '--quiet'], {
+    timeoutMs: 300_000,
+  });
+  report = JSON.parse(run.stdout) as AuditReport;
+}, 1_200_000);
+
+afterAll(async () => {
+  await s?.close().catch(() => undefined);
+  await w?.lab.down();
+});
+
+describe("hardwire audit on hardwire's own wired cluster", () => {
+  it('reads everything (exit 0, nothing partial) and writes nothing on the host', async () => {
+    expect(run.code, run.stderr).toBe(0);
+    expect(report.partial).toEqual([]);
+    const after = await hostState();
+    expect(before[host]!.split('\n').length).toBeGreaterThan(100);
+    expect(after).toBe(before[host]);
+  });
+
+  it('finds each component running on the host, every flag of its /proc/<pid>/cmdline mapped (none unknown)', async () => {
+    const h = report.hosts.find((x) => x.name === host)!;
+    expect(h.reachable).toBe(true);
+    for (const c of [...CP, ...NODE, 'containerd']) {
+      const procs = h.processes.filter((p) => p.component === c);
+      expect(procs, c).toHaveLength(1);
+      const p = procs[0]!;
+      // The argv read here, by pid, and its flags counted here (hardwire renders --name=value).
+      const raw = await remote(s, ['sh', '-c', `tr '\\0' '\\n' < /proc/${p.pid}/cmdline`]);
+      const words = raw.split('\n');
+      expect(words[0]!.endsWith(`/${c}`), c).toBe(true);
+      const flags = words.flatMap((x, i) =>
+        !x.startsWith('-')
+          ? []
+          : x.includes('=')
+            ? [x]
+            : [`${x}=${words[i + 1] && !words[i + 1]!.startsWith('-') ? words[i + 1] : 'true'}`],
+      );
+      expect(
+        p.flags.map((f) => `--${f.name}=${f.value}`),
+        c,
+      ).toEqual(flags);
+      if (c === 'containerd') {
+        expect(p.notes).toContain('hardwire has no flag map for containerd');
+        continue;
+      }
+      expect(p.flags.length, c).toBeGreaterThan(c === 'kube-proxy' ? 1 : 4);
+      expect(
+        p.flags.filter((f) => f.status === 'unknown' || f.status === 'unmapped'),
+        c,
+      ).toEqual([]);
+    }
+  });
+
+  it('reads each version from the running binary, and agrees flag for flag with the citations in the units hardwire rendered', async () => {
+    const h = report.hosts.find((x) => x.name === host)!;
+    const cluster = (parse(readFileSync(w.inv, 'utf8')) as { cluster: { name: string } }).cluster
+      .name;
+    for (const c of [...CP, ...NODE]) {
+      const p = h.processes.find((x) => x.component === c)!;
+      const printed = await remote(s, [`/proc/${p.pid}/exe`, '--version']);
+      expect(p.version, c).toBe(`v${/(\d+\.\d+\.\d+)/.exec(printed)![1]}`);
+      if (c !== 'etcd') expect(p.version, c).toBe(PINNED_KUBERNETES);
+      const unit = readFileSync(join(w.state, cluster, 'hosts', host, unitPath(c)), 'utf8').split(
+        '\n',
+      );
+      let checked = 0;
+      unit.forEach((l, i) => {
+        const m = /^\s*--([a-z0-9-]+)=/.exec(l);
+        const cite = unit[i - 1]?.trim();
+        if (!m || !cite?.startsWith('#   ')) return;
+        expect(p.flags.find((f) => f.name === m[1])?.cite, `${c} --${m[1]}`).toBe(cite.slice(4));
+        checked++;
+      });
+      expect(checked, c).toBe(p.flags.length);
+    }
+    const kubelet = h.processes.find((x) => x.component === 'kubelet')!;
+    expect(kubelet.config?.fields.length).toBeGreaterThan(15);
+    expect(kubelet.config!.fields.filter((f) => f.status === 'unknown')).toEqual([]);
+  });
+
+  it("checks the certificates the flags name: the apiserver's serving cert, signed by the CA its --client-ca-file names, with openssl's end date", async () => {
+    const h = report.hosts.find((x) => x.name === host)!;
+    expect(h.certs.length).toBeGreaterThan(5);
+    const api = h.processes.find((x) => x.component === 'kube-apiserver')!;
+    const tls = api.flags.find((f) => f.name === 'tls-cert-file')!.value;
+    const ca = api.flags.find((f) => f.name === 'client-ca-file')!.value;
+    const c = h.certs.find((x) => x.path === tls)!;
+    expect(c.namedBy).toBe('kube-apiserver --tls-cert-file');
+    expect(c.signedBy).toBe(ca);
+    expect(c.problems).toEqual([]);
+    const end = await remote(s, ['openssl', 'x509', '-noout', '-enddate', '-in', tls]);
+    expect(new Date(end.replace('notAfter=', '')).toISOString()).toBe(c.notAfter);
+    expect(h.certs.filter((x) => x.problems.length).map((x) => `${x.path}: ${x.problems}`)).toEqual(
+      [],
+    );
+    // No private key reached the report.
+    expect(run.stdout).not.toMatch(/PRIVATE KEY/);
+  });
+
+  it("--upgrade-to v1.37.2 gives upgrade plan's rows for this cluster, from what runs", () => {
+    const mine = hardwire(
+      [
+        'audit',
+        '--inventory',
+        w.inv,
+        '--state-dir',
+        w.state,
+        '--upgrade-to',
+        'v1.37.2',
+        '--json',
+        '--quiet',
+      ],
+      { timeoutMs: 300_000 },
+    );
+    const theirs = hardwire(
+      [
+        'upgrade',
+        'plan',
+        '--to',
+        'v1.37.2',
+        '--offline',
+        '--inventory',
+        w.inv,
+        '--state-dir',
+        w.state,
+        '--json',
+      ],
+      { timeoutMs: 300_000 },
+    );
+    expect(theirs.stdout.length, theirs.stderr).toBeGreaterThan(0);
+    const plan = JSON.parse(theirs.stdout) as PlanDoc;
+    const doc = (JSON.parse(mine.stdout) as AuditReport).upgrade!;
+    const rows = (d: PlanDoc) =>
+      d.components.map((c) => ({
+        component: c.component,
+        flags: c.rows.map(
+          (r) => `${r.flag} ${r.status} ${r.from?.registeredAt} ${r.to?.registeredAt}`,
+        ),
+        fields: c.fields.map((f) => `${f.key} ${f.status}`),
+      }));
+    expect(rows(doc).length).toBeGreaterThanOrEqual(6);
+    expect(rows(doc)).toEqual(rows(plan));
+    expect(mine.code).toBe(plan.blocking > 0 ? 1 : 0);
+  });
+
+  it('an unreachable host is one partial line naming it; the rest of the report still comes out; exit 1', () => {
+    const doc = parse(readFileSync(w.inv, 'utf8')) as {
+      hosts: { name: string; address: string }[];
+      knownHosts?: string;
+    };
+    const first = doc.hosts[0]!;
+    // An address of this lab's own /24 that no host holds: the SYN goes to the lab's bridge and no further.
+    const gone = { ...first, name: 'gone', address: first.address.replace(/\.\d+$/, '.250') };
+    doc.hosts.push(gone);
+    if (doc.knownHosts) doc.knownHosts = resolve(dirname(w.inv), doc.knownHosts);
+    const inv = join(tempDir('hardwire-audit-'), 'inv.yaml');
+    writeFileSync(inv, stringify(doc));
+    const r = hardwire(['audit', '--inventory', inv, '--state-dir', w.state, '--quiet'], {
+      timeoutMs: 300_000,
+    });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('partial:'))).toEqual([
+      expect.stringMatching(/^partial: gone: not reachable over SSH \(10\.[\d.]+\.250\): /),
+    ]);
+    expect(lines.some((l) => /^ {2}kube-apiserver pid \d+ v1\.36\.\d+ /.test(l))).toBe(true);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^error: audit: partial, 1 thing\(s\) not read; first: gone: /,
+    );
+  });
+});
