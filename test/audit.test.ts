@@ -10,6 +10,7 @@ import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { cmdlineFlags, hostState } from './helpers/audit-evidence.ts';
 import type { Session } from '../core/transport/index.ts';
 import type { AuditReport } from '../harness/audit/index.ts';
 import type { PlanDoc } from '../core/upgrade/format.ts';
@@ -24,16 +25,6 @@ let report: AuditReport;
 let run: { code: number; stdout: string; stderr: string };
 const before: Record<string, string> = {};
 
-/** What the audit must not change, read on the host: file hashes, and /var/lib/etcd's names, modes and owners. */
-const STATE = [
-  'find /etc /var/lib/kubelet /usr/local/bin -xdev -type f -print0 2>/dev/null | sort -z | xargs -0 sha256sum',
-  'find /var/lib/etcd -printf "%p %m %u %g %y\\n" 2>/dev/null | sort',
-].join('; ');
-
-async function hostState(): Promise<string> {
-  return remote(s, ['sh', '-c', STATE]);
-}
-
 const CP: ComponentName[] = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
 const NODE: ComponentName[] = ['kubelet', 'kube-proxy'];
 
@@ -41,7 +32,7 @@ beforeAll(async () => {
   w = await wiredTestLab('w1w', 1, { workers: true });
   host = w.lab.info.hosts[0]!.name;
   s = await w.lab.ssh(host);
-  before[host] = await hostState();
+  before[host] = await hostState(s);
   run = hardwire(['audit', '--inventory', w.inv, '--state-dir', w.state, '--json', '--quiet'], {
     timeoutMs: 300_000,
   });
@@ -57,7 +48,7 @@ describe("hardwire audit on hardwire's own wired cluster", () => {
   it('reads everything (exit 0, nothing partial) and writes nothing on the host', async () => {
     expect(run.code, run.stderr).toBe(0);
     expect(report.partial).toEqual([]);
-    const after = await hostState();
+    const after = await hostState(s);
     expect(before[host]!.split('\n').length).toBeGreaterThan(100);
     expect(after).toBe(before[host]);
   });
@@ -69,17 +60,9 @@ describe("hardwire audit on hardwire's own wired cluster", () => {
       const procs = h.processes.filter((p) => p.component === c);
       expect(procs, c).toHaveLength(1);
       const p = procs[0]!;
-      // The argv read here, by pid, and its flags counted here (hardwire renders --name=value).
-      const raw = await remote(s, ['sh', '-c', `tr '\\0' '\\n' < /proc/${p.pid}/cmdline`]);
-      const words = raw.split('\n');
-      expect(words[0]!.endsWith(`/${c}`), c).toBe(true);
-      const flags = words.flatMap((x, i) =>
-        !x.startsWith('-')
-          ? []
-          : x.includes('=')
-            ? [x]
-            : [`${x}=${words[i + 1] && !words[i + 1]!.startsWith('-') ? words[i + 1] : 'true'}`],
-      );
+      // The argv read here, by pid, and its flags counted here.
+      const { argv0, flags } = await cmdlineFlags(s, p.pid);
+      expect(argv0.endsWith(`/${c}`), c).toBe(true);
       expect(
         p.flags.map((f) => `--${f.name}=${f.value}`),
         c,

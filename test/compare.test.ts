@@ -17,7 +17,9 @@ import { parse as parseYaml } from 'yaml';
 import { testLab, remote, type TestLab } from './helpers/lab.ts';
 import { IMAGES } from '../core/components/images.ts';
 import { CONTROL_PLANE, readKubeadmHost, type KubeadmHostFacts } from './helpers/kubeadm-host.ts';
-import { labConnect, labDown } from '../harness/lab/index.ts';
+import { labConnect, labDown, labPaths } from '../harness/lab/index.ts';
+import { cmdlineFlags, hostState } from './helpers/audit-evidence.ts';
+import type { AuditReport } from '../harness/audit/index.ts';
 import {
   execStartArgv,
   flagsOf,
@@ -1340,5 +1342,98 @@ describe('normalisation (pure)', () => {
     const unit =
       'ExecStart=/usr/local/bin/x \\\n  # --a: why\n  --a=1 \\\n  --b="two words" \\\n  --c=100%%\nRestart=always\n';
     expect(execStartArgv(unit)).toEqual(['/usr/local/bin/x', '--a=1', '--b=two words', '--c=100%']);
+  });
+});
+
+// hardwire audit (issue 42) on the kubeadm and k0s planes compare brought up, through the generic
+// path alone: each lab's own inventory, nothing of how the lab was made. The kubeadm plane carries
+// REMOVED in its extraArgs (passRemovedFlag above), so --upgrade-to v1.37.2 must block on it.
+describe('hardwire audit on the kubeadm and k0s planes', () => {
+  const auditLab = async (name: string, extra: string[] = []) => {
+    const inventory = labPaths({ name, stateDir: state }).inventory;
+    const hosts = (
+      parseYaml(readFileSync(inventory, 'utf8')) as { hosts: { name: string }[] }
+    ).hosts.map((h) => h.name);
+    const sessions = await Promise.all(hosts.map((h) => on(name, h)));
+    try {
+      const before = await Promise.all(sessions.map(hostState));
+      const r = hardwire(
+        ['audit', '--inventory', inventory, '--state-dir', state, '--json', '--quiet', ...extra],
+        {
+          timeoutMs: 300_000,
+        },
+      );
+      const after = await Promise.all(sessions.map(hostState));
+      const report = JSON.parse(r.stdout) as AuditReport;
+      // Every flag of every process it reports, against the process's cmdline read here.
+      const counted: string[] = [];
+      for (const [i, h] of hosts.entries())
+        for (const p of report.hosts.find((x) => x.name === h)!.processes) {
+          const { argv0, flags } = await cmdlineFlags(sessions[i]!, p.pid);
+          expect(argv0.split('/').pop(), `${h} ${p.pid}`).toBe(p.component);
+          expect(
+            p.flags.map((f) => `--${f.name}=${f.value}`),
+            `${h} ${p.component}`,
+          ).toEqual(flags);
+          counted.push(`${h} ${p.component}`);
+        }
+      return { r, report, before, after, counted };
+    } finally {
+      await Promise.all(sessions.map((s) => s.close()));
+    }
+  };
+
+  it('kubeadm: every control-plane and node process found in its static Pods and units, each flag mapped, nothing written; --upgrade-to blocks on the removed flag, cited at v1.36.3', async () => {
+    const { r, report, before, after, counted } = await auditLab(KUBEADM_LAB, [
+      '--upgrade-to',
+      'v1.37.2',
+    ]);
+    expect(after).toEqual(before);
+    expect(report.partial).toEqual([]);
+    expect(r.code).toBe(1);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^error: audit: the upgrade to v1\.37\.2 is blocked by \d+ /,
+    );
+    for (const c of [...CONTROL_PLANE, 'kubelet', 'kube-proxy'])
+      expect(counted.filter((x) => x.endsWith(` ${c}`)).length, c).toBeGreaterThanOrEqual(1);
+    const procs = report.hosts.flatMap((h) => h.processes);
+    for (const p of procs.filter((x) => x.component !== 'containerd')) {
+      expect(p.version, p.component).toMatch(/^v\d+\.\d+\.\d+$/);
+      expect(
+        p.flags.filter((f) => f.status === 'unknown'),
+        p.component,
+      ).toEqual([]);
+      // A binary with no map at its version (an etcd kubeadm pairs otherwise) says so; its flags stay listed.
+      if (p.flags.some((f) => f.status === 'unmapped'))
+        expect(p.notes.join(' '), p.component).toMatch(/^no flag map for /);
+    }
+    const api = procs.find((p) => p.component === 'kube-apiserver')!;
+    expect(api.flags.filter((f) => f.status === 'unmapped')).toEqual([]);
+    const row = report
+      .upgrade!.components.find((c) => c.component === REMOVED.component)!
+      .rows.find((x) => x.flag === REMOVED.flag)!;
+    expect(row).toMatchObject({ status: 'removed', value: REMOVED.value, to: null });
+    expect(row.from!.registeredAt).toMatch(
+      /^k8s\.io\/kubernetes@v1\.36\.3\/|^k8s\.io\/[a-z-]+@v0\.36\.3\//,
+    );
+    expect(row.note).toContain('v1.37.2 registers no --concurrent-service-syncs');
+  });
+
+  it('k0s: the k0s processes and the children they run, each flag accounted for (mapped, unknown or unmapped with the reason), nothing written', async () => {
+    const { r, report, before, after, counted } = await auditLab(K0S_LAB);
+    expect(after).toEqual(before);
+    expect(report.partial).toEqual([]);
+    expect(r.code, r.stderr).toBe(0);
+    for (const c of ['k0s', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'])
+      expect(counted.filter((x) => x.endsWith(` ${c}`)).length, c).toBeGreaterThanOrEqual(1);
+    const api = report.hosts
+      .flatMap((h) => h.processes)
+      .find((p) => p.component === 'kube-apiserver')!;
+    expect(api.version).toBe('v1.36.3');
+    expect(api.flags.filter((f) => f.status === 'read').length).toBeGreaterThan(20);
+    for (const p of report.hosts
+      .flatMap((h) => h.processes)
+      .filter((x) => x.flags.some((f) => f.status === 'unmapped')))
+      expect(p.notes.length, p.component).toBeGreaterThan(0);
   });
 });
