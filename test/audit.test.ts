@@ -10,6 +10,7 @@ import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { LAB_SUDO_USER } from '../harness/lab/prepare.ts';
 import { cmdlineFlags, hostState } from './helpers/audit-evidence.ts';
 import type { Session } from '../core/transport/index.ts';
 import type { AuditReport } from '../harness/audit/index.ts';
@@ -169,6 +170,52 @@ describe("hardwire audit on hardwire's own wired cluster", () => {
     expect(rows(doc).length).toBeGreaterThanOrEqual(6);
     expect(rows(doc)).toEqual(rows(plan));
     expect(mine.code).toBe(plan.blocking > 0 ? 1 : 0);
+  });
+
+  it('as a user without root: the same flags, versions from the binaries argv names (said so), and one partial line per file that user cannot read, checked with runuser', async () => {
+    const doc = parse(readFileSync(w.inv, 'utf8')) as {
+      hosts: { ssh: Record<string, unknown> }[];
+      knownHosts?: string;
+    };
+    for (const h of doc.hosts) h.ssh = { ...h.ssh, user: LAB_SUDO_USER, become: '' };
+    if (doc.knownHosts) doc.knownHosts = resolve(dirname(w.inv), doc.knownHosts);
+    const inv = join(tempDir('hardwire-audit-user-'), 'inv.yaml');
+    writeFileSync(inv, stringify(doc));
+    const r = hardwire(['audit', '--inventory', inv, '--state-dir', w.state, '--json', '--quiet'], {
+      timeoutMs: 300_000,
+    });
+    const mine = JSON.parse(r.stdout) as AuditReport;
+    const h = mine.hosts[0]!;
+    const root = report.hosts[0]!;
+    expect(h.processes.map((p) => p.component)).toEqual(root.processes.map((p) => p.component));
+    for (const p of h.processes) {
+      const theirs = root.processes.find((x) => x.pid === p.pid)!;
+      expect(p.flags, p.component).toEqual(theirs.flags);
+      expect(p.version, p.component).toBe(theirs.version);
+      expect(p.notes.join(' '), p.component).toMatch(
+        /version read from \/\S+ --version, the file on disk now: \/proc\/\d+\/exe could not be run/,
+      );
+    }
+    // Each file it says it could not read, this user really cannot: checked as root with runuser.
+    const files = mine.partial.map(
+      (l) => /^\S+: (?:\S+ \(pid \d+\): its --config )?(\/\S+)/.exec(l)?.[1],
+    );
+    expect(files.every(Boolean), mine.partial.join('\n')).toBe(true);
+    for (const f of files)
+      expect(
+        await remote(s, [
+          'sh',
+          '-c',
+          `runuser -u ${LAB_SUDO_USER} -- test -r ${f} && echo readable || echo unreadable`,
+        ]),
+        f,
+      ).toBe('unreadable');
+    // And each certificate it did read, it could.
+    expect(h.certs.length).toBeGreaterThan(0);
+    expect(r.code).toBe(mine.partial.length ? 1 : 0);
+    console.log(
+      `audit as ${LAB_SUDO_USER}: ${h.certs.length} certificates read; not read: ${mine.partial.join('; ') || 'nothing'}`,
+    );
   });
 
   it('an unreachable host is one partial line naming it; the rest of the report still comes out; exit 1', () => {

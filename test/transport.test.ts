@@ -279,6 +279,15 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       ['/proc/4242/exe', '--version'],
     ])
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
+    // A component's binary by its path, asked its version, only when the session was opened for it (audit's).
+    for (const argv of [
+      ['/usr/local/bin/kubelet', '--version'],
+      ['/var/lib/k0s/bin/kube-apiserver', '--version'],
+    ]) {
+      expect(isReadOnlyCommand(argv, ['kubelet', 'kube-apiserver']), argv.join(' ')).toBe(true);
+      expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
+      expect(isReadOnlyCommand([...argv, '--x'], ['kubelet', 'kube-apiserver'])).toBe(false);
+    }
   });
 
   it('refuses every kind of write hardwire makes, and anything it does not know', () => {
@@ -308,7 +317,9 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       ['/proc/4242/exe', 'version'],
       ['/proc/4242/exe', '--version', '--data-dir=/x'],
       ['/proc/self/exe', '--version'],
-      ['/usr/local/bin/kubelet', '--version'],
+      ['/usr/local/bin/kubectl', '--version'],
+      ['/usr/local/bin/kubelet', '--config=/x'],
+      ['kubelet', '--version'],
       ['env', 'BK=/x', 'sh', '-c', 'cp a b'],
       ['/usr/local/bin/etcdutl', 'snapshot', 'restore', '/x'],
       ['tee', '/etc/x'],

@@ -53,12 +53,18 @@ const READERS: Record<string, (args: string[]) => boolean> = {
   },
 };
 
-export function isReadOnlyCommand(argv: string[]): boolean {
+/**
+ * versioned: binary names whose file, by absolute path, may be asked `--version` (audit's, as a
+ * user who cannot read /proc/<pid>/exe).
+ */
+export function isReadOnlyCommand(argv: string[], versioned: readonly string[] = []): boolean {
   const [prog, ...args] = argv;
   // A registered script only, never one built from input.
   if (prog === 'sh') return args.length === 2 && args[0] === '-c' && READ_SCRIPTS.has(args[1]!);
-  // A running process's own binary, asked its version (audit: the version of what runs, not of a file on PATH).
-  if (prog !== undefined && /^\/proc\/\d+\/exe$/.test(prog))
+  // A running process's own binary, asked its version (audit: the version of what runs, not of a
+  // file on PATH); as a user who cannot read /proc/<pid>/exe, the component binary its argv names.
+  const named = prog?.startsWith('/') && versioned.includes(prog.slice(prog.lastIndexOf('/') + 1));
+  if (prog !== undefined && (/^\/proc\/\d+\/exe$/.test(prog) || named))
     return args.length === 1 && args[0] === '--version';
   const check = prog !== undefined && Object.hasOwn(READERS, prog) ? READERS[prog] : undefined;
   return check !== undefined && check(args);
@@ -66,11 +72,11 @@ export function isReadOnlyCommand(argv: string[]): boolean {
 
 export class WriteOutsideWetError extends Error {}
 
-export function readOnly(s: Session): ReadSession {
+export function readOnly(s: Session, versioned: readonly string[] = []): ReadSession {
   return {
     host: s.host,
     exec(argv, opts) {
-      if (!isReadOnlyCommand(argv)) {
+      if (!isReadOnlyCommand(argv, versioned)) {
         return Promise.reject(
           new WriteOutsideWetError(
             `[${s.host.name}] "${shJoin(argv)}" is not a read-only command; host changes go through ctx.wet.run`,

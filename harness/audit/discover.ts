@@ -18,6 +18,8 @@ export function versionOf(out: string): string | undefined {
   return m ? `v${m[1]}` : undefined;
 }
 
+const firstLine = (t: string) => t.trim().split('\n')[0] ?? '';
+
 /** A file as the process sees it (its mount namespace); the host's own path when /proc/<pid>/root cannot be read. */
 async function readAsProcess(
   s: ReadSession,
@@ -43,13 +45,25 @@ export async function auditHost(
   for (const p of found.sort((a, b) => a.pid - b.pid)) {
     const component = basename(p.argv[0]!);
     const notes: string[] = [];
-    const v = await s.exec([`/proc/${p.pid}/exe`, '--version'], {
+    let v = await s.exec([`/proc/${p.pid}/exe`, '--version'], {
       allowFail: true,
       timeoutMs: 20_000,
     });
+    let versionSource = `/proc/${p.pid}/exe --version`;
+    if (v.code !== 0 && p.argv[0]!.startsWith('/')) {
+      // Not root: /proc/<pid>/exe is not readable for another user's process. The file argv names
+      // may since have been replaced, so the report says where the version came from.
+      const own = v;
+      v = await s.exec([p.argv[0]!, '--version'], { allowFail: true, timeoutMs: 20_000 });
+      versionSource = `${p.argv[0]} --version`;
+      if (v.code === 0)
+        notes.push(
+          `version read from ${p.argv[0]} --version, the file on disk now: /proc/${p.pid}/exe could not be run (${firstLine(own.stderr) || `exit ${own.code}`})`,
+        );
+    }
     const version = v.code === 0 ? versionOf(v.stdout) : undefined;
     if (!version) {
-      const why = `${component} (pid ${p.pid}): its version could not be read from /proc/${p.pid}/exe --version (exit ${v.code}${v.stderr.trim() ? `: ${v.stderr.trim().split('\n')[0]}` : ''})`;
+      const why = `${component} (pid ${p.pid}): its version could not be read (${versionSource}: ${firstLine(v.stderr) || `exit ${v.code}`})`;
       notes.push(why);
       lost(why);
     }
@@ -61,7 +75,7 @@ export async function auditHost(
       pid: p.pid,
       argv: p.argv,
       ...(version ? { version } : {}),
-      versionSource: `/proc/${p.pid}/exe --version`,
+      versionSource,
       ...('map' in m ? { map: m.file } : {}),
       flags,
       notes,

@@ -4,7 +4,7 @@
 import { connect, readOnly } from '../../core/transport/index.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
-import { auditHost } from './discover.ts';
+import { AUDITED, auditHost } from './discover.ts';
 import type { AuditFlag, AuditHost, AuditReport } from './types.ts';
 
 export type { AuditReport } from './types.ts';
@@ -41,7 +41,7 @@ export async function audit(
     }
     try {
       // The writable session goes no further than this line: only its read-only view is used.
-      hosts.push(await auditHost(readOnly(session), h, partial));
+      hosts.push(await auditHost(readOnly(session, AUDITED), h, partial));
     } catch (err) {
       const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
       partial.push(`${h.name}: reading it failed: ${why}`);
