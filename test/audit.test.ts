@@ -72,7 +72,7 @@ describe("hardwire audit on hardwire's own wired cluster", () => {
         expect(p.notes).toContain('hardwire has no flag map for containerd');
         continue;
       }
-      expect(p.flags.length, c).toBeGreaterThan(c === 'kube-proxy' ? 1 : 4);
+      expect(p.flags.length, c).toBeGreaterThan(NODE.includes(c as ComponentName) ? 0 : 4);
       expect(
         p.flags.filter((f) => f.status === 'unknown' || f.status === 'unmapped'),
         c,

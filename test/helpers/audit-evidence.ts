@@ -13,7 +13,7 @@ export function hostState(s: Session): Promise<string> {
   return remote(s, ['sh', '-c', STATE]);
 }
 
-/** argv[0] and each flag as `--name=value` (`--name value` joined; a lone `--name` as `=true`), read here. */
+/** argv[0] and each flag as `--name=value` (`--name value` joined; a lone `--name` as `=true`; a secret's value redacted), read here. */
 export async function cmdlineFlags(
   s: Session,
   pid: number,
@@ -28,5 +28,13 @@ export async function cmdlineFlags(
         ? [x]
         : [`${x}=${words[i + 1] && !words[i + 1]!.startsWith('-') ? words[i + 1] : 'true'}`],
   );
-  return { argv0: words[0]!, flags };
+  return { argv0: words[0]!, flags: flags.map(redacted) };
+}
+
+/** The report repeats no value of a flag named for a token, password or secret (but a file's path). */
+function redacted(flag: string): string {
+  const [name, ...value] = flag.split('=');
+  return /(token|password|secret)/.test(name!) && !name!.endsWith('-file')
+    ? `${name}=(redacted)`
+    : [name, ...value].join('=');
 }
