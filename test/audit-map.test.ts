@@ -13,7 +13,9 @@ import { argvFlags, mapConfig, mapFlags, mapFor } from '../harness/audit/flags.t
 import { certPaths, checkCerts } from '../harness/audit/certs.ts';
 import { versionOf } from '../harness/audit/discover.ts';
 import { auditPlan } from '../harness/audit/upgrade.ts';
-import type { AuditProcess, AuditReport } from '../harness/audit/types.ts';
+import { renderedReport } from './helpers/audit-fixture.ts';
+import { lacksOf } from '../harness/audit/lacks.ts';
+import type { AuditProcess } from '../harness/audit/types.ts';
 import { planFor } from '../core/upgrade/plan-for.ts';
 import type { PlanDoc } from '../core/upgrade/format.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
@@ -143,6 +145,10 @@ describe('audit splits argv as pflag does, and drops nothing', () => {
     expect(versionOf('Kubernetes v1.36.3\n')).toBe('v1.36.3');
     expect(versionOf('etcd Version: 3.6.8\nGit SHA: abc\nGo Version: go1.24\n')).toBe('v3.6.8');
     expect(versionOf('no version here')).toBeUndefined();
+    expect(versionOf('v1.36.3+k0s.2\n')).toBe('v1.36.3+k0s.2');
+    expect(versionOf('Kubernetes v1.36.3+k0s\n')).toBe('v1.36.3+k0s');
+    const m = mapFor('kube-apiserver', 'v1.36.3+k0s');
+    expect('map' in m && m.file).toBe('core/flags/data/v1.36.3/kube-apiserver.json');
   });
 });
 
@@ -242,59 +248,7 @@ describe('audit checks the certificates the flags name (real openssl)', () => {
 });
 
 describe('audit --upgrade-to: upgrade plan from what runs', () => {
-  /** An audit report as the audit would build it from the rendered hosts' units and config files. */
-  function reportOf(extra: string[] = []): AuditReport {
-    const etcdVersion = loadFlagMap('etcd', PINNED_KUBERNETES).componentVersion;
-    const proc = (host: string, c: string, config?: string): AuditProcess => {
-      const version = c === 'etcd' ? etcdVersion : PINNED_KUBERNETES;
-      const m = mapFor(c, version);
-      const argv = [...execStartArgv(unitText(host, c)), ...(c === 'kube-apiserver' ? extra : [])];
-      return {
-        component: c,
-        pid: 1,
-        argv,
-        version,
-        versionSource: 'rendered',
-        flags: mapFlags(argv, m),
-        notes: [],
-        ...(config
-          ? {
-              config: {
-                path: config,
-                source: config,
-                fields: mapConfig(readFileSync(join(hosts, host, config), 'utf8'), m),
-              },
-            }
-          : {}),
-      };
-    };
-    const host = (name: string, processes: AuditProcess[]) => ({
-      name,
-      address: '198.51.100.1',
-      reachable: true,
-      processes,
-      certs: [],
-      notes: [],
-    });
-    return {
-      generatedAt: '',
-      partial: [],
-      hosts: [
-        host(
-          'cp-0',
-          ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map((c) =>
-            proc('cp-0', c),
-          ),
-        ),
-        ...['w-1', 'w-2'].map((w) =>
-          host(w, [
-            proc(w, 'kubelet', 'var/lib/kubelet/config.yaml'),
-            proc(w, 'kube-proxy', 'var/lib/kube-proxy/config.conf'),
-          ]),
-        ),
-      ],
-    };
-  }
+  const reportOf = (extra: string[] = []) => renderedReport(hosts, extra);
 
   it("gives upgrade plan's rows for the same flags, flag for flag and field for field", () => {
     const mine = auditPlan(reportOf(), 'v1.37.2');
@@ -348,5 +302,74 @@ describe('audit refuses bad input before it reaches any host', () => {
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(line)]);
     expect(r.stdout).toBe('');
+  });
+});
+
+describe("audit names what hardwire sets and the cluster lacks, with hardwire's reason", () => {
+  const inv = () =>
+    loadValidInventory(join(import.meta.dirname, '..', 'hosts', 'example-workers.yaml'));
+  const proc = (host: string, c: string, drop: string[]): AuditProcess => {
+    const argv = execStartArgv(unitText(host, c)).filter(
+      (a) => !drop.some((d) => a.startsWith(`--${d}=`)),
+    );
+    return {
+      component: c,
+      pid: 1,
+      argv,
+      versionSource: '',
+      flags: mapFlags(argv, mapFor(c, PINNED_KUBERNETES)),
+      notes: [],
+    };
+  };
+
+  it('nothing, for the flags hardwire renders itself', () => {
+    for (const [host, c] of [
+      ['cp-0', 'kube-apiserver'],
+      ['cp-0', 'kube-scheduler'],
+      ['w-2', 'kube-proxy'],
+    ] as const)
+      expect(lacksOf(inv(), host, proc(host, c, [])), c).toEqual([]);
+  });
+
+  it("each dropped flag, with the reason the rendered unit's comment gives", () => {
+    const lacks = lacksOf(
+      inv(),
+      'cp-0',
+      proc('cp-0', 'kube-apiserver', ['audit-log-path', 'profiling']),
+    );
+    const text = unitText('cp-0', 'kube-apiserver');
+    const why = (f: string) => new RegExp(`^\\s*# --${f}: (.*)$`, 'm').exec(text)![1];
+    expect(lacks).toEqual([
+      {
+        kind: 'flag',
+        name: 'audit-log-path',
+        hardwire: '/var/log/kubernetes/audit/audit.log',
+        why: why('audit-log-path'),
+      },
+      { kind: 'flag', name: 'profiling', hardwire: 'false', why: why('profiling') },
+    ]);
+  });
+
+  it("a config field the kubelet's file leaves out", () => {
+    const p = proc('w-1', 'kubelet', []);
+    const text = readFileSync(join(hosts, 'w-1', 'var/lib/kubelet/config.yaml'), 'utf8').replace(
+      /^readOnlyPort: .*\n/m,
+      '',
+    );
+    p.config = {
+      path: 'c',
+      source: 'c',
+      fields: mapConfig(text, mapFor('kubelet', PINNED_KUBERNETES)),
+    };
+    expect(lacksOf(inv(), 'w-1', p).map((l) => `${l.kind} ${l.name} ${l.hardwire}`)).toEqual([
+      'field readOnlyPort 0',
+    ]); // A field read whole (a map the flag map has no fields below, as a newer file may have) counts for its leaves.
+    const auth = p.config.fields.filter((f) => f.name.startsWith('authentication.'));
+    expect(auth.length).toBeGreaterThan(1);
+    p.config.fields = [
+      ...p.config.fields.filter((f) => !auth.includes(f)),
+      { name: 'authentication', value: '{}', status: 'unknown', readAt: [] },
+    ];
+    expect(lacksOf(inv(), 'w-1', p).map((l) => l.name)).toEqual(['readOnlyPort']);
   });
 });

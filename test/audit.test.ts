@@ -77,6 +77,8 @@ describe("hardwire audit on hardwire's own wired cluster", () => {
         p.flags.filter((f) => f.status === 'unknown' || f.status === 'unmapped'),
         c,
       ).toEqual([]);
+      // hardwire's own cluster runs exactly hardwire's model: it lacks nothing of it.
+      expect(p.lacks, c).toBeUndefined();
     }
   });
 

@@ -3,7 +3,8 @@
 // compare from the fixture of every mapped flag (test/helpers/compare-fixture.ts, with the committed
 // proof records in its "proven live" column), upgrade plan from planFor on both example
 // inventories, flags prove from the saved reports of test/fixtures/prove/ (etcd's a real run), and
-// trace apply from the trace recorded in docs/flags.md. Drills, cis and certs write no HTML.
+// trace apply from the trace recorded in docs/flags.md, audit from hardwire's rendered units read as
+// the audit reads a host (test/helpers/audit-fixture.ts), with an unknown flag and what each lacks. Drills, cis and certs write no HTML.
 //
 // The rule: a token is a run of text without whitespace in one line of a td or th (across inline
 // elements and <wbr>; a <br> or a block ends it). It may go onto a second line only right after a
@@ -23,6 +24,9 @@ import { formatHtml as proveHtml } from '../harness/prove/html.ts';
 import { formatHtml as traceHtml } from '../harness/trace/html.ts';
 import { formatHtml as planHtml } from '../core/upgrade/html.ts';
 import { planFor } from '../core/upgrade/plan-for.ts';
+import { formatHtml as auditHtml } from '../harness/audit/index.ts';
+import { lacksOf } from '../harness/audit/lacks.ts';
+import { renderedHosts, renderedReport } from './helpers/audit-fixture.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
 import { repoRoot } from '../lib/paths.ts';
@@ -41,6 +45,14 @@ const REPORTS: Record<string, () => string> = {
   'flags prove etcd': () => proveHtml(prove('etcd')),
   'flags prove kube-scheduler': () => proveHtml(prove('kube-scheduler')),
   'trace apply': () => traceHtml(recordedTrace()),
+  audit: () => {
+    const r = renderedReport(renderedHosts(), ['--no-such-flag=1']);
+    const inv = loadValidInventory(join(repoRoot, 'hosts', 'example-workers.yaml'));
+    for (const h of r.hosts)
+      for (const p of h.processes)
+        p.lacks = lacksOf(inv, 'cp-0', { ...p, flags: p.flags.slice(2) });
+    return auditHtml(r);
+  },
 };
 
 /** In the page: every token of every td and th that goes onto another line where the rule forbids. */

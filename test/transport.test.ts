@@ -288,6 +288,10 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
       expect(isReadOnlyCommand([...argv, '--x'], ['kubelet', 'kube-apiserver'])).toBe(false);
     }
+    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'version'], ['k0s'])).toBe(true);
+    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'version'])).toBe(false);
+    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'reset'], ['k0s'])).toBe(false);
+    expect(isReadOnlyCommand(['/usr/local/bin/kubelet', 'version'], ['kubelet'])).toBe(false);
   });
 
   it('refuses every kind of write hardwire makes, and anything it does not know', () => {

@@ -3,13 +3,20 @@ import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
 import { printJson } from '../../lib/log.ts';
-import { audit, auditPlan, formatText } from '../../harness/audit/index.ts';
+import { writeFileSync } from 'node:fs';
+import {
+  audit,
+  auditPlan,
+  formatHtml,
+  formatMarkdown,
+  formatText,
+} from '../../harness/audit/index.ts';
 import { formatText as formatPlan } from '../../core/upgrade/format.ts';
 import { InputError } from '../../lib/errors.ts';
 import { flagVersions } from '../../core/flags/map.ts';
 
 const HELP = `
-usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--json]
+usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--json] [--md FILE] [--html FILE]
                       [--accept-new-host-keys] [--quiet]
 
 Reads a running cluster, whoever made it (hardwire, kubeadm, k0s, a script after Kelsey
@@ -38,6 +45,8 @@ interface Opts extends InventoryOpts, HostOpts {
   json?: boolean;
   upgradeTo?: string;
   etcdTo?: string;
+  md?: string;
+  html?: string;
 }
 
 export function declare(root: Cli): Cli {
@@ -54,6 +63,8 @@ export function declare(root: Cli): Cli {
       '--etcd-to <version>',
       "with --upgrade-to: target etcd (default: the target's etcd in the version table)",
     )
+    .addOption(options.md())
+    .addOption(options.html())
     .addOption(options.json());
   return hostOptions(cmd, { gates: false }).action(
     act(async ({ opts, log }: Run<Opts>) => {
@@ -67,6 +78,8 @@ export function declare(root: Cli): Cli {
       const inv = await inventoryOrLab(opts, log, false);
       const report = await audit(inv, { acceptNewHostKeys: opts.acceptNewHostKeys === true }, log);
       if (opts.upgradeTo) report.upgrade = auditPlan(report, opts.upgradeTo, opts.etcdTo);
+      if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
+      if (opts.html) writeFileSync(opts.html, formatHtml(report));
       if (opts.json) printJson(report);
       else
         process.stdout.write(

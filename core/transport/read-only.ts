@@ -63,7 +63,10 @@ export function isReadOnlyCommand(argv: string[], versioned: readonly string[] =
   if (prog === 'sh') return args.length === 2 && args[0] === '-c' && READ_SCRIPTS.has(args[1]!);
   // A running process's own binary, asked its version (audit: the version of what runs, not of a
   // file on PATH); as a user who cannot read /proc/<pid>/exe, the component binary its argv names.
-  const named = prog?.startsWith('/') && versioned.includes(prog.slice(prog.lastIndexOf('/') + 1));
+  const base = prog?.startsWith('/') ? prog.slice(prog.lastIndexOf('/') + 1) : undefined;
+  const named = base !== undefined && versioned.includes(base);
+  // k0s has a version subcommand, not a flag.
+  if (named && base === 'k0s') return args.length === 1 && args[0] === 'version';
   if (prog !== undefined && (/^\/proc\/\d+\/exe$/.test(prog) || named))
     return args.length === 1 && args[0] === '--version';
   const check = prog !== undefined && Object.hasOwn(READERS, prog) ? READERS[prog] : undefined;

@@ -12,9 +12,9 @@ import type { AuditHost, AuditProcess } from './types.ts';
 /** The binaries audit reports, by their file name. */
 export const AUDITED: readonly string[] = [...FLAG_MAP_NAMES, 'containerd', 'k0s'];
 
-/** `Kubernetes v1.36.3`, `etcd Version: 3.6.8`, `containerd github.com/containerd/containerd/v2 v2.1.4 …`. */
+/** `Kubernetes v1.36.3`, `etcd Version: 3.6.8`, `v1.36.3+k0s.2` (build metadata kept), `containerd … v2.1.4 …`. */
 export function versionOf(out: string): string | undefined {
-  const m = /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b/.exec(out);
+  const m = /\bv?(\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?(?:\+[0-9A-Za-z.]+)?)/.exec(out);
   return m ? `v${m[1]}` : undefined;
 }
 
@@ -45,12 +45,14 @@ export async function auditHost(
   for (const p of found.sort((a, b) => a.pid - b.pid)) {
     const component = basename(p.argv[0]!);
     const notes: string[] = [];
-    let v = await s.exec([`/proc/${p.pid}/exe`, '--version'], {
+    // k0s answers `k0s version`, by the path its argv names; the rest `--version`, by /proc/<pid>/exe.
+    const k0s = component === 'k0s' && p.argv[0]!.startsWith('/');
+    let versionSource = k0s ? `${p.argv[0]} version` : `/proc/${p.pid}/exe --version`;
+    let v = await s.exec(k0s ? [p.argv[0]!, 'version'] : [`/proc/${p.pid}/exe`, '--version'], {
       allowFail: true,
       timeoutMs: 20_000,
     });
-    let versionSource = `/proc/${p.pid}/exe --version`;
-    if (v.code !== 0 && p.argv[0]!.startsWith('/')) {
+    if (v.code !== 0 && !k0s && p.argv[0]!.startsWith('/')) {
       // Not root: /proc/<pid>/exe is not readable for another user's process. The file argv names
       // may since have been replaced, so the report says where the version came from.
       const own = v;
@@ -63,7 +65,11 @@ export async function auditHost(
     }
     const version = v.code === 0 ? versionOf(v.stdout) : undefined;
     if (!version) {
-      const why = `${component} (pid ${p.pid}): its version could not be read (${versionSource}: ${firstLine(v.stderr) || `exit ${v.code}`})`;
+      const said =
+        v.code === 0
+          ? `printed no version: ${firstLine(v.stdout)}`
+          : firstLine(v.stderr) || `exit ${v.code}`;
+      const why = `${component} (pid ${p.pid}): its version could not be read (${versionSource}: ${said})`;
       notes.push(why);
       lost(why);
     }

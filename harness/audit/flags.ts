@@ -25,6 +25,8 @@ export function mapFor(
 ): { map: FlagMap; file: string } | { why: string } {
   if (!isFlagComponent(component)) return { why: `hardwire has no flag map for ${component}` };
   if (!version) return { why: `${component}'s version could not be read, so no map is chosen` };
+  // A distribution's build of a release (k0s's v1.36.3+k0s) is that release's source: its map.
+  version = version.replace(/\+.*$/, '');
   if (component === 'etcd') {
     const hit = findEtcdMap(version);
     return hit

@@ -39,6 +39,15 @@ export interface AuditCert {
   problems: string[];
 }
 
+/** A flag or config field hardwire's model of the same component sets and this process does not. */
+export interface AuditLack {
+  kind: 'flag' | 'field';
+  name: string;
+  /** hardwire's value (for a field, its JSON), and hardwire's reason for setting it. */
+  hardwire: string;
+  why: string;
+}
+
 export interface AuditProcess {
   component: string;
   pid: number;
@@ -50,6 +59,8 @@ export interface AuditProcess {
   map?: string;
   flags: AuditFlag[];
   config?: { path: string; source: string; fields: AuditFlag[] };
+  /** What hardwire's model sets that this process does not (audit.ts fills it from the inventory). */
+  lacks?: AuditLack[];
   notes: string[];
 }
 
