@@ -61,7 +61,7 @@ export function declare(root: Cli): Cli {
     .option('--upgrade-to <version>', "plan this cluster's upgrade to VERSION, flag by flag")
     .option(
       '--etcd-to <version>',
-      "with --upgrade-to: target etcd (default: the target's etcd in the version table)",
+      "target etcd version for --upgrade-to (default: the target's etcd in the version table)",
     )
     .addOption(options.md())
     .addOption(options.html())

@@ -16,11 +16,17 @@ import { esc, htmlPage, link, SORT_SCRIPT, SORT_STYLE } from '../../lib/html.ts'
 import { VALUES_STYLE, VALUES_TH, valuesCell } from './values-cell.ts';
 
 function flagRow(f: FlagRow, collected: PlaneName[]): string {
+  const why = (p: PlaneName) =>
+    f.reasons
+      .filter((r) => r.plane === p)
+      .map((r) => link(r.text, r.url))
+      .join('; ');
   const vals = valuesCell((p) => ({
     text: f.values[p] ?? '—',
     absent: f.values[p] === null,
     differs: collected.includes(p) && f.class !== 'same',
     raw: f.raw[p] ?? undefined,
+    why: why(p),
   }));
   const reg = f.registeredAt
     ? link(`${f.registeredAt.file.split('/').pop()}:${f.registeredAt.line}`, f.registeredAt.url)
@@ -28,14 +34,11 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   const reads = f.consumedAt
     .map((s) => link(`${s.file.split('/').pop()}:${s.line}`, s.url))
     .join('<br>');
-  const reasons = f.reasons
-    .map((r) => `<div><b>${esc(r.plane)}</b>: ${link(r.text, r.url)}</div>`)
-    .join('');
   const def =
     f.class === 'partial' && f.default !== undefined
       ? `<div class="def">default ${esc(f.default || '""')}</div>`
       : '';
-  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}</td><td class="why">${def}${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(provenLiveText(f.provenLive))}</td></tr>`;
+  return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}${def}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(provenLiveText(f.provenLive))}</td></tr>`;
 }
 
 function certCell(row: CertRow, p: PlaneName): string {
@@ -89,7 +92,7 @@ export function html(r: CompareReport): string {
   const flagTables = COMPONENTS.map((c) => {
     const comp = r.components[c];
     return `<section id="flags-${c}" class="flags"><h2>${c}</h2><p>${comp.counts.same} same, ${comp.counts.differs} differ, ${comp.counts.partial} only in some planes.</p>
-<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th>${VALUES_TH}<th>class</th><th>reason</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
+<table class="sortable matrix" data-component="${c}"><thead><tr><th>flag</th>${VALUES_TH}<th>class</th><th>registered at</th><th>read at</th><th>proven live</th></tr></thead>
 <tbody>${comp.flags.map((f) => flagRow(f, collected)).join('\n')}</tbody></table></section>`;
   }).join('\n');
   const certs = `<table class="sortable matrix" id="certs"><thead><tr><th>role</th><th>differs in</th>${PLANES.map((p) => `<th>${p}</th>`).join('')}</tr></thead><tbody>

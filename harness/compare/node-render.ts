@@ -91,14 +91,15 @@ function rowHtml(s: NodeSection, r: NodeRow): string {
       absent: cell.absent,
       differs: !cell.absent && r.class !== 'same',
       raw: r.raw[p] ?? undefined,
+      why: r.reasons
+        .filter((x) => x.plane === p)
+        .map((x) => link(x.text, x.url))
+        .join('; '),
     };
   });
-  const reasons = r.reasons
-    .map((x) => `<div><b>${esc(x.plane)}</b>: ${link(x.text, x.url)}</div>`)
-    .join('');
   const reg = r.registeredAt ? link(ref(r.registeredAt), r.registeredAt.url) : '';
   const reads = r.consumedAt.map((x) => link(ref(x), x.url)).join('<br>');
-  return `<tr class="${r.class}" data-flag="${esc(r.name)}"><td class="flag">${esc(label(r))}</td>${vals}<td>${r.class}</td><td class="why">${reasons}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td></tr>`;
+  return `<tr class="${r.class}" data-flag="${esc(r.name)}"><td class="flag">${esc(label(r))}</td>${vals}<td>${r.class}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td></tr>`;
 }
 
 export function nodeHtml(s: NodeSection): string {
@@ -115,7 +116,7 @@ export function nodeHtml(s: NodeSection): string {
       )}</p>`,
     );
     for (const t of tables(s, c)) {
-      parts.push(`<table class="sortable matrix" data-node="${c}" data-kind="${t.kind}"><thead><tr><th>${t.kind === 'flag' ? 'flag' : 'config field'}</th>${VALUES_TH}<th>class</th><th>reason</th><th>${t.kind === 'flag' ? 'registered' : 'declared'} at</th><th>read at</th></tr></thead>
+      parts.push(`<table class="sortable matrix" data-node="${c}" data-kind="${t.kind}"><thead><tr><th>${t.kind === 'flag' ? 'flag' : 'config field'}</th>${VALUES_TH}<th>class</th><th>${t.kind === 'flag' ? 'registered' : 'declared'} at</th><th>read at</th></tr></thead>
 <tbody>${t.rows.map((r) => rowHtml(s, r)).join('\n')}</tbody></table>`);
     }
   }
