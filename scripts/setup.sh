@@ -66,7 +66,7 @@ esac
 # rest of a worker, containerd, runc, CNI, CoreDNS and pause, is the same in both rows of the version
 # table), etcd v3.7.0, and v3.6.16, the patch etcd passes through to 3.7.
 # One build at a time: 38 min the first time on 2 cores at load average 20, most of it the control plane (README).
-# kubeadm v1.37.2 too: compare --upgrade (test/compare.test.ts) runs its real `upgrade plan` on the kubeadm plane.
+# kubeadm v1.37.2 too: compare --upgrade-to (test/compare.test.ts) runs its real `upgrade plan` on the kubeadm plane.
 if [ "${1:-}" = test ]; then
   node cli/hardwire.ts components build --kubernetes-version v1.37.2 kube-apiserver kube-controller-manager kube-scheduler kubeadm etcd etcdctl etcdutl >&2
   node cli/hardwire.ts components build --kubernetes-version v1.37.2 kubelet kube-proxy >&2

@@ -103,6 +103,7 @@ const MEANING: Record<string, RegExp> = {
   '--hold': /broken this long/,
   '--to': /^target Kubernetes version/,
   '--etcd-to': /^target etcd version/,
+  '--upgrade-to': /^the upgrade plan to VERSION/,
   '--name': /^lab name/,
   '--force': /./,
   '--kubernetes-version': /^Kubernetes release/,
@@ -124,6 +125,8 @@ const RENAMED: Record<string, { under: string; now: string }> = {
   '--version': { under: 'flags', now: '--kubernetes-version' },
   // lab up restores what lab save kept; components build/fetch --from is a directory of binaries.
   '--from': { under: 'lab up', now: '--saved' },
+  // audit --upgrade-to means what compare's did: the upgrade plan to VERSION.
+  '--upgrade': { under: 'compare', now: '--upgrade-to' },
 };
 
 describe('one grammar across the CLI', () => {
@@ -246,11 +249,12 @@ describe('one grammar across the CLI', () => {
     expect(twoMeanings.sort()).toEqual(Object.keys(TWO_MEANINGS_LEFT).sort());
   });
 
-  it('the old spellings (--keep-lab, --etcd on upgrade, --version on flags, --from on lab up) give one line naming the new one', async () => {
+  it('the old spellings (--keep-lab, --etcd on upgrade, --version on flags, --from on lab up, --upgrade on compare) give one line naming the new one', async () => {
     const hidden = (await tree()).flatMap((n) =>
       n.own.filter((o) => !visible(o)).map((o) => `${n.path} ${o.long}`),
     );
     expect(hidden.sort()).toEqual([
+      'compare --upgrade',
       'drill kill-one --keep-lab',
       'flags --version',
       'lab up --from',
@@ -290,6 +294,13 @@ describe('one grammar across the CLI', () => {
       2,
       '',
       'error: --from: is now --saved (one name per meaning across the CLI); use --saved NAME\n',
+    ]);
+    // No host or lab is touched: the hint comes while the options are parsed.
+    const c = hardwire(['compare', '--upgrade', 'v1.37.2', '--inventory', 'hosts/no-such.yaml']);
+    expect([c.code, c.stdout, c.stderr]).toEqual([
+      2,
+      '',
+      'error: --upgrade: is now --upgrade-to (one name per meaning across the CLI); use --upgrade-to VERSION\n',
     ]);
   });
 

@@ -1,8 +1,8 @@
-// compare --upgrade's section without a lab: kubeadm v1.37.2's real `upgrade plan` output, captured
+// compare --upgrade-to's section without a lab: kubeadm v1.37.2's real `upgrade plan` output, captured
 // on a kubeadm plane whose ClusterConfiguration passed --concurrent-service-syncs to the
 // controller-manager (test/fixtures/kubeadm-upgrade/), beside hardwire's plan of an inventory that
 // passes the same flag. kubeadm's verdicts are re-read here from its JSON and text; the finding is
-// re-derived from the two flag maps; the refusals of --upgrade come before any inventory is read.
+// re-derived from the two flag maps; the refusals of --upgrade-to come before any inventory is read.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -310,19 +310,19 @@ describe('the same flags on the kubeadm plane', () => {
   });
 });
 
-describe('--upgrade is checked before anything is touched', () => {
-  it('refuses a bad form, a version outside the table, a skipped minor and a downgrade, each on --upgrade', () => {
+describe('--upgrade-to is checked before anything is touched', () => {
+  it('refuses a bad form, a version outside the table, a skipped minor and a downgrade, each on --upgrade-to', () => {
     expect(() => checkUpgradeTarget('1.37.2', 'v1.36.3')).toThrow(
-      /^--upgrade: "1\.37\.2" is not a version like v1\.37\.2$/,
+      /^--upgrade-to: "1\.37\.2" is not a version like v1\.37\.2$/,
     );
     expect(() => checkUpgradeTarget('v1.38.0', 'v1.36.3')).toThrow(
-      /^--upgrade: v1\.38\.0 is not in the version table/,
+      /^--upgrade-to: v1\.38\.0 is not in the version table/,
     );
     expect(() => checkUpgradeTarget('v1.37.2', 'v1.35.0')).toThrow(
-      /^--upgrade: v1\.37\.2 skips a minor version from v1\.35\.0/,
+      /^--upgrade-to: v1\.37\.2 skips a minor version from v1\.35\.0/,
     );
     expect(() => checkUpgradeTarget('v1.36.3', 'v1.37.2')).toThrow(
-      /^--upgrade: v1\.36\.3 is older than/,
+      /^--upgrade-to: v1\.36\.3 is older than/,
     );
     expect(() => checkUpgradeTarget('v1.37.2', 'v1.36.3')).not.toThrow();
   });
@@ -334,12 +334,12 @@ describe('--upgrade is checked before anything is touched', () => {
       join(tmp, 'no-such.yaml'),
       '--state-dir',
       join(tmp, 'state'),
-      '--upgrade',
+      '--upgrade-to',
       'v1.38.0',
     ]);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toMatch(
-      /^error: --upgrade: v1\.38\.0 is not in the version table[^\n]*$/,
+      /^error: --upgrade-to: v1\.38\.0 is not in the version table[^\n]*$/,
     );
   });
 });

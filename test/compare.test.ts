@@ -75,7 +75,7 @@ beforeAll(async () => {
       '--k0s-lab',
       K0S_LAB,
       '--keep-labs',
-      '--upgrade',
+      '--upgrade-to',
       'v1.37.2',
       '--json',
       '--md',
@@ -1202,12 +1202,14 @@ describe('hardwire compare on the lab', () => {
       lab.info.inventory,
       '--state-dir',
       state,
-      '--upgrade',
+      '--upgrade-to',
       'v1.36.3',
     ]);
     expect([same.code, same.stderr.trim()]).toEqual([
       2,
-      expect.stringMatching(/^error: --upgrade: v1\.36\.3 is the cluster's version already[^\n]*$/),
+      expect.stringMatching(
+        /^error: --upgrade-to: v1\.36\.3 is the cluster's version already[^\n]*$/,
+      ),
     ]);
     expect(
       hardwire([

@@ -58,7 +58,7 @@ export function declare(root: Cli): Cli {
   )
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .option('--upgrade-to <version>', "plan this cluster's upgrade to VERSION, flag by flag")
+    .option('--upgrade-to <version>', 'the upgrade plan to VERSION for this cluster, flag by flag')
     .option(
       '--etcd-to <version>',
       "target etcd version for --upgrade-to (default: the target's etcd in the version table)",

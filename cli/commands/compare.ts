@@ -3,6 +3,7 @@ import {
   connection,
   hostOptions,
   options,
+  renamed,
   stateDirFrom,
   type HostOpts,
   type InventoryOpts,
@@ -24,7 +25,7 @@ import { HARDWIRE_LAB, hardwireLab, hardwireLabDown } from '../../harness/compar
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
-                        [--upgrade VERSION] [--wire] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
+                        [--upgrade-to VERSION] [--wire] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
 
 Collects three control planes built with the same parameters (advertise address, service CIDR,
 pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag by flag, cert by
@@ -68,7 +69,7 @@ every plane (harness/planes/ttfp-watch.ts). hardwire's is measured only when com
   --keep-labs   leave the hardwire (without --inventory), kubeadm and k0s lab hosts up for inspection
   --accept-new-host-keys  trust the hardwire plane's unknown host keys on first contact
   --gate-timeout SECONDS  how long each gate of the hardwire plane waits (--wire, CIS)
-  --upgrade VERSION
+  --upgrade-to VERSION
                 the section "Upgrade to VERSION": that version's kubeadm (built from its Go module) is
                 put on the kubeadm host as /usr/bin/kubeadm-VERSION and runs the real "kubeadm upgrade
                 plan VERSION" (as text and -o json) against the live kubeadm cluster; hardwire's own
@@ -98,7 +99,7 @@ interface Opts extends InventoryOpts, HostOpts {
   k0sLab: string;
   k0sBinary?: string;
   cis: boolean;
-  upgrade?: string;
+  upgradeTo?: string;
   wire?: boolean;
 }
 
@@ -144,16 +145,24 @@ export function declare(root: Cli): Cli {
       "wire the --inventory cluster inside the run (the hardwire plane's time to first Pod)",
     )
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
-    .option('--upgrade <version>', "kubeadm's real upgrade plan to VERSION beside hardwire's");
-  return hostOptions(compare, { gates: true }).action(
+    .option(
+      '--upgrade-to <version>',
+      "the upgrade plan to VERSION: kubeadm's real one beside hardwire's",
+    );
+  return renamed(
+    hostOptions(compare, { gates: true }),
+    '--upgrade',
+    '--upgrade-to',
+    'version',
+  ).action(
     act(async ({ opts, log }: Run<Opts>) => {
       const ownLab = opts.inventory ? undefined : await labName('--hardwire-lab', opts.hardwireLab);
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
       // Before any lab is brought up or inventory read: with no inventory, against the built-in lab's
       // version; with one, its own version once it is read (which touches no host).
-      if (opts.upgrade !== undefined)
-        checkUpgradeTarget(opts.upgrade, opts.inventory ? undefined : DEFAULT_KUBERNETES);
+      if (opts.upgradeTo !== undefined)
+        checkUpgradeTarget(opts.upgradeTo, opts.inventory ? undefined : DEFAULT_KUBERNETES);
       // No inventory: compare's own hardwire lab (hardwire-lab.ts), fresh, and wired inside the run.
       const inventory = ownLab
         ? await hardwireLab(ownLab, opts.stateDir, log, opts.live)
@@ -180,7 +189,8 @@ async function compareOn(
   k0sLab: string,
 ): Promise<number> {
   const inv = await inventoryOrLab(opts, log, false);
-  if (opts.upgrade !== undefined) checkUpgradeTarget(opts.upgrade, inv.cluster.kubernetesVersion);
+  if (opts.upgradeTo !== undefined)
+    checkUpgradeTarget(opts.upgradeTo, inv.cluster.kubernetesVersion);
   // compare's own lab, or --wire: wired inside the run, so the hardwire plane's time to first Pod is measured.
   const wireIt =
     opts.wire === true && opts.live
@@ -206,7 +216,7 @@ async function compareOn(
     cis: opts.cis && opts.live,
     ...connection(opts),
     ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
-    ...(opts.upgrade ? { upgrade: opts.upgrade } : {}),
+    ...(opts.upgradeTo ? { upgrade: opts.upgradeTo } : {}),
     ...(wireIt ? { wire: wireIt } : {}),
   });
   const written: string[] = [];

@@ -97,7 +97,7 @@ export interface CompareReport {
   nodeProcs: NodeProcsSection;
   /** CIS 4.x on each plane's nodes, side by side (node-cis.ts). */
   nodeCis?: NodeCisSection;
-  /** compare --upgrade: kubeadm's real upgrade plan beside hardwire's (upgrade-section.ts). */
+  /** compare --upgrade-to: kubeadm's real upgrade plan beside hardwire's (upgrade-section.ts). */
   upgrade?: UpgradeSection;
   /** Per plane: whole (a Pod Running on a worker) and its time to first Pod (ttfp-section.ts). */
   ttfp: Record<PlaneName, TtfpPlane>;

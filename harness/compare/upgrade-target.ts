@@ -1,4 +1,4 @@
-// `compare --upgrade VERSION`: which values are accepted, checked before any lab is brought up or any
+// `compare --upgrade-to VERSION`: which values are accepted, checked before any lab is brought up or any
 // inventory read. The target must be one minor above the cluster's version (upgrade plan's rule,
 // core/upgrade/target.ts), in the version table (kubeadm at that version is built from its Go
 // module like v1.36.3's), and have flag maps and gate tables for the four control-plane components.
@@ -19,22 +19,22 @@ function mapped(): string[] {
 }
 
 /**
- * Throws one InputError on --upgrade. `pin` is the cluster's Kubernetes version; without it (an
+ * Throws one InputError on --upgrade-to. `pin` is the cluster's Kubernetes version; without it (an
  * inventory not read yet) only what needs no cluster is checked: the form, the table, the maps.
  */
 export function checkUpgradeTarget(to: string, pin?: string): void {
   if (!/^v\d+\.\d+\.\d+$/.test(to))
-    throw new InputError('--upgrade', `"${to}" is not a version like v1.37.2`);
+    throw new InputError('--upgrade-to', `"${to}" is not a version like v1.37.2`);
   const table = VERSION_TABLE.map((r) => r.kubernetes);
   if (!table.includes(to))
     throw new InputError(
-      '--upgrade',
+      '--upgrade-to',
       `${to} is not in the version table (core/components/binaries/catalog.ts: ${table.join(', ')}), so its kubeadm cannot be built; name one of those`,
     );
   const have = mapped();
   if (!have.includes(to))
     throw new InputError(
-      '--upgrade',
+      '--upgrade-to',
       `no flag map for ${to} (have: ${have.join(', ')}); run "hardwire flags --kubernetes-version ${to} --regenerate"`,
     );
   if (pin === undefined) return;
@@ -42,7 +42,7 @@ export function checkUpgradeTarget(to: string, pin?: string): void {
     checkTarget(pin, to, have);
   } catch (err) {
     if (err instanceof InputError && err.field === '--to')
-      throw new InputError('--upgrade', err.message.slice('--to: '.length));
+      throw new InputError('--upgrade-to', err.message.slice('--to: '.length));
     throw err;
   }
 }

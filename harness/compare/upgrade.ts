@@ -1,4 +1,4 @@
-// compare --upgrade: puts the section together once every plane is collected. kubeadm's real plan
+// compare --upgrade-to: puts the section together once every plane is collected. kubeadm's real plan
 // ran on its host during the kubeadm collection (planes/kubeadm-upgrade.ts); hardwire's plans run here.
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';

@@ -154,7 +154,7 @@ export interface KubeadmOptions {
   keep: boolean;
   /** Workers to `kubeadm join` (0 or 1): each a lab host of its own, with a Pod scheduled onto it. */
   workers?: number;
-  /** compare --upgrade: run that version's real `kubeadm upgrade plan` on the host (kubeadm-upgrade.ts). */
+  /** compare --upgrade-to: run that version's real `kubeadm upgrade plan` on the host (kubeadm-upgrade.ts). */
   upgrade?: string;
   /**
    * Control-plane members to `kubeadm join --control-plane` after the workers (0 or 1), on a lab host

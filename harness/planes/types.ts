@@ -108,7 +108,7 @@ export interface PlaneData {
   nodeProcs?: HostProcs[];
   /** kube-bench's node section (4.x) on the plane's nodes, when its scan above did not run it (cis/plane.ts scanLabNodes). */
   nodeCis?: PlaneReport;
-  /** kubeadm: the target's real `kubeadm upgrade plan` (compare --upgrade, planes/kubeadm-upgrade.ts). */
+  /** kubeadm: the target's real `kubeadm upgrade plan` (compare --upgrade-to, planes/kubeadm-upgrade.ts). */
   upgradePlan?: KubeadmUpgradePlan | { none: string };
   /** What the time-to-first-Pod watcher saw from the bare lab to the Pod on the worker (ttfp-watch.ts). */
   ttfp?: TtfpWatch;

@@ -1,4 +1,4 @@
-// For compare --upgrade on the lab (test/compare.test.ts): the flag v1.37.2 removes, put into the
+// For compare --upgrade-to on the lab (test/compare.test.ts): the flag v1.37.2 removes, put into the
 // lab's inventory before it is wired, and kubeadm's plan read on the kubeadm host by the test itself.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parse, stringify } from 'yaml';
