@@ -4,8 +4,7 @@ import type { K0sModel } from '../planes/types.ts';
 import type { CompareReport } from './types.ts';
 import { esc } from '../../lib/html.ts';
 import { workerHtml, workerMarkdown } from './k0s-worker-section.ts';
-
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+import { mdCell as md } from '../../lib/markdown.ts';
 
 /** "node1 (single)", "node2 (HA, first)", "node3 (HA, joined)". */
 export function topologyHeads(k: K0sModel): string[] {

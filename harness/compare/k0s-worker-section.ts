@@ -2,10 +2,9 @@
 // Running Pod, kube-proxy and CoreDNS on it, and its process tree as read from /proc.
 import type { K0sModel } from '../planes/types.ts';
 import { esc } from '../../lib/html.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
 type Worker = NonNullable<K0sModel['worker']>;
-
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 export function workerFacts(w: Worker): [string, string][] {
   return [

@@ -2,6 +2,7 @@
 // rows, Markdown, HTML and the summary lines.
 import { PLANES, type KubeletCerts, type PlaneData, type PlaneName } from '../planes/types.ts';
 import type { CompareReport } from './types.ts';
+import { mdCell } from '../../lib/markdown.ts';
 
 /** The report's per-plane entry: the certs, or why there are none. */
 export function kubeletCertsSection(
@@ -48,7 +49,7 @@ export const KUBELET_CERT_HEAD = [
 ];
 
 export function kubeletCertsMarkdown(r: CompareReport): string[] {
-  const esc = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
+  const esc = mdCell;
   return [
     '## Kubelet certificates',
     '',

@@ -6,6 +6,7 @@ import { STATUSES, zero, type Counts, type HostReport, type Status } from '../ci
 import type { PlaneReport } from '../cis/index.ts';
 import { PLANES, type PlaneName } from '../planes/plane-names.ts';
 import { esc } from '../../lib/html.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
 export interface NodeCisRow {
   id: string;
@@ -137,7 +138,6 @@ export function buildNodeCis(
   };
 }
 
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 const cell = (r: NodeCisRow, p: PlaneName) => r.status[p] ?? '—';
 const differs = (r: NodeCisRow) => new Set(PLANES.map((p) => cell(r, p))).size > 1;
 

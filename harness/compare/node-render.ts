@@ -9,11 +9,11 @@ import {
 import { nodeCell } from './node-section.ts';
 import { esc, link } from '../../lib/html.ts';
 import { VALUES_TH, valuesCell } from './values-cell.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
 type Site = { file: string; line: number; url: string };
 const ref = (s: Site) => `${s.file.split('/').pop()}:${s.line}`;
 const label = (row: NodeRow) => (row.kind === 'flag' ? `--${row.name}` : row.name);
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 function tables(
   s: NodeSection,

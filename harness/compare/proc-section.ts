@@ -4,6 +4,7 @@
 import { PLANES, type PlaneName } from '../planes/plane-names.ts';
 import type { HostProcs, ProcNode } from '../planes/proc-tree.ts';
 import { esc } from '../../lib/html.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
 export type NodeProcsSection = Record<PlaneName, HostProcs[] | { none: string }>;
 
@@ -48,7 +49,6 @@ export function procSummary(s: NodeProcsSection): string[] {
 }
 
 const argvText = (p: ProcNode) => (p.argv.length ? p.argv.join(' ') : `[${p.comm}]`);
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 export function procMarkdown(s: NodeProcsSection): string[] {
   const out = [

@@ -10,9 +10,9 @@ import { procMarkdown, procSummary } from './proc-section.ts';
 import { nodeCisMarkdown, nodeCisSummary } from './node-cis.ts';
 import type { PlaneName } from '../planes/types.ts';
 import type { CertRow, CompareReport, FlagRow } from './types.ts';
+import { mdCell as mdEsc } from '../../lib/markdown.ts';
 
 const cell = (v: string | null) => (v === null ? '—' : v);
-const mdEsc = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 /** The proven-live column: "hardwire: hit 4/4, … · kubeadm: -", the planes that pass the flag in PLANES order. */
 export function provenLiveText(p: FlagRow['provenLive']): string {

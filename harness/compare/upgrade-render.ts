@@ -1,8 +1,8 @@
 // "Upgrade to <version>" as terminal text, Markdown and HTML, from the same rows (upgrade-section.ts).
 import { esc } from '../../lib/html.ts';
 import type { Finding, UpgradeSection } from './upgrade-section.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 export const title = (u: UpgradeSection) => `Upgrade to ${u.to}`;
