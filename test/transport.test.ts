@@ -280,18 +280,19 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
     ])
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
     // A component's binary by its path, asked its version, only when the session was opened for it (audit's).
+    const V = { kubelet: ['--version'], 'kube-apiserver': ['--version'], k0s: ['version'] };
     for (const argv of [
       ['/usr/local/bin/kubelet', '--version'],
       ['/var/lib/k0s/bin/kube-apiserver', '--version'],
     ]) {
-      expect(isReadOnlyCommand(argv, ['kubelet', 'kube-apiserver']), argv.join(' ')).toBe(true);
+      expect(isReadOnlyCommand(argv, V), argv.join(' ')).toBe(true);
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(false);
-      expect(isReadOnlyCommand([...argv, '--x'], ['kubelet', 'kube-apiserver'])).toBe(false);
+      expect(isReadOnlyCommand([...argv, '--x'], V)).toBe(false);
     }
-    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'version'], ['k0s'])).toBe(true);
+    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'version'], V)).toBe(true);
     expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'version'])).toBe(false);
-    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'reset'], ['k0s'])).toBe(false);
-    expect(isReadOnlyCommand(['/usr/local/bin/kubelet', 'version'], ['kubelet'])).toBe(false);
+    expect(isReadOnlyCommand(['/usr/local/bin/k0s', 'reset'], V)).toBe(false);
+    expect(isReadOnlyCommand(['/usr/local/bin/kubelet', 'version'], V)).toBe(false);
   });
 
   it('refuses every kind of write hardwire makes, and anything it does not know', () => {

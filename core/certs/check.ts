@@ -64,7 +64,8 @@ export function residual(ms: number): string {
   return `${Math.floor(d / 365)}y`;
 }
 
-function statusOf(x: X509Certificate, now: number): CertStatus {
+/** EXPIRED, NOT YET VALID or ok at `now` (also audit's, for the certificates it reads). */
+export function statusOf(x: X509Certificate, now: number): CertStatus {
   if (new Date(x.validTo).getTime() <= now) return 'EXPIRED';
   if (new Date(x.validFrom).getTime() > now) return 'NOT YET VALID';
   return 'ok';

@@ -53,29 +53,32 @@ const READERS: Record<string, (args: string[]) => boolean> = {
   },
 };
 
+/** Binary name → the exact arguments that make it print its version (audit's: `--version`, k0s's `version`). */
+export type VersionArgs = Readonly<Record<string, readonly string[]>>;
+
+const same = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
 /**
- * versioned: binary names whose file, by absolute path, may be asked `--version` (audit's, as a
- * user who cannot read /proc/<pid>/exe).
+ * versioned: binaries whose file, by absolute path, may be asked its version with exactly those
+ * arguments (audit's, as a user who cannot read /proc/<pid>/exe).
  */
-export function isReadOnlyCommand(argv: string[], versioned: readonly string[] = []): boolean {
+export function isReadOnlyCommand(argv: string[], versioned: VersionArgs = {}): boolean {
   const [prog, ...args] = argv;
   // A registered script only, never one built from input.
   if (prog === 'sh') return args.length === 2 && args[0] === '-c' && READ_SCRIPTS.has(args[1]!);
   // A running process's own binary, asked its version (audit: the version of what runs, not of a
   // file on PATH); as a user who cannot read /proc/<pid>/exe, the component binary its argv names.
+  if (prog !== undefined && /^\/proc\/\d+\/exe$/.test(prog)) return same(args, ['--version']);
   const base = prog?.startsWith('/') ? prog.slice(prog.lastIndexOf('/') + 1) : undefined;
-  const named = base !== undefined && versioned.includes(base);
-  // k0s has a version subcommand, not a flag.
-  if (named && base === 'k0s') return args.length === 1 && args[0] === 'version';
-  if (prog !== undefined && (/^\/proc\/\d+\/exe$/.test(prog) || named))
-    return args.length === 1 && args[0] === '--version';
+  if (base !== undefined && Object.hasOwn(versioned, base)) return same(args, versioned[base]!);
   const check = prog !== undefined && Object.hasOwn(READERS, prog) ? READERS[prog] : undefined;
   return check !== undefined && check(args);
 }
 
 export class WriteOutsideWetError extends Error {}
 
-export function readOnly(s: Session, versioned: readonly string[] = []): ReadSession {
+export function readOnly(s: Session, versioned: VersionArgs = {}): ReadSession {
   return {
     host: s.host,
     exec(argv, opts) {

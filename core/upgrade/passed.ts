@@ -26,14 +26,37 @@ function joined(out: Collected): Record<string, { name: string; value: string }[
   );
 }
 
+/**
+ * component → each name once, in the order first met, with its values across hosts joined by
+ * " | ": the shape a plan starts from, whether the rows were rendered here or read on hosts (audit).
+ */
+export function joinPerHost(
+  rows: Iterable<{ component: string; name: string; value: string }>,
+): Record<string, PassedFlag[]> {
+  const out: Collected = {};
+  for (const r of rows) add(out, r.component, r.name, r.value);
+  return joined(out);
+}
+
+/** The same rows as config-file fields (`key` for `name`). */
+export function asFields(byComponent: Record<string, PassedFlag[]>): Record<string, PassedField[]> {
+  return Object.fromEntries(
+    Object.entries(byComponent).map(([c, rows]) => [
+      c,
+      rows.map(({ name, value }) => ({ key: name, value })),
+    ]),
+  );
+}
+
 /** component → flags in unit order. */
 export function passedFlags(inv: Inventory): Record<string, PassedFlag[]> {
-  const out: Collected = {};
-  for (const host of inv.hosts) {
-    for (const m of modelsFor({ inv, host }))
-      for (const f of m.flags) add(out, m.component, f.name, f.value);
-  }
-  return joined(out);
+  return joinPerHost(
+    inv.hosts.flatMap((host) =>
+      modelsFor({ inv, host }).flatMap((m) =>
+        m.flags.map((f) => ({ component: m.component, name: f.name, value: f.value })),
+      ),
+    ),
+  );
 }
 
 /** The value at a json path of a rendered field's value (`authentication` → `.x509.clientCAFile`). */
@@ -46,19 +69,21 @@ function at(value: unknown, rest: string[]): unknown {
 
 /** component → the leaf json paths its config file sets, in file order (the model's fields, which the renderer writes). */
 export function passedFields(inv: Inventory): Record<string, PassedField[]> {
-  const out: Collected = {};
-  for (const host of inv.hosts) {
-    for (const m of modelsFor({ inv, host })) {
-      for (const f of (m.files ?? []).flatMap((file) => file.fields ?? [])) {
-        for (const key of leafKeys(f.key, f.value))
-          add(out, m.component, key, JSON.stringify(at(f.value, key.split('.').slice(1))));
-      }
-    }
-  }
-  return Object.fromEntries(
-    Object.entries(joined(out)).map(([c, fields]) => [
-      c,
-      fields.map(({ name, value }) => ({ key: name, value })),
-    ]),
+  return asFields(
+    joinPerHost(
+      inv.hosts.flatMap((host) =>
+        modelsFor({ inv, host }).flatMap((m) =>
+          (m.files ?? [])
+            .flatMap((file) => file.fields ?? [])
+            .flatMap((f) =>
+              leafKeys(f.key, f.value).map((key) => ({
+                component: m.component,
+                name: key,
+                value: JSON.stringify(at(f.value, key.split('.').slice(1))),
+              })),
+            ),
+        ),
+      ),
+    ),
   );
 }

@@ -3,6 +3,7 @@
 // CERTIFICATE blocks are kept; a flag or field whose name says key is never read.
 import { X509Certificate } from 'node:crypto';
 import type { AuditCert, AuditFlag } from './types.ts';
+import { statusOf } from '../../core/certs/check.ts';
 
 const NAMES_A_CERT = /(cert|ca)-?file$|cafile$|certificate(-authority)?$/i;
 
@@ -39,12 +40,13 @@ export function checkCerts(
     return first ? [{ ...f, x: new X509Certificate(first) }] : [];
   });
   return parsed.map(({ path, namedBy, x }) => {
-    const ca = parsed.find((c) => c.x.ca && c.x.subject === x.issuer && x.verify(c.x.publicKey));
+    // As certs check decides it: issued by the CA's name and keys, and its signature verifies.
+    const ca = parsed.find((c) => c.x.ca && x.checkIssued(c.x) && x.verify(c.x.publicKey));
     const notAfter = new Date(x.validTo);
     const daysLeft = Math.floor((notAfter.getTime() - now.getTime()) / DAY);
     const problems: string[] = [];
-    if (daysLeft < 0) problems.push('expired');
-    else if (new Date(x.validFrom) > now) problems.push('not yet valid');
+    const status = statusOf(x, now.getTime());
+    if (status !== 'ok') problems.push(status.toLowerCase());
     else if (daysLeft < 30) problems.push(`expires in ${daysLeft} days`);
     if (!ca) problems.push('signed by no CA file a process on this host names');
     const one = (n: string) => n.split('\n').join(', ');

@@ -3,14 +3,19 @@
 // PATH), its config file as the process sees it, and the certificates its flags and fields name.
 import { basename } from 'node:path';
 import type { ReadSession } from '../../core/transport/index.ts';
+import type { ExecResult } from '../../core/transport/session.ts';
+import type { VersionArgs } from '../../core/transport/read-only.ts';
 import { FLAG_MAP_NAMES } from '../../core/components/registry/index.ts';
 import { dump } from '../planes/proc-read.ts';
 import { certPaths, checkCerts } from './certs.ts';
 import { mapConfig, mapFlags, mapFor } from './flags.ts';
 import type { AuditHost, AuditProcess } from './types.ts';
 
-/** The binaries audit reports, by their file name. */
-export const AUDITED: readonly string[] = [...FLAG_MAP_NAMES, 'containerd', 'k0s'];
+/** The binaries audit reports, by their file name, with the arguments that print each one's version. */
+export const VERSION_ARGS: VersionArgs = Object.fromEntries([
+  ...[...FLAG_MAP_NAMES, 'containerd'].map((n) => [n, ['--version']] as const),
+  ['k0s', ['version']] as const,
+]);
 
 /** `Kubernetes v1.36.3`, `etcd Version: 3.6.8`, `v1.36.3+k0s.2` (build metadata kept), `containerd … v2.1.4 …`. */
 export function versionOf(out: string): string | undefined {
@@ -33,36 +38,49 @@ async function readAsProcess(
   return undefined;
 }
 
+/**
+ * The version the process's own binary prints: /proc/<pid>/exe --version; k0s (whose version is a
+ * subcommand, which /proc/<pid>/exe may not be asked) and, as a user who cannot run another user's
+ * /proc/<pid>/exe, the file its argv names, said in the notes since it may since have been replaced.
+ */
+async function runVersion(
+  s: ReadSession,
+  pid: number,
+  argv0: string,
+  notes: string[],
+): Promise<{ v: ExecResult; versionSource: string }> {
+  const args = VERSION_ARGS[basename(argv0)]!;
+  const run = (argv: string[]) => s.exec(argv, { allowFail: true, timeoutMs: 20_000 });
+  const byPath = argv0.startsWith('/');
+  const own = `/proc/${pid}/exe`;
+  if (args[0] === '--version' || !byPath) {
+    const v = await run([own, '--version']);
+    if (v.code === 0 || !byPath) return { v, versionSource: `${own} --version` };
+    const again = await run([argv0, ...args]);
+    if (again.code === 0)
+      notes.push(
+        `version read from ${argv0} --version, the file on disk now: ${own} could not be run (${firstLine(v.stderr) || `exit ${v.code}`})`,
+      );
+    return { v: again, versionSource: `${argv0} --version` };
+  }
+  return { v: await run([argv0, ...args]), versionSource: `${argv0} ${args.join(' ')}` };
+}
+
 export async function auditHost(
   s: ReadSession,
   host: { name: string; address: string },
   partial: string[],
 ): Promise<AuditHost> {
   const lost = (what: string) => partial.push(`${host.name}: ${what}`);
-  const found = (await dump(s)).filter((p) => AUDITED.includes(basename(p.argv[0] ?? '')));
+  const found = (await dump(s)).filter((p) =>
+    Object.hasOwn(VERSION_ARGS, basename(p.argv[0] ?? '')),
+  );
   const processes: AuditProcess[] = [];
   const named: { pid: number; path: string; namedBy: string }[] = [];
   for (const p of found.sort((a, b) => a.pid - b.pid)) {
     const component = basename(p.argv[0]!);
     const notes: string[] = [];
-    // k0s answers `k0s version`, by the path its argv names; the rest `--version`, by /proc/<pid>/exe.
-    const k0s = component === 'k0s' && p.argv[0]!.startsWith('/');
-    let versionSource = k0s ? `${p.argv[0]} version` : `/proc/${p.pid}/exe --version`;
-    let v = await s.exec(k0s ? [p.argv[0]!, 'version'] : [`/proc/${p.pid}/exe`, '--version'], {
-      allowFail: true,
-      timeoutMs: 20_000,
-    });
-    if (v.code !== 0 && !k0s && p.argv[0]!.startsWith('/')) {
-      // Not root: /proc/<pid>/exe is not readable for another user's process. The file argv names
-      // may since have been replaced, so the report says where the version came from.
-      const own = v;
-      v = await s.exec([p.argv[0]!, '--version'], { allowFail: true, timeoutMs: 20_000 });
-      versionSource = `${p.argv[0]} --version`;
-      if (v.code === 0)
-        notes.push(
-          `version read from ${p.argv[0]} --version, the file on disk now: /proc/${p.pid}/exe could not be run (${firstLine(own.stderr) || `exit ${own.code}`})`,
-        );
-    }
+    const { v, versionSource } = await runVersion(s, p.pid, p.argv[0]!, notes);
     const version = v.code === 0 ? versionOf(v.stdout) : undefined;
     if (!version) {
       const said =

@@ -1,6 +1,7 @@
 // The audit report as text, Markdown and one self-contained HTML page, from the same rows.
 import { esc, htmlPage, link } from '../../lib/html.ts';
 import type { AuditFlag, AuditHost, AuditProcess, AuditReport } from './types.ts';
+import { mdCell as md } from '../../lib/markdown.ts';
 
 export const cite = (f: AuditFlag): string =>
   f.status === 'unknown'
@@ -15,6 +16,14 @@ export const cite = (f: AuditFlag): string =>
 function counts(rows: AuditFlag[]): string {
   const by = (s: AuditFlag['status']) => rows.filter((r) => r.status === s).length;
   return `${rows.length} (${by('read')} read, ${by('registered')} registered only, ${by('unknown')} unknown${by('unmapped') ? `, ${by('unmapped')} unmapped` : ''})`;
+}
+
+/** The one line that sums the report up, last in the text and first in Markdown and HTML. */
+function summary(r: AuditReport): string {
+  const procs = r.hosts.flatMap((h) => h.processes);
+  const flags = procs.flatMap((p) => [...p.flags, ...(p.config?.fields ?? [])]);
+  const certs = r.hosts.flatMap((h) => h.certs);
+  return `audit: ${r.hosts.length} host(s), ${procs.length} process(es), flags and fields ${counts(flags)}, ${certs.length} certificate(s), ${certs.filter((c) => c.problems.length).length} with problems`;
 }
 
 /** The report as text: every flag and field with its site, then the certificates. */
@@ -46,12 +55,7 @@ export function formatText(r: AuditReport): string {
         `    ${c.path} (${c.namedBy}): ${c.subject}; expires ${c.notAfter.slice(0, 10)} (${c.daysLeft} d); ${c.signedBy ? `signed by ${c.signedBy}` : `issuer ${c.issuer}`}${c.problems.length ? `; ${c.problems.map((x) => x.toUpperCase()).join('; ')}` : ''}`,
       );
   }
-  const procs = r.hosts.flatMap((h) => h.processes);
-  const flags = procs.flatMap((p) => [...p.flags, ...(p.config?.fields ?? [])]);
-  const certs = r.hosts.flatMap((h) => h.certs);
-  out.push(
-    `audit: ${r.hosts.length} host(s), ${procs.length} process(es), flags and fields ${counts(flags)}, ${certs.length} certificate(s), ${certs.filter((c) => c.problems.length).length} with problems`,
-  );
+  out.push(summary(r));
   for (const p of r.partial) out.push(`partial: ${p}`);
   return `${out.join('\n')}\n`;
 }
@@ -64,16 +68,6 @@ const title = (p: AuditProcess) =>
 
 const lackName = (l: NonNullable<AuditProcess['lacks']>[number]) =>
   l.kind === 'flag' ? `--${l.name}` : `config ${l.name}`;
-
-function summary(r: AuditReport): string {
-  return formatText(r)
-    .trim()
-    .split('\n')
-    .filter((l) => l.startsWith('audit: '))
-    .join('');
-}
-
-const md = (s: string) => s.replaceAll('|', '\\|').replaceAll('\n', ' ');
 
 export function formatMarkdown(r: AuditReport): string {
   const out = ['# hardwire audit', '', summary(r), ''];

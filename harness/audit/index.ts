@@ -4,7 +4,7 @@
 import { connect, readOnly } from '../../core/transport/index.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
-import { AUDITED, auditHost } from './discover.ts';
+import { auditHost, VERSION_ARGS } from './discover.ts';
 import { lacksOf } from './lacks.ts';
 import type { AuditHost, AuditReport } from './types.ts';
 
@@ -43,7 +43,7 @@ export async function audit(
     }
     try {
       // The writable session goes no further than this line: only its read-only view is used.
-      const read = await auditHost(readOnly(session, AUDITED), h, partial);
+      const read = await auditHost(readOnly(session, VERSION_ARGS), h, partial);
       for (const p of read.processes) {
         const lacks = lacksOf(inv, h.name, p);
         if (lacks.length) p.lacks = lacks;
