@@ -1,4 +1,4 @@
-// hardwire audit's mapping, with no lab (test/audit.test.ts reads a live cluster): the argv of every
+// hardwire audit's mapping, with no lab (test/helpers/audit-suite.ts reads a live cluster): the argv of every
 // unit hardwire renders, split as the binary's pflag would, comes out flag for flag with the same
 // citation the unit's own comment gives; a flag the map lacks is kept as unknown; certificates are
 // made here by the real openssl and checked for expiry and for which CA signed them.

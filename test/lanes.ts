@@ -33,8 +33,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     // w3, w1w, the faults, kubeadm for real, the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
     'test/flags-prove-multi.test.ts',
-    'test/cis.test.ts',
-    'test/audit.test.ts',
+    'test/w1w.test.ts',
     'test/webhook-pod.test.ts',
     'test/faults.test.ts',
     'test/kubeadm-real.test.ts',

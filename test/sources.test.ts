@@ -1,6 +1,6 @@
 // Tools built from a pinned source archive (kube-bench): how the archive is found and checked, and
 // the release download with the cfg/ that ships beside the binary, against a loopback server. The
-// real build from the real archive runs in test/cis.test.ts (`hardwire cis` builds it on first use).
+// real build from the real archive runs in test/helpers/cis-suite.ts (test/w1w.test.ts) (`hardwire cis` builds it on first use).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
