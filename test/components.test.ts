@@ -175,8 +175,26 @@ describe('Go module builds (real cache)', () => {
   );
 
   it('lists every cached binary with name, version, path, sha256 and source', () => {
+    // A listing re-hashes every entry but rewrites no verification record whose binary is unchanged:
+    // another process (a lane's warm-cache check) may be comparing them meanwhile.
+    const records = () =>
+      Object.fromEntries(
+        readdirSync(join(cacheDir(), 'bin'), { recursive: true, withFileTypes: true })
+          .filter((e) => e.isFile() && e.name === 'verified.json')
+          .map((e) => {
+            const st = statSync(join(e.parentPath, e.name));
+            return [join(e.parentPath, e.name), `${st.ino} ${st.mtimeMs}`];
+          }),
+      );
+    const before = records();
     const r = hardwire(['components', 'list', '--json']);
     expect(r.code, r.stderr).toBe(0);
+    const after = records();
+    expect(Object.keys(before).length).toBeGreaterThanOrEqual(7);
+    expect(
+      Object.fromEntries(Object.keys(before).map((k) => [k, after[k]])),
+      'records rewritten',
+    ).toEqual(before);
     const doc = JSON.parse(r.stdout) as { binaries: Array<Record<string, string>> };
     const api = doc.binaries.find((b) => b.name === 'kube-apiserver' && b.version === 'v1.36.3')!;
     expect(api).toBeDefined();

@@ -158,8 +158,8 @@ export async function inspect(
   } catch {
     return { state: 'missing', path };
   }
-  const known = opts.rehash ? undefined : await readVerified(name, version, manifest.sha256);
-  if (known && sameKey(known, before)) return { state: 'ok', path, manifest };
+  const known = await readVerified(name, version, manifest.sha256);
+  if (!opts.rehash && known && sameKey(known, before)) return { state: 'ok', path, manifest };
   let actual: string;
   try {
     actual = await sha256File(path);
@@ -168,8 +168,9 @@ export async function inspect(
   }
   if (actual !== manifest.sha256)
     return { state: 'corrupt', path, expected: manifest.sha256, actual };
-  // Recorded only if nothing touched the file while it was hashed.
-  if (sameKey(before, await statKey(path))) {
+  // Recorded only if nothing touched the file while it was hashed, and only if the record changes:
+  // a listing re-hashes every entry, and must not rewrite a record another process is reading.
+  if (!(known && sameKey(known, before)) && sameKey(before, await statKey(path))) {
     const tmp = `${verifiedPath(name, version)}.${process.pid}.tmp`;
     await writeFile(tmp, `${JSON.stringify({ sha256: actual, ...before })}\n`);
     await rename(tmp, verifiedPath(name, version));
