@@ -166,7 +166,12 @@ describe('Go module builds (real cache)', () => {
       expect(doc.binaries.filter((b) => b.acquired)).toEqual([]);
       expect(r.stderr).not.toMatch(/go build/);
       expect(Object.keys(before).length).toBeGreaterThanOrEqual(7);
-      expect(stats(), 'no cached binary was rewritten').toEqual(before);
+      // Entries of other versions may appear meanwhile (a lane building its own); none may change.
+      const after = stats();
+      expect(
+        Object.fromEntries(Object.keys(before).map((k) => [k, after[k]])),
+        'no cached binary was rewritten',
+      ).toEqual(before);
       // Generous: building any one of these takes minutes; the no-op only reads the cache's records and
       // probes versions, which a loaded 2-core machine can still stretch to tens of seconds.
       expect(ms).toBeLessThan(120_000);
