@@ -30,10 +30,11 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/worker-citations.test.ts',
   ],
   [
-    // w3, w1w, the faults, kubeadm for real, the flag maps, the builds, the lab itself
+    // w3, w1w, kthw (the guide's cluster), the faults, kubeadm for real, the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/w1w.test.ts',
+    'test/guide-audit.test.ts',
     'test/webhook-pod.test.ts',
     'test/faults.test.ts',
     'test/kubeadm-real.test.ts',
