@@ -244,6 +244,23 @@ describe('audit checks the certificates the flags name (real openssl)', () => {
     expect(by('stray.crt').problems).toContain('signed by no CA file a process on this host names');
     const later = checkCerts(files, new Date(Date.now() + 40 * 86_400_000));
     expect(later.map((c) => c.problems[0])).toEqual(['expired', 'expired', 'expired']);
+    // A file that holds no certificate, or one that does not parse, is a problem row: the rest stays.
+    const torn = readFileSync(join(d, 'srv.crt'), 'utf8').replace(
+      /^(-----BEGIN CERTIFICATE-----\n.{20})./m,
+      '$1!',
+    );
+    const odd = checkCerts([
+      ...files,
+      { path: '/x/torn.crt', namedBy: '--tls-cert-file', pem: torn },
+      { path: '/x/empty.crt', namedBy: '--client-ca-file', pem: 'not a pem\n' },
+    ]);
+    expect(odd.slice(0, 3)).toEqual(now);
+    expect(odd.slice(3).map((c) => [c.path, c.problems.length, c.notAfter])).toEqual([
+      ['/x/torn.crt', 1, ''],
+      ['/x/empty.crt', 1, ''],
+    ]);
+    expect(odd[3]!.problems[0]).toMatch(/^its certificate does not parse \(/);
+    expect(odd[4]!.problems[0]).toBe('no PEM CERTIFICATE block in the file');
   });
 });
 

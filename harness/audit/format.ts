@@ -1,6 +1,6 @@
 // The audit report as text, Markdown and one self-contained HTML page, from the same rows.
 import { esc, htmlPage, link } from '../../lib/html.ts';
-import type { AuditFlag, AuditHost, AuditProcess, AuditReport } from './types.ts';
+import type { AuditCert, AuditFlag, AuditHost, AuditProcess, AuditReport } from './types.ts';
 import { mdCell as md } from '../../lib/markdown.ts';
 
 export const cite = (f: AuditFlag): string =>
@@ -12,6 +12,10 @@ export const cite = (f: AuditFlag): string =>
         (f.readAt[0]
           ? `read at ${f.readAt[0].ref}`
           : `registered at ${f.registeredAt?.ref ?? '?'}`));
+
+/** A certificate's end date and days left; a file that held no readable certificate has neither. */
+const expiry = (c: AuditCert) =>
+  c.notAfter ? `${c.notAfter.slice(0, 10)} (${c.daysLeft} d)` : '-';
 
 function counts(rows: AuditFlag[]): string {
   const by = (s: AuditFlag['status']) => rows.filter((r) => r.status === s).length;
@@ -52,7 +56,7 @@ export function formatText(r: AuditReport): string {
     if (h.certs.length) out.push(`  certificates (${h.certs.length}):`);
     for (const c of h.certs)
       out.push(
-        `    ${c.path} (${c.namedBy}): ${c.subject}; expires ${c.notAfter.slice(0, 10)} (${c.daysLeft} d); ${c.signedBy ? `signed by ${c.signedBy}` : `issuer ${c.issuer}`}${c.problems.length ? `; ${c.problems.map((x) => x.toUpperCase()).join('; ')}` : ''}`,
+        `    ${c.path} (${c.namedBy}): ${c.subject}; expires ${expiry(c)}; ${c.signedBy ? `signed by ${c.signedBy}` : `issuer ${c.issuer}`}${c.problems.length ? `; ${c.problems.map((x) => x.toUpperCase()).join('; ')}` : ''}`,
       );
   }
   out.push(summary(r));
@@ -103,7 +107,7 @@ export function formatMarkdown(r: AuditReport): string {
       );
       for (const c of h.certs)
         out.push(
-          `| ${md(c.path)} | ${md(c.namedBy)} | ${md(c.subject)} | ${c.notAfter.slice(0, 10)} (${c.daysLeft} d) | ${md(c.signedBy ?? `issuer ${c.issuer}`)} | ${md(c.problems.join('; '))} |`,
+          `| ${md(c.path)} | ${md(c.namedBy)} | ${md(c.subject)} | ${expiry(c)} | ${md(c.signedBy ?? `issuer ${c.issuer}`)} | ${md(c.problems.join('; '))} |`,
         );
     }
   }
@@ -153,7 +157,7 @@ function hostHtml(h: AuditHost): string {
       `<table class="certs"><thead><tr><th>certificate</th><th>named by</th><th>subject</th><th>expires</th><th>signed by</th><th>problems</th></tr></thead><tbody>${h.certs
         .map(
           (c) =>
-            `<tr${c.problems.length ? ' class="problem"' : ''} data-n="${esc(c.path)}"><td>${esc(c.path)}</td><td>${esc(c.namedBy)}</td><td>${esc(c.subject)}</td><td>${c.notAfter.slice(0, 10)} (${c.daysLeft} d)</td><td>${esc(c.signedBy ?? `issuer ${c.issuer}`)}</td><td>${esc(c.problems.join('; '))}</td></tr>`,
+            `<tr${c.problems.length ? ' class="problem"' : ''} data-n="${esc(c.path)}"><td>${esc(c.path)}</td><td>${esc(c.namedBy)}</td><td>${esc(c.subject)}</td><td>${expiry(c)}</td><td>${esc(c.signedBy ?? `issuer ${c.issuer}`)}</td><td>${esc(c.problems.join('; '))}</td></tr>`,
         )
         .join('\n')}</tbody></table>`,
     );
