@@ -13,6 +13,8 @@ import { argvFlags, mapConfig, mapFlags, mapFor } from '../harness/audit/flags.t
 import { certPaths, checkCerts } from '../harness/audit/certs.ts';
 import { versionOf } from '../harness/audit/discover.ts';
 import { auditPlan } from '../harness/audit/upgrade.ts';
+import { formatHtml, formatMarkdown } from '../harness/audit/format.ts';
+import { unbroken } from '../lib/html.ts';
 import { renderedReport } from './helpers/audit-fixture.ts';
 import { lacksOf } from '../harness/audit/lacks.ts';
 import type { AuditProcess } from '../harness/audit/types.ts';
@@ -300,6 +302,28 @@ describe('audit --upgrade-to: upgrade plan from what runs', () => {
       'k8s.io/kubernetes@v1.37.2/pkg/features/kube_features.go',
     );
     expect(doc.blocking).toBeGreaterThan(auditPlan(reportOf(), 'v1.37.2').blocking);
+  });
+
+  it("--md and --html carry the plan as a section of the report: every component's table, the blocking row", () => {
+    const r = reportOf(['--feature-gates=AuthorizeNodeWithSelectors=true']);
+    r.upgrade = auditPlan(r, 'v1.37.2');
+    const md = formatMarkdown(r);
+    expect(md).toContain(`\n## Upgrade plan ${PINNED_KUBERNETES} → v1.37.2\n`);
+    expect(md).toContain(`\nBlocking: ${r.upgrade.blocking}\n`);
+    for (const c of r.upgrade.components)
+      expect(md, c.component).toMatch(new RegExp(`\\n### ${c.component}\\b`));
+    expect(md).toContain('| AuthorizeNodeWithSelectors=true | removed (blocking) |');
+    const page = unbroken(formatHtml(r));
+    const section = page.slice(page.indexOf('<section id="upgrade">'));
+    expect(section).toContain(`<h2>Upgrade plan ${PINNED_KUBERNETES} → v1.37.2</h2>`);
+    expect(section).not.toContain('<h1>');
+    for (const c of r.upgrade.components)
+      expect(section, c.component).toContain(`<section data-component="${c.component}"><h3>`);
+    expect(section).toContain(
+      '<tr class="removed"><td class="name">AuthorizeNodeWithSelectors=true</td><td>removed (blocking)</td>',
+    );
+    // Without --upgrade-to, no plan.
+    expect(formatMarkdown(reportOf())).not.toContain('Upgrade plan');
   });
 });
 

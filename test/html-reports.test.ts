@@ -26,6 +26,7 @@ import { formatHtml as planHtml } from '../core/upgrade/html.ts';
 import { planFor } from '../core/upgrade/plan-for.ts';
 import { formatHtml as auditHtml } from '../harness/audit/index.ts';
 import { lacksOf } from '../harness/audit/lacks.ts';
+import { auditPlan } from '../harness/audit/upgrade.ts';
 import { renderedHosts, renderedReport } from './helpers/audit-fixture.ts';
 import { loadValidInventory } from '../core/validate/inventory.ts';
 import type { ProveReport } from '../harness/prove/index.ts';
@@ -51,6 +52,7 @@ const REPORTS: Record<string, () => string> = {
     for (const h of r.hosts)
       for (const p of h.processes)
         p.lacks = lacksOf(inv, 'cp-0', { ...p, flags: p.flags.slice(2) });
+    r.upgrade = auditPlan(r, 'v1.37.2');
     return auditHtml(r);
   },
 };

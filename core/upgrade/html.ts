@@ -25,14 +25,15 @@ function table(head: string[], rows: string[][], kind: string): string {
   return `<table class="${kind}"><thead><tr>${th}</tr></thead><tbody>\n${tr}\n</tbody></table>`;
 }
 
-const STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:1400px}
+export const PLAN_STYLE = `body{font:14px/1.4 system-ui,sans-serif;margin:16px;max-width:1400px}
 table{border-collapse:collapse;width:100%;table-layout:auto;margin:8px 0 20px}
 th,td{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}
 td.name{white-space:nowrap;overflow-wrap:normal;font-family:ui-monospace,monospace} td.name wbr{display:none}
 tr.removed,tr.renamed,tr.unknown,tr.blocking{background:#fdd}tr.locked,tr.deprecated,tr.default-changed{background:#ffe}
 pre{white-space:pre-wrap}`;
 
-export function formatHtml(doc: PlanDoc): string {
+/** The plan's headings and tables, its title at heading level `h` (audit's page embeds it at 2). */
+export function planSections(doc: PlanDoc, h = 1): string {
   const parts = [
     `<h1>Upgrade plan ${esc(doc.from)} → ${esc(doc.to)}</h1>`,
     `<p id="blocking">Blocking: ${doc.blocking}</p>`,
@@ -63,9 +64,16 @@ export function formatHtml(doc: PlanDoc): string {
     '<h2>etcd path and component order</h2>',
     `<pre>${esc(pathLines(doc).join('\n'))}</pre>`,
   );
+  const body = parts.join('\n');
+  return h === 1
+    ? body
+    : body.replace(/<(\/?)h([12])\b/g, (_, slash, n) => `<${slash}h${Number(n) + h - 1}`);
+}
+
+export function formatHtml(doc: PlanDoc): string {
   return htmlPage({
     title: `Upgrade plan ${doc.from} → ${doc.to}`,
-    style: STYLE,
-    body: parts.join('\n'),
+    style: PLAN_STYLE,
+    body: planSections(doc),
   });
 }

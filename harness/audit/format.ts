@@ -2,6 +2,13 @@
 import { esc, htmlPage, link } from '../../lib/html.ts';
 import type { AuditCert, AuditFlag, AuditHost, AuditProcess, AuditReport } from './types.ts';
 import { mdCell as md } from '../../lib/markdown.ts';
+import { planSections, PLAN_STYLE } from '../../core/upgrade/html.ts';
+import { formatMarkdown as planMarkdown } from '../../core/upgrade/format.ts';
+
+/** The plan page's rules for its own tables (rows by status), without its page-wide ones. */
+const PLAN_ROWS = PLAN_STYLE.split('\n')
+  .filter((l) => l.startsWith('tr.') || l.startsWith('td.name') || l.startsWith('pre'))
+  .join('\n');
 
 export const cite = (f: AuditFlag): string =>
   f.status === 'unknown'
@@ -111,6 +118,8 @@ export function formatMarkdown(r: AuditReport): string {
         );
     }
   }
+  // upgrade plan's own Markdown, a heading level down: a section of this report.
+  if (r.upgrade) out.push('', planMarkdown(r.upgrade).replace(/^#/gm, '##').trimEnd());
   return `${out.join('\n')}\n`;
 }
 
@@ -168,12 +177,13 @@ function hostHtml(h: AuditHost): string {
 export function formatHtml(r: AuditReport): string {
   return htmlPage({
     title: 'hardwire audit',
-    style: STYLE,
+    style: r.upgrade ? `${STYLE}\n${PLAN_ROWS}` : STYLE,
     body: [
       '<h1>hardwire audit</h1>',
       `<p id="summary">${esc(summary(r))}</p>`,
       ...r.partial.map((p) => `<p class="partial">partial: ${esc(p)}</p>`),
       ...r.hosts.map(hostHtml),
+      ...(r.upgrade ? [`<section id="upgrade">${planSections(r.upgrade, 2)}</section>`] : []),
     ].join('\n'),
   });
 }
