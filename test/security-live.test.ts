@@ -89,6 +89,27 @@ describe('security properties on a wired host', () => {
     expect(withValue).toBe('0');
   });
 
+  it('the apiserver serves TLS 1.2 with ECDHE+AEAD ciphers only, and TLS 1.3: openssl on the host, the client offering what the server must refuse', async () => {
+    // -cipher …:@SECLEVEL=0 lets openssl itself offer TLS 1.1 and CBC suites, so a refusal is the
+    // server's: its alert comes back ("alert handshake failure", "alert protocol version").
+    const hello = (...args: string[]) =>
+      onHost([
+        'sh',
+        '-c',
+        `openssl s_client -connect 127.0.0.1:6443 ${args.join(' ')} </dev/null 2>&1; echo "exit $?"`,
+      ]);
+    const cbc = await hello('-tls1_2', '-cipher', "'ECDHE-RSA-AES128-SHA:@SECLEVEL=0'");
+    expect(cbc).toMatch(/alert handshake failure/);
+    expect(cbc).toMatch(/exit [1-9]/);
+    const old = await hello('-tls1_1', '-cipher', "'DEFAULT:@SECLEVEL=0'");
+    expect(old).toMatch(/alert protocol version/);
+    expect(old).toMatch(/exit [1-9]/);
+    const gcm = await hello('-tls1_2', '-cipher', 'ECDHE-RSA-AES128-GCM-SHA256');
+    expect(gcm).toMatch(/Cipher is ECDHE-RSA-AES128-GCM-SHA256/);
+    expect(gcm).toMatch(/exit 0$/);
+    expect(await hello('-tls1_3')).toMatch(/New, TLSv1\.3, Cipher is TLS_/);
+  });
+
   it('a flag value with $, %, a quote and a space reaches the process unchanged (/proc/<pid>/cmdline), escaped in the unit on the host', async () => {
     // ${HOME} expands anywhere in a word ($HOME only as a word of its own), %h is the home specifier.
     const value = 'hw${HOME}%h"q s';

@@ -2,6 +2,7 @@ import { flag, PKI, K, BIN, type ModelContext, type UnitModel } from './types.ts
 import { APISERVER_PORT, ETCD_CLIENT_PORT } from '../../../lib/constants.ts';
 import { AUDIT_LOG_PATH, AUDIT_POLICY, AUDIT_POLICY_PATH } from './audit-policy.ts';
 import { podRoutes } from './containerd.ts';
+import { CIS_TLS_CIPHERS } from './kubelet.ts';
 
 /**
  * On a control-plane host with no kubelet: a Pod that calls the kubernetes Service reaches this host
@@ -205,6 +206,16 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
         'Service IPs; its first IP is the kubernetes Service and is in the serving cert (KTHW omitted this flag)',
       ),
       flag('tls-cert-file', `${PKI}/apiserver.crt`, 'serving cert'),
+      flag(
+        'tls-cipher-suites',
+        CIS_TLS_CIPHERS.join(','),
+        "TLS 1.2 clients get only ECDHE with AEAD ciphers, as the kubelet's tlsCipherSuites (CIS 1.2.29 allows these and more); the default is Go's, which for TLS 1.2 also offers ECDHE CBC-SHA suites (TLS 1.3 suites are not configurable)",
+      ),
+      flag(
+        'tls-min-version',
+        'VersionTLS12',
+        'no TLS 1.0 or 1.1 whatever the Go runtime allows: unset, the minimum is the Go default, which GODEBUG=tls10server=1 lowers to TLS 1.0',
+      ),
       flag('tls-private-key-file', `${PKI}/apiserver.key`, 'key of the serving cert'),
     ],
   };

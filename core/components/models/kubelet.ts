@@ -13,8 +13,11 @@ export const KUBELET_CONFIG = `${KUBELET_DIR}/config.yaml`;
 /** The kubelet's serving pair: the file names of its own self-signed default (--cert-dir), here signed by the cluster CA. */
 export const KUBELET_SERVING = `${KUBELET_DIR}/pki/kubelet`;
 export const KUBELET_KUBECONFIG = `${K}/kubelet.conf`;
-/** The cipher suites CIS 4.2.12 allows (kube-bench cfg/cis-1.12/node.yaml), all of them. */
-export const CIS_KUBELET_CIPHERS = [
+/**
+ * The cipher suites CIS 4.2.12 allows the kubelet (kube-bench cfg/cis-1.12/node.yaml), all of them: ECDHE
+ * with AEAD. Every one is in the longer list 1.2.29 allows the apiserver, which uses it too.
+ */
+export const CIS_TLS_CIPHERS = [
   'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
   'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256',
   'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305',
@@ -59,7 +62,7 @@ export function kubeletFields({ inv, host }: ModelContext): ConfigField[] {
     { key: 'tlsPrivateKeyFile', value: `${KUBELET_SERVING}.key`, why: 'key of the serving cert' },
     {
       key: 'tlsCipherSuites',
-      value: [...CIS_KUBELET_CIPHERS],
+      value: [...CIS_TLS_CIPHERS],
       why: "TLS 1.2 clients get only ECDHE with AEAD ciphers, the list CIS 4.2.12 allows; the default is Go's, which for TLS 1.2 also offers ECDHE CBC-SHA suites (TLS 1.3 suites are not configurable)",
     },
     {
