@@ -21,6 +21,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   upgrade: () => import('./commands/upgrade.ts'),
   trace: () => import('./commands/trace.ts'),
   audit: () => import('./commands/audit.ts'),
+  encryption: () => import('./commands/encryption.ts'),
 };
 
 /** Declares one command on root, loading only its own module; undefined for an unknown name. */

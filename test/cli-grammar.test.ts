@@ -64,6 +64,7 @@ const CONNECTS: Record<string, boolean> = {
   // Its one wait is the debug apiserver's start (--ready-timeout), not a gate of wire's.
   'trace apply': false,
   audit: false,
+  'encryption rotate': true,
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */
@@ -77,6 +78,7 @@ const READS_INVENTORY_ONLY = [
   'drill',
   'etcd',
   'etcd snapshot',
+  'encryption',
 ];
 
 /** --inventory means something else here: the versions and components.from to build with (no default). */

@@ -32,6 +32,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
   [
     // w3, w1w, kthw (the guide's cluster), the faults, kubeadm for real, the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
+    'test/encryption-rotate.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/w1w.test.ts',
     'test/guide-audit.test.ts',

@@ -7,6 +7,17 @@ import { chmodSync, cpSync, readFileSync, readdirSync, statSync, writeFileSync }
 import { join } from 'node:path';
 import { createHash, randomBytes } from 'node:crypto';
 import { parse } from 'yaml';
+import {
+  addKey,
+  dropOldKeys,
+  encryptionConfig,
+  encryptionKeys,
+  newSecret,
+  promoteKey,
+  rotationStage,
+  writePrefix,
+  type EncryptionKey,
+} from '../core/pki/encryption.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 import { loadInventory } from '../core/inventory/load.ts';
@@ -77,7 +88,7 @@ beforeAll(() => {
 
 describe('encryption at rest', () => {
   interface Provider {
-    aescbc?: { keys?: { name?: string; secret?: string }[] };
+    secretbox?: { keys?: { name?: string; secret?: string }[] };
     identity?: object;
   }
   const load = (p: string) =>
@@ -87,7 +98,7 @@ describe('encryption at rest', () => {
       resources: { resources: string[]; providers: Provider[] }[];
     };
 
-  it('one 32-byte aescbc key for Secrets, then identity (so Secrets stored before encryption can still be read); a new key per PKI', () => {
+  it('one 32-byte secretbox key for Secrets, then identity (so Secrets stored before encryption can still be read); a new key per PKI', () => {
     const keys: string[] = [];
     for (const dir of [a, b]) {
       const doc = load(join(dir, 'demo', 'pki', 'encryption-config.yaml'));
@@ -98,19 +109,51 @@ describe('encryption at rest', () => {
       expect(doc.resources.map((r) => r.resources)).toEqual([['secrets']]);
       // The first provider encrypts every write; the later ones only decrypt.
       expect(doc.resources[0]!.providers.map((p) => Object.keys(p))).toEqual([
-        ['aescbc'],
+        ['secretbox'],
         ['identity'],
       ]);
-      const ks = doc.resources[0]!.providers[0]!.aescbc!.keys!;
+      const ks = doc.resources[0]!.providers[0]!.secretbox!.keys!;
       expect(ks.map((k) => k.name)).toEqual(['key1']);
       const secret = ks[0]!.secret!;
       const raw = Buffer.from(secret, 'base64');
-      // Canonical base64 (what the apiserver decodes) of exactly 32 bytes: AES-256.
+      // Canonical base64 (what the apiserver decodes) of exactly 32 bytes: secretbox's key size.
       expect(raw.toString('base64') === secret, 'the secret is canonical base64').toBe(true);
       expect(raw.length).toBe(32);
       keys.push(sha(raw));
     }
     expect(new Set(keys).size, 'two PKIs, two keys').toBe(2);
+  });
+
+  it("rotation's stages, as the docs order them: new key second, then first, then alone; an aescbc cluster moves to secretbox", () => {
+    const old: EncryptionKey[] = [{ provider: 'aescbc', name: 'key1', secret: newSecret() }];
+    const added = addKey(old, 'A'.repeat(43) + '=');
+    expect(added.map((k) => `${k.provider}/${k.name}`)).toEqual(['aescbc/key1', 'secretbox/key2']);
+    expect(rotationStage(old)).toBe('idle');
+    expect(rotationStage(added)).toBe('added');
+    const promoted = promoteKey(added);
+    expect(promoted.map((k) => k.name)).toEqual(['key2', 'key1']);
+    expect(rotationStage(promoted)).toBe('promoted');
+    expect(writePrefix(promoted)).toBe('k8s:enc:secretbox:v1:key2:');
+    expect(dropOldKeys(promoted).map((k) => k.name)).toEqual(['key2']);
+    // The config round-trips, each provider's keys in order, identity last.
+    const text = encryptionConfig(promoted);
+    expect(encryptionKeys(text)).toEqual(promoted);
+    const doc = parse(text) as { resources: { providers: Record<string, unknown>[] }[] };
+    expect(doc.resources[0]!.providers.map((p) => Object.keys(p)[0])).toEqual([
+      'secretbox',
+      'aescbc',
+      'identity',
+    ]);
+    // Two secretbox keys are one provider entry with both, the newer one first once promoted.
+    const sb = promoteKey(addKey(dropOldKeys(promoted)));
+    expect(sb.map((k) => k.name)).toEqual(['key3', 'key2']);
+    expect(
+      (
+        parse(encryptionConfig(sb)) as {
+          resources: { providers: Record<string, { keys: { name: string }[] }>[] }[];
+        }
+      ).resources[0]!.providers[0]!.secretbox!.keys.map((k) => k.name),
+    ).toEqual(['key3', 'key2']);
   });
 
   it('each control-plane host gets the same config, and the apiserver reads it there', () => {

@@ -110,6 +110,57 @@ describe('security properties on a wired host', () => {
     expect(await hello('-tls1_3')).toMatch(/New, TLSv1\.3, Cipher is TLS_/);
   });
 
+  it('anonymous requests reach the health endpoints only: /livez, /readyz and /healthz answer, /version and /api are 401; with the admin cert /version answers', async () => {
+    const code = (path: string, ...auth: string[]) =>
+      onHost([
+        'curl',
+        '-s',
+        '-o',
+        '/dev/null',
+        '-w',
+        '%{http_code}',
+        '--cacert',
+        '/etc/kubernetes/pki/ca.crt',
+        ...auth,
+        `https://127.0.0.1:6443${path}`,
+      ]);
+    const anon = Object.fromEntries(
+      await Promise.all(
+        [
+          '/livez',
+          '/readyz',
+          '/healthz',
+          '/version',
+          '/api',
+          '/.well-known/openid-configuration',
+        ].map(async (p) => [p, await code(p)] as const),
+      ),
+    );
+    expect(anon).toEqual({
+      '/livez': '200',
+      '/readyz': '200',
+      '/healthz': '200',
+      '/version': '401',
+      '/api': '401',
+      '/.well-known/openid-configuration': '401',
+    });
+    // The same path with a client certificate: the 401 above is the anonymous rule, not the path.
+    // The admin pair is decoded on the host, so no key passes through this process.
+    const dir = (await onHost(['mktemp', '-d'])).trim();
+    try {
+      await onHost([
+        'sh',
+        '-c',
+        `umask 077; for k in certificate key; do sed -n "s/^ *client-$k-data: //p" /etc/kubernetes/admin.conf | base64 -d > ${dir}/$k; done`,
+      ]);
+      expect(await code('/version', '--cert', `${dir}/certificate`, '--key', `${dir}/key`)).toBe(
+        '200',
+      );
+    } finally {
+      await onHost(['rm', '-rf', dir]);
+    }
+  });
+
   it('a flag value with $, %, a quote and a space reaches the process unchanged (/proc/<pid>/cmdline), escaped in the unit on the host', async () => {
     // ${HOME} expands anywhere in a word ($HOME only as a word of its own), %h is the home specifier.
     const value = 'hw${HOME}%h"q s';

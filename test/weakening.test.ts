@@ -108,6 +108,11 @@ const REFUSED: { name: string; text: string; line: string }[] = [
     line: `error: cluster.extraArgs.kube-scheduler.bind-address: --bind-address=0.0.0.0 weakens the cluster (hardwire sets 127.0.0.1): CIS 1.4.2 "Ensure that the --bind-address argument is set to 127.0.0.1" fails${REMEDY('kube-scheduler', 'bind-address')}`,
   },
   {
+    name: 'apiserver authentication-config (hardwire renders it)',
+    text: inventory({ 'kube-apiserver': { 'authentication-config': '/etc/x.yaml' } }),
+    line: 'error: cluster.extraArgs.kube-apiserver.authentication-config: hardwire sets --authentication-config itself: hardwire renders the AuthenticationConfiguration it points at (anonymous requests to the health paths only); set anonymous-auth to decide anonymous auth yourself; remove it from extraArgs',
+  },
+  {
     name: 'allowWeaker naming no override',
     text: inventory({}, ['etcd.client-cert-auth']),
     line: 'error: cluster.allowWeaker[0]: "etcd.client-cert-auth" names no override: cluster.extraArgs.etcd.client-cert-auth is not set; remove it from cluster.allowWeaker',

@@ -17,6 +17,13 @@ import {
 } from '../core/components/models/kube-proxy.ts';
 import { containerdConfig, containerdModel } from '../core/components/models/containerd.ts';
 import { renderUnit } from '../core/render/systemd.ts';
+import { apiserverModel } from '../core/components/models/kube-apiserver.ts';
+import {
+  AUTHN_CONFIG,
+  AUTHN_CONFIG_PATH,
+  AUTHN_CONFIG_WHY,
+} from '../core/components/models/authentication-config.ts';
+import { parse } from 'yaml';
 import { citer } from '../core/render/citations.ts';
 import { KUBECONFIGS } from '../core/pki/table.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
@@ -236,5 +243,60 @@ describe("the workers' citations", () => {
         `${k.id}: user.${m![1]}`,
       ).toBe(k.cn);
     }
+  });
+});
+
+describe("kube-apiserver's AuthenticationConfiguration (models/authentication-config.ts)", () => {
+  it('each line its file and reason cite holds what they say; the file allows anonymous requests to the health paths alone', () => {
+    const text = `${AUTHN_CONFIG}\n${AUTHN_CONFIG_WHY}`;
+    const holds: [string, string][] = [
+      [
+        'pkg/kubeapiserver/authenticator/config.go:245',
+        'anonymous.NewAuthenticator(config.Anonymous.Conditions)',
+      ],
+      [
+        'pkg/kubeapiserver/options/authentication.go:597',
+        'ret.Anonymous = *ret.AuthenticationConfig.Anonymous',
+      ],
+    ];
+    for (const [at, want] of holds) {
+      const [file, line] = at.split(':');
+      expect(lineOf(CITED_MODULES.K, file!, Number(line)), at).toContain(want);
+      expect(text, at).toContain(`K ${at}`);
+    }
+    const apiserver = 'k8s.io/apiserver@v0.36.3';
+    expect(text).toContain(`${apiserver}/pkg/authentication/request/anonymous/anonymous.go:37`);
+    expect(lineOf(apiserver, 'pkg/authentication/request/anonymous/anonymous.go', 37)).toContain(
+      '!a.allowedPaths[req.URL.Path]',
+    );
+    const doc = parse(AUTHN_CONFIG) as {
+      apiVersion: string;
+      kind: string;
+      anonymous: { enabled: boolean; conditions: { path: string }[] };
+    };
+    expect([doc.apiVersion, doc.kind]).toEqual([
+      'apiserver.config.k8s.io/v1',
+      'AuthenticationConfiguration',
+    ]);
+    expect(doc.anonymous).toEqual({
+      enabled: true,
+      conditions: [{ path: '/livez' }, { path: '/readyz' }, { path: '/healthz' }],
+    });
+  });
+
+  it('an anonymous-auth in the inventory drops the file and its flag: kube-apiserver refuses both together', () => {
+    const withFlag = parseInventory(`apiVersion: hardwire/v1
+kind: Inventory
+cluster: {name: c, extraArgs: {kube-apiserver: {anonymous-auth: "false"}}}
+hosts:
+  - {name: cp-0, address: 198.51.100.10}
+`);
+    const of = (i: typeof inv) => apiserverModel({ inv: i, host: i.hosts[0]! });
+    expect(of(inv).flags.find((f) => f.name === 'authentication-config')?.value).toBe(
+      AUTHN_CONFIG_PATH,
+    );
+    expect(of(inv).files?.map((f) => f.path)).toContain(AUTHN_CONFIG_PATH);
+    expect(of(withFlag).flags.map((f) => f.name)).not.toContain('authentication-config');
+    expect(of(withFlag).files?.map((f) => f.path)).not.toContain(AUTHN_CONFIG_PATH);
   });
 });

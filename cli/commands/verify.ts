@@ -23,7 +23,7 @@ Gates: etcd health over mTLS and member list; each apiserver's /livez and /ready
 controller-manager and scheduler Leases held and renewing. Smoke test through admin.conf:
 namespace + ConfigMap; a Deployment whose ReplicaSet and Pods carry ownerReferences; a CRD with
 a CEL rule rejecting a bad object; a server-side apply conflict; a watch; a Secret that reads
-back while etcd holds it encrypted (k8s:enc:aescbc:v1: checked with etcdctl). Cleans up after.
+back while etcd holds it encrypted with the first key of the encryption config (k8s:enc:secretbox:v1:key1: on a new cluster, checked with etcdctl). Cleans up after.
 --gate-timeout: how long each gate waits, in seconds (default ${DEFAULT_GATE_TIMEOUT_MS / 1000}).
 Exit 1 if any check fails.
 `;

@@ -45,6 +45,8 @@ export async function smoke(
   creds: KubeCreds,
   inv: Inventory,
   etcdSession: Session,
+  /** What etcd must hold at the start of a Secret written now (pki/encryption.ts writePrefix). */
+  encrypted: string,
 ): Promise<CheckResult[]> {
   const results: CheckResult[] = [];
   const run = randomBytes(3).toString('hex');
@@ -233,13 +235,11 @@ export async function smoke(
       const kv = (JSON.parse(r.stdout) as { kvs?: { value: string }[] }).kvs?.[0];
       if (!kv) throw new Error('the Secret is not in etcd');
       const raw = Buffer.from(kv.value, 'base64');
-      const prefix = raw.subarray(0, 24).toString('latin1');
-      if (!prefix.startsWith('k8s:enc:aescbc:v1:key1:'))
-        throw new Error(
-          `etcd value starts with ${JSON.stringify(prefix)}, not k8s:enc:aescbc:v1:key1:`,
-        );
+      const prefix = raw.subarray(0, encrypted.length).toString('latin1');
+      if (prefix !== encrypted)
+        throw new Error(`etcd value starts with ${JSON.stringify(prefix)}, not ${encrypted}`);
       if (raw.includes(Buffer.from(value))) throw new Error('the plaintext is visible in etcd');
-      return 'reads back through the API; etcd holds k8s:enc:aescbc:v1:key1:… without the plaintext';
+      return `reads back through the API; etcd holds ${encrypted}… without the plaintext`;
     });
   } finally {
     await check(results, 'cleanup', async () => {

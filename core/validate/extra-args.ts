@@ -33,6 +33,10 @@ const DERIVED: PerComponent<Readonly<Record<string, string>>> = {
   },
   'kube-apiserver': {
     'advertise-address': 'it is hosts[].address (the serving certificate holds that address)',
+    'authentication-config':
+      'hardwire renders the AuthenticationConfiguration it points at (anonymous requests to the health paths only); set anonymous-auth to decide anonymous auth yourself',
+    'oidc-issuer-url':
+      'kube-apiserver refuses --oidc-* beside the --authentication-config hardwire passes; an OIDC issuer there is not supported yet',
     'etcd-servers': 'it lists every etcd host from hosts[]',
     'secure-port': `hardwire's kubeconfigs and gates reach kube-apiserver on ${APISERVER_PORT}`,
     'service-cluster-ip-range':

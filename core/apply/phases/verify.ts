@@ -4,6 +4,9 @@ import { adminCreds } from '../creds.ts';
 import { runGateChecks } from '../../gates/checks.ts';
 import { smoke, timed, type CheckResult } from '../../gates/smoke.ts';
 import { probeChecks } from '../../gates/pods.ts';
+import { encryptionKeys, writePrefix } from '../../pki/encryption.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface VerifyReport {
   gates: CheckResult[];
@@ -32,6 +35,11 @@ export function verifyPhase(report: VerifyReport): Phase {
           adminCreds(ctx.clusterDir),
           ctx.inv,
           session(ctx, ctx.inv.etcdHosts[0]!.name),
+          writePrefix(
+            encryptionKeys(
+              readFileSync(join(ctx.clusterDir, 'pki', 'encryption-config.yaml'), 'utf8'),
+            )!,
+          ),
         )),
       );
       for (const r of [...report.gates, ...report.smoke])

@@ -2,6 +2,7 @@ import { flag, PKI, K, BIN, type ModelContext, type UnitModel } from './types.ts
 import { APISERVER_PORT, ETCD_CLIENT_PORT } from '../../../lib/constants.ts';
 import { AUDIT_LOG_PATH, AUDIT_POLICY, AUDIT_POLICY_PATH } from './audit-policy.ts';
 import { podRoutes } from './containerd.ts';
+import { AUTHN_CONFIG, AUTHN_CONFIG_PATH, AUTHN_CONFIG_WHY } from './authentication-config.ts';
 import { CIS_TLS_CIPHERS } from './kubelet.ts';
 
 /**
@@ -15,6 +16,9 @@ const WHY_ROUTES =
   ': this host runs no kubelet, but Pods reach it through the kubernetes Service with their own address, and it calls webhooks at Pod addresses';
 
 export function apiserverModel({ inv, host }: ModelContext): UnitModel {
+  // An anonymous-auth the inventory sets (CIS-strict false, or an allowed true) is the user's choice
+  // of anonymous auth, and kube-apiserver refuses the flag beside a file with an anonymous block.
+  const authn = inv.cluster.extraArgs['kube-apiserver']?.['anonymous-auth'] === undefined;
   const etcdServers = inv.etcdHosts
     .map((h) => `https://${h.address}:${ETCD_CLIENT_PORT}`)
     .join(',');
@@ -33,6 +37,16 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
         mode: 0o600,
         why: 'what the apiserver writes to its audit log (--audit-policy-file)',
       },
+      ...(authn
+        ? [
+            {
+              path: AUTHN_CONFIG_PATH,
+              content: AUTHN_CONFIG,
+              mode: 0o600,
+              why: 'who may call the apiserver without credentials, and where (--authentication-config)',
+            },
+          ]
+        : []),
     ],
     // A control-plane host that is no worker runs no containerd, whose unit adds these routes on workers.
     ...(host.isWorker ? {} : { directives: podRoutes({ inv, host }, WHY_ROUTES) }),
@@ -72,6 +86,7 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
         AUDIT_POLICY_PATH,
         'what is logged, rendered by hardwire (components/models/audit-policy.ts): bodies of writes, never of Secrets, tokens or ConfigMaps; without a policy nothing is logged',
       ),
+      ...(authn ? [flag('authentication-config', AUTHN_CONFIG_PATH, AUTHN_CONFIG_WHY)] : []),
       flag(
         'authorization-mode',
         'Node,RBAC',
@@ -99,7 +114,7 @@ export function apiserverModel({ inv, host }: ModelContext): UnitModel {
       flag(
         'encryption-provider-config',
         `${K}/encryption-config.yaml`,
-        'Secrets are encrypted in etcd with aescbc (k8s:enc:aescbc:v1: prefix)',
+        'Secrets are encrypted in etcd with secretbox (k8s:enc:secretbox:v1:<key>: prefix; a cluster made with aescbc keeps it until hardwire encryption rotate), keys from pki/encryption-config.yaml',
       ),
       flag(
         'etcd-cafile',
