@@ -206,9 +206,26 @@ describe.each(COMPONENTS)('flags prove --flags-of kubeadm: %s', (component, phas
   });
 
   it('leaves the unit running and no scratch dir behind', async () => {
-    expect(await onHost((s) => remote(s, ['systemctl', 'is-active', `${component}.service`]))).toBe(
-      'active',
+    const state = await onHost((s) =>
+      remote(s, ['systemctl', 'is-active', `${component}.service`]),
     );
+    // On failure, the unit's own last lines say why it is not running.
+    const journal =
+      state === 'active'
+        ? ''
+        : await onHost((s) =>
+            remote(s, [
+              'journalctl',
+              '-u',
+              `${component}.service`,
+              '-n',
+              '12',
+              '--no-pager',
+              '-o',
+              'cat',
+            ]),
+          );
+    expect(state, journal).toBe('active');
     expect(
       await onHost((s) =>
         remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-prove.* 2>/dev/null || true']),

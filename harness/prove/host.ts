@@ -174,7 +174,43 @@ export async function proveOnHost(
     client?.close();
     await s.exec(['systemctl', 'stop', unitOf(debugUnit)], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
-    if (!run.beside && !run.unitStopped)
+    if (!run.beside && !run.unitStopped) {
       await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+      await untilActive(s, unit, log);
+    }
+  }
+}
+
+/**
+ * The unit back to active before prove returns. A unit that exits right after its start (seen once in
+ * CI: kube-controller-manager "activating" after the kubeadm-flags proof, on a loaded machine) is
+ * restarted by systemd (Restart=on-failure); its last lines are logged so that the exit is not hidden.
+ */
+async function untilActive(s: Session, unit: string, log: Logger): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  let said = false;
+  for (;;) {
+    const state = (
+      await s.exec(['systemctl', 'is-active', unit], { allowFail: true })
+    ).stdout.trim();
+    if (state === 'active') return;
+    if (!said) {
+      said = true;
+      const tail = await s.exec(['journalctl', '-u', unit, '-n', '8', '--no-pager', '-o', 'cat'], {
+        allowFail: true,
+      });
+      log.warn(
+        `  ${unit} is ${state} after its start again; its last lines:\n${tail.stdout.trimEnd()}`,
+      );
+    }
+    if (Date.now() > deadline)
+      throw new StepError(
+        'flags prove',
+        `${unit} is ${state}, not active, 60 s after its start again`,
+        {
+          host: s.host.name,
+        },
+      );
+    await new Promise((r) => setTimeout(r, 1000));
   }
 }
