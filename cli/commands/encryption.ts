@@ -21,7 +21,8 @@ restarted in order, gated) before the next:
   1. a new secretbox key second: every apiserver can read what it will write
   2. the new key first: every write is encrypted with it
   3. every Secret read and written back through the API, so that each is stored under it
-  4. the old key(s) dropped
+  4. every Secret's value in etcd read with etcdctl: if one is not under the new key, it stops
+     there with the old key kept; else the old key(s) dropped
 Stopped part way, it goes on from the step the config reached. A cluster made with aescbc moves to
 secretbox this way. --dry-run prints the steps and changes nothing.
 `;

@@ -16,8 +16,11 @@ import {
   encryptionKeys,
   promoteKey,
   rotationStage,
+  writePrefix,
   type EncryptionKey,
 } from '../pki/encryption.ts';
+import { connect } from '../transport/index.ts';
+import { etcdctlArgv } from '../gates/etcd.ts';
 import { kubeJson, type KubeCreds } from '../transport/kube-api.ts';
 import { adminCreds } from './creds.ts';
 import type { WireOptions } from './context.ts';
@@ -67,6 +70,35 @@ async function rewriteSecrets(creds: KubeCreds, log: Logger): Promise<number> {
   }
   log.info(`  rewrote ${n} Secret(s) under the new key`);
   return n;
+}
+
+/**
+ * Secrets in etcd not stored under `prefix` (the new key's), read with etcdctl on an etcd host: the
+ * check before the old key goes, since a Secret left under it would be unreadable after.
+ */
+async function notUnder(inv: Inventory, opts: WireOptions, prefix: string): Promise<string[]> {
+  const h = inv.etcdHosts[0]!;
+  const s = await connect(h, {
+    ...(inv.knownHostsFile ? { knownHostsFile: inv.knownHostsFile } : {}),
+    acceptNewHostKeys: opts.acceptNewHostKeys,
+  });
+  try {
+    const r = await s.exec(
+      etcdctlArgv(inv, 'get', '/registry/secrets/', '--prefix', '-w', 'json'),
+      {
+        timeoutMs: 120_000,
+      },
+    );
+    const kvs = (JSON.parse(r.stdout) as { kvs?: { key: string; value: string }[] }).kvs ?? [];
+    return kvs
+      .filter(
+        (kv) =>
+          !Buffer.from(kv.value, 'base64').subarray(0, prefix.length).equals(Buffer.from(prefix)),
+      )
+      .map((kv) => Buffer.from(kv.key, 'base64').toString().replace('/registry/secrets/', ''));
+  } finally {
+    await s.close();
+  }
 }
 
 export async function rotateEncryption(
@@ -126,6 +158,14 @@ export async function rotateEncryption(
       report.rewritten = await rewriteSecrets(adminCreds(join(stateDir, inv.cluster.name)), log);
     },
   );
+  await apply('check in etcd that every Secret is under the new key', undefined, async () => {
+    const left = await notUnder(inv, opts, writePrefix(keys!));
+    if (left.length)
+      throw new StepError(
+        'encryption',
+        `${left.length} Secret(s) not under the new key yet (first: ${left[0]}); the old key stays: run "hardwire encryption rotate" again`,
+      );
+  });
   await apply('drop the old key(s)', dropOldKeys(keys!));
   report.to = names(keys!);
   return report;
