@@ -14,6 +14,7 @@ import { certPaths, checkCerts } from '../harness/audit/certs.ts';
 import { versionOf } from '../harness/audit/discover.ts';
 import { auditPlan } from '../harness/audit/upgrade.ts';
 import { formatHtml, formatMarkdown } from '../harness/audit/format.ts';
+import { cisTargets } from '../harness/audit/index.ts';
 import { unbroken } from '../lib/html.ts';
 import { renderedReport } from './helpers/audit-fixture.ts';
 import { lacksOf } from '../harness/audit/lacks.ts';
@@ -324,6 +325,21 @@ describe('audit --upgrade-to: upgrade plan from what runs', () => {
     );
     // Without --upgrade-to, no plan.
     expect(formatMarkdown(reportOf())).not.toContain('Upgrade plan');
+  });
+});
+
+describe('audit --cis: kube-bench targets from what runs on a host', () => {
+  it.each([
+    [
+      ['etcd', 'kube-apiserver', 'kubelet'],
+      ['etcd', 'control-plane', 'worker'],
+      ['master', 'etcd', 'controlplane', 'node'],
+    ],
+    [['kube-apiserver', 'kube-scheduler'], ['control-plane'], ['master', 'controlplane']],
+    [['kubelet', 'kube-proxy', 'containerd'], ['worker'], ['node']],
+    [['containerd'], [], []],
+  ])('%j', (components, roles, targets) => {
+    expect(cisTargets(components)).toEqual({ roles, targets });
   });
 });
 

@@ -210,6 +210,40 @@ describe("hardwire audit on a cluster wired by Kelsey Hightower's guide", () => 
     }
   });
 
+  it('--cis runs the real kube-bench on the host for every target, from a temporary directory it removes; nothing else written', async () => {
+    const mark = await hostState(s);
+    const r = hardwire(
+      [
+        'audit',
+        '--inventory',
+        inventory,
+        '--state-dir',
+        lab.stateDir,
+        '--cis',
+        '--json',
+        '--quiet',
+      ],
+      { timeoutMs: 600_000 },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as AuditReport;
+    expect(doc.partial).toEqual([]);
+    expect(doc.kubeBench?.benchmark).toBe('cis-1.12');
+    const c = doc.hosts.find((x) => x.name === host)!.cis!;
+    expect(c.targets).toEqual(['master', 'etcd', 'controlplane', 'node']);
+    const recount = { PASS: 0, FAIL: 0, WARN: 0, INFO: 0 };
+    for (const x of c.checks) recount[x.status] += 1;
+    expect(recount).toEqual(c.totals);
+    expect(c.checks.length).toBeGreaterThan(90);
+    // The guide's etcd serves plain HTTP: no client certificate auth (CIS 2.2), which kube-bench
+    // reads from the running process's own argv.
+    expect(c.checks.find((x) => x.id === '2.2')?.status).toBe('FAIL');
+    expect(await remote(s, ['sh', '-c', 'ls -d /tmp/hardwire-cis.* 2>/dev/null | wc -l'])).toBe(
+      '0',
+    );
+    expect(await hostState(s)).toBe(mark);
+  });
+
   it('checks the certificates the guide made with openssl: signed by its CA, end dates as openssl reads them, no key in the report', async () => {
     const h = report.hosts.find((x) => x.name === host)!;
     const tls = '/var/lib/kubernetes/kube-api-server.crt';

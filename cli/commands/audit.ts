@@ -14,9 +14,10 @@ import {
 import { formatText as formatPlan } from '../../core/upgrade/format.ts';
 import { InputError } from '../../lib/errors.ts';
 import { flagVersions } from '../../core/flags/map.ts';
+import { BENCHMARK, kubeBench } from '../../harness/cis/index.ts';
 
 const HELP = `
-usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--json] [--md FILE] [--html FILE]
+usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--cis] [--json] [--md FILE] [--html FILE]
                       [--accept-new-host-keys] [--quiet]
 
 Reads a running cluster, whoever made it (hardwire, kubeadm, k0s, a script after Kelsey
@@ -37,6 +38,12 @@ removed and renamed flags, feature gates and config fields (blocking), deprecati
 defaults, each cited at both tags; from the kube-apiserver's and etcd's own versions. Exit 1 when
 anything blocks. (The stored objects of removed APIs are not read: the audit holds no API access.)
 
+--cis: also run the real kube-bench (CIS Kubernetes Benchmark, kube-bench's stock profile) on each
+host, for the targets what runs there makes (master and controlplane with a kube-apiserver, etcd with
+etcd, node with a kubelet), as "hardwire cis" does. It is the one write the audit makes, and only when
+asked: kube-bench and its cfg/ go to a temporary directory under /tmp, removed after. Its results
+are reported; a FAIL does not change the exit.
+
 A host that cannot be reached, or anything that cannot be read, is one "partial:" line at the end;
 the rest of the report still comes out, and the exit is 1. Exit 0: everything was read.
 `;
@@ -47,6 +54,7 @@ interface Opts extends InventoryOpts, HostOpts {
   etcdTo?: string;
   md?: string;
   html?: string;
+  cis?: boolean;
 }
 
 export function declare(root: Cli): Cli {
@@ -63,6 +71,10 @@ export function declare(root: Cli): Cli {
       '--etcd-to <version>',
       "target etcd version for --upgrade-to (default: the target's etcd in the version table)",
     )
+    .option(
+      '--cis',
+      'also run kube-bench (stock profile) on each host, from a temporary directory it removes',
+    )
     .addOption(options.md())
     .addOption(options.html())
     .addOption(options.json());
@@ -76,7 +88,16 @@ export function declare(root: Cli): Cli {
           `no flag maps for ${opts.upgradeTo} (have: ${flagVersions().join(', ')}); name one of those, or run "hardwire flags --regenerate --kubernetes-version ${opts.upgradeTo}" first`,
         );
       const inv = await inventoryOrLab(opts, log, false);
-      const report = await audit(inv, { acceptNewHostKeys: opts.acceptNewHostKeys === true }, log);
+      const bench = opts.cis ? await kubeBench(inv.cluster.kubernetesVersion, log) : undefined;
+      const report = await audit(
+        inv,
+        {
+          acceptNewHostKeys: opts.acceptNewHostKeys === true,
+          ...(bench ? { cis: bench.bench } : {}),
+        },
+        log,
+      );
+      if (bench) report.kubeBench = { version: bench.bin.version, benchmark: BENCHMARK };
       if (opts.upgradeTo) report.upgrade = auditPlan(report, opts.upgradeTo, opts.etcdTo);
       if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
       if (opts.html) writeFileSync(opts.html, formatHtml(report));

@@ -24,6 +24,14 @@ export const cite = (f: AuditFlag): string =>
 const expiry = (c: AuditCert) =>
   c.notAfter ? `${c.notAfter.slice(0, 10)} (${c.daysLeft} d)` : '-';
 
+/** --cis: kube-bench's totals on a host and the checks that FAIL, in one line. */
+export function cisLine(h: AuditHost): string | undefined {
+  const c = h.cis;
+  if (!c) return undefined;
+  const fails = c.checks.filter((x) => x.status === 'FAIL').map((x) => x.id);
+  return `kube-bench (${c.targets.join(', ')}): ${c.totals.PASS} PASS, ${c.totals.FAIL} FAIL, ${c.totals.WARN} WARN, ${c.totals.INFO} INFO${fails.length ? `; FAIL ${fails.join(', ')}` : ''}`;
+}
+
 function counts(rows: AuditFlag[]): string {
   const by = (s: AuditFlag['status']) => rows.filter((r) => r.status === s).length;
   return `${rows.length} (${by('read')} read, ${by('registered')} registered only, ${by('unknown')} unknown${by('unmapped') ? `, ${by('unmapped')} unmapped` : ''})`;
@@ -65,6 +73,8 @@ export function formatText(r: AuditReport): string {
       out.push(
         `    ${c.path} (${c.namedBy}): ${c.subject}; expires ${expiry(c)}; ${c.signedBy ? `signed by ${c.signedBy}` : `issuer ${c.issuer}`}${c.problems.length ? `; ${c.problems.map((x) => x.toUpperCase()).join('; ')}` : ''}`,
       );
+    const cis = cisLine(h);
+    if (cis) out.push(`  ${cis}`);
   }
   out.push(summary(r));
   for (const p of r.partial) out.push(`partial: ${p}`);
@@ -117,6 +127,8 @@ export function formatMarkdown(r: AuditReport): string {
           `| ${md(c.path)} | ${md(c.namedBy)} | ${md(c.subject)} | ${expiry(c)} | ${md(c.signedBy ?? `issuer ${c.issuer}`)} | ${md(c.problems.join('; '))} |`,
         );
     }
+    const cis = cisLine(h);
+    if (cis) out.push('', md(cis));
   }
   // upgrade plan's own Markdown, a heading level down: a section of this report.
   if (r.upgrade) out.push('', planMarkdown(r.upgrade).replace(/^#/gm, '##').trimEnd());
@@ -170,6 +182,8 @@ function hostHtml(h: AuditHost): string {
         )
         .join('\n')}</tbody></table>`,
     );
+  const cis = cisLine(h);
+  if (cis) parts.push(`<p class="cis">${esc(cis)}</p>`);
   parts.push('</section>');
   return parts.join('\n');
 }

@@ -7,14 +7,36 @@ import type { Logger } from '../../lib/log.ts';
 import { auditHost, VERSION_ARGS } from './discover.ts';
 import { lacksOf } from './lacks.ts';
 import type { AuditHost, AuditReport } from './types.ts';
+import { scanWith, type KubeBench } from '../cis/index.ts';
 
 export type { AuditReport } from './types.ts';
 export { auditPlan } from './upgrade.ts';
 export { formatHtml, formatMarkdown, formatText } from './format.ts';
 
+/**
+ * kube-bench's targets for what runs on a host: master and controlplane where a kube-apiserver runs,
+ * etcd where etcd does, node where a kubelet does. Roles as `hardwire cis` names them.
+ */
+export function cisTargets(components: string[]): { roles: string[]; targets: string[] } {
+  const has = (c: string) => components.includes(c);
+  return {
+    roles: [
+      ...(has('etcd') ? ['etcd'] : []),
+      ...(has('kube-apiserver') ? ['control-plane'] : []),
+      ...(has('kubelet') ? ['worker'] : []),
+    ],
+    targets: [
+      ...(has('kube-apiserver') ? ['master'] : []),
+      ...(has('etcd') ? ['etcd'] : []),
+      ...(has('kube-apiserver') ? ['controlplane'] : []),
+      ...(has('kubelet') ? ['node'] : []),
+    ],
+  };
+}
+
 export async function audit(
   inv: Inventory,
-  opts: { acceptNewHostKeys: boolean },
+  opts: { acceptNewHostKeys: boolean; cis?: KubeBench },
   log: Logger,
 ): Promise<AuditReport> {
   const partial: string[] = [];
@@ -49,6 +71,21 @@ export async function audit(
         if (lacks.length) p.lacks = lacks;
       }
       hosts.push(read);
+      // --cis, the one write the audit makes when asked: kube-bench in a temporary directory under
+      // /tmp, removed after (harness/cis/scan.ts), with kube-bench's stock profile.
+      const { roles, targets } = cisTargets(read.processes.map((p) => p.component));
+      if (opts.cis && targets.length) {
+        try {
+          read.cis = await scanWith(
+            (_msg, fn) => fn(session!),
+            { host: h.name, roles, targets, skipped: undefined },
+            opts.cis,
+          );
+        } catch (err) {
+          const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+          partial.push(`${h.name}: kube-bench did not run: ${why}`);
+        }
+      }
     } catch (err) {
       const why = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
       partial.push(`${h.name}: reading it failed: ${why}`);

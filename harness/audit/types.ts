@@ -3,6 +3,7 @@
 // unknown), and the certificates its flags name.
 
 import type { PlanDoc } from '../../core/upgrade/format.ts';
+import type { HostReport } from '../cis/index.ts';
 
 /** `read`: the map has a read site; `registered`: registered, no read found; `unknown`: the map lacks it; `unmapped`: no map for this binary at this version. */
 export type FlagStatus = 'read' | 'registered' | 'unknown' | 'unmapped';
@@ -72,6 +73,8 @@ export interface AuditHost {
   /** Every certificate the processes name, once per path, checked against the CA files they name. */
   certs: AuditCert[];
   notes: string[];
+  /** --cis: kube-bench's results on this host, with the stock profile, for the targets its processes make. */
+  cis?: HostReport;
 }
 
 export interface AuditReport {
@@ -81,4 +84,6 @@ export interface AuditReport {
   partial: string[];
   /** --upgrade-to: upgrade plan's document for the flags and fields read here. */
   upgrade?: PlanDoc;
+  /** --cis: the kube-bench that ran, and its benchmark. */
+  kubeBench?: { version: string; benchmark: string };
 }

@@ -2,3 +2,5 @@
 export { STATUSES, zero, type Counts, type HostReport, type Status } from './report.ts';
 export type { PlaneReport } from './format.ts';
 export { scanHardwire, scanLabHost, scanLabNodes } from './plane.ts';
+export { kubeBench } from './plane.ts';
+export { BENCHMARK, scanWith, type KubeBench } from './scan.ts';
