@@ -340,10 +340,10 @@ describe('one grammar across the CLI', () => {
   it('help that lists components, steps or certificates comes from the registry', async () => {
     const { hardwire } = await import('./helpers/cli.ts');
     const wire = hardwire(['wire', '--help']).stdout;
-    for (const c of ['etcd', 'kube-apiserver', 'containerd', 'kubelet and kube-proxy'])
+    for (const c of ['etcd', 'kube-apiserver', 'kube-vip', 'containerd', 'kubelet and kube-proxy'])
       expect(wire).toContain(`Start or restart ${c}`);
     expect(hardwire(['teardown', '--help']).stdout).toContain(
-      'kube-proxy, kubelet, containerd, kube-scheduler, kube-controller-manager, kube-apiserver, etcd',
+      'kube-proxy, kubelet, containerd, kube-scheduler, kube-controller-manager, kube-vip, kube-apiserver, etcd',
     );
     for (const id of ['kubelet-server', 'kubeconfig-kubelet', 'kubeconfig-kube-proxy'])
       expect(hardwire(['pki', '--help']).stdout).toContain(id);

@@ -62,11 +62,13 @@ describe('registry', () => {
     expect(STAGES).toEqual([
       { id: 'etcd', components: ['etcd'] },
       { id: 'kube-apiserver', components: ['kube-apiserver'] },
+      { id: 'vip', components: ['kube-vip'] },
       { id: 'controllers', components: ['kube-controller-manager', 'kube-scheduler'] },
       { id: 'containerd', components: ['containerd'] },
       { id: 'workers', components: ['kubelet', 'kube-proxy'] },
     ]);
     expect(LEASES).toEqual([
+      { component: 'kube-vip', lease: 'plndr-cp-lock' },
       { component: 'kube-controller-manager', lease: 'kube-controller-manager' },
       { component: 'kube-scheduler', lease: 'kube-scheduler' },
     ]);
@@ -282,6 +284,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.names).toEqual([
       'etcd',
       'kube-apiserver',
+      'kube-vip',
       'kube-controller-manager',
       'kube-scheduler',
       'demo-sidecar',
@@ -312,13 +315,19 @@ describe('adding a component (docs/adding-a-component.md)', () => {
     expect(out.stages).toEqual([
       'etcd',
       'kube-apiserver',
+      'vip',
       'controllers',
       'demo',
       'containerd',
       'workers',
     ]);
     expect(out.startPhases).toEqual(out.stages);
-    expect(out.leases).toEqual(['kube-controller-manager', 'kube-scheduler', 'demo-sidecar']);
+    expect(out.leases).toEqual([
+      'plndr-cp-lock',
+      'kube-controller-manager',
+      'kube-scheduler',
+      'demo-sidecar',
+    ]);
     expect(out.checks).toContain('demo-sidecar: answers');
     expect(out.unit).toMatch(/ExecStart=\/usr\/local\/bin\/demo-sidecar/);
     expect(out.unit).toMatch(/--kubeconfig=\/etc\/kubernetes\/demo-sidecar\.conf/);

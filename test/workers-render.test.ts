@@ -12,7 +12,7 @@ import { parseInventory } from '../core/inventory/load.ts';
 import { remoteCerts, renewableNames } from '../core/certs/catalog.ts';
 import { renewOperatorCopies } from '../core/certs/renew.ts';
 import { KUBECONFIGS, allLeaves, kubeconfigFiles } from '../core/pki/table.ts';
-import { CLUSTER_ADMINS_BINDING } from '../core/apply/phases/rbac.ts';
+import { CLUSTER_ADMINS_BINDING, KUBE_VIP_BINDING } from '../core/apply/phases/rbac.ts';
 
 const CP = `  - {name: cp-0, address: 198.51.100.10, roles: [etcd, control-plane]}
 `;
@@ -331,6 +331,7 @@ describe('workers and the rest of the PKI', () => {
     expect(Object.fromEntries(KUBECONFIGS.map((k) => [k.id, k.authorizedBy.by]))).toEqual({
       admin: 'wire',
       'super-admin': 'masters',
+      'kube-vip': 'wire',
       'controller-manager': 'builtIn',
       scheduler: 'builtIn',
       kubelet: 'node',
@@ -342,9 +343,16 @@ describe('workers and the rest of the PKI', () => {
       expect([f.leaf.cn, f.leaf.o]).toEqual([`system:node:${f.host}`, ['system:nodes']]);
     for (const k of KUBECONFIGS) {
       if (k.authorizedBy.by === 'masters') expect(k.o).toContain('system:masters');
-      if (k.authorizedBy.by !== 'wire') continue;
-      expect(k.authorizedBy.binding).toBe(CLUSTER_ADMINS_BINDING.metadata.name);
-      expect(k.o).toContain(CLUSTER_ADMINS_BINDING.subjects[0]!.name);
+      const by = k.authorizedBy;
+      if (by.by !== 'wire') continue;
+      // Each binding wire creates names this identity, by its group or by its user.
+      const binding = [CLUSTER_ADMINS_BINDING, KUBE_VIP_BINDING].find(
+        (b) => b.metadata.name === by.binding,
+      );
+      expect(binding, `${k.id}: wire creates ${JSON.stringify(k.authorizedBy)}`).toBeDefined();
+      const subject = binding!.subjects[0]!;
+      if (subject.kind === 'Group') expect(k.o).toContain(subject.name);
+      else expect(k.cn).toBe(subject.name);
     }
   });
 });

@@ -67,6 +67,7 @@ export function declare(root: Cli): Cli {
     .action(
       act(async ({ opts, log }: Run<Opts>) => {
         const inv = await inventoryOrLab(opts, log, !opts.dryRun);
+        if (inv.endpointWarning) log.warn(inv.endpointWarning);
         const t0 = performance.now();
         const ctx = await wire(
           inv,

@@ -1,5 +1,6 @@
 // Reads an inventory file into a resolved, validated Inventory. Any problem is one InputError line.
 import { readFileSync, statSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -26,6 +27,8 @@ export interface Host extends HostDoc {
   isEtcd: boolean;
   isControlPlane: boolean;
   isWorker: boolean;
+  /** Holds cluster.apiServerVip in turn with the other control-plane hosts: runs kube-vip. */
+  isVip: boolean;
   /** A worker's pod range (inventory/pod-cidrs.ts); undefined on other hosts. */
   podCidr?: Cidr;
 }
@@ -43,6 +46,8 @@ export interface Inventory {
   /** The `kubernetes` Service IP: first address of serviceCIDR. */
   serviceIp: string;
   endpoint: { host: string; port: number };
+  /** Several control-plane hosts, and every client reaches the first: wire says so (issue 41). */
+  endpointWarning?: string;
   knownHostsFile: string | undefined;
   warnings: string[];
 }
@@ -184,6 +189,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
       isEtcd: h.roles.includes('etcd'),
       isControlPlane: h.roles.includes('control-plane'),
       isWorker: worker,
+      isVip: c.apiServerVip !== undefined && h.roles.includes('control-plane'),
       ...(pod ? { podCidr: pod } : {}),
     };
   });
@@ -207,9 +213,15 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     );
   }
 
+  const vip = c.apiServerVip;
+  if (vip) checkVip(vip.address, doc.hosts, [serviceCidr, podCidr], c.apiServerEndpoint);
+  const endpointWarning =
+    !vip && controlPlaneHosts.length > 1 && c.apiServerEndpoint === ''
+      ? `cluster.apiServerVip: not set, so every kubelet, kube-proxy and admin.conf reaches the API through ${controlPlaneHosts[0]!.name} alone; set apiServerVip (a free address on the control-plane hosts' network) or apiServerEndpoint (a load balancer)`
+      : undefined;
   const endpoint = parseEndpoint(
     c.apiServerEndpoint,
-    controlPlaneHosts[0]!.address,
+    vip?.address ?? controlPlaneHosts[0]!.address,
     APISERVER_PORT,
   );
   const base = dirname(resolve(file));
@@ -225,9 +237,37 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     podCidr,
     serviceIp: firstServiceIp(serviceCidr),
     endpoint,
+    ...(endpointWarning ? { endpointWarning } : {}),
     knownHostsFile: doc.knownHosts ? resolve(base, expandHome(doc.knownHosts)) : undefined,
     warnings,
   };
+}
+
+/** The VIP is an address of no host, outside the cluster's ranges, and it is the endpoint. */
+function checkVip(
+  address: string,
+  hosts: readonly { address: string }[],
+  cidrs: readonly Cidr[],
+  endpoint: string,
+): void {
+  const field = 'cluster.apiServerVip.address';
+  if (isIP(address) !== 4)
+    throw new InputError(field, `"${address}" must be an IPv4 address such as 198.51.100.10`);
+  checkHostAddress(field, address);
+  const i = hosts.findIndex((h) => h.address === address);
+  if (i >= 0)
+    throw new InputError(
+      field,
+      `${address} is hosts[${i}].address; the VIP must be a free address on the control-plane hosts' network`,
+    );
+  for (const cidr of cidrs)
+    if (cidrContains(cidr, address))
+      throw new InputError(field, `${address} lies inside ${cidr.text}; use an address outside it`);
+  if (endpoint !== '')
+    throw new InputError(
+      'cluster.apiServerEndpoint',
+      'is set beside apiServerVip; the VIP is the endpoint, so remove one of them',
+    );
 }
 
 export function loadInventory(file: string): Inventory {

@@ -63,6 +63,19 @@ const cluster = z.strictObject({
     })
     .default('cluster.local'),
   apiServerEndpoint: z.string().default(''),
+  /**
+   * A free address on the control-plane hosts' network that kube-vip holds on one of them at a time
+   * (registry/kube-vip.ts): the cluster endpoint every kubelet, kube-proxy and admin.conf reaches.
+   */
+  apiServerVip: z
+    .strictObject({
+      address: z.string(),
+      /** The network interface, the same name on every control-plane host, that the address is added to. */
+      interface: z.string().regex(/^[A-Za-z0-9_.-]{1,15}$/, {
+        message: 'must be a network interface name such as eth0 (at most 15 characters)',
+      }),
+    })
+    .optional(),
   extraSANs: z.array(z.string().min(1)).default([]),
   /**
    * Extra or overriding flags per component, as kubeadm's extraArgs: `{kube-apiserver: {v: "2"}}`.

@@ -70,10 +70,13 @@ export function renderUnit(
     type: model.type,
     directives: directivesOf(model),
     binary: model.binary,
+    args: (model.args ?? []).map((a) => ({ word: systemdWord(a.word), why: a.why })),
+    // A model's own Restart= directive replaces the default Restart=on-failure.
+    restartDirective: (model.directives ?? []).some((d) => d.key === 'Restart'),
     flags: model.flags.map((f, i) => ({
       name: f.name,
       why: f.why,
-      citation: ctx.cite?.(model.component, f.name) ?? '',
+      citation: ctx.cite?.(model.component, f.name) ?? (f.readAt ? `read at ${f.readAt}` : ''),
       value: systemdWord(f.value),
       cont: i < model.flags.length - 1 ? ' \\' : '',
     })),

@@ -27,6 +27,14 @@ const READERS: Record<string, (args: string[]) => boolean> = {
   stat: () => true,
   sha256sum: () => true,
   journalctl: (a) => !a.some((x) => /^--(rotate|vacuum|flush|sync|relinquish)/.test(x)),
+  // Addresses, links and routes: the VIP gate asks which host holds the address.
+  ip: (a) => {
+    const [object, verb] = words(a);
+    return (
+      ['addr', 'address', 'link', 'route'].includes(object ?? '') &&
+      (verb === undefined || verb === 'show' || verb === 'list')
+    );
+  },
   systemctl: (a) =>
     [
       'show',

@@ -48,6 +48,7 @@ const KUBE_BENCH_BIN: PerComponent<string | null> = {
   'kube-controller-manager': 'controllermanagerbin',
   'kube-scheduler': 'schedulerbin',
   containerd: null,
+  'kube-vip': null,
   kubelet: 'kubeletbin',
   'kube-proxy': 'proxybin',
 };

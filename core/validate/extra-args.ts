@@ -31,6 +31,14 @@ const DERIVED: PerComponent<Readonly<Record<string, string>>> = {
       'it derives from hosts[].address (the etcd peer certificate holds that address)',
     'data-dir': "hardwire's snapshots and restores use /var/lib/etcd",
   },
+  'kube-vip': {
+    address:
+      'it is cluster.apiServerVip.address (the serving certificate and every kubeconfig hold it)',
+    interface: 'it is cluster.apiServerVip.interface',
+    nodeName:
+      'it is hosts[].name (the Lease holder the gate compares with the host that has the address)',
+    leaseName: "hardwire's gate and drills read that Lease",
+  },
   'kube-apiserver': {
     'advertise-address': 'it is hosts[].address (the serving certificate holds that address)',
     'authentication-config':

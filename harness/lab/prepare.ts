@@ -120,11 +120,25 @@ export function hostRoles(
     : ['etcd', 'control-plane'];
 }
 
+/**
+ * With two or more control-plane hosts, the lab network's .10 (hosts start at .11) is the API's VIP,
+ * on host0, the lab hosts' interface: every node then survives losing any one control-plane host.
+ */
+export function labVip(
+  state: Pick<LabState, 'hosts' | 'workers' | 'dedicatedWorkers' | 'subnet'>,
+): { apiServerVip?: { address: string; interface: string } } {
+  const cps = state.hosts.filter((_, i) => hostRoles(state, i).includes('control-plane')).length;
+  if (cps < 2) return {};
+  return {
+    apiServerVip: { address: state.subnet.replace(/\.0\/\d+$/, '.10'), interface: 'host0' },
+  };
+}
+
 export function writeLabInventory(files: LabFiles, state: LabState): void {
   const doc: InventoryInput = {
     apiVersion: 'hardwire/v1',
     kind: 'Inventory',
-    cluster: { name: state.name },
+    cluster: { name: state.name, ...labVip(state) },
     hosts: state.hosts.map((h, i) => ({
       name: h.name,
       address: h.address,

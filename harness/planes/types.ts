@@ -22,7 +22,11 @@ import {
 } from '../../core/components/registry/index.ts';
 /** The components wire starts (the workers' are not compared until wire runs them). */
 // The control plane; the node's kubelet and kube-proxy have their own section (node-section.ts).
-export const COMPONENTS = COMPONENT_NAMES.filter((n) => specOf(n).role !== 'worker');
+// kube-vip is not compared flag by flag (neither kubeadm nor k0s runs it); how each plane's nodes
+// reach the API is its own row (compare/endpoints.ts).
+export const COMPONENTS = COMPONENT_NAMES.filter(
+  (n) => specOf(n).role !== 'worker' && specOf(n).role !== 'vip',
+);
 export type Component = ComponentName;
 
 /** The cluster parameters every plane is generated with. */

@@ -181,6 +181,11 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
     ldflags: (v) => ['-s', '-w', '-X', `main.version=${v.webhook}`],
   },
   delve: { modules: ['github.com/go-delve/delve'], ldflags: () => [] },
+  // kube-vip's Makefile stamps main.Version and main.Build (the commit, not known here).
+  'kube-vip': {
+    modules: ['github.com/kube-vip/kube-vip'],
+    ldflags: (v) => ['-s', '-w', '-X', `main.Version=${v['kube-vip']}`],
+  },
   // cri-tools' Makefile stamps pkg/version.Version without the "v" (VERSION from git describe | sed 's/^v//').
   'cri-tools': {
     modules: ['sigs.k8s.io/cri-tools'],

@@ -62,6 +62,8 @@ export interface VersionSet {
   webhook: string;
   /** crictl (components/go/cri-tools): the proxy serves v1.34.0 and v1.37.0 of sigs.k8s.io/cri-tools, none for v1.36. */
   'cri-tools': string;
+  /** kube-vip (components/go/kube-vip): the proxy refuses its version list and serves v1.0.0. */
+  'kube-vip': string;
   /** Debug builds (`flags prove`, issue 25): the same Kubernetes and etcd modules, -gcflags=all=-N -l, symbols kept. */
   'kubernetes-debug': string;
   'etcd-debug': string;
@@ -92,6 +94,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     imagebuild: 'v0.22.1',
     webhook: 'v0.1.0',
     'cri-tools': 'v1.37.0',
+    'kube-vip': 'v1.0.0',
     'kubernetes-debug': 'v1.36.3',
     'etcd-debug': 'v3.6.8',
     delve: 'v1.27.2',
@@ -118,6 +121,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     imagebuild: 'v0.22.1',
     webhook: 'v0.1.0',
     'cri-tools': 'v1.37.0',
+    'kube-vip': 'v1.0.0',
     'kubernetes-debug': 'v1.37.2',
     'etcd-debug': 'v3.7.0',
     delve: 'v1.27.2',

@@ -12,6 +12,8 @@ export interface Flag {
    * plugin cannot drop NodeRestriction); `removedBy` names the flag whose entries are taken out.
    */
   list?: { removedBy?: string };
+  /** Where the flag is read, for a component without a flag map (module@version/file:line). */
+  readAt?: string;
 }
 
 /** A [Service] line besides ExecStart (LoadCredential=), with the reason it is there. */
@@ -50,6 +52,8 @@ export interface UnitModel<Name extends string = string> {
   /** systemd Type=: notify where the binary calls sd_notify. */
   type: 'notify' | 'simple';
   binary: string;
+  /** Words between the binary and its flags (a subcommand), each with its reason. */
+  args?: { word: string; why: string }[];
   flags: Flag[];
   account?: Account;
   directives?: Directive[];

@@ -11,6 +11,8 @@ import { abort, orAbort, retry } from '../../../lib/retry.ts';
 import type { ReadSession as Session } from '../../transport/index.ts';
 import type { Gate, GateContext } from './types.ts';
 import { unitOf } from '../../../lib/unit.ts';
+import { checkVip, vipGate } from '../../gates/vip.ts';
+import { KUBE_VIP_LEASE } from '../models/kube-vip.ts';
 
 function sessionOf(ctx: GateContext, host: string): Session {
   const s = ctx.sessions.get(host);
@@ -233,3 +235,29 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
     ],
   };
 }
+
+/** kube-vip: its Lease held and renewing, the VIP on the holder alone, and the API answering at the VIP. */
+export const kubeVipGate: Gate = {
+  proves: `its Lease kube-system/${KUBE_VIP_LEASE} is held and renewing, the holder alone has the VIP on its interface, and /livez and /readyz answer at the VIP`,
+  async wait(ctx) {
+    const v = await vipGate(
+      ctx.inv,
+      adminCreds(ctx.clusterDir),
+      ctx.sessions,
+      KUBE_VIP_LEASE,
+      ctx.opts.gateTimeoutMs,
+    );
+    ctx.log.info(
+      `  ${v.address} held by ${v.holder} (Lease renewed ${v.renewTime}); the API answers there`,
+    );
+  },
+  checks: (ctx) => [
+    {
+      name: `kube-vip: ${KUBE_VIP_LEASE} held and renewing, the VIP on its holder alone, /livez and /readyz at the VIP`,
+      run: async () => {
+        const v = await checkVip(ctx.inv, adminCreds(ctx.clusterDir), ctx.sessions, KUBE_VIP_LEASE);
+        return `${v.address} on ${v.holder}`;
+      },
+    },
+  ],
+};

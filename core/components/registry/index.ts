@@ -4,6 +4,7 @@
 // its model, and one line here (docs/adding-a-component.md).
 import { etcd } from './etcd.ts';
 import { kubeApiserver } from './kube-apiserver.ts';
+import { kubeVip } from './kube-vip.ts';
 import { kubeControllerManager } from './kube-controller-manager.ts';
 import { kubeScheduler } from './kube-scheduler.ts';
 import { containerd } from './containerd.ts';
@@ -23,6 +24,7 @@ import {
 export const COMPONENTS = [
   etcd,
   kubeApiserver,
+  kubeVip,
   kubeControllerManager,
   kubeScheduler,
   containerd,
@@ -34,8 +36,8 @@ type Spec = (typeof COMPONENTS)[number];
 export type ComponentName = Spec['name'];
 /** Components the flag map covers: those with a flagTarget. */
 export type FlagComponentName = Extract<Spec, { flagTarget: unknown }>['name'];
-/** etcd and the control plane: what compare, prove and kubeadm's plane cover. */
-export type ControlPlaneName = Exclude<Spec, { role: 'worker' }>['name'];
+/** etcd and the control plane: what compare, prove and kubeadm's plane cover (not kube-vip, which neither kubeadm nor k0s runs by default). */
+export type ControlPlaneName = Exclude<Spec, { role: 'worker' | 'vip' }>['name'];
 /**
  * A table with one row per component (of K): a component added to the registry without its row
  * fails tsc at the table, so nothing per component is left to a default by accident.

@@ -8,6 +8,7 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** Binaries that share one upstream release and one Go module (or source tree). */
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
+/** kube-vip holds the API's virtual address on the control-plane hosts (issue 41). */
 /** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go); cri-tools is crictl, on kubeadm plane hosts. */
 export type BinaryGroup =
   | 'kubernetes'
@@ -25,14 +26,19 @@ export type BinaryGroup =
   | 'imagebuild'
   | 'webhook'
   | 'cri-tools'
+  | 'kube-vip'
   | 'kubernetes-debug'
   | 'etcd-debug'
   | 'delve';
 
-export type Role = 'etcd' | 'control-plane' | 'worker';
+/** vip: the control-plane hosts when the inventory sets cluster.apiServerVip. */
+export type Role = 'etcd' | 'control-plane' | 'worker' | 'vip';
 
 /** What runsOn reads of a host; isWorker is optional so control-plane callers need not name it. */
-export type HostRoles = Pick<Host, 'isEtcd' | 'isControlPlane'> & { isWorker?: boolean };
+export type HostRoles = Pick<Host, 'isEtcd' | 'isControlPlane'> & {
+  isWorker?: boolean;
+  isVip?: boolean;
+};
 
 /** One binary hardwire can build, fetch or take from a directory: a run component or a tool. */
 export interface BinarySpec {
@@ -170,11 +176,16 @@ export interface ComponentSpec<N extends string = string> {
 }
 
 export function hasRole(host: HostRoles, role: Role): boolean {
-  return role === 'etcd'
-    ? host.isEtcd
-    : role === 'worker'
-      ? host.isWorker === true
-      : host.isControlPlane;
+  switch (role) {
+    case 'etcd':
+      return host.isEtcd;
+    case 'worker':
+      return host.isWorker === true;
+    case 'vip':
+      return host.isVip === true;
+    case 'control-plane':
+      return host.isControlPlane;
+  }
 }
 
 export function runsOn(spec: Pick<ComponentSpec, 'role'>, host: HostRoles): boolean {
