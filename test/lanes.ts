@@ -28,11 +28,13 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/proxyjump.test.ts',
     'test/flags-proven.test.ts',
     'test/worker-citations.test.ts',
+    'test/kube-vip-citations.test.ts',
   ],
   [
-    // w3, w1w, kthw (the guide's cluster), the faults, kubeadm for real, the flag maps, the builds, the lab itself
+    // w3, w1w, ha3 (losing a host), kthw (the guide's cluster), the faults, kubeadm for real, the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
     'test/encryption-rotate.test.ts',
+    'test/lose-host.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/w1w.test.ts',
     'test/guide-audit.test.ts',

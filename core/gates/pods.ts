@@ -41,6 +41,13 @@ export function probeObjects(inv: Inventory): object[] {
           },
         ],
         terminationGracePeriodSeconds: 1,
+        // Pinned to its node as a DaemonSet's Pod is, it tolerates the node's loss as one does
+        // (k8s.io/kubernetes@v1.36.3/pkg/controller/daemon/util/daemonset_util.go:48-66): a bare
+        // Pod evicted from a powered-off node is gone for good, and verify would miss it after the
+        // node is back. The drill lose-host shows the eviction with a Pod of its own.
+        tolerations: ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable'].map(
+          (key) => ({ key, operator: 'Exists', effect: 'NoExecute' }),
+        ),
       },
     })),
     {

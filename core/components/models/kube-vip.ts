@@ -34,7 +34,7 @@ export function kubeVipModel({ inv, host }: ModelContext): UnitModel {
     {
       key: 'BindReadOnlyPaths',
       value: `${KUBE_VIP_CONF}:${KUBE_VIP_READS}`,
-      why: `kube-vip reads ${KUBE_VIP_READS} whatever --k8sConfigPath says (KV cmd/kube-vip.go:145 registers the flag, nothing reads it; KV pkg/manager/manager.go:89): in its own mount namespace that path is its own identity, system:kube-vip, which may only hold its Lease`,
+      why: `the manager reads ${KUBE_VIP_READS} (KV pkg/manager/manager.go:89); --k8sConfigPath only names the host file its generated static Pod mounts there (KV pkg/kubevip/config_generator.go:615-622). This is that mount: its own identity, system:kube-vip, which may only hold its Lease`,
     },
     {
       key: 'CapabilityBoundingSet',
