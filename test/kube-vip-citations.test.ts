@@ -4,14 +4,15 @@
 // --k8sConfigPath is read nowhere is checked the same way. Not in `pnpm test:unit`: it reads the
 // module cache (fetched here if missing).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseInventory } from '../core/inventory/load.ts';
 import { KUBE_VIP_MODULE, kubeVipModel } from '../core/components/models/kube-vip.ts';
 import { renderUnit } from '../core/render/systemd.ts';
 import type { UnitModel } from '../core/components/models/index.ts';
-import { modcache, moduleDir, reopen } from './helpers/modcache.ts';
+import { moduleDir, reopen } from './helpers/modcache.ts';
+import { run } from '../lib/proc.ts';
+import { goEnv } from '../core/components/binaries/go-env.ts';
 import { CITES } from '../harness/drills/lose-host.ts';
 
 const [MODULE, VERSION] = KUBE_VIP_MODULE.split('@') as [string, string];
@@ -33,12 +34,13 @@ function goFiles(dir: string): string[] {
   });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
+  // Hardwire's module cache (GOMODCACHE from goEnv), where `components build kube-vip` put it.
   if (!existsSync(root))
-    execFileSync('go', ['mod', 'download', KUBE_VIP_MODULE], {
-      env: { ...process.env, GOMODCACHE: modcache, GOFLAGS: '-mod=mod' },
-      stdio: 'inherit',
-      timeout: 300_000,
+    await run('go', ['mod', 'download', KUBE_VIP_MODULE], {
+      step: 'go mod download',
+      env: goEnv(),
+      timeoutMs: 300_000,
     });
 }, 320_000);
 
