@@ -240,6 +240,8 @@ export function leaseRenewingGate(component: string, lease: string, securePort: 
 export const kubeVipGate: Gate = {
   proves: `its Lease kube-system/${KUBE_VIP_LEASE} is held and renewing, the holder alone has the VIP on its interface, and /livez and /readyz answer at the VIP`,
   async wait(ctx) {
+    // No VIP in the inventory: no host runs kube-vip, and there is nothing to gate.
+    if (!ctx.inv.cluster.apiServerVip) return;
     const v = await vipGate(
       ctx.inv,
       adminCreds(ctx.clusterDir),
@@ -251,13 +253,21 @@ export const kubeVipGate: Gate = {
       `  ${v.address} held by ${v.holder} (Lease renewed ${v.renewTime}); the API answers there`,
     );
   },
-  checks: (ctx) => [
-    {
-      name: `kube-vip: ${KUBE_VIP_LEASE} held and renewing, the VIP on its holder alone, /livez and /readyz at the VIP`,
-      run: async () => {
-        const v = await checkVip(ctx.inv, adminCreds(ctx.clusterDir), ctx.sessions, KUBE_VIP_LEASE);
-        return `${v.address} on ${v.holder}`;
-      },
-    },
-  ],
+  checks: (ctx) =>
+    !ctx.inv.cluster.apiServerVip
+      ? []
+      : [
+          {
+            name: `kube-vip: ${KUBE_VIP_LEASE} held and renewing, the VIP on its holder alone, /livez and /readyz at the VIP`,
+            run: async () => {
+              const v = await checkVip(
+                ctx.inv,
+                adminCreds(ctx.clusterDir),
+                ctx.sessions,
+                KUBE_VIP_LEASE,
+              );
+              return `${v.address} on ${v.holder}`;
+            },
+          },
+        ],
 };
