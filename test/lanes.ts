@@ -8,7 +8,7 @@
 // with the least time.
 export const LAB_LANES: readonly (readonly string[])[] = [
   [
-    // w1 (flags prove and the API drills), and w3w (the upgrade)
+    // w1 (flags prove and the API drills), w3w (the upgrade), the faults
     'test/drill-api.test.ts',
     'test/flags-prove.test.ts',
     'test/flags-prove-k0s.test.ts',
@@ -16,9 +16,10 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/lab-snapshot.test.ts',
     'test/security-live.test.ts',
     'test/upgrade-apply.test.ts',
+    'test/faults.test.ts',
   ],
   [
-    // w2 (the certificate drills), compare's three planes, wire from nothing
+    // w2 (the certificate drills), compare's three planes, wire from nothing, kubeadm for real, the guide's cluster, k0s killed
     'test/drill.test.ts',
     'test/drill-mistakes.test.ts',
     'test/certs.test.ts',
@@ -29,20 +30,19 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/flags-proven.test.ts',
     'test/worker-citations.test.ts',
     'test/kube-vip-citations.test.ts',
+    'test/kubeadm-real.test.ts',
+    'test/guide-audit.test.ts',
+    'test/drill-kill-k0s.test.ts',
   ],
   [
-    // w3, w1w, ha3 (losing a host), kthw (the guide's cluster), the faults, kubeadm for real, the flag maps, the builds, the lab itself
+    // w3, w1w, ha3 (losing a host: about 17 min), the flag maps, the builds, the lab itself
     'test/etcd-snapshot.test.ts',
     'test/encryption-rotate.test.ts',
     'test/lose-host.test.ts',
     'test/flags-prove-multi.test.ts',
     'test/w1w.test.ts',
-    'test/guide-audit.test.ts',
     'test/webhook-pod.test.ts',
-    'test/faults.test.ts',
-    'test/kubeadm-real.test.ts',
     'test/flags.test.ts',
-    'test/drill-kill-k0s.test.ts',
     'test/workers-wire.test.ts',
     'test/components.test.ts',
     'test/sans.test.ts',

@@ -180,6 +180,8 @@ export function probeChecks(ctx: GateContext): Check[] {
       {
         name: `probe Pod on ${h.name}: kubectl exec, then Pod to Pod to ${peer.name}`,
         run: async () => {
+          // The peer Running and ready first: a Pod whose node just came back still shows its old sandbox's IP.
+          await running(ctx, peer.name);
           const ip = (await podOf(ctx, peer.name)).status?.podIP;
           const got = await httpGet(ctx, h.name, ip ?? '', PORT);
           if (got !== probeName(peer.name))
