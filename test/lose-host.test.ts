@@ -40,6 +40,7 @@ function checkDrillReport(r: LoseHostReport, lost: string): void {
     'podsNotReady',
     'newcomer',
     'reachable',
+    'settled',
   ];
   if (DRILL_HOLD_S >= 400) want.push('eviction');
   expect([...keys].sort()).toEqual([...want].sort());
