@@ -84,7 +84,13 @@ describe("kube-vip's citations", () => {
       'MountPath: "/etc/kubernetes/admin.conf"',
     );
     const bind = model.directives!.find((d) => d.key === 'BindReadOnlyPaths')!;
-    expect(bind.value).toBe('/etc/kubernetes/kube-vip.conf:/etc/kubernetes/admin.conf');
+    expect(bind.value).toBe(
+      '/etc/kubernetes/kube-vip.conf:/etc/kubernetes/admin.conf /etc/kubernetes/kube-vip-hosts:/etc/hosts',
+    );
+    // Without --autodetectcp the manager asks kubernetes:<port>, which its /etc/hosts makes this host's apiserver.
+    expect(reopen(root, 'pkg/manager/manager.go', 111)).toContain('"kubernetes:%v", config.Port');
+    expect(model.flags.map((f) => f.name)).not.toContain('autodetectcp');
+    expect(model.files![0]!.content).toMatch(/^127\.0\.0\.1 localhost kubernetes$/m);
   });
 });
 

@@ -104,7 +104,8 @@ describe('wire on a 3-host lab', () => {
 
   it('wires etcd, apiserver and controllers in order, and verify is green', async () => {
     first = wireJson(inv);
-    expect(first.restarted).toHaveLength(12);
+    // Four control-plane units on each of 3 hosts, and kube-vip (the lab sets a VIP for 3 hosts).
+    expect(first.restarted).toHaveLength(15);
     expect(
       first.restarted
         .filter((r) => r.unit === 'etcd.service')
@@ -120,7 +121,7 @@ describe('wire on a 3-host lab', () => {
     // kube-apiserver before any controller (the controllers start after every apiserver's gate).
     const started = Object.fromEntries(
       await Promise.all(
-        ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'].map(
+        ['etcd', 'kube-apiserver', 'kube-vip', 'kube-controller-manager', 'kube-scheduler'].map(
           async (c) =>
             [
               c,
@@ -150,6 +151,11 @@ describe('wire on a 3-host lab', () => {
       expect(t, lab.info.hosts[i]!.name).toBeLessThan(started['kube-apiserver']![i]!),
     );
     expect(Math.max(...started['kube-apiserver']!)).toBeLessThan(
+      Math.min(...started['kube-controller-manager']!, ...started['kube-scheduler']!),
+    );
+    // kube-vip after every apiserver (it elects through its own) and before any controller.
+    expect(Math.max(...started['kube-apiserver']!)).toBeLessThan(Math.min(...started['kube-vip']!));
+    expect(Math.max(...started['kube-vip']!)).toBeLessThan(
       Math.min(...started['kube-controller-manager']!, ...started['kube-scheduler']!),
     );
     const v = hardwire(['verify', '--inventory', inv, '--state-dir', state, '--json']);
@@ -385,7 +391,7 @@ describe('wire on a 3-host lab', () => {
       every((c) => `systemctl restart ${c}.service`, ['kube-scheduler']),
     );
     // A restore stops every component on every host and starts each again.
-    const all = ['etcd', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'];
+    const all = ['etcd', 'kube-apiserver', 'kube-vip', 'kube-controller-manager', 'kube-scheduler'];
     expect(unitActions(dry(['etcd', 'snapshot', 'restore', snapshotFile]))).toEqual(
       [
         ...every((c) => `systemctl stop ${c}.service`, all),

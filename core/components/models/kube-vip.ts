@@ -3,6 +3,7 @@
 // kube-system, renewed through the host's own kube-apiserver, so the address follows a live
 // apiserver. kube-vip is not Kubernetes: it has no flag map, so each flag's read site is cited here
 // (KV = github.com/kube-vip/kube-vip@v1.0.0), and test/kube-vip-citations.test.ts re-opens each one.
+import { APISERVER_PORT } from '../../../lib/constants.ts';
 import {
   flag,
   K,
@@ -20,6 +21,8 @@ export const KUBE_VIP_LEASE_SECONDS = 5;
 /** The only kubeconfig path kube-vip v1.0.0 reads on a control-plane host (KV pkg/manager/manager.go:89). */
 export const KUBE_VIP_READS = `${K}/admin.conf`;
 export const KUBE_VIP_CONF = `${K}/kube-vip.conf`;
+/** Its own /etc/hosts, bind-mounted in its unit: "kubernetes" is this host's apiserver, as kube-vip's static Pod's hostAliases make it. */
+export const KUBE_VIP_HOSTS = `${K}/kube-vip-hosts`;
 
 const read = (file: string, line: number) => `${KUBE_VIP_MODULE}/${file}:${line}`;
 
@@ -33,8 +36,8 @@ export function kubeVipModel({ inv, host }: ModelContext): UnitModel {
   const directives: Directive[] = [
     {
       key: 'BindReadOnlyPaths',
-      value: `${KUBE_VIP_CONF}:${KUBE_VIP_READS}`,
-      why: `the manager reads ${KUBE_VIP_READS} (KV pkg/manager/manager.go:89); --k8sConfigPath only names the host file its generated static Pod mounts there (KV pkg/kubevip/config_generator.go:615-622). This is that mount: its own identity, system:kube-vip, which may only hold its Lease`,
+      value: `${KUBE_VIP_CONF}:${KUBE_VIP_READS} ${KUBE_VIP_HOSTS}:/etc/hosts`,
+      why: `the manager reads ${KUBE_VIP_READS} (KV pkg/manager/manager.go:89); --k8sConfigPath only names the host file its generated static Pod mounts there (KV pkg/kubevip/config_generator.go:615-622). This is that mount: its own identity, system:kube-vip, which may only hold its Lease. And its own /etc/hosts, where "kubernetes" is 127.0.0.1: the manager talks to kubernetes:--port (KV pkg/manager/manager.go:111), so it renews through this host's apiserver only`,
     },
     {
       key: 'CapabilityBoundingSet',
@@ -47,8 +50,21 @@ export function kubeVipModel({ inv, host }: ModelContext): UnitModel {
       why: 'it exits 0 when its apiserver is not up yet (KV cmd/kube-vip.go:382-383) and panics when it loses the Lease (KV pkg/cluster/clusterLeaderElection.go:202); either way systemd starts it again',
     },
   ];
+  const hosts = `# Rendered by hardwire: kube-vip's /etc/hosts, bind-mounted in its unit (BindReadOnlyPaths).
+# Its manager talks to kubernetes:${APISERVER_PORT} (KV pkg/manager/manager.go:111): here, this host's own
+# kube-apiserver, whose certificate names "kubernetes". kube-vip's static Pod does the same with hostAliases.
+127.0.0.1 localhost kubernetes
+`;
   return {
     component: 'kube-vip',
+    files: [
+      {
+        path: KUBE_VIP_HOSTS,
+        content: hosts,
+        mode: 0o644,
+        why: 'its own /etc/hosts: "kubernetes" is this host\'s apiserver',
+      },
+    ],
     description: 'kube-vip: the API virtual address (hardwire)',
     documentation: 'https://kube-vip.io/docs/',
     type: 'simple',
@@ -81,10 +97,10 @@ export function kubeVipModel({ inv, host }: ModelContext): UnitModel {
         read('pkg/manager/manager_arp.go', 46),
       ),
       cited(
-        'autodetectcp',
-        true,
-        "elect through this host's own kube-apiserver (127.0.0.1:6443, the first address of its certificate), so a host whose apiserver is down cannot renew and gives the address up",
-        read('pkg/manager/manager.go', 107),
+        'port',
+        APISERVER_PORT,
+        "kube-vip's default, spelled out: it reaches its apiserver at kubernetes:<port>, this host's own kube-apiserver through its /etc/hosts, so a host whose apiserver is down cannot renew and gives the address up. Not --autodetectcp: that takes the first address of the local certificate that answers, another host's while the local apiserver starts, and exits if none does",
+        read('pkg/manager/manager.go', 111),
       ),
       cited(
         'nodeName',
