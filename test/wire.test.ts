@@ -404,7 +404,7 @@ describe('wire on a 3-host lab', () => {
       hosts.map((h) => `${h} systemctl disable --now`),
     );
     for (const a of down)
-      expect(a.split(' ').slice(4).sort(), a).toEqual(all.map((c) => `${c}.service`));
+      expect(a.split(' ').slice(4).sort(), a).toEqual(all.map((c) => `${c}.service`).sort());
 
     expect(await hostState()).toEqual(before);
   }, 600_000);
