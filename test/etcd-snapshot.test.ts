@@ -266,6 +266,8 @@ describe('etcd snapshots, restore and rollback', () => {
     const again = hardwire(['wire', '--inventory', v2, '--state-dir', state, '--json'], {
       timeoutMs: 600_000,
     });
+    // Its error line first if it failed (CI at 30c7176 saw only "Unexpected end of JSON input" here).
+    expect(again.code, again.stderr.slice(-2000)).toBe(0);
     expect(
       (JSON.parse(again.stdout) as { restarted: { unit: string }[] }).restarted.map((r) => r.unit),
     ).toEqual(['kube-scheduler.service', 'kube-scheduler.service', 'kube-scheduler.service']);
