@@ -20,6 +20,9 @@ import type { DrillDef, DrillEnv } from './runner.ts';
 import type { BlastItem } from './run-report.ts';
 import { unitOf } from '../../lib/unit.ts';
 
+/** What kubectl says when no apiserver answers at the cluster endpoint: a host's address refuses; a VIP nobody holds has no route. */
+export const UNREACHABLE = /refused|no route to host|i\/o timeout/;
+
 export const C4_NAMESPACE = 'hardwire-drill-c4';
 export const C4_DEPLOYMENT = 'level-triggered';
 const CONTROLLERS: ComponentName[] = ['kube-controller-manager', 'kube-scheduler'];
@@ -174,7 +177,9 @@ export function apiserverDownDrill(): DrillDef {
         '-n',
         C4_NAMESPACE,
       ]);
-      return r.code !== 0 && /refused/.test(r.output) ? r : undefined;
+      // Through admin.conf: refused at a host's address, or, behind a VIP, no host holds the address
+      // once every apiserver is down (each kube-vip lost its Lease), so the dial finds no route.
+      return r.code !== 0 && UNREACHABLE.test(r.output) ? r : undefined;
     },
     async blastRadius(env) {
       const items: BlastItem[] = (await blastRadius(env)).filter(
