@@ -185,6 +185,18 @@ function record({ byId, siteVar, guardsById }: Traced, st: DlvState): number[] {
   return full;
 }
 
+/** Waits for `p` to settle, or `ms`; the timer is cleared either way (a pending one kept the CLI alive). */
+async function atMost(p: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    p.catch(() => undefined),
+    new Promise((res) => {
+      timer = setTimeout(res, ms);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /**
  * Runs the debuggee until `gate` resolves, then halts it; a debuggee that exits first aborts the
  * gate. Hit counts come from delve's own totalHitCount where the tracepoint still exists (capped
@@ -232,15 +244,7 @@ export async function traceUntil(
     stopping = { at: Date.now() };
     pid ||= (await c.command('halt')).Pid;
     await stop(pid);
-    // The timer is cleared once the debuggee exits: a pending one kept the CLI alive for shutdownMs.
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([
-      loop.catch(() => undefined),
-      new Promise((res) => {
-        timer = setTimeout(res, shutdownMs);
-      }),
-    ]);
-    clearTimeout(timer);
+    await atMost(loop, shutdownMs);
   }
   done = true;
   // Halting is idempotent: repeated until the loop, between two continues, sees `done`; a debuggee
@@ -254,7 +258,7 @@ export async function traceUntil(
     if (Date.now() > haltBy)
       throw new Error(`delve did not halt the debuggee in ${HALT_MS / 1000}s`);
     await c.command('halt').catch(() => undefined);
-    await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, 1000))]);
+    await atMost(loop, 1000);
   }
   await loop;
   if (gateErr && exited === undefined) throw gateErr;
