@@ -59,6 +59,7 @@ export const UNIT_TESTS = [
   'test/prove-guards.test.ts',
   'test/prove-first-boot.test.ts',
   'test/kubelet-certs.test.ts',
+  'test/node-endpoint.test.ts',
   'test/k0s-worker-config.test.ts',
   'test/compare-upgrade.test.ts',
   'test/flags-config-defaults.test.ts',

@@ -599,6 +599,61 @@ describe('hardwire compare on the lab', () => {
     console.log(`kubelet certs: hardwire ${h.verdict}; kubeadm ${k.verdict}`);
   });
 
+  it("how a node reaches the API: the server each worker's kubelet and kube-proxy name, read on the worker, is a control-plane host's own address (ip addr there) on all three planes", async () => {
+    // The kubeconfig each process names, read through its /proc/<pid>/root (kube-proxy's is in its container on kubeadm and k0s).
+    const serverOf = (proc: string) => [
+      'sh',
+      '-c',
+      `p=$(pgrep -xo ${proc}); a=$(tr '\\0' '\\n' < /proc/$p/cmdline); kc=$(echo "$a" | sed -n 's/^--kubeconfig=//p'); ` +
+        `if [ -z "$kc" ]; then c=$(echo "$a" | sed -n 's/^--config=//p'); kc=$(awk '$1=="kubeconfig:"{print $2}' /proc/$p/root$c); fi; ` +
+        `awk '$1=="server:"{print $2}' /proc/$p/root$kc`,
+    ];
+    const cases = [
+      ['hardwire', () => lab.ssh('node2'), () => lab.ssh('node1')],
+      ['kubeadm', () => on(KUBEADM_LAB, 'node2'), () => on(KUBEADM_LAB, 'node1')],
+      ['k0s', () => on(K0S_WORKER_LAB, 'node2'), () => on(K0S_WORKER_LAB, 'node1')],
+    ] as const;
+    for (const [p, worker, controller] of cases) {
+      const w = await worker();
+      const c = await controller();
+      try {
+        const e = report.nodeEndpoints[p];
+        if ('none' in e) throw new Error(`${p}: no node endpoint: ${e.none}`);
+        const kubelet = await remote(w, serverOf('kubelet'));
+        const proxy = await remote(w, serverOf('kube-proxy'));
+        expect(kubelet, p).toMatch(/^https:\/\/[\d.]+:6443$/);
+        expect(
+          e.clients.map((x) => [x.component, x.server]),
+          p,
+        ).toEqual([
+          ['kubelet', kubelet],
+          ['kube-proxy', proxy],
+        ]);
+        const address = new URL(kubelet).hostname;
+        const own = (await remote(c, ['ip', '-o', '-4', 'addr', 'show'])).split('\n');
+        expect(
+          own.some((l) => l.includes(` ${address}/`)),
+          `${p}: ${address} on the controller`,
+        ).toBe(true);
+        expect(e.kind, p).toBe('control-plane host');
+        expect(e.target, p).toContain(`(${address}:6443)`);
+        expect(e.consequence, p).toMatch(/only control-plane host/);
+      } finally {
+        await w.close();
+        await c.close();
+      }
+    }
+    expect(report.nodeEndpoints.kubeadm).toMatchObject({
+      setBy: expect.stringMatching(/no ClusterConfiguration.controlPlaneEndpoint/),
+    });
+    expect(report.nodeEndpoints.k0s).toMatchObject({
+      setBy: expect.stringMatching(/nodeLocalLoadBalancing.enabled unset/),
+    });
+    const md = readFileSync(join(out, 'r.md'), 'utf8');
+    expect(md).toContain('## How a node reaches the API');
+    expect(md).toMatch(/\| k0s \| cmptest-k0s-w\/node2 \| kubelet: https:/);
+  });
+
   it("process model: k0s's children and in-process components, checked against ps and its source", async () => {
     const k0s = report.processes.k0s;
     const sup = k0s.find((p) => p.kind === 'supervisor')!;

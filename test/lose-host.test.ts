@@ -215,7 +215,7 @@ describe('losing one control-plane host', () => {
 
   for (const lost of ['node1', 'node2']) {
     it(
-      `${lost} off for ${HOLD_S} s: the others stay Ready and renew, a new Pod runs, its Service answers, kubectl works; back on, verify passes`,
+      `${lost} off for ${lost === 'node2' ? DRILL_HOLD_S : HOLD_S} s: the others stay Ready and renew, a new Pod runs, its Service answers, kubectl works; back on, verify passes`,
       async () => {
         const survivors = lab.info.hosts.map((h) => h.name).filter((h) => h !== lost);
         // Every Node Ready first (after a previous host's run, its Node may still be coming back).

@@ -4,6 +4,7 @@ import { loadProven, provenText, type ProvenRecord } from '../../core/flags/prov
 import { flagsOf, normalizeValue } from '../planes/normalize.ts';
 import { buildNodeSection } from './node-section.ts';
 import { kubeletCertsSection } from './kubelet-cert-section.ts';
+import { endpointSection } from './endpoint-section.ts';
 import { ttfpSection } from './ttfp-section.ts';
 import { buildProcSection } from './proc-section.ts';
 import { buildNodeCis } from './node-cis.ts';
@@ -228,6 +229,7 @@ export function buildReport(params: ClusterParams, planes: PerPlane<PlaneData>):
       : {}),
     node: buildNodeSection(planes, params.kubernetesVersion),
     kubeletCerts: kubeletCertsSection(planes),
+    nodeEndpoints: endpointSection(planes),
     ttfp: ttfpSection(planes),
     nodeProcs: buildProcSection(planes),
     ...nodeCisOf(planes),

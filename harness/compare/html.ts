@@ -8,6 +8,7 @@ import { k0sHtml } from './k0s-section.ts';
 import { cisHtml } from './cis-section.ts';
 import { nodeHtml } from './node-render.ts';
 import { kubeletCertsHtml } from './kubelet-cert-section.ts';
+import { endpointHtml } from './endpoint-section.ts';
 import { ttfpHtml } from './ttfp-section.ts';
 import { upgradeHtml } from './upgrade-render.ts';
 import { procHtml } from './proc-section.ts';
@@ -132,6 +133,7 @@ ${nodeHtml(r.node)}
 <h2>Certificates and kubeconfig identities</h2>
 ${certs}
 ${kubeletCertsHtml(r, esc)}
+${endpointHtml(r, esc)}
 <h2>Process model</h2>
 ${procs}
 ${procHtml(r.nodeProcs)}

@@ -9,7 +9,7 @@ import { buildReport } from './build.ts';
 import { PLANES, emptyPlane } from '../planes/types.ts';
 import type { ClusterParams, PlaneCollector, PlaneData, PlaneName } from '../planes/types.ts';
 import type { CompareReport } from './types.ts';
-import { APISERVER_PORT, DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
+import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { compareExtraArgs, upgradeSection } from './upgrade.ts';
 
 export interface CompareOptions {
@@ -54,8 +54,9 @@ export function pickHost(inv: Inventory, name?: string): Host {
   return h;
 }
 
+// No controlPlaneEndpoint: the inventory's VIP or load balancer lives on hardwire's hosts, and
+// kubeadm's lab would send its kubeconfigs there (kubeadm.ts sets its own when it joins a member).
 export function clusterParams(inv: Inventory, host: Host): ClusterParams {
-  const endpoint = `${inv.endpoint.host}:${inv.endpoint.port}`;
   return {
     kubernetesVersion: inv.cluster.kubernetesVersion,
     clusterName: inv.cluster.name,
@@ -64,7 +65,6 @@ export function clusterParams(inv: Inventory, host: Host): ClusterParams {
     serviceCIDR: inv.cluster.serviceCIDR,
     podCIDR: inv.cluster.podCIDR,
     dnsDomain: inv.cluster.dnsDomain,
-    ...(endpoint !== `${host.address}:${APISERVER_PORT}` ? { controlPlaneEndpoint: endpoint } : {}),
     extraSANs: inv.cluster.extraSANs,
     ...compareExtraArgs(inv),
     firstServiceIp: inv.serviceIp,

@@ -4,6 +4,7 @@ import { k0sMarkdown } from './k0s-section.ts';
 import { cisMarkdown, worstHost } from './cis-section.ts';
 import { nodeMarkdown, nodeSummary } from './node-render.ts';
 import { kubeletCertsMarkdown, kubeletCertsSummary } from './kubelet-cert-section.ts';
+import { endpointMarkdown, endpointSummary } from './endpoint-section.ts';
 import { upgradeMarkdown, upgradeSummary } from './upgrade-render.ts';
 import { ttfpMarkdown, ttfpSummary } from './ttfp-section.ts';
 import { procMarkdown, procSummary } from './proc-section.ts';
@@ -92,6 +93,7 @@ export function markdown(r: CompareReport): string {
       `| ${row.role} | ${row.differs.join(', ') || (row.matched === 'all' ? 'nothing' : '')}${row.matched === 'some' ? ' (unmatched in some planes)' : ''} | ${mdEsc(certCell(row.planes.hardwire))} | ${mdEsc(certCell(row.planes.kubeadm))} | ${mdEsc(certCell(row.planes.k0s))} |`,
     );
   out.push('', ...kubeletCertsMarkdown(r));
+  out.push(...endpointMarkdown(r));
   out.push('## Process model', '');
   for (const p of PLANES) {
     out.push(`### ${p}`, '');
@@ -157,6 +159,7 @@ export function summary(r: CompareReport, files: string[]): string {
     );
   }
   out.push(...kubeletCertsSummary(r));
+  out.push(...endpointSummary(r));
   if (r.cis)
     out.push(
       '',

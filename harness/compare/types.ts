@@ -1,5 +1,6 @@
 // The report compare builds from three planes' data (harness/planes/types.ts).
 // The report's JSON is the contract of issue 7; extra fields are additions to it.
+import type { NodeEndpoint } from '../planes/node-types.ts';
 import type { CertFacts } from '../planes/x509.ts';
 import type { PlaneReport } from '../cis/index.ts';
 import type { NodeSection } from '../planes/node-types.ts';
@@ -93,6 +94,8 @@ export interface CompareReport {
   node: NodeSection;
   /** Per plane: its kubelet's certificates, or why there are none ("no worker", "not collected"). */
   kubeletCerts: Record<PlaneName, KubeletCerts | { none: string }>;
+  /** Per plane: the API server its node's kubelet and kube-proxy name, and what answers there (endpoint-section.ts). */
+  nodeEndpoints: Record<PlaneName, NodeEndpoint | { none: string }>;
   /** Per plane, each node's process tree (proc-section.ts). */
   nodeProcs: NodeProcsSection;
   /** CIS 4.x on each plane's nodes, side by side (node-cis.ts). */

@@ -1,7 +1,7 @@
 // The lab's programmatic API: `hardwire lab ...` and other capabilities' tests call these.
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
-import { checkLabDisk } from './disk.ts';
+import { LAB_HOST_BYTES, checkLabDisk } from './disk.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { stderrLogger, type Logger } from '../../lib/log.ts';
 import type { Session } from '../../core/transport/session.ts';
@@ -216,7 +216,11 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   if (opts.inner !== undefined && opts.hosts !== undefined)
     validateInnerCount(opts.inner, opts.hosts);
   checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
-  checkLabDisk(dir);
+  // A new lab's hosts are about to be made; an existing lab's already take their room.
+  checkLabDisk(
+    dir,
+    existsSync(join(dir, 'hosts')) ? 0 : (opts.hosts ?? DEFAULT_HOSTS) * LAB_HOST_BYTES,
+  );
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
     return await withLock(files.lock, `lab "${name}"`, LOCK_WAIT_MS, () =>

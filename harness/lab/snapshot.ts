@@ -357,7 +357,7 @@ export async function restoreLabSnapshot(
     );
   }
   // Before anything is copied: a lab refused for its disk after the copy would leave the copy behind.
-  checkLabDisk(dir);
+  checkLabDisk(dir, meta.bytes);
   await labDown(opts);
   await withLock(`${src}.lock`, `snapshot ${src}`, 10 * 60_000, async () => {
     await copyTree(join(src, 'lab'), dir, 'lab-restore');

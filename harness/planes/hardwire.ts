@@ -8,7 +8,8 @@ import { KUBEADM_TOKENS, execStartArgv, kubeconfigCert, roleOf } from './normali
 import type { CollectContext, Component, PlaneCollector, PlaneData } from './types.ts';
 import { emptyPlane } from './types.ts';
 import { parseShow, showArgv } from '../../core/transport/systemctl.ts';
-import type { Host } from '../../core/inventory/load.ts';
+import type { Host, Inventory } from '../../core/inventory/load.ts';
+import { readNodeEndpoint } from './node-endpoint.ts';
 import type { Session } from '../../core/transport/index.ts';
 import { readLiveNode, renderedNode } from './hardwire-node.ts';
 import { NODE_COMPONENTS } from './node-types.ts';
@@ -167,9 +168,32 @@ async function showUnits(plane: PlaneData, s: Session, tree: HostTree): Promise<
   return running;
 }
 
+/** What in the inventory chose the address the nodes' kubeconfigs name. */
+export function endpointSetBy(inv: Inventory): string {
+  const vip = inv.cluster.apiServerVip;
+  if (vip)
+    return `cluster.apiServerVip ${vip.address} on ${vip.interface}: kube-vip on each control-plane host holds it in turn (Lease kube-system/plndr-cp-lock)`;
+  if (inv.cluster.apiServerEndpoint)
+    return `cluster.apiServerEndpoint ${inv.cluster.apiServerEndpoint}: a load balancer the inventory names`;
+  return "neither cluster.apiServerVip nor cluster.apiServerEndpoint: the first control-plane host's address";
+}
+
 /** The node rows and the kubelet's certificates, read on the worker host `s` is connected to (plane.node.host). */
-async function readNode(plane: PlaneData, s: Session): Promise<void> {
+async function readNode(plane: PlaneData, s: Session, inv: Inventory): Promise<void> {
   if (!plane.node) return;
+  const t4 = performance.now();
+  plane.nodeEndpoint = await readNodeEndpoint(
+    s,
+    s.host.name,
+    inv.hosts.filter((h) => h.isControlPlane),
+    endpointSetBy(inv),
+  );
+  plane.steps.push({
+    step: `read the API server the kubelet and kube-proxy name on ${s.host.name}`,
+    ms: Math.round(performance.now() - t4),
+    ok: plane.nodeEndpoint.kind !== 'unknown',
+    output: plane.nodeEndpoint.clients.map((c) => `${c.component}: ${c.server}`).join('\n'),
+  });
   const pids = Object.fromEntries(
     NODE_COMPONENTS.map((c) => [c, plane.processes.find((x) => x.name === unitOf(c))?.pid]),
   );
@@ -231,12 +255,12 @@ async function live(
       const ws = await connect(workerTree.host, opts);
       try {
         await showUnits(plane, ws, workerTree);
-        await readNode(plane, ws);
+        await readNode(plane, ws, ctx.inv);
       } finally {
         await ws.close();
       }
     } else {
-      await readNode(plane, s);
+      await readNode(plane, s, ctx.inv);
     }
     plane.nodeProcs = await hostsProcs(s, tree.host, ctx, plane);
     plane.mode =

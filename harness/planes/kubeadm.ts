@@ -29,6 +29,7 @@ import { FIRST_POD, firstPod, waitAddons } from './kubeadm-pod.ts';
 import { WORKER_POD, joinWorker } from './kubeadm-join.ts';
 import { readKubeadmNodes } from './kubeadm-nodes.ts';
 import { joinControlPlane } from './kubeadm-join-cp.ts';
+import { readNodeEndpoint } from './node-endpoint.ts';
 import { readKubeadmNode } from './kubeadm-node-rows.ts';
 import { kubeadmComponentArgs } from './kubeadm-extra-args.ts';
 import { kubeadmUpgradePlan } from './kubeadm-upgrade.ts';
@@ -433,6 +434,23 @@ export function kubeadmCollector(opts: KubeadmOptions): PlaneCollector {
         } finally {
           for (const o of opened) await o.close();
         }
+        // How the node reaches the API: read on the worker (its kubelet.conf is the join's endpoint).
+        const t3 = performance.now();
+        const member = opts.controlPlanes ? info.hosts[1 + (opts.workers ?? 0)] : undefined;
+        plane.nodeEndpoint = await readNodeEndpoint(
+          wSession ?? s,
+          wHost?.name ?? host.name,
+          [host, ...(member ? [member] : [])],
+          opts.controlPlanes
+            ? `ClusterConfiguration.controlPlaneEndpoint ${host.address}:${APISERVER_PORT} (set because kubeadm refuses a control-plane join without one)`
+            : "no ClusterConfiguration.controlPlaneEndpoint: kubeadm names the init node's advertise address",
+        );
+        plane.steps.push({
+          step: 'read the API server the kubelet and kube-proxy name on the worker',
+          ms: Math.round(performance.now() - t3),
+          ok: plane.nodeEndpoint.kind !== 'unknown',
+          output: plane.nodeEndpoint.clients.map((c) => `${c.component}: ${c.server}`).join('\n'),
+        });
         plane.ttfp = await watch.finish();
         if (opts.upgrade)
           plane.upgradePlan = await kubeadmUpgradePlan(plane, s, opts.upgrade, ctx.log);

@@ -64,3 +64,19 @@ export interface NodeSection {
   planes: Record<PlaneName, { host?: string; none?: string }>;
   components: Record<NodeComponent, NodeComponentRows>;
 }
+
+export type EndpointKind = 'control-plane host' | 'node-local' | 'shared address' | 'unknown';
+
+/** How a plane's node reaches the API (node-endpoint.ts): the server its clients name and what answers there. */
+export interface NodeEndpoint {
+  /** The node the clients run on. */
+  host: string;
+  clients: { component: NodeComponent; server: string; source: string }[];
+  kind: EndpointKind;
+  /** What answers at the address, as read. */
+  target: string;
+  /** What losing one control-plane host does to this node's API access. */
+  consequence: string;
+  /** What in the plane's configuration chose the address (its own words). */
+  setBy: string;
+}

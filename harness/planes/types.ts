@@ -7,6 +7,7 @@ import type { KubeadmUpgradePlan } from './upgrade-types.ts';
 import type { TtfpWatch } from './ttfp-watch.ts';
 import type { K0sComponent } from './k0s/components.ts';
 import type { K0sWorker } from './k0s/worker-types.ts';
+import type { NodeEndpoint } from './node-types.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 
@@ -116,6 +117,8 @@ export interface PlaneData {
   upgradePlan?: KubeadmUpgradePlan | { none: string };
   /** What the time-to-first-Pod watcher saw from the bare lab to the Pod on the worker (ttfp-watch.ts). */
   ttfp?: TtfpWatch;
+  /** How the plane's node reaches the API: the server its kubelet and kube-proxy name (node-endpoint.ts). */
+  nodeEndpoint?: NodeEndpoint;
 }
 
 /** One worker's kubelet certificates as read on its host (issue 23). */

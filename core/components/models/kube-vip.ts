@@ -47,7 +47,7 @@ export function kubeVipModel({ inv, host }: ModelContext): UnitModel {
     {
       key: 'Restart',
       value: 'always',
-      why: 'it exits 0 when its apiserver is not up yet (KV cmd/kube-vip.go:382-383) and panics when it loses the Lease (KV pkg/cluster/clusterLeaderElection.go:202); either way systemd starts it again',
+      why: 'it exits 0 when its manager cannot be made or started (KV cmd/kube-vip.go:380-383, :389-392), as when its own apiserver is not up yet, and panics when it loses the Lease (KV pkg/cluster/clusterLeaderElection.go:202); either way systemd starts it again',
     },
   ];
   const hosts = `# Rendered by hardwire: kube-vip's /etc/hosts, bind-mounted in its unit (BindReadOnlyPaths).

@@ -10,7 +10,9 @@ import type { CollectContext, PlaneData } from '../types.ts';
 import { processName, processTree } from './controller.ts';
 import { runWorkerPair } from './worker.ts';
 import { workerReasons } from './worker-reasons.ts';
-import { K0S_BIN } from './config.ts';
+import { K0S_BIN, K0S_CONFIG } from './config.ts';
+import { readNodeEndpoint } from '../node-endpoint.ts';
+import { parse as parseYaml } from 'yaml';
 import { WORKER_POD } from './worker.ts';
 import { watchTtfp, type Watcher } from '../ttfp-watch.ts';
 import { hostChecks } from '../ttfp-checks.ts';
@@ -29,6 +31,21 @@ async function apiserverArgv(c: Session): Promise<{ argv: string[]; source: stri
     argv: p.argv,
     source: `/proc/${p.pid}/cmdline on ${c.host.name} (the worker's controller)`,
   };
+}
+
+/** What in the controller's k0s.yaml chose the worker's endpoint: node-local load balancing or spec.api. */
+async function nllbSetBy(c: Session): Promise<string> {
+  const r = await c.exec(['cat', K0S_CONFIG], { allowFail: true });
+  type Cfg = {
+    spec?: {
+      api?: { address?: string; externalAddress?: string };
+      network?: { nodeLocalLoadBalancing?: { enabled?: boolean; type?: string } };
+    };
+  };
+  const cfg = (r.code === 0 ? parseYaml(r.stdout) : {}) as Cfg;
+  const nllb = cfg.spec?.network?.nodeLocalLoadBalancing;
+  const api = cfg.spec?.api;
+  return `${K0S_CONFIG} on ${c.host.name}: spec.network.nodeLocalLoadBalancing.enabled ${nllb?.enabled ?? 'unset (off by default)'}${nllb?.type ? ` (${nllb.type})` : ''}; spec.api.externalAddress ${api?.externalAddress || 'unset'}, so workers get spec.api.address ${api?.address ?? 'unset'}`;
 }
 
 export async function collectWorker(
@@ -93,6 +110,19 @@ export async function collectWorker(
     } catch (err) {
       plane.notes.push(`k0s worker: kubelet certificates not read: ${(err as Error).message}`);
     }
+    const t1 = performance.now();
+    plane.nodeEndpoint = await readNodeEndpoint(
+      w,
+      `${labOpts.name}/${w.host.name}`,
+      [{ name: c.host.name, address: c.host.address }],
+      await nllbSetBy(c),
+    );
+    plane.steps.push({
+      step: 'read the API server the kubelet and kube-proxy name on the worker',
+      ms: Math.round(performance.now() - t1),
+      ok: plane.nodeEndpoint.kind !== 'unknown',
+      output: plane.nodeEndpoint.clients.map((x) => `${x.component}: ${x.server}`).join('\n'),
+    });
     if (ctx.cis)
       plane.nodeCis = await scanLabNodes(
         'k0s',
