@@ -3,19 +3,14 @@
 import { PLANES, type PlaneData, type PlaneName } from '../planes/types.ts';
 import type { NodeEndpoint } from '../planes/node-types.ts';
 import type { CompareReport } from './types.ts';
-import { mdCell } from '../../lib/markdown.ts';
+import { fromWorkers, planeTableHtml, planeTableMarkdown } from './plane-table.ts';
+
+const TITLE = 'How a node reaches the API';
 
 export function endpointSection(
   planes: Record<PlaneName, PlaneData>,
 ): CompareReport['nodeEndpoints'] {
-  return Object.fromEntries(
-    PLANES.map((p) => [
-      p,
-      planes[p].nodeEndpoint ?? {
-        none: !planes[p].collected ? 'not collected' : planes[p].node ? 'not read' : 'no worker',
-      },
-    ]),
-  ) as CompareReport['nodeEndpoints'];
+  return fromWorkers(planes, (p) => p.nodeEndpoint);
 }
 
 const has = (v: NodeEndpoint | { none: string }): v is NodeEndpoint => !('none' in v);
@@ -45,14 +40,7 @@ export function endpointRows(r: CompareReport): string[][] {
 }
 
 export function endpointMarkdown(r: CompareReport): string[] {
-  return [
-    '## How a node reaches the API',
-    '',
-    `| ${ENDPOINT_HEAD.join(' | ')} |`,
-    `|${ENDPOINT_HEAD.map(() => '---').join('|')}|`,
-    ...endpointRows(r).map((row) => `| ${row.map(mdCell).join(' | ')} |`),
-    '',
-  ];
+  return planeTableMarkdown(TITLE, ENDPOINT_HEAD, endpointRows(r));
 }
 
 export function endpointSummary(r: CompareReport): string[] {
@@ -67,8 +55,5 @@ export function endpointSummary(r: CompareReport): string[] {
 }
 
 export function endpointHtml(r: CompareReport, esc: (s: string) => string): string {
-  return `<h2>How a node reaches the API</h2><table class="sortable" id="node-endpoints"><thead><tr>${ENDPOINT_HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
-${endpointRows(r)
-  .map((row) => `<tr data-plane="${row[0]}">${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-  .join('\n')}</tbody></table>`;
+  return planeTableHtml(TITLE, 'node-endpoints', ENDPOINT_HEAD, endpointRows(r), esc);
 }

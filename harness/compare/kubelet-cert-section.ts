@@ -2,20 +2,13 @@
 // rows, Markdown, HTML and the summary lines.
 import { PLANES, type KubeletCerts, type PlaneData, type PlaneName } from '../planes/types.ts';
 import type { CompareReport } from './types.ts';
-import { mdCell } from '../../lib/markdown.ts';
+import { fromWorkers, planeTableHtml, planeTableMarkdown } from './plane-table.ts';
 
 /** The report's per-plane entry: the certs, or why there are none. */
 export function kubeletCertsSection(
   planes: Record<PlaneName, PlaneData>,
 ): CompareReport['kubeletCerts'] {
-  return Object.fromEntries(
-    PLANES.map((p) => [
-      p,
-      planes[p].kubeletCerts ?? {
-        none: !planes[p].collected ? 'not collected' : planes[p].node ? 'not read' : 'no worker',
-      },
-    ]),
-  ) as CompareReport['kubeletCerts'];
+  return fromWorkers(planes, (p) => p.kubeletCerts);
 }
 
 const has = (v: KubeletCerts | { none: string }): v is KubeletCerts => !('none' in v);
@@ -49,15 +42,7 @@ export const KUBELET_CERT_HEAD = [
 ];
 
 export function kubeletCertsMarkdown(r: CompareReport): string[] {
-  const esc = mdCell;
-  return [
-    '## Kubelet certificates',
-    '',
-    `| ${KUBELET_CERT_HEAD.join(' | ')} |`,
-    `|${KUBELET_CERT_HEAD.map(() => '---').join('|')}|`,
-    ...kubeletCertRows(r).map((row) => `| ${row.map(esc).join(' | ')} |`),
-    '',
-  ];
+  return planeTableMarkdown('Kubelet certificates', KUBELET_CERT_HEAD, kubeletCertRows(r));
 }
 
 export function kubeletCertsSummary(r: CompareReport): string[] {
@@ -72,8 +57,11 @@ export function kubeletCertsSummary(r: CompareReport): string[] {
 }
 
 export function kubeletCertsHtml(r: CompareReport, esc: (s: string) => string): string {
-  return `<h2>Kubelet certificates</h2><table class="sortable" id="kubelet-certs"><thead><tr>${KUBELET_CERT_HEAD.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>
-${kubeletCertRows(r)
-  .map((row) => `<tr data-plane="${row[0]}">${row.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-  .join('\n')}</tbody></table>`;
+  return planeTableHtml(
+    'Kubelet certificates',
+    'kubelet-certs',
+    KUBELET_CERT_HEAD,
+    kubeletCertRows(r),
+    esc,
+  );
 }
