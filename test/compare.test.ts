@@ -608,17 +608,24 @@ describe('hardwire compare on the lab', () => {
         `if [ -z "$kc" ]; then c=$(echo "$a" | sed -n 's/^--config=//p'); kc=$(awk '$1=="kubeconfig:"{print $2}' /proc/$p/root$c); fi; ` +
         `awk '$1=="server:"{print $2}' /proc/$p/root$kc`,
     ];
+    // Read on each plane's worker, not on a control-plane host (whose kubelet may name its own apiserver).
     const cases = [
-      ['hardwire', () => lab.ssh('node2'), () => lab.ssh('node1')],
-      ['kubeadm', () => on(KUBEADM_LAB, 'node2'), () => on(KUBEADM_LAB, 'node1')],
-      ['k0s', () => on(K0S_WORKER_LAB, 'node2'), () => on(K0S_WORKER_LAB, 'node1')],
+      ['hardwire', 'node2', () => lab.ssh('node2'), () => lab.ssh('node1')],
+      ['kubeadm', 'node2', () => on(KUBEADM_LAB, 'node2'), () => on(KUBEADM_LAB, 'node1')],
+      [
+        'k0s',
+        `${K0S_WORKER_LAB}/node2`,
+        () => on(K0S_WORKER_LAB, 'node2'),
+        () => on(K0S_WORKER_LAB, 'node1'),
+      ],
     ] as const;
-    for (const [p, worker, controller] of cases) {
+    for (const [p, host, worker, controller] of cases) {
       const w = await worker();
       const c = await controller();
       try {
         const e = report.nodeEndpoints[p];
         if ('none' in e) throw new Error(`${p}: no node endpoint: ${e.none}`);
+        expect(e.host, p).toBe(host);
         const kubelet = await remote(w, serverOf('kubelet'));
         const proxy = await remote(w, serverOf('kube-proxy'));
         expect(kubelet, p).toMatch(/^https:\/\/[\d.]+:6443$/);
