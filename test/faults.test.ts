@@ -449,15 +449,17 @@ describe('fault suite', () => {
     const r = await wireWatching(
       changed,
       (stderr) => {
-        if (!stopped && stderr.includes('[node1] systemctl restart kube-apiserver.service')) {
+        if (!stopped && /\[node1\] systemctl (re)?start kube-apiserver\.service/.test(stderr)) {
           stopped = true;
-          void labStop('node2', { name: lab.name, stateDir: lab.stateDir });
+          // The plug pulled, not an orderly power-off, which under load can outlast node2's own restart.
+          void labStop('node2', { name: lab.name, stateDir: lab.stateDir }, 0);
         }
       },
       ['--gate-timeout', '30'],
     );
-    expect(stopped).toBe(true);
-    expect(r.code).toBe(1);
+    // CI at dc179ab saw no kube-apiserver (re)start on node1 at all; the wire's own words say why.
+    expect(stopped, r.stderr.slice(-3000)).toBe(true);
+    expect(r.code, r.stderr.slice(-3000)).toBe(1);
     expect(r.stderr).toMatch(/error: \[node2\] /);
     expect(r.stderr).not.toMatch(/\[node3\] systemctl restart kube-apiserver/);
     // The roll stopped, as systemd on node3 tells: its apiserver is the process that ran before the wire.

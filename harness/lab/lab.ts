@@ -405,10 +405,10 @@ async function onHost(
   });
 }
 
-/** Powers a host off; its disk (upper dir) stays. */
-export function labStop(host: string, opts: LabOptions = {}): Promise<void> {
+/** Powers a host off; its disk (upper dir) stays. `graceMs` 0 pulls the plug: no orderly shutdown. */
+export function labStop(host: string, opts: LabOptions = {}, graceMs?: number): Promise<void> {
   return onHost(opts, host, async (_s, h) => {
-    await stopHost(h);
+    await stopHost(h, graceMs);
   });
 }
 

@@ -175,7 +175,9 @@ export async function proveOnHost(
     await s.exec(['systemctl', 'stop', unitOf(debugUnit)], { allowFail: true });
     await s.exec(['rm', '-rf', '--', dir], { allowFail: true });
     if (!run.beside && !run.unitStopped) {
-      await sh(s, ['systemctl', 'start', unit], `start ${unit} again`);
+      // A failed start is not the end: systemd restarts it (Restart=), and untilActive says why if not.
+      // CI at dc179ab: etcd's first start after the proof exited 1 on a loaded machine.
+      await s.exec(['systemctl', 'start', unit], { allowFail: true });
       await untilActive(s, unit, log);
     }
   }
