@@ -6,8 +6,8 @@
 import { parse as parseYaml } from 'yaml';
 import type { Session } from '../../core/transport/index.ts';
 import { flagsOf } from './normalize.ts';
-import { cmdlineArgv } from './node-read.ts';
-import { NODE_COMPONENTS, type NodeEndpoint } from './node-types.ts';
+import { readNodeProcess } from './node-read.ts';
+import { NODE_COMPONENTS, type NodeEndpoint, type NodeProcess } from './node-types.ts';
 
 type Kubeconfig = {
   'current-context'?: string;
@@ -71,14 +71,11 @@ async function pidOf(s: Session, name: string): Promise<number | undefined> {
 }
 
 /** The kubeconfig path a client's argv (or its --config file's clientConnection) names. */
-async function kubeconfigOf(s: Session, pid: number, argv: string[]): Promise<string | undefined> {
-  const flags = flagsOf(argv);
-  if (flags.get('kubeconfig')) return flags.get('kubeconfig');
-  const config = flags.get('config');
-  if (!config) return undefined;
-  const r = await s.exec(['cat', `/proc/${pid}/root${config}`], { allowFail: true });
-  if (r.code !== 0) return undefined;
-  const c = (parseYaml(r.stdout) ?? {}) as { clientConnection?: { kubeconfig?: string } };
+function kubeconfigOf(p: NodeProcess): string | undefined {
+  const flagged = flagsOf(p.argv).get('kubeconfig');
+  if (flagged) return flagged;
+  if (p.config === undefined) return undefined;
+  const c = (parseYaml(p.config) ?? {}) as { clientConnection?: { kubeconfig?: string } };
   return c.clientConnection?.kubeconfig || undefined;
 }
 
@@ -103,8 +100,8 @@ export async function readNodeEndpoint(
   for (const component of NODE_COMPONENTS) {
     const pid = await pidOf(s, component);
     if (!pid) continue;
-    const argv = cmdlineArgv((await s.exec(['cat', `/proc/${pid}/cmdline`])).stdout);
-    const path = await kubeconfigOf(s, pid, argv);
+    // Its argv and --config file as node-read.ts reads them for the node rows.
+    const path = kubeconfigOf(await readNodeProcess(s, pid, where));
     if (!path) continue;
     const r = await s.exec(['cat', `/proc/${pid}/root${path}`], { allowFail: true });
     const server = r.code === 0 ? serverOf(r.stdout) : undefined;
