@@ -28,6 +28,8 @@ import {
   roleOf,
 } from '../harness/planes/normalize.ts';
 import { cacheDir } from '../lib/paths.ts';
+import { loadApiLifecycle } from '../core/flags/api-lifecycle.ts';
+import { removedBetween } from '../core/upgrade/stored-apis.ts';
 import { execFileSync } from 'node:child_process';
 import { kubectlPath } from '../core/components/binaries/cache.ts';
 import { COMPONENTS } from '../harness/planes/types.ts';
@@ -1489,6 +1491,39 @@ describe('hardwire audit on the kubeadm and k0s planes', () => {
       /^k8s\.io\/kubernetes@v1\.36\.3\/|^k8s\.io\/[a-z-]+@v0\.36\.3\//,
     );
     expect(row.note).toContain('v1.37.2 registers no --concurrent-service-syncs');
+    // The APIs v1.37.2 stops serving, listed through kubeadm's kube-controller-manager's own
+    // kubeconfig (read inside its static Pod, /proc/<pid>/root); each row's "served" is what the
+    // apiserver answers kubectl here, with kubeadm's admin.conf.
+    const kcm = procs.find((p) => p.component === 'kube-controller-manager')!;
+    expect(report.apis!.via).toContain(
+      `kube-controller-manager pid ${kcm.pid} --kubeconfig /etc/kubernetes/controller-manager.conf`,
+    );
+    expect(report.apis!.from).toBe('v1.36.3');
+    const lifecycle = loadApiLifecycle('v1.37.2')!;
+    expect(report.apis!.rows.map((a) => `${a.group}/${a.version} ${a.kind}`).sort()).toEqual(
+      removedBetween(lifecycle.kinds, 'v1.36.3', 'v1.37.2')
+        .map((k) => `${k.group}/${k.version} ${k.kind}`)
+        .sort(),
+    );
+    const s = await on(KUBEADM_LAB, 'node1');
+    try {
+      for (const a of report.apis!.rows) {
+        const got = await s.exec(
+          [
+            'kubectl',
+            '--kubeconfig',
+            '/etc/kubernetes/admin.conf',
+            'get',
+            '--raw',
+            `/apis/${a.group}/${a.version}`,
+          ],
+          { allowFail: true },
+        );
+        expect(a.served, `${a.group}/${a.version}`).toBe(got.code === 0);
+      }
+    } finally {
+      await s.close();
+    }
   });
 
   it('k0s: the k0s processes and the children they run, each flag accounted for (mapped, unknown or unmapped with the reason), nothing written', async () => {
@@ -1508,5 +1543,15 @@ describe('hardwire audit on the kubeadm and k0s planes', () => {
       .flatMap((h) => h.processes)
       .filter((x) => x.flags.some((f) => f.status === 'unmapped')))
       expect(p.notes.length, p.component).toBeGreaterThan(0);
+    // k0s's etcd (v3.6.14, no committed map): its map built from its Go modules on demand and kept
+    // in the cache (harness/flags/etcd-on-demand.ts); every flag mapped.
+    const etcd = report.hosts.flatMap((h) => h.processes).filter((p) => p.component === 'etcd');
+    expect(etcd.length).toBeGreaterThan(0);
+    for (const e of etcd) {
+      expect(e.version).toBe('v3.6.14');
+      expect(e.map).toBe(join(cacheDir(), 'flag-maps', 'etcd', 'v3.6.14.json'));
+      expect(e.flags.filter((f) => f.status === 'unmapped' || f.status === 'unknown')).toEqual([]);
+      expect(e.flags.filter((f) => f.status === 'read').length).toBeGreaterThan(10);
+    }
   });
 });

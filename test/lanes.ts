@@ -54,5 +54,6 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/lab.test.ts',
     'test/lab-offline.test.ts',
     'test/trace.test.ts',
+    'test/etcd-on-demand.test.ts',
   ],
 ];

@@ -22,7 +22,7 @@ import {
 import { shJoin, shQuote } from '../lib/quote.ts';
 import { parseProxyJump } from '../core/transport/dial.ts';
 import { isReadOnlyCommand } from '../core/transport/read-only.ts';
-import { PROC_DUMP } from '../core/transport/read-scripts.ts';
+import { KUBE_GET, PROC_DUMP } from '../core/transport/read-scripts.ts';
 import { tempDir } from './helpers/tmp.ts';
 
 /** Runs the quoted command line through a real POSIX shell and returns the argv it saw. */
@@ -277,6 +277,8 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       // audit: the /proc reader (a registered script) and a running binary's own version
       ['sh', '-c', PROC_DUMP],
       ['/proc/4242/exe', '--version'],
+      // audit --upgrade-to: one GET through a kubeconfig on the host, its three arguments as data
+      ['bash', '-c', KUBE_GET, 'kube-get', '/proc/7/root', '/etc/kubernetes/kcm.conf', '/version'],
     ])
       expect(isReadOnlyCommand(argv), argv.join(' ')).toBe(true);
     // A component's binary by its path, asked its version, only when the session was opened for it (audit's).
@@ -318,6 +320,12 @@ describe('read-only sessions (what every phase gets; writes go through Wet)', ()
       ['sh', '-c', `${PROC_DUMP}; rm -rf /var/lib/etcd`],
       ['sh', '-c', PROC_DUMP, 'extra'],
       ['sh', '-e', '-c', PROC_DUMP],
+      ['sh', '-c', KUBE_GET, 'kube-get', '', '/k', '/version'],
+      ['bash', '-c', KUBE_GET, 'kube-get', '', '/k'],
+      ['bash', '-c', KUBE_GET, 'kube-get', '', '/k', '/version', 'extra'],
+      ['bash', '-c', KUBE_GET, 'other', '', '/k', '/version'],
+      ['bash', '-c', `${KUBE_GET}\nrm -rf /var/lib/etcd`, 'kube-get', '', '/k', '/version'],
+      ['bash', '-c', PROC_DUMP],
       ['/proc/4242/exe'],
       ['/proc/4242/exe', 'version'],
       ['/proc/4242/exe', '--version', '--data-dir=/x'],

@@ -13,6 +13,8 @@ import { parse, stringify } from 'yaml';
 import { hardwire } from './helpers/cli.ts';
 import { remote, testLab, type TestLab } from './helpers/lab.ts';
 import { moduleDir, reopen } from './helpers/modcache.ts';
+import type { AuditReport } from '../harness/audit/index.ts';
+import { KCM_LISTS_ALL } from '../harness/audit/apis.ts';
 
 let lab: TestLab;
 let inv: string;
@@ -149,6 +151,65 @@ describe('upgrade plan and apply, live', () => {
     );
     expect(raw.status).not.toBe(0);
   });
+
+  // hardwire audit, which knows nothing of how this cluster was made: the same objects, listed on
+  // node1 through its kube-controller-manager's own kubeconfig, and nothing written.
+  it("audit --upgrade-to lists the same objects through the kube-controller-manager's kubeconfig, blocks on them, and writes nothing", async () => {
+    const before = await hashHost();
+    const r = hardwire(
+      ['audit', '--inventory', inv, '--state-dir', state, '--upgrade-to', 'v1.37.2', '--json'],
+      { timeoutMs: 300_000 },
+    );
+    expect(await hashHost()).toBe(before);
+    expect(r.code, r.stderr.slice(-2000)).toBe(1);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^error: audit: the upgrade to v1\.37\.2 is blocked by \d+ .*removed API\(s\) with stored objects/,
+    );
+    const report = JSON.parse(r.stdout) as AuditReport;
+    expect(report.partial).toEqual([]);
+    const kcm = report.hosts[0]!.processes.find((p) => p.component === 'kube-controller-manager')!;
+    const kubeconfig = kcm.flags.find((f) => f.name === 'kubeconfig')!.value;
+    expect(report.apis).toMatchObject({ to: 'v1.37.2', from: 'v1.36.3' });
+    expect(report.apis!.via).toContain(
+      `node1: kube-controller-manager pid ${kcm.pid} --kubeconfig ${kubeconfig}`,
+    );
+    // The server it names is the one in that kubeconfig, read here on the host.
+    expect(await onHost(['sed', '-n', 's/^ *server: *//p', kubeconfig])).toBe(report.apis!.server);
+    const row = (kind: string) =>
+      report.apis!.rows.find(
+        (a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind,
+      )!;
+    expect([...row('ServiceCIDR').objects].sort()).toEqual(kubectlNames('servicecidrs'));
+    expect([...row('ServiceCIDR').objects]).toContain('plan-extra');
+    expect([...row('IPAddress').objects].sort()).toEqual(kubectlNames('ipaddresses'));
+    expect(report.apis!.rows.find((a) => a.kind === 'VolumeAttributesClass')?.served).toBe(false);
+    // upgrade plan, with hardwire's own admin credentials, lists the same rows.
+    const plan = hardwire([
+      'upgrade',
+      'plan',
+      '--to',
+      'v1.37.2',
+      '--inventory',
+      inv,
+      '--state-dir',
+      state,
+      '--json',
+    ]);
+    expect(plan.code, plan.stderr.slice(-2000)).toBe(1);
+    const sorted = (rows: Row[]) =>
+      rows
+        .map((x) => ({ ...x, objects: [...x.objects].sort() }))
+        .sort((a, b) =>
+          `${a.group}${a.version}${a.kind}`.localeCompare(`${b.group}${b.version}${b.kind}`),
+        );
+    expect(sorted(report.apis!.rows)).toEqual(sorted((JSON.parse(plan.stdout) as Doc).live.apis));
+    expect(report.upgrade!.live).toMatchObject({ checked: true, server: report.apis!.server });
+    // Why that identity may list them: the kube-controller-manager's bootstrap role, at the line cited.
+    const m = /^k8s\.io\/kubernetes@(v[\d.]+)\/(.+):(\d+)$/.exec(KCM_LISTS_ALL)!;
+    expect(reopen(moduleDir('k8s.io/kubernetes', m[1]!), m[2]!, Number(m[3])).trim()).toBe(
+      'rbacv1helpers.NewRule("list", "watch").Groups("*").Resources("*").RuleOrDie(),',
+    );
+  }, 300_000);
 
   it('upgrade apply runs the same live checks before any write: objects in a removed API refuse it, --dry-run too, nothing changed', async () => {
     const before = await hashHost();

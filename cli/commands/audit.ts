@@ -14,10 +14,12 @@ import {
 import { formatText as formatPlan } from '../../core/upgrade/format.ts';
 import { InputError } from '../../lib/errors.ts';
 import { flagVersions } from '../../core/flags/map.ts';
+import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
+import { etcdMapOnDemand } from '../../harness/flags/etcd-on-demand.ts';
 import { BENCHMARK, kubeBench } from '../../harness/cis/index.ts';
 
 const HELP = `
-usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--cis] [--json] [--md FILE] [--html FILE]
+usage: hardwire audit [--inventory FILE] [--upgrade-to VERSION [--etcd-to VERSION]] [--cis] [--no-regenerate] [--json] [--md FILE] [--html FILE]
                       [--accept-new-host-keys] [--quiet]
 
 Reads a running cluster, whoever made it (hardwire, kubeadm, k0s, a script after Kelsey
@@ -28,15 +30,21 @@ On each host, from /proc: every etcd, kube-apiserver, kube-controller-manager, k
 kubelet, kube-proxy, containerd and k0s process; its argv; the version its own binary reports
 (/proc/<pid>/exe --version); the kubelet's and kube-proxy's --config file as the process sees it.
 Every flag and config field is mapped, at that binary's version, to the line that registers it and
-the lines that read it (core/flags/data), or reported as unknown; none is dropped. Values of flags
+the lines that read it (core/flags/data), or reported as unknown; none is dropped. An etcd with no
+committed map gets one built from its Go modules as "flags --regenerate --etcd" builds one (about
+30 s, once), kept in ~/.cache/hardwire/flag-maps/etcd/ (--no-regenerate: its flags stay unmapped);
+a version the Go module proxy does not serve is one note saying so. Values of flags
 named token, password or secret are not repeated. The certificates the flags and fields name are
 read (certificate blocks only; nothing named key is read) and checked: expiry, SANs, and which of
 the CA files named on the same host signed each.
 
 --upgrade-to VERSION: "hardwire upgrade plan"'s flag-level plan for this cluster, from what runs:
 removed and renamed flags, feature gates and config fields (blocking), deprecations and changed
-defaults, each cited at both tags; from the kube-apiserver's and etcd's own versions. Exit 1 when
-anything blocks. (The stored objects of removed APIs are not read: the audit holds no API access.)
+defaults, each cited at both tags; from the kube-apiserver's and etcd's own versions. And the
+objects the cluster keeps in APIs VERSION stops serving (its k8s.io/api's APILifecycleRemoved()),
+listed at their version through a running kube-controller-manager's own --kubeconfig, by curl on
+that host: that identity may list every resource, and its key never leaves the host (no
+kube-controller-manager, or no answer: a "partial:" line). Exit 1 when anything blocks.
 
 --cis: also run the real kube-bench (CIS Kubernetes Benchmark, kube-bench's stock profile) on each
 host, for the targets what runs there makes (master and controlplane with a kube-apiserver, etcd with
@@ -55,6 +63,7 @@ interface Opts extends InventoryOpts, HostOpts {
   md?: string;
   html?: string;
   cis?: boolean;
+  regenerate: boolean;
 }
 
 export function declare(root: Cli): Cli {
@@ -75,6 +84,10 @@ export function declare(root: Cli): Cli {
       '--cis',
       'also run kube-bench (stock profile) on each host, from a temporary directory it removes',
     )
+    .option(
+      '--no-regenerate',
+      'leave an etcd with no flag map unmapped instead of building its map from its Go modules',
+    )
     .addOption(options.md())
     .addOption(options.html())
     .addOption(options.json());
@@ -89,11 +102,19 @@ export function declare(root: Cli): Cli {
         );
       const inv = await inventoryOrLab(opts, log, false);
       const bench = opts.cis ? await kubeBench(inv.cluster.kubernetesVersion, log) : undefined;
+      const lifecycle = opts.upgradeTo ? loadApiLifecycle(opts.upgradeTo) : null;
+      if (opts.upgradeTo && !lifecycle)
+        throw new InputError(
+          '--upgrade-to',
+          `no core/flags/data/${opts.upgradeTo}/api-lifecycle.json says which APIs it removes; run "hardwire flags --regenerate --kubernetes-version ${opts.upgradeTo}" first`,
+        );
       const report = await audit(
         inv,
         {
           acceptNewHostKeys: opts.acceptNewHostKeys === true,
           ...(bench ? { cis: bench.bench } : {}),
+          ...(opts.regenerate ? { etcdOnDemand: (v: string) => etcdMapOnDemand(v, log) } : {}),
+          ...(opts.upgradeTo && lifecycle ? { apis: { lifecycle, to: opts.upgradeTo } } : {}),
         },
         log,
       );
@@ -114,7 +135,7 @@ export function declare(root: Cli): Cli {
       }
       if (report.upgrade && report.upgrade.blocking > 0) {
         process.stderr.write(
-          `error: audit: the upgrade to ${opts.upgradeTo} is blocked by ${report.upgrade.blocking} flag(s), gate(s) or field(s); the plan above names each\n`,
+          `error: audit: the upgrade to ${opts.upgradeTo} is blocked by ${report.upgrade.blocking} flag(s), gate(s), field(s) or removed API(s) with stored objects; the plan above names each\n`,
         );
         return 1;
       }

@@ -4,7 +4,7 @@
 // mutating command run through this one throws before it is sent.
 import { BIN_DIR } from '../../lib/constants.ts';
 import { shJoin } from '../../lib/quote.ts';
-import { READ_SCRIPTS } from './read-scripts.ts';
+import { ARG_SCRIPTS, READ_SCRIPTS } from './read-scripts.ts';
 import type { ExecOptions, ExecResult, Session, SshTarget } from './session.ts';
 
 export interface ReadSession {
@@ -75,6 +75,11 @@ export function isReadOnlyCommand(argv: string[], versioned: VersionArgs = {}): 
   const [prog, ...args] = argv;
   // A registered script only, never one built from input.
   if (prog === 'sh') return args.length === 2 && args[0] === '-c' && READ_SCRIPTS.has(args[1]!);
+  // A registered script with its arguments as data ($1...), never as code.
+  if (prog === 'bash') {
+    const s = args[0] === '-c' ? ARG_SCRIPTS.get(args[1] ?? '') : undefined;
+    return s !== undefined && args[2] === s.name && args.length === 3 + s.args;
+  }
   // A running process's own binary, asked its version (audit: the version of what runs, not of a
   // file on PATH); as a user who cannot read /proc/<pid>/exe, the component binary its argv names.
   if (prog !== undefined && /^\/proc\/\d+\/exe$/.test(prog)) return same(args, ['--version']);

@@ -18,3 +18,27 @@ export const PROC_DUMP = [
 
 /** The scripts `sh -c` may run in a read-only session. */
 export const READ_SCRIPTS: ReadonlySet<string> = new Set([PROC_DUMP]);
+
+/**
+ * One GET on the apiserver a kubeconfig on the host names, made on the host by curl with that
+ * kubeconfig's own CA and client certificate, so its key never leaves the host (audit's read of
+ * the objects in removed APIs). bash for the process substitutions: the credentials go to curl
+ * through pipes, never a file. Arguments: the root the kubeconfig is read under ("" or
+ * /proc/<pid>/root), the kubeconfig's path, the API path. Prints the server's URL on the first line,
+ * then the body, then the status on a line of its own. Only the first cluster and user are read (a component's kubeconfig has one).
+ */
+export const KUBE_GET = [
+  'r=$1; k=$r$2; p=$3',
+  'case $p in /*) ;; *) echo "not an API path: $p" >&2; exit 2;; esac',
+  'f() { sed -n "s/^[[:space:]]*$1:[[:space:]]*//p" "$k" | head -n 1 | tr -d "\\"\'"; }',
+  'd() { v=$(f "$1-data"); if [ -n "$v" ]; then printf %s "$v" | base64 -d; else v=$(f "$1"); [ -n "$v" ] && cat "$r$v"; fi; }',
+  '[ -r "$k" ] || { echo "cannot read $k" >&2; exit 2; }',
+  's=$(f server)',
+  'printf \'%s\\n\' "$s"',
+  'curl -sS --max-time 30 --cacert <(d certificate-authority) --cert <(d client-certificate) --key <(d client-key) -w \'\\n%{http_code}\\n\' "$s$p"',
+].join('\n');
+
+/** The bash scripts a read-only session may run with arguments (`bash -c SCRIPT NAME ARGS...`), and how many. */
+export const ARG_SCRIPTS: ReadonlyMap<string, { name: string; args: number }> = new Map([
+  [KUBE_GET, { name: 'kube-get', args: 3 }],
+]);

@@ -6,7 +6,10 @@ export const LIVE_HEAD = ['removed API', 'status', 'removed at (to)', 'objects',
 
 export function liveTitle(live: Live, to: string): string {
   if (!live.checked) return `live checks skipped: ${live.skipped}`;
-  return `live cluster (${live.server}): verify's ${live.gatesPassed} gates passed; APIs ${to} stops serving, listed at their version`;
+  const how = live.via
+    ? `, listed through ${live.via}`
+    : `: verify's ${live.gatesPassed} gates passed`;
+  return `live cluster (${live.server})${how}; APIs ${to} stops serving, listed at their version`;
 }
 
 const status = (r: StoredApiRow) =>

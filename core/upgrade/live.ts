@@ -13,6 +13,7 @@ import { adminCreds } from '../apply/creds.ts';
 import { clusterStateDir } from '../pki/store.ts';
 import {
   DISABLED_AT_SOURCE,
+  credsGet,
   removedBetween,
   storedInRemoved,
   type ApiLifecycle,
@@ -22,7 +23,14 @@ import {
 
 export type Live =
   | { checked: false; skipped: string }
-  | { checked: true; server: string; gatesPassed: number; apis: StoredApiRow[] };
+  | {
+      checked: true;
+      server: string;
+      /** upgrade plan: verify's gates passed first. audit: none ran; `via` says whose kubeconfig listed them. */
+      gatesPassed?: number;
+      via?: string;
+      apis: StoredApiRow[];
+    };
 
 /** Who reads the cluster: the refusal says what that command needs. */
 export type LiveFor = 'plan' | 'apply';
@@ -91,7 +99,7 @@ export async function liveChecks(
               checked: true,
               server: creds.server,
               gatesPassed: gates.length,
-              apis: await storedInRemoved(creds, removed, inv.cluster.kubernetesVersion),
+              apis: await storedInRemoved(credsGet(creds), removed, inv.cluster.kubernetesVersion),
             };
           },
         },

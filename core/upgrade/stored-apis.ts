@@ -4,6 +4,16 @@
 // version, not from apiserver_storage_objects: the metric counts a resource over all its versions,
 // so it cannot tell objects in networking.k8s.io/v1beta1 from the same objects in v1.
 import { kubeJson, type KubeCreds } from '../transport/kube-api.ts';
+import { StepError } from '../../lib/errors.ts';
+
+/** One GET against the apiserver: its status and parsed body (404 allowed, anything else not 2xx throws). */
+export type ApiGet = (path: string) => Promise<{ status: number; json: unknown }>;
+
+/** The getter over hardwire's own mTLS client (core/transport/kube-api.ts). */
+export const credsGet =
+  (creds: KubeCreds): ApiGet =>
+  (path) =>
+    kubeJson(creds, 'GET', path, { allow: [404] });
 
 /** A kind k8s.io/api marks removed (core/flags/api-lifecycle.ts reads them from the module cache). */
 export interface RemovedKind {
@@ -72,7 +82,7 @@ interface List {
 
 /** One row per removed kind: its group/version's discovery, then every object listed at it. */
 export async function storedInRemoved(
-  creds: KubeCreds,
+  get: ApiGet,
   kinds: readonly RemovedKind[],
   from: string,
 ): Promise<StoredApiRow[]> {
@@ -80,11 +90,11 @@ export async function storedInRemoved(
   for (const k of kinds) {
     const gv = `${k.group}/${k.version}`;
     const base = k.group === '' ? `/api/${k.version}` : `/apis/${gv}`;
-    const d = await kubeJson<Discovery>(creds, 'GET', base, { allow: [404] });
+    const d = await get(base);
     const res =
       d.status === 404
         ? undefined
-        : d.json.resources.find((r) => r.kind === k.kind && !r.name.includes('/'));
+        : (d.json as Discovery).resources.find((r) => r.kind === k.kind && !r.name.includes('/'));
     if (!res) {
       const off = DISABLED_AT_SOURCE[from]?.[gv];
       const gone = k.gone ? ` (${k.gone}: no APILifecycleRemoved() marks it)` : '';
@@ -97,7 +107,13 @@ export async function storedInRemoved(
       });
       continue;
     }
-    const items = (await kubeJson<List>(creds, 'GET', `${base}/${res.name}`)).json.items;
+    const list = await get(`${base}/${res.name}`);
+    if (list.status === 404)
+      throw new StepError(
+        'kube-api',
+        `GET ${base}/${res.name} returned 404 after discovery listed it`,
+      );
+    const items = (list.json as List).items;
     const objects = items.map((i) =>
       i.metadata.namespace ? `${i.metadata.namespace}/${i.metadata.name}` : i.metadata.name,
     );

@@ -22,6 +22,8 @@ const site = (s: Site): AuditSite => ({ ref: siteRef(s), url: s.url });
 export function mapFor(
   component: string,
   version: string | undefined,
+  /** An etcd with no committed map: build one (harness/flags/etcd-on-demand.ts), or say why not. */
+  etcdOnDemand?: (version: string) => { map: FlagMap; file: string } | { why: string },
 ): { map: FlagMap; file: string } | { why: string } {
   if (!isFlagComponent(component)) return { why: `hardwire has no flag map for ${component}` };
   if (!version) return { why: `${component}'s version could not be read, so no map is chosen` };
@@ -29,6 +31,7 @@ export function mapFor(
   version = version.replace(/\+.*$/, '');
   if (component === 'etcd') {
     const hit = findEtcdMap(version);
+    if (!hit && etcdOnDemand) return etcdOnDemand(version);
     return hit
       ? { map: hit.map, file: hit.file }
       : {

@@ -6,7 +6,9 @@ import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { auditHost, VERSION_ARGS } from './discover.ts';
 import { lacksOf } from './lacks.ts';
-import type { AuditHost, AuditReport } from './types.ts';
+import type { AuditApis, AuditHost, AuditReport } from './types.ts';
+import { listerOn, storedApis } from './apis.ts';
+import type { ApiLifecycle } from '../../core/upgrade/stored-apis.ts';
 import { scanWith, type KubeBench } from '../cis/index.ts';
 
 export type { AuditReport } from './types.ts';
@@ -36,11 +38,20 @@ export function cisTargets(components: string[]): { roles: string[]; targets: st
 
 export async function audit(
   inv: Inventory,
-  opts: { acceptNewHostKeys: boolean; cis?: KubeBench },
+  opts: {
+    acceptNewHostKeys: boolean;
+    cis?: KubeBench;
+    /** An etcd with no committed flag map gets one built (harness/flags/etcd-on-demand.ts) unless --no-regenerate. */
+    etcdOnDemand?: Parameters<typeof auditHost>[3];
+    /** --upgrade-to: list the objects in the APIs `to` stops serving (apis.ts). */
+    apis?: { lifecycle: ApiLifecycle; to: string };
+  },
   log: Logger,
 ): Promise<AuditReport> {
   const partial: string[] = [];
   const hosts: AuditHost[] = [];
+  let apis: AuditApis | undefined;
+  const apiErrors: string[] = [];
   for (const h of inv.hosts) {
     const t0 = performance.now();
     let session: Awaited<ReturnType<typeof connect>> | undefined;
@@ -65,12 +76,24 @@ export async function audit(
     }
     try {
       // The writable session goes no further than this line: only its read-only view is used.
-      const read = await auditHost(readOnly(session, VERSION_ARGS), h, partial);
+      const ro = readOnly(session, VERSION_ARGS);
+      const read = await auditHost(ro, h, partial, opts.etcdOnDemand);
       for (const p of read.processes) {
         const lacks = lacksOf(inv, h.name, p);
         if (lacks.length) p.lacks = lacks;
       }
       hosts.push(read);
+      // The first kube-controller-manager whose kubeconfig answers lists them; another host's may if it does not.
+      const lister = opts.apis && !apis ? listerOn(read.processes) : undefined;
+      if (opts.apis && lister) {
+        try {
+          apis = await storedApis(ro, h.name, lister, opts.apis.lifecycle, opts.apis.to);
+        } catch (err) {
+          apiErrors.push(
+            `${h.name}: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
+          );
+        }
+      }
       // --cis, the one write the audit makes when asked: kube-bench in a temporary directory under
       // /tmp, removed after (harness/cis/scan.ts), with kube-bench's stock profile.
       const { roles, targets } = cisTargets(read.processes.map((p) => p.component));
@@ -102,5 +125,9 @@ export async function audit(
     }
     log.step(`read ${h.name} (${Math.round(performance.now() - t0)} ms)`);
   }
-  return { generatedAt: new Date().toISOString(), hosts, partial };
+  if (opts.apis && !apis)
+    partial.push(
+      `the objects in APIs ${opts.apis.to} stops serving were not listed: ${apiErrors.length ? apiErrors.join('; ') : 'no kube-controller-manager with a --kubeconfig runs on these hosts'}`,
+    );
+  return { generatedAt: new Date().toISOString(), hosts, partial, ...(apis ? { apis } : {}) };
 }

@@ -4,6 +4,7 @@
 
 import type { PlanDoc } from '../../core/upgrade/format.ts';
 import type { HostReport } from '../cis/index.ts';
+import type { StoredApiRow } from '../../core/upgrade/stored-apis.ts';
 
 /** `read`: the map has a read site; `registered`: registered, no read found; `unknown`: the map lacks it; `unmapped`: no map for this binary at this version. */
 export type FlagStatus = 'read' | 'registered' | 'unknown' | 'unmapped';
@@ -84,6 +85,19 @@ export interface AuditReport {
   partial: string[];
   /** --upgrade-to: upgrade plan's document for the flags and fields read here. */
   upgrade?: PlanDoc;
+  /** --upgrade-to: the objects stored in APIs the target stops serving (apis.ts). */
+  apis?: AuditApis;
   /** --cis: the kube-bench that ran, and its benchmark. */
   kubeBench?: { version: string; benchmark: string };
+}
+
+/** Each kind the target stops serving, listed at its version through a kube-controller-manager's kubeconfig. */
+export interface AuditApis {
+  to: string;
+  /** The apiserver's own /version, and its URL as the kubeconfig names it. */
+  from: string;
+  server: string;
+  /** The host, process and kubeconfig the listing went through. */
+  via: string;
+  rows: StoredApiRow[];
 }

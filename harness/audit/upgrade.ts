@@ -2,7 +2,7 @@
 // cluster hardwire did not make, from the flags and config fields read in /proc rather than
 // rendered from an inventory.
 import { planFrom, type PlanStart } from '../../core/upgrade/plan-for.ts';
-import type { PlanDoc } from '../../core/upgrade/format.ts';
+import { planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { versionsFor } from '../../core/components/binaries/catalog.ts';
 import { InputError } from '../../lib/errors.ts';
 import type { AuditFlag, AuditReport } from './types.ts';
@@ -32,6 +32,10 @@ export function planStart(r: AuditReport): PlanStart {
   };
 }
 
+/** The plan, with the objects apis.ts listed as its live section: each kind with objects blocks. */
 export function auditPlan(r: AuditReport, to: string, etcdTo?: string): PlanDoc {
-  return planFrom(planStart(r), to, etcdTo);
+  const doc = planFrom(planStart(r), to, etcdTo);
+  if (!r.apis) return doc;
+  const { server, via, rows } = r.apis;
+  return planDoc({ ...doc, live: { checked: true, server, via, apis: rows } });
 }

@@ -23,7 +23,7 @@ export function kubeadmRuns(u: UpgradeSection): string[] {
 function hardwireLine(u: UpgradeSection): string {
   if ('none' in u.hardwire) return `hardwire: no plan: ${u.hardwire.none}`;
   const live = u.hardwire.live;
-  return `hardwire upgrade plan ${u.hardwire.from} → ${u.hardwire.to}: ${u.hardwire.blocking} blocking; live checks: ${!live ? 'not run' : live.checked ? `verify's ${live.gatesPassed} gates passed` : live.skipped}`;
+  return `hardwire upgrade plan ${u.hardwire.from} → ${u.hardwire.to}: ${u.hardwire.blocking} blocking; live checks: ${!live ? 'not run' : live.checked ? `verify's ${live.gatesPassed ?? 0} gates passed` : live.skipped}`;
 }
 
 export function findingCells(f: Finding): string[] {

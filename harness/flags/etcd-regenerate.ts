@@ -34,8 +34,10 @@ export function regenerateEtcd(opts: {
   version: string;
   outDir?: string;
   log: Logger;
+  /** A build list made elsewhere (etcd-on-demand.ts), by absolute path; default: ETCD_ONLY_PINS's. */
+  modfile?: string;
 }): EtcdRegenerateResult {
-  const modfile = ETCD_ONLY_PINS[opts.version];
+  const modfile = opts.modfile ?? ETCD_ONLY_PINS[opts.version];
   if (!modfile) {
     throw new InputError(
       '--etcd',
