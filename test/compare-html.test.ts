@@ -116,6 +116,7 @@ describe('compare HTML at 1400 px (fixture report, no lab)', () => {
       hardwire: { host: 'hardwire-node1' },
       kubeadm: { host: 'kubeadm-node1' },
       k0s: { none: 'no worker' },
+      yours: { none: 'not collected' },
     });
     const config = kubelet.flags.find((f) => f.name === 'config')!;
     expect(config).toMatchObject({ class: 'same', values: { k0s: null }, inFlagMap: true });

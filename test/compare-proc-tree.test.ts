@@ -126,6 +126,7 @@ describe('process tree from a /proc dump', () => {
       hardwire: [host],
       kubeadm: { none: 'not collected: no' },
       k0s: { none: 'no host was read' },
+      yours: { none: 'not asked' },
     };
     const md = procMarkdown(s).join('\n');
     expect(md).toContain(

@@ -16,6 +16,7 @@ import {
   ttfpSummary,
 } from '../harness/compare/ttfp-section.ts';
 import { emptyPlane } from '../harness/planes/types.ts';
+import { NOT_ASKED } from '../harness/planes/plane-names.ts';
 
 /** Checks that start holding `after` ms from now, in a given order. */
 function timed(after: Record<string, number>): TtfpChecks {
@@ -114,6 +115,7 @@ describe('whole planes and the verdict', () => {
       hardwire: { ...planeWith(whole), plane: 'hardwire' as const },
       kubeadm: noPod,
       k0s: { ...planeWith(whole), plane: 'k0s' as const },
+      yours: emptyPlane('yours', NOT_ASKED),
     };
     const t = ttfpSection(planes);
     expect(wholeVerdict(t)).toBe(

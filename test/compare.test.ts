@@ -79,6 +79,9 @@ beforeAll(async () => {
       '--keep-labs',
       '--upgrade-to',
       'v1.37.2',
+      // The fourth column: the same cluster, read only as audit reads any cluster of yours.
+      '--plane',
+      `yours=${lab.info.inventory}`,
       '--json',
       '--md',
       join(out, 'r.md'),
@@ -130,6 +133,74 @@ describe('hardwire compare on the lab', () => {
         /^\/proc\/\d+\/cmdline on node2 \(HA controller 1 of 3\)$/,
       );
     }
+  });
+
+  // --plane yours=HOSTS on hardwire's own lab: read through audit's generic path alone, it must
+  // agree with the hardwire plane (read from its rendered units and systemctl) flag for flag.
+  it('yours (--plane yours=HOSTS, the same cluster read as audit reads any): every flag, certificate, node row, process tree and endpoint agrees with the hardwire plane', () => {
+    expect(report.planes.yours).toMatchObject({
+      collected: true,
+      mode: 'audited (read-only)',
+      version: 'v1.36.3',
+      host: 'node1',
+    });
+    let flags = 0;
+    for (const c of COMPONENTS) {
+      // The same process: the hardwire plane's source is systemctl's MainPID, yours is found in /proc.
+      expect(report.components[c].sources.yours, c).toBe(report.components[c].sources.hardwire);
+      for (const f of report.components[c].flags) {
+        expect(f.raw.yours, `${c} --${f.name}`).toBe(f.raw.hardwire);
+        expect(f.values.yours, `${c} --${f.name}`).toBe(f.values.hardwire);
+        if (f.raw.hardwire !== null) flags++;
+      }
+    }
+    expect(flags).toBeGreaterThan(80);
+    // Each certificate yours reads (the files the flags name) is the one hardwire's plane has in that role.
+    const certs = report.certs.filter((r) => r.planes.yours);
+    expect(certs.map((r) => r.role).sort()).toEqual(
+      expect.arrayContaining([
+        'apiserver',
+        'ca',
+        'etcd-server',
+        'etcd-peer',
+        'apiserver-etcd-client',
+      ]),
+    );
+    for (const r of certs)
+      expect(r.planes.yours!.fingerprint256, r.role).toBe(r.planes.hardwire?.fingerprint256);
+    // The node: the kubelet's and kube-proxy's flags and config fields, as hardwire's node rows have them.
+    expect(report.node.planes.yours).toEqual({ host: 'node2' });
+    for (const nc of NODE_COMPONENTS)
+      for (const r of [...report.node.components[nc].flags, ...report.node.components[nc].fields])
+        expect(r.raw.yours, `${nc} ${r.name}`).toBe(r.raw.hardwire);
+    // Each host's systemd units, as the hardwire plane's tree has them.
+    const units = (p: 'hardwire' | 'yours') => {
+      const x = report.nodeProcs[p];
+      return 'none' in x
+        ? x.none
+        : x.map(
+            (h) =>
+              `${h.host}: ${h.procs
+                .filter((n) => n.kind === 'unit')
+                .map((n) => n.under)
+                .sort()
+                .join(', ')}`,
+          );
+    };
+    expect(units('yours')).toEqual(units('hardwire'));
+    const ep = (p: 'hardwire' | 'yours') => {
+      const e = report.nodeEndpoints[p];
+      return 'none' in e
+        ? e.none
+        : { host: e.host, kind: e.kind, clients: e.clients.map((c) => c.server) };
+    };
+    expect(ep('yours')).toEqual(ep('hardwire'));
+    // kube-bench, stock profile, on each of its hosts; and no time to first Pod for a cluster only read.
+    expect(report.cis?.yours?.hosts.map((h) => h.host).sort()).toEqual(['node1', 'node2']);
+    expect(report.ttfp.yours).toMatchObject({
+      whole: false,
+      unmeasured: expect.stringMatching(/only reads/),
+    });
   });
 
   it("kubeadm runs live: the kubelet runs each static Pod with its manifest's argv, the mirror Pods are Running, nothing was pulled", async () => {
@@ -335,6 +406,7 @@ describe('hardwire compare on the lab', () => {
       hardwire: { host: 'node2' },
       kubeadm: { host: 'node1' },
       k0s: { host: `${K0S_WORKER_LAB}/node2` },
+      yours: { host: 'node2' },
     });
     /** A field's value in the file as the test parsed it, by its json path. */
     const at = (doc: Record<string, unknown>, path: string) =>
@@ -978,9 +1050,9 @@ describe('hardwire compare on the lab', () => {
     expect(run.stderr).toContain(
       `node (kubelet, kube-proxy), worker per plane: hardwire: node2; kubeadm: node1; k0s: ${workerLabName(K0S_LAB)}/node2`,
     );
-    // k0s bootstraps its kubelet itself: no --bootstrap-kubeconfig, so its cell is "—", not "no worker".
+    // k0s bootstraps its kubelet itself: no --bootstrap-kubeconfig, so its cell is "—", not "no worker"; nor does hardwire's, read as yours.
     expect(md).toMatch(
-      /\| --bootstrap-kubeconfig \| — \| <conf>\/bootstrap-kubelet\.conf \| — \| partial \|/,
+      /\| --bootstrap-kubeconfig \| — \| <conf>\/bootstrap-kubelet\.conf \| — \| — \| partial \|/,
     );
     // On failure, the text around the first hit (kube-bench's 4.3.1 audit once carried kube-proxy's key).
     for (const f of ['r.json', 'r.md', 'r.html']) {
@@ -1286,11 +1358,28 @@ describe('hardwire compare on the lab', () => {
         state,
       ]).code,
     ).toBe(2);
+    // --plane takes only yours=INVENTORY, and that inventory is read before any lab is touched.
+    const plane = hardwire(['compare', '--plane', 'kubeadm=x']);
+    expect([plane.code, plane.stderr.trim()]).toEqual([
+      2,
+      expect.stringMatching(/^error: --plane: takes yours=INVENTORY[^\n]*$/),
+    ]);
+    const gone = hardwire([
+      'compare',
+      '--inventory',
+      lab.info.inventory,
+      '--state-dir',
+      state,
+      '--plane',
+      'yours=/nonexistent/inventory.yaml',
+    ]);
+    expect([gone.code, gone.stderr.trim().split('\n').length]).toEqual([2, 1]);
+    expect(gone.stderr).toContain('/nonexistent/inventory.yaml');
   });
 
-  it('the HTML report renders three planes, the k0s columns and sections in headless Chromium', async () => {
+  it('the HTML report renders four planes, the k0s columns and sections in headless Chromium', async () => {
     await withPage(join(out, 'r.html'), async (page, requests) => {
-      expect(await page.locator('#planes tr').count()).toBe(3);
+      expect(await page.locator('#planes tr').count()).toBe(4);
       expect(await page.locator('#planes tr[data-plane=k0s]').innerText()).not.toMatch(
         /not collected/,
       );
@@ -1306,7 +1395,7 @@ describe('hardwire compare on the lab', () => {
       );
       expect(await egress.innerText()).toContain('konnectivity.conf');
       expect(await page.locator('#certs tbody tr').count()).toBe(report.certs.length);
-      expect(await page.locator('section.proc').count()).toBe(3);
+      expect(await page.locator('section.proc').count()).toBe(4);
       expect(await page.locator('section.proc[data-plane=k0s] tbody tr').count()).toBe(
         report.processes.k0s.length,
       );
@@ -1314,7 +1403,7 @@ describe('hardwire compare on the lab', () => {
         report.k0s!.components.length,
       );
       expect(await page.locator('#k0s-controllers tbody tr').count()).toBe(4);
-      expect(await page.locator('#cis-totals tbody tr').count()).toBe(3);
+      expect(await page.locator('#cis-totals tbody tr').count()).toBe(4);
       expect(await page.locator('#cis-node-checks tbody tr').count()).toBe(
         report.nodeCis!.rows.length,
       );
@@ -1367,7 +1456,21 @@ describe('hardwire compare on the lab', () => {
         const k0sCells = Array.from(
           document.querySelectorAll('table[data-node] td.vals [data-plane=k0s] .v'),
         ).map((td) => td.textContent);
-        return { bad, names, cites, k0sCells, pageWidth: document.documentElement.scrollWidth };
+        // What makes the page wider than its window, when it is.
+        const wide = Array.from(document.querySelectorAll('table'))
+          .filter((t) => t.getBoundingClientRect().right > document.documentElement.clientWidth)
+          .map(
+            (t) =>
+              `${t.id || t.className || t.parentElement?.id} ${Math.round(t.getBoundingClientRect().width)} px`,
+          );
+        return {
+          bad,
+          names,
+          cites,
+          k0sCells,
+          wide,
+          pageWidth: document.documentElement.scrollWidth,
+        };
       });
       const nodeRows = NODE_COMPONENTS.reduce(
         (n, c) =>
@@ -1379,7 +1482,7 @@ describe('hardwire compare on the lab', () => {
       );
       expect(layout.cites).toBeGreaterThan(50);
       expect(layout.bad).toEqual([]);
-      expect(layout.pageWidth).toBeLessThanOrEqual(1400);
+      expect(layout.pageWidth, layout.wide.join('; ')).toBeLessThanOrEqual(1400);
       // k0s's worker fills its node column: one cell per row, none "no worker", most with a value read from its /proc.
       expect(layout.k0sCells).toHaveLength(nodeRows);
       expect(layout.k0sCells.filter((t) => t === 'no worker')).toEqual([]);

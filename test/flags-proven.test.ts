@@ -189,7 +189,12 @@ describe('committed flags prove records', () => {
       };
       const rows = flagRows(
         component as Component,
-        { hardwire: plane, kubeadm: emptyPlane('kubeadm', 'test'), k0s: emptyPlane('k0s', 'test') },
+        {
+          hardwire: plane,
+          kubeadm: emptyPlane('kubeadm', 'test'),
+          k0s: emptyPlane('k0s', 'test'),
+          yours: emptyPlane('yours', 'test'),
+        },
         r.kubernetesVersion,
         [],
       );

@@ -84,6 +84,7 @@ describe('proven live per plane', () => {
       hardwire: plane('hardwire', ['secure-port', 'profiling']),
       kubeadm: plane('kubeadm', ['secure-port']),
       k0s: plane('k0s', ['secure-port']),
+      yours: emptyPlane('yours', 'not asked'),
     };
     const rows = Object.fromEntries(flagRows(C, planes, V, []).map((r) => [r.name, r.provenLive]));
     expect(rows).toEqual({

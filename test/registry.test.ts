@@ -189,7 +189,7 @@ const PER_COMPONENT_TABLES = [
   'core/flags/gates.ts', // the feature-gate tables its binary registers
   'core/validate/cis-checks.ts', // kube-bench's variable for its process
   'core/validate/extra-args.ts', // flags hardwire derives, refused in extraArgs
-  'harness/planes/k0s/pki.ts', // the flags naming k0s's certificates
+  'harness/planes/cert-roles.ts', // the flags naming a certificate (k0s's plane, a cluster of yours)
   'harness/planes/kubeadm-extra-args.ts', // where kubeadm's ClusterConfiguration takes its extraArgs
   'harness/planes/kubeadm.ts', // kubeadm's command builder for it
   'harness/prove/foreign/kubeadm.ts', // kubeadm's phase and manifest

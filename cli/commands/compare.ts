@@ -15,7 +15,9 @@ import { printJson } from '../../lib/log.ts';
 import { runCompare } from '../../harness/compare/index.ts';
 import { markdown, summary } from '../../harness/compare/text.ts';
 import { html } from '../../harness/compare/html.ts';
-import { PLANES } from '../../harness/planes/types.ts';
+import { BUILT_PLANES, type PlaneName } from '../../harness/planes/plane-names.ts';
+import type { Inventory } from '../../core/inventory/load.ts';
+import type { YoursOptions } from '../../harness/planes/yours.ts';
 import { wholeVerdict } from '../../harness/compare/ttfp-section.ts';
 import { InputError, StepError } from '../../lib/errors.ts';
 import { checkUpgradeTarget } from '../../harness/compare/upgrade-target.ts';
@@ -25,7 +27,7 @@ import { HARDWIRE_LAB, hardwireLab, hardwireLabDown } from '../../harness/compar
 const HELP = `
 usage: hardwire compare [--inventory FILE] [--host NAME] [--state-dir DIR] [--json] [--md FILE] [--html FILE]
                         [--allow-partial] [--no-live] [--kubeadm-lab NAME] [--k0s-lab NAME] [--k0s-binary PATH] [--keep-labs]
-                        [--upgrade-to VERSION] [--wire] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
+                        [--upgrade-to VERSION] [--wire] [--plane yours=HOSTS] [--accept-new-host-keys] [--gate-timeout SECONDS] [--quiet]
 
 Collects three control planes built with the same parameters (advertise address, service CIDR,
 pod CIDR, cluster name, DNS domain, Kubernetes version) and compares them flag by flag, cert by
@@ -47,6 +49,12 @@ cert and process by process. Every value comes from running the tool:
             adds what changes from single to HA, the process tree, and what runs inside k0s.
             The node column: a worker joined with "k0s token create --role=worker" to a
             controller of its own, on a second lab (<k0s-lab>-w, 2 hosts)
+  yours     with --plane yours=HOSTS (an inventory: only its hosts and SSH settings are read), a
+            running cluster of yours, whoever made it, read as "hardwire audit" reads it: read-only
+            sessions, each process in /proc with its binary's own version, the certificate files its
+            flags name (never a kubeconfig), each host's process tree, kube-bench (stock profile,
+            unless --no-cis: its one write, a temporary directory) and the API endpoint its node's
+            kubelet names. No time to first Pod: compare neither builds it nor starts a Pod on it
 Flag values are path-normalised (<pki>/, <conf>/, <etcd-data>); raw values stay in the JSON.
 "registered at" / "read at" come from the flag map (core/flags/data/<version>/).
 
@@ -101,6 +109,21 @@ interface Opts extends InventoryOpts, HostOpts {
   cis: boolean;
   upgradeTo?: string;
   wire?: boolean;
+  plane?: string;
+}
+
+/** --plane yours=FILE: the inventory of a cluster of yours; checked before any lab is brought up. */
+function yoursFile(spec: string | undefined, live: boolean): string | undefined {
+  if (spec === undefined) return undefined;
+  const m = /^yours=(.+)$/.exec(spec);
+  if (!m)
+    throw new InputError(
+      '--plane',
+      `takes yours=INVENTORY, an inventory of your cluster's hosts (got "${spec}"); hardwire, kubeadm and k0s are always collected`,
+    );
+  if (!live)
+    throw new InputError('--plane', 'reads a running cluster over SSH; drop --no-live to use it');
+  return resolve(m[1]!);
 }
 
 /** A lab name for flag, checked as "hardwire lab" checks its --name. */
@@ -146,6 +169,10 @@ export function declare(root: Cli): Cli {
     )
     .option('--no-cis', 'skip the CIS section (kube-bench on each plane)')
     .option(
+      '--plane <yours=HOSTS>',
+      'a fourth plane beside hardwire, kubeadm and k0s: a running cluster of yours, read as hardwire audit reads it (HOSTS: its inventory)',
+    )
+    .option(
       '--upgrade-to <version>',
       "the upgrade plan to VERSION: kubeadm's real one beside hardwire's",
     );
@@ -159,6 +186,11 @@ export function declare(root: Cli): Cli {
       const ownLab = opts.inventory ? undefined : await labName('--hardwire-lab', opts.hardwireLab);
       const kubeadmLab = await labName('--kubeadm-lab', opts.kubeadmLab);
       const k0sLab = await labName('--k0s-lab', opts.k0sLab);
+      const yours = yoursFile(opts.plane, opts.live);
+      // Read before any lab is brought up: a bad inventory is exit 2 with nothing started.
+      const yoursInv = yours
+        ? await inventoryOrLab({ inventory: yours, stateDir: opts.stateDir }, log, false)
+        : undefined;
       // Before any lab is brought up or inventory read: with no inventory, against the built-in lab's
       // version; with one, its own version once it is read (which touches no host).
       if (opts.upgradeTo !== undefined)
@@ -173,6 +205,7 @@ export function declare(root: Cli): Cli {
           log,
           kubeadmLab,
           k0sLab,
+          yoursInv,
         );
       } finally {
         if (ownLab && opts.live && opts.keepLabs !== true)
@@ -187,6 +220,7 @@ async function compareOn(
   log: Run<Opts>['log'],
   kubeadmLab: string,
   k0sLab: string,
+  yoursInv?: Inventory,
 ): Promise<number> {
   const inv = await inventoryOrLab(opts, log, false);
   if (opts.upgradeTo !== undefined)
@@ -218,6 +252,7 @@ async function compareOn(
     ...(opts.k0sBinary ? { k0sBinary: resolve(opts.k0sBinary) } : {}),
     ...(opts.upgradeTo ? { upgrade: opts.upgradeTo } : {}),
     ...(wireIt ? { wire: wireIt } : {}),
+    ...(yoursInv ? { yours: await yoursOptions(yoursInv, opts, log) } : {}),
   });
   const written: string[] = [];
   const write = (file: string | undefined, text: string) => {
@@ -234,7 +269,8 @@ async function compareOn(
   } else {
     process.stdout.write(summary(report, written));
   }
-  const missing = PLANES.filter((p) => !report.planes[p].collected);
+  const asked: PlaneName[] = [...BUILT_PLANES, ...(yoursInv ? (['yours'] as const) : [])];
+  const missing = asked.filter((p) => !report.planes[p].collected);
   if (missing.length && opts.allowPartial !== true) {
     throw new StepError(
       'compare',
@@ -248,4 +284,33 @@ async function compareOn(
     throw new StepError('compare', `${notWhole}; rerun with --allow-partial to accept it`);
   if (notWhole) log.warn(`partial report: ${notWhole}`);
   return 0;
+}
+
+/** The yours plane's options: audit's on-demand etcd maps, and kube-bench when compare runs CIS. */
+async function yoursOptions(
+  inv: Inventory,
+  opts: Opts,
+  log: Run<Opts>['log'],
+): Promise<YoursOptions> {
+  const { etcdMapOnDemand } = await import('../../harness/flags/etcd-on-demand.ts');
+  const { kubeBench } = await import('../../harness/cis/index.ts');
+  const cis = opts.cis ? await kubeBench(inv.cluster.kubernetesVersion, log) : undefined;
+  return {
+    inv,
+    acceptNewHostKeys: connection(opts).acceptNewHostKeys === true,
+    etcdOnDemand: (v) => etcdMapOnDemand(v, log),
+    ...(cis
+      ? {
+          cis: {
+            bench: cis.bench,
+            bin: {
+              version: cis.bin.version,
+              sha256: cis.bin.sha256,
+              source: cis.bin.source,
+              origin: cis.bin.origin,
+            },
+          },
+        }
+      : {}),
+  };
 }

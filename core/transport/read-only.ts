@@ -50,6 +50,9 @@ const READERS: Record<string, (args: string[]) => boolean> = {
     const [verb, sub] = words(a);
     return verb === 'get' || verb === 'endpoint' || (verb === 'member' && sub === 'list');
   },
+  // A process's PID by name, and who listens on a port (compare's node endpoint); never ss's --kill.
+  pgrep: () => true,
+  ss: (a) => !a.some((x) => x === '-K' || x === '--kill' || /^-[a-zA-Z]*K/.test(x)),
   // containerd's client: its version, and listings (the workers' gates read images; tests read containers and tasks).
   [`${BIN_DIR}/ctr`]: (a) => {
     const rest = a[0] === '-n' || a[0] === '--namespace' ? a.slice(2) : a;

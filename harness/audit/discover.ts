@@ -26,7 +26,7 @@ export function versionOf(out: string): string | undefined {
 const firstLine = (t: string) => t.trim().split('\n')[0] ?? '';
 
 /** A file as the process sees it (its mount namespace); the host's own path when /proc/<pid>/root cannot be read. */
-async function readAsProcess(
+export async function readAsProcess(
   s: ReadSession,
   pid: number,
   path: string,

@@ -42,6 +42,13 @@ function flagRow(f: FlagRow, collected: PlaneName[]): string {
   return `<tr class="${f.class}" data-flag="${esc(f.name)}"><td class="flag">--${esc(f.name)}</td>${vals}<td>${f.class}${def}</td><td class="cite">${reg}</td><td class="cite read">${reads}</td><td>${esc(provenLiveText(f.provenLive))}</td></tr>`;
 }
 
+/**
+ * A DNS name may wrap after each of its dots: four planes' columns of
+ * kubernetes.default.svc.cluster.local side by side were 1,509 px wide.
+ */
+const dnsBreaks = (san: string): string =>
+  san.startsWith('DNS:') ? esc(san).replaceAll('.', '.<wbr>') : esc(san);
+
 function certCell(row: CertRow, p: PlaneName): string {
   const c = row.planes[p];
   if (!c) return '<td class="absent">unmatched</td>';
@@ -49,7 +56,7 @@ function certCell(row: CertRow, p: PlaneName): string {
     `<div${row.differs.includes(field) ? ' class="d"' : ''}>${text}</div>`;
   return `<td title="${esc(c.path)}">${[
     hi('subject', esc(c.subject)),
-    hi('sans', `SAN ${esc(c.sans.join(' ') || '-')}`),
+    hi('sans', `SAN ${c.sans.map(dnsBreaks).join(' ') || '-'}`),
     hi('keyUsage', `KU ${esc(c.keyUsage.join(', ') || '-')}`),
     hi('extKeyUsage', `EKU ${esc(c.extKeyUsage.join(', ') || '-')}`),
     hi(

@@ -11,6 +11,8 @@ import type { ClusterParams, PlaneCollector, PlaneData, PlaneName } from '../pla
 import type { CompareReport } from './types.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { compareExtraArgs, upgradeSection } from './upgrade.ts';
+import { yoursCollector, type YoursOptions } from '../planes/yours.ts';
+import { NOT_ASKED } from '../planes/plane-names.ts';
 
 export interface CompareOptions {
   inv: Inventory;
@@ -32,6 +34,8 @@ export interface CompareOptions {
   upgrade?: string;
   /** Wire the hardwire plane inside the run (its time to first Pod from the bare lab). */
   wire?: () => Promise<void>;
+  /** --plane yours=HOSTS: a running cluster read as audit reads it, the fourth column (planes/yours.ts). */
+  yours?: YoursOptions;
 }
 
 export function pickHost(inv: Inventory, name?: string): Host {
@@ -85,6 +89,7 @@ export function collectors(opts: CompareOptions, host: Host): PlaneCollector[] {
       lab: opts.k0sLab,
       keep: opts.keepLabs,
     }),
+    ...(opts.yours ? [yoursCollector(opts.yours)] : []),
   ];
 }
 
@@ -120,6 +125,7 @@ export async function runCompare(opts: CompareOptions): Promise<CompareReport> {
     p.collectMs = Math.round(performance.now() - t0);
     opts.log.info(`  ${c.plane}: ${p.collected ? 'collected' : 'NOT collected'}: ${p.why}`);
   }
+  planes.yours ??= emptyPlane('yours', NOT_ASKED);
   for (const p of PLANES) planes[p] ??= emptyPlane(p, 'no collector');
   const report = buildReport(params, planes);
   if (opts.upgrade)

@@ -1,6 +1,7 @@
 // Whole planes and time to first Pod (issue 23): per plane, whether a worker Node is Ready with the
 // busybox Pod Running on it, and the four phase boundaries its watcher saw (ttfp-watch.ts).
 import { PLANES } from '../planes/types.ts';
+import { BUILT_PLANES } from '../planes/plane-names.ts';
 import type { PlaneData, PlaneName } from '../planes/types.ts';
 import { TTFP_PHASES, type TtfpPhase, type TtfpWatch } from '../planes/ttfp-watch.ts';
 
@@ -35,6 +36,11 @@ function missingOf(w: TtfpWatch): string | undefined {
 }
 
 export function ttfpPlane(d: PlaneData): TtfpPlane {
+  // A cluster of yours is only read: compare starts no Pod on it and did not see it built.
+  if (d.plane === 'yours') {
+    const why = d.collected ? 'a cluster compare only reads: no Pod started, no build seen' : d.why;
+    return { whole: false, missing: why, unmeasured: why };
+  }
   if (!d.collected) return { whole: false, missing: 'not collected', unmeasured: 'not collected' };
   const w = d.ttfp;
   if (!w) return { whole: false, missing: 'no worker watched', unmeasured: 'no worker watched' };
@@ -69,9 +75,9 @@ export function ttfpSection(planes: Record<PlaneName, PlaneData>): Record<PlaneN
   >;
 }
 
-/** compare's verdict: undefined when all three planes are whole, else one line naming each plane and what it lacks. */
+/** compare's verdict: undefined when the three planes it builds are whole, else one line naming each plane and what it lacks. */
 export function wholeVerdict(t: Record<PlaneName, TtfpPlane>): string | undefined {
-  const bad = PLANES.filter((p) => !t[p].whole);
+  const bad = BUILT_PLANES.filter((p) => !t[p].whole);
   return bad.length
     ? `not whole: ${bad.map((p) => `${p} (${t[p].missing})`).join('; ')}`
     : undefined;

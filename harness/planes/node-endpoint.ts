@@ -64,7 +64,7 @@ export function classify(
   };
 }
 
-async function pidOf(s: Session, name: string): Promise<number | undefined> {
+async function pidOf(s: Pick<Session, 'exec'>, name: string): Promise<number | undefined> {
   const r = await s.exec(['pgrep', '-xo', name], { allowFail: true });
   const pid = Number(r.stdout.trim());
   return r.code === 0 && pid > 0 ? pid : undefined;
@@ -80,7 +80,7 @@ function kubeconfigOf(p: NodeProcess): string | undefined {
 }
 
 /** The process listening on the node's loopback port, from `ss -ltnpH`. */
-async function listenerOf(s: Session, port: string): Promise<string | undefined> {
+async function listenerOf(s: Pick<Session, 'exec'>, port: string): Promise<string | undefined> {
   const r = await s.exec(['ss', '-ltnpH', `sport = :${port}`], { allowFail: true });
   const m = /users:\(\("([^"]+)",pid=(\d+)/.exec(r.stdout);
   return m ? `${m[1]} (pid ${m[2]})` : undefined;
@@ -91,7 +91,7 @@ async function listenerOf(s: Session, port: string): Promise<string | undefined>
  * control-plane hosts; `setBy` says what in the plane's configuration chose the address.
  */
 export async function readNodeEndpoint(
-  s: Session,
+  s: Pick<Session, 'exec'>,
   where: string,
   controlPlanes: { name: string; address: string }[],
   setBy: string,

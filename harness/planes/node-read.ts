@@ -12,7 +12,7 @@ export function cmdlineArgv(raw: string): string[] {
 
 /** One process: its argv and its --config file. `where` names the host (and container) in the sources. */
 export async function readNodeProcess(
-  s: Session,
+  s: Pick<Session, 'exec'>,
   pid: number,
   where: string,
 ): Promise<NodeProcess> {

@@ -21,7 +21,11 @@ export async function dump(s: Pick<Session, 'exec'>): Promise<ProcInfo[]> {
 }
 
 /** Every process on the host but SSH sessions, as a tree from PID 1. */
-export async function readHostProcs(s: Session, host: string, role: string): Promise<HostProcs> {
+export async function readHostProcs(
+  s: Pick<Session, 'exec' | 'host'>,
+  host: string,
+  role: string,
+): Promise<HostProcs> {
   const first = await dump(s);
   await new Promise((r) => setTimeout(r, 1000));
   const procs = buildTree(settled(first, await dump(s)));

@@ -16,6 +16,7 @@ import {
 } from '../../harness/planes/types.ts';
 import type { NodeComponent, PlaneNode } from '../../harness/planes/node-types.ts';
 import { buildTree, countsOf, parseProcDump } from '../../harness/planes/proc-tree.ts';
+import { NOT_ASKED } from '../../harness/planes/plane-names.ts';
 
 export const VERSION = 'v1.36.3';
 
@@ -115,5 +116,6 @@ export function fixtureReport(): CompareReport {
     hardwire: plane('hardwire', true),
     kubeadm: plane('kubeadm', true),
     k0s: plane('k0s', false),
+    yours: emptyPlane('yours', NOT_ASKED),
   });
 }

@@ -7,30 +7,7 @@ import { flagsOf, kubeconfigCert } from '../normalize.ts';
 import type { Component, PlaneData } from '../types.ts';
 import { K0S_DATA } from './config.ts';
 import { step } from './controller.ts';
-import type { ControlPlaneName, PerComponent } from '../../../core/components/registry/index.ts';
-
-const ROLE_FLAGS: PerComponent<Record<string, string>, ControlPlaneName> = {
-  'kube-apiserver': {
-    'tls-cert-file': 'apiserver',
-    'client-ca-file': 'ca',
-    'kubelet-client-certificate': 'apiserver-kubelet-client',
-    'etcd-certfile': 'apiserver-etcd-client',
-    'etcd-cafile': 'etcd-ca',
-    'proxy-client-cert-file': 'front-proxy-client',
-    'requestheader-client-ca-file': 'front-proxy-ca',
-    'service-account-key-file': 'sa',
-  },
-  etcd: { 'cert-file': 'etcd-server', 'peer-cert-file': 'etcd-peer', 'trusted-ca-file': 'etcd-ca' },
-  'kube-controller-manager': { kubeconfig: 'kubeconfig/controller-manager' },
-  'kube-scheduler': { kubeconfig: 'kubeconfig/scheduler' },
-};
-
-/** kubeadm's file for a role: etcd-server -> etcd/server.crt, kubeconfig/admin -> admin.conf. */
-function kubeadmFile(role: string): string {
-  if (role.startsWith('kubeconfig/')) return `<conf>/${role.slice('kubeconfig/'.length)}.conf`;
-  if (role === 'sa') return '<pki>/sa.pub';
-  return `<pki>/${role.startsWith('etcd-') ? `etcd/${role.slice(5)}` : role}.crt`;
-}
+import { ROLE_FLAGS, kubeadmFile } from '../cert-roles.ts';
 
 export async function collectPki(plane: PlaneData, s: Session): Promise<void> {
   const roleOfPath = new Map<string, string>();
