@@ -14,6 +14,7 @@ import { relative } from 'node:path';
 import { existsSync } from 'node:fs';
 import { repoRoot } from '../../lib/paths.ts';
 import { configValues } from '../planes/config-values.ts';
+import { analyzerPins } from '../flags/regenerate.ts';
 import type { AuditFlag, AuditSite } from './types.ts';
 
 const site = (s: Site): AuditSite => ({ ref: siteRef(s), url: s.url });
@@ -41,7 +42,9 @@ export function mapFor(
   const file = `${dataDir(version)}/${component}.json`;
   if (!existsSync(file))
     return {
-      why: `no flag map for ${component} ${version} here; "hardwire flags --regenerate --kubernetes-version ${version}" builds one from its Go modules`,
+      why: Object.hasOwn(analyzerPins, version)
+        ? `no flag map for ${component} ${version} here; "hardwire flags --regenerate --kubernetes-version ${version}" builds one from its Go modules`
+        : `no flag map for ${component} ${version}: the analyzer has build lists for Kubernetes ${Object.keys(analyzerPins).join(', ')} only (harness/flags/regenerate.ts analyzerPins), and builds none for another release on demand`,
     };
   return { map: loadFlagMap(component, version), file: relative(repoRoot, file) };
 }
