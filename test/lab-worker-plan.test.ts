@@ -9,7 +9,8 @@ import {
 import { hostRoles } from '../harness/lab/prepare.ts';
 import { validateDedicatedWorkers } from '../harness/lab/plan.ts';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
+import { writeFileSync, readFileSync } from 'node:fs';
+import { tempDir } from './helpers/tmp.ts';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -43,7 +44,7 @@ describe('worker lab hosts (pure)', () => {
   });
 
   it('adds every capability, the keyring syscalls and two bind mounts on the disk beside the upper dir', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hardwire-worker-'));
+    const dir = tempDir('hardwire-worker-');
     const args = workerNspawnArgs({ upper: join(dir, 'upper') });
     expect(args).toEqual([
       '--capability=all',
@@ -54,7 +55,7 @@ describe('worker lab hosts (pure)', () => {
   });
 
   it('the shell writes its own PID into each cgroup.procs, then execs nspawn with the arguments untouched', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'hardwire-worker-'));
+    const dir = tempDir('hardwire-worker-');
     const procs = [join(dir, 'a'), join(dir, 'b')];
     for (const p of procs) writeFileSync(p, '');
     const { file, args } = joinCgroupsThenExec(procs, ['--quiet', 'arg with space']);
