@@ -11,7 +11,6 @@ import { validateDedicatedWorkers } from '../harness/lab/plan.ts';
 import { execFileSync } from 'node:child_process';
 import { writeFileSync, readFileSync } from 'node:fs';
 import { tempDir } from './helpers/tmp.ts';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const HYBRID = [
