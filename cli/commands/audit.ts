@@ -15,7 +15,7 @@ import { formatText as formatPlan } from '../../core/upgrade/format.ts';
 import { InputError } from '../../lib/errors.ts';
 import { flagVersions } from '../../core/flags/map.ts';
 import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
-import { etcdMapOnDemand } from '../../harness/flags/etcd-on-demand.ts';
+import { etcdMapOnDemand } from '../../harness/flags/index.ts';
 import { BENCHMARK, kubeBench } from '../../harness/cis/index.ts';
 
 const HELP = `

@@ -292,7 +292,7 @@ async function yoursOptions(
   opts: Opts,
   log: Run<Opts>['log'],
 ): Promise<YoursOptions> {
-  const { etcdMapOnDemand } = await import('../../harness/flags/etcd-on-demand.ts');
+  const { etcdMapOnDemand } = await import('../../harness/flags/index.ts');
   const { kubeBench } = await import('../../harness/cis/index.ts');
   const cis = opts.cis ? await kubeBench(inv.cluster.kubernetesVersion, log) : undefined;
   return {

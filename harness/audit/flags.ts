@@ -14,7 +14,7 @@ import { relative } from 'node:path';
 import { existsSync } from 'node:fs';
 import { repoRoot } from '../../lib/paths.ts';
 import { configValues } from '../planes/config-values.ts';
-import { analyzerPins } from '../flags/regenerate.ts';
+import { analyzerPins } from '../flags/index.ts';
 import type { AuditFlag, AuditSite } from './types.ts';
 
 const site = (s: Site): AuditSite => ({ ref: siteRef(s), url: s.url });
