@@ -48,6 +48,27 @@ function kubectlNames(resource: string): string[] {
     .sort();
 }
 
+/** `upgrade plan --to v1.37.2 --json` on this lab: exit 1 (objects block), its document. */
+function planJson(): Doc {
+  const r = hardwire([
+    'upgrade',
+    'plan',
+    '--to',
+    'v1.37.2',
+    '--inventory',
+    inv,
+    '--state-dir',
+    state,
+    '--json',
+  ]);
+  expect(r.code, r.stderr.slice(-2000)).toBe(1);
+  return JSON.parse(r.stdout) as Doc;
+}
+
+/** The networking.k8s.io/v1beta1 row of `kind`. */
+const v1beta1 = (rows: Row[], kind: string) =>
+  rows.find((a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind)!;
+
 async function onHost(argv: string[]): Promise<string> {
   const s = await lab.ssh('node1');
   try {
@@ -108,24 +129,9 @@ describe('upgrade plan and apply, live', () => {
       encoding: 'utf8',
     });
     expect(c.status, c.stderr).toBe(0);
-    const r = hardwire([
-      'upgrade',
-      'plan',
-      '--to',
-      'v1.37.2',
-      '--inventory',
-      inv,
-      '--state-dir',
-      state,
-      '--json',
-    ]);
-    expect(r.code, r.stderr.slice(-2000)).toBe(1);
-    const doc = JSON.parse(r.stdout) as Doc;
+    const doc = planJson();
     expect(doc.live.checked).toBe(true);
-    const row = (kind: string) =>
-      doc.live.apis.find(
-        (a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind,
-      )!;
+    const row = (kind: string) => v1beta1(doc.live.apis, kind);
     const cidrs = kubectlNames('servicecidrs');
     expect(cidrs).toContain('plan-extra');
     expect(cidrs).toContain('kubernetes');
@@ -175,34 +181,20 @@ describe('upgrade plan and apply, live', () => {
     );
     // The server it names is the one in that kubeconfig, read here on the host.
     expect(await onHost(['sed', '-n', 's/^ *server: *//p', kubeconfig])).toBe(report.apis!.server);
-    const row = (kind: string) =>
-      report.apis!.rows.find(
-        (a) => a.group === 'networking.k8s.io' && a.version === 'v1beta1' && a.kind === kind,
-      )!;
+    const row = (kind: string) => v1beta1(report.apis!.rows, kind);
     expect([...row('ServiceCIDR').objects].sort()).toEqual(kubectlNames('servicecidrs'));
     expect([...row('ServiceCIDR').objects]).toContain('plan-extra');
     expect([...row('IPAddress').objects].sort()).toEqual(kubectlNames('ipaddresses'));
     expect(report.apis!.rows.find((a) => a.kind === 'VolumeAttributesClass')?.served).toBe(false);
     // upgrade plan, with hardwire's own admin credentials, lists the same rows.
-    const plan = hardwire([
-      'upgrade',
-      'plan',
-      '--to',
-      'v1.37.2',
-      '--inventory',
-      inv,
-      '--state-dir',
-      state,
-      '--json',
-    ]);
-    expect(plan.code, plan.stderr.slice(-2000)).toBe(1);
+    const plan = planJson();
     const sorted = (rows: Row[]) =>
       rows
         .map((x) => ({ ...x, objects: [...x.objects].sort() }))
         .sort((a, b) =>
           `${a.group}${a.version}${a.kind}`.localeCompare(`${b.group}${b.version}${b.kind}`),
         );
-    expect(sorted(report.apis!.rows)).toEqual(sorted((JSON.parse(plan.stdout) as Doc).live.apis));
+    expect(sorted(report.apis!.rows)).toEqual(sorted(plan.live.apis));
     expect(report.upgrade!.live).toMatchObject({ checked: true, server: report.apis!.server });
     // Why that identity may list them: the kube-controller-manager's bootstrap role, at the line cited.
     const m = /^k8s\.io\/kubernetes@(v[\d.]+)\/(.+):(\d+)$/.exec(KCM_LISTS_ALL)!;

@@ -299,18 +299,6 @@ async function yoursOptions(
     inv,
     acceptNewHostKeys: connection(opts).acceptNewHostKeys === true,
     etcdOnDemand: (v) => etcdMapOnDemand(v, log),
-    ...(cis
-      ? {
-          cis: {
-            bench: cis.bench,
-            bin: {
-              version: cis.bin.version,
-              sha256: cis.bin.sha256,
-              source: cis.bin.source,
-              origin: cis.bin.origin,
-            },
-          },
-        }
-      : {}),
+    ...(cis ? { cis } : {}),
   };
 }

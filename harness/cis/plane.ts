@@ -29,7 +29,12 @@ export async function kubeBench(
   return { bin, bench: { binary: bin.path, cfgDir: assetDir('kube-bench', bin.version, 'cfg') } };
 }
 
-export function planeReport(plane: CisPlane, bin: EnsuredBinary, hosts: HostReport[]): PlaneReport {
+/** One plane's scan: compare's three, or a cluster of yours read as audit reads it (planes/yours.ts). */
+export function planeReport(
+  plane: CisPlane | 'yours',
+  bin: EnsuredBinary,
+  hosts: HostReport[],
+): PlaneReport {
   return {
     plane,
     benchmark: BENCHMARK,

@@ -10,7 +10,8 @@ import { VERSION_ARGS, readAsProcess } from '../audit/discover.ts';
 import { certBlocks } from '../audit/certs.ts';
 import type { AuditHost, AuditProcess } from '../audit/types.ts';
 import type { KubeBench } from '../cis/index.ts';
-import { BENCHMARK, planeTotals } from '../cis/index.ts';
+import { planeReport } from '../cis/index.ts';
+import type { EnsuredBinary } from '../../core/components/binaries/index.ts';
 import { certFacts } from './x509.ts';
 import { KUBEADM_TOKENS, flagsOf } from './normalize.ts';
 import { ROLE_FLAGS } from './cert-roles.ts';
@@ -35,10 +36,7 @@ export interface YoursOptions {
   /** An etcd with no committed flag map: build one (harness/flags/etcd-on-demand.ts). */
   etcdOnDemand?: Parameters<typeof audit>[1]['etcdOnDemand'];
   /** kube-bench, stock profile, on each host when compare runs CIS (the one write, as audit --cis). */
-  cis?: {
-    bench: KubeBench;
-    bin: { version: string; sha256: string; source: string; origin: string };
-  };
+  cis?: { bench: KubeBench; bin: EnsuredBinary };
 }
 
 const has = (h: AuditHost, c: string) => h.processes.some((p) => p.component === c);
@@ -128,15 +126,19 @@ export function yoursCollector(o: YoursOptions): PlaneCollector {
       for (const p of report.partial) plane.notes.push(`partial: ${p}`);
       plane.host = main.name;
       plane.mode = 'audited (read-only)';
-      const all = report.hosts.flatMap((h) => h.processes.map((p) => ({ h, p })));
+      // Each component from the compared host when it runs there, else from the first host that runs it.
+      const all = [main, ...report.hosts.filter((h) => h !== main)].flatMap((h) =>
+        h.processes.map((p) => ({ h, p })),
+      );
       const apiserver = main.processes.find((p) => p.component === 'kube-apiserver')!;
       if (apiserver.version) plane.version = apiserver.version;
       for (const c of COMPONENTS) {
-        const hit =
-          main.processes.find((p) => p.component === c) ?? all.find((x) => x.p.component === c)?.p;
-        const on = main.processes.includes(hit!) ? main.name : all.find((x) => x.p === hit)?.h.name;
+        const hit = all.find((x) => x.p.component === c);
         if (hit)
-          plane.commands[c] = { argv: hit.argv, source: `/proc/${hit.pid}/cmdline on ${on}` };
+          plane.commands[c] = {
+            argv: hit.p.argv,
+            source: `/proc/${hit.p.pid}/cmdline on ${hit.h.name}`,
+          };
       }
       const controlPlanes = report.hosts
         .filter((h) => has(h, 'kube-apiserver'))
@@ -194,14 +196,7 @@ export function yoursCollector(o: YoursOptions): PlaneCollector {
       // As every plane's: kubeadm's prefixes, and the compared host's own address.
       plane.pathTokens.push(...KUBEADM_TOKENS, [main.address, '<host-address>']);
       const cisHosts = report.hosts.flatMap((h) => (h.cis ? [h.cis] : []));
-      if (o.cis && cisHosts.length)
-        plane.cis = {
-          plane: 'yours',
-          benchmark: BENCHMARK,
-          kubeBench: o.cis.bin,
-          hosts: cisHosts,
-          totals: planeTotals(cisHosts),
-        };
+      if (o.cis && cisHosts.length) plane.cis = planeReport('yours', o.cis.bin, cisHosts);
       if (!flagsOf(apiserver.argv).size) plane.notes.push('the kube-apiserver runs with no flags');
       return plane;
     },
