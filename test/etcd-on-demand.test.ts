@@ -11,6 +11,7 @@ import { regenerateEtcd } from '../harness/flags/etcd-regenerate.ts';
 import { etcdGateFile, etcdMapFile, findEtcdMap } from '../core/flags/etcd-maps.ts';
 import { reopenSite } from './helpers/modcache.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { planFrom } from '../core/upgrade/plan-for.ts';
 
 const steps: string[] = [];
 const LOG = { info: () => {}, warn: () => {}, step: (m: string) => steps.push(m) };
@@ -60,5 +61,31 @@ describe('etcd flag maps on demand', () => {
     for (const f of again.map.flags.filter((x) => x.consumedAt.length).slice(0, 20))
       for (const s of f.consumedAt.slice(0, 1))
         expect(reopenSite(s).trim().length, `${f.name} ${s.file}:${s.line}`).toBeGreaterThan(0);
+  }, 900_000);
+
+  it("an upgrade plan from k0s's etcd v3.6.14 reads that map for its hop; with committed maps only it is refused on --etcd-to", () => {
+    const cache = tempDir('hardwire-etcd-cache-');
+    const start = {
+      from: 'v1.36.3',
+      etcdFrom: 'v3.6.14',
+      passed: { etcd: [{ name: 'data-dir', value: '/var/lib/k0s/etcd' }] },
+      fields: {},
+    };
+    expect(() => planFrom(start, 'v1.37.2')).toThrow(/^--etcd-to: etcd v3\.6\.14 has no flag map/);
+    const lookup = (v: string) => {
+      const r = etcdMapOnDemand(v, LOG, cache);
+      if ('why' in r) throw new Error(r.why);
+      return r;
+    };
+    const doc = planFrom(start, 'v1.37.2', undefined, { etcd: lookup });
+    // One hop: 3.6.14 is past 3.7's minimum 3.6.11 (core/upgrade/etcd.ts MINOR_ENTRY).
+    expect(doc.etcd.hops.map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.14→v3.7.0']);
+    // Its table checks --data-dir in the map built here and in the committed v3.7.0 one.
+    const first = doc.components.find((c) => c.component === 'etcd')!;
+    expect([first.fromVersion, first.toVersion]).toEqual(['v3.6.14', 'v3.7.0']);
+    const row = first.rows.find((f) => f.flag === 'data-dir')!;
+    expect(row.from?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.14\//);
+    expect(row.to?.registeredAt).toMatch(/^go\.etcd\.io\/etcd\/server\/v3@v3\.7\.0\//);
+    expect(doc.blocking).toBe(0);
   }, 900_000);
 });

@@ -55,5 +55,6 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/lab-offline.test.ts',
     'test/trace.test.ts',
     'test/etcd-on-demand.test.ts',
+    'test/kubernetes-on-demand.test.ts',
   ],
 ];

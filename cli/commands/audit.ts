@@ -2,7 +2,8 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
 import { inventoryOrLab } from '../lab-inventory.ts';
-import { printJson } from '../../lib/log.ts';
+import { printJson, type Logger } from '../../lib/log.ts';
+import type { EtcdMapLookup } from '../../core/upgrade/etcd-flags.ts';
 import { writeFileSync } from 'node:fs';
 import {
   audit,
@@ -15,7 +16,7 @@ import { formatText as formatPlan } from '../../core/upgrade/format.ts';
 import { InputError } from '../../lib/errors.ts';
 import { flagVersions } from '../../core/flags/map.ts';
 import { loadApiLifecycle } from '../../core/flags/api-lifecycle.ts';
-import { etcdMapOnDemand } from '../../harness/flags/index.ts';
+import { etcdMapOnDemand, mapOnDemand, releaseOnDemand } from '../../harness/flags/index.ts';
 import { BENCHMARK, kubeBench } from '../../harness/cis/index.ts';
 
 const HELP = `
@@ -30,10 +31,12 @@ On each host, from /proc: every etcd, kube-apiserver, kube-controller-manager, k
 kubelet, kube-proxy, containerd and k0s process; its argv; the version its own binary reports
 (/proc/<pid>/exe --version); the kubelet's and kube-proxy's --config file as the process sees it.
 Every flag and config field is mapped, at that binary's version, to the line that registers it and
-the lines that read it (core/flags/data), or reported as unknown; none is dropped. An etcd with no
-committed map gets one built from its Go modules as "flags --regenerate --etcd" builds one (about
-30 s, once), kept in ~/.cache/hardwire/flag-maps/etcd/ (--no-regenerate: its flags stay unmapped);
-a version the Go module proxy does not serve is one note saying so. Values of flags
+the lines that read it (core/flags/data), or reported as unknown; none is dropped. A binary with
+no committed map gets one built from its Go modules and kept in ~/.cache/hardwire/flag-maps/, once:
+an etcd as "flags --regenerate --etcd" builds one (about 30 s), a Kubernetes release's maps as
+"flags --regenerate --kubernetes-version" builds them, with build lists made by go mod tidy (about
+20 min cold). --no-regenerate: their flags stay unmapped. A version the Go module proxy does not
+serve is one note saying so. Values of flags
 named token, password or secret are not repeated. The certificates the flags and fields name are
 read (certificate blocks only; nothing named key is read) and checked: expiry, SANs, and which of
 the CA files named on the same host signed each.
@@ -113,13 +116,20 @@ export function declare(root: Cli): Cli {
         {
           acceptNewHostKeys: opts.acceptNewHostKeys === true,
           ...(bench ? { cis: bench.bench } : {}),
-          ...(opts.regenerate ? { etcdOnDemand: (v: string) => etcdMapOnDemand(v, log) } : {}),
+          ...(opts.regenerate ? { onDemand: mapOnDemand(log) } : {}),
           ...(opts.upgradeTo && lifecycle ? { apis: { lifecycle, to: opts.upgradeTo } } : {}),
         },
         log,
       );
       if (bench) report.kubeBench = { version: bench.bin.version, benchmark: BENCHMARK };
-      if (opts.upgradeTo) report.upgrade = auditPlan(report, opts.upgradeTo, opts.etcdTo);
+      if (opts.upgradeTo)
+        report.upgrade = auditPlan(
+          report,
+          opts.upgradeTo,
+          opts.etcdTo,
+          // A version with only an on-demand map (k0s's etcd 3.6.14): the plan reads it too.
+          opts.regenerate ? { etcd: etcdPlanMap(log), release: releaseOnDemand(log) } : undefined,
+        );
       if (opts.md) writeFileSync(opts.md, formatMarkdown(report));
       if (opts.html) writeFileSync(opts.html, formatHtml(report));
       if (opts.json) printJson(report);
@@ -142,4 +152,13 @@ export function declare(root: Cli): Cli {
       return 0;
     }),
   );
+}
+
+/** etcd's map for the plan's hops: committed, else built on demand; a version with neither refuses on --etcd-to. */
+function etcdPlanMap(log: Logger): EtcdMapLookup {
+  return (version) => {
+    const r = etcdMapOnDemand(version, log);
+    if ('why' in r) throw new InputError('--etcd-to', r.why);
+    return r;
+  };
 }

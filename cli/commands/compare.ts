@@ -292,13 +292,13 @@ async function yoursOptions(
   opts: Opts,
   log: Run<Opts>['log'],
 ): Promise<YoursOptions> {
-  const { etcdMapOnDemand } = await import('../../harness/flags/index.ts');
+  const { mapOnDemand } = await import('../../harness/flags/index.ts');
   const { kubeBench } = await import('../../harness/cis/index.ts');
   const cis = opts.cis ? await kubeBench(inv.cluster.kubernetesVersion, log) : undefined;
   return {
     inv,
     acceptNewHostKeys: connection(opts).acceptNewHostKeys === true,
-    etcdOnDemand: (v) => etcdMapOnDemand(v, log),
+    onDemand: mapOnDemand(log),
     ...(cis ? { cis } : {}),
   };
 }

@@ -59,7 +59,9 @@ data generated from the real source by harness/flags/analyzer.
                    the Kubernetes release whose flag map the views, verify and --regenerate
                    use (default: the pinned release)
   --regenerate     rebuild core/flags/data/<version>/ with the Go analyzer (needs Go 1.26; fetches
-                   modules through the Go module proxy into ~/.cache/hardwire/gomod)
+                   modules through the Go module proxy into ~/.cache/hardwire/gomod); a release
+                   with no module files under harness/flags/analyzer gets build lists made by
+                   go mod tidy, its etcd being kubeadm's DefaultEtcdVersion at that tag
   --etcd V         etcd's map alone at an etcd no Kubernetes release pairs with (v3.6.16, the patch an
                    upgrade to etcd 3.7 passes through): --regenerate writes
                    core/flags/data/etcd/V.json and its gate table V.feature-gates.json,
@@ -200,7 +202,7 @@ async function show(opts: Opts, log: Logger, component: string | undefined): Pro
     }
     const { regenerate } = await import('../../harness/flags/regenerate.ts');
     log.info(
-      'regenerating the flag map: this needs Go 1.26 and builds the analyzer against the pinned modules',
+      "regenerating the flag map: this needs Go 1.26 and builds the analyzer against that release's modules",
     );
     const res = regenerate({ version, log });
     log.info(`wrote ${res.outDir} in ${res.seconds.toFixed(1)}s`);

@@ -11,7 +11,7 @@ import {
   type FlagMap,
 } from '../flags/map.ts';
 import { loadEtcdMap } from '../flags/etcd-maps.ts';
-import { loadGateData } from '../flags/gates.ts';
+import { loadGateData, type GateData } from '../flags/gates.ts';
 import { etcdVersions, versionsFor } from '../components/binaries/catalog.ts';
 import { checkTarget } from './target.ts';
 import { passedFields, passedFlags } from './passed.ts';
@@ -24,16 +24,34 @@ import { newAtTarget } from './new.ts';
 import { etcdTarget } from './etcd-target.ts';
 import { upgradeOrder } from './order.ts';
 
-/** Versions with a map for every component the plan covers (a half-written regeneration does not count). */
-function mappedVersions(components: readonly string[]): string[] {
-  return flagVersions().filter((v) => {
-    const have: readonly string[] = mappedComponents(v);
-    return loadGateData(v) !== null && components.every((c) => have.includes(c));
-  });
+/** Maps with none committed that a plan may read: etcd's at a version, a running release's. */
+export interface PlanOnDemand {
+  etcd?: EtcdMapLookup;
+  release?: ReleaseLookup;
 }
 
-function mapsAt(version: string, components: readonly string[]): Record<string, FlagMap> {
-  return Object.fromEntries(components.map((c) => [c, loadFlagMap(c, version)]));
+/** A release's flag maps and gate tables, for the components a plan covers. */
+export interface ReleaseMaps {
+  map(component: string): FlagMap;
+  gates: GateData;
+}
+
+/** A release's maps when every component has one (a half-written regeneration does not count), else undefined. */
+export type ReleaseLookup = (
+  version: string,
+  components: readonly string[],
+) => ReleaseMaps | undefined;
+
+/** The committed maps, core/flags/data/<version>/. */
+const committedRelease: ReleaseLookup = (version, components) => {
+  const gates = loadGateData(version);
+  const have: readonly string[] = mappedComponents(version);
+  if (!gates || !components.every((c) => have.includes(c))) return undefined;
+  return { map: (c) => loadFlagMap(c, version), gates };
+};
+
+function mapsAt(release: ReleaseMaps, components: readonly string[]): Record<string, FlagMap> {
+  return Object.fromEntries(components.map((c) => [c, release.map(c)]));
 }
 
 /** Where each target's etcd comes from: kubeadm's DefaultEtcdVersion at that tag. */
@@ -43,7 +61,7 @@ const ETCD_PIN: Record<string, string> = {
 };
 
 /** etcd's map at each hop's versions; a version with none refuses the plan (exit 2, one line on --etcd-to). */
-const etcdMapAt: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
+const committedEtcdMap: EtcdMapLookup = (version) => loadEtcdMap(version, '--etcd-to');
 
 /** The plan of `upgrade plan`, and what `upgrade apply` refuses on: refusals (exit 2) thrown here. */
 export function planFor(inv: Inventory, to: string, etcdTo?: string): PlanDoc {
@@ -64,12 +82,25 @@ export interface PlanStart {
 }
 
 /** The plan from flags however they were found: rendered for an inventory, or read from /proc (audit). */
-export function planFrom(start: PlanStart, to: string, etcdTo?: string): PlanDoc {
+export function planFrom(
+  start: PlanStart,
+  to: string,
+  etcdTo?: string,
+  /**
+   * Maps a version has with none committed (audit: built on demand): etcd's, and the running
+   * release's. The target's are always committed. Default: committed only.
+   */
+  onDemand: PlanOnDemand = {},
+): PlanDoc {
   const { from, passed } = start;
+  const etcdMapAt = onDemand.etcd ?? committedEtcdMap;
   // The components this inventory runs that have flag maps (containerd has none): a worker's
   // kubelet needs a map at both versions too.
   const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
-  checkTarget(from, to, mappedVersions(planned));
+  const release = (v: string) => committedRelease(v, planned) ?? onDemand.release?.(v, planned);
+  const mapped = flagVersions().filter((v) => committedRelease(v, planned));
+  checkTarget(from, to, release(from) && !mapped.includes(from) ? [...mapped, from] : mapped);
+  const [atFrom, atTo] = [release(from)!, committedRelease(to, planned)!];
   // etcd's own versions: the one running now; --etcd, or the table's pairing for the target.
   const etcd = { from: start.etcdFrom, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());
@@ -81,10 +112,10 @@ export function planFrom(start: PlanStart, to: string, etcdTo?: string): PlanDoc
   const ordered = Object.fromEntries(planned.map((c) => [c, passed[c]!]));
   const only = (keep: (c: string) => boolean) =>
     Object.fromEntries(Object.entries(ordered).filter(([c]) => keep(c)));
-  const fromMaps = mapsAt(from, planned);
+  const fromMaps = mapsAt(atFrom, planned);
   const toMaps = {
     ...mapsAt(
-      to,
+      atTo,
       planned.filter((c) => c !== 'etcd'),
     ),
     ...(runsEtcd ? { etcd: etcdMapAt(etcd.to).map } : {}),
@@ -107,8 +138,8 @@ export function planFrom(start: PlanStart, to: string, etcdTo?: string): PlanDoc
     gates: [
       ...etcdPlans.gates,
       ...planGates({
-        from: loadGateData(from)!,
-        to: loadGateData(to)!,
+        from: atFrom.gates,
+        to: atTo.gates,
         passed: only(kube),
         versions,
       }),

@@ -70,7 +70,7 @@ export async function auditHost(
   s: ReadSession,
   host: { name: string; address: string },
   partial: string[],
-  etcdOnDemand?: Parameters<typeof mapFor>[2],
+  onDemand?: Parameters<typeof mapFor>[2],
 ): Promise<AuditHost> {
   const lost = (what: string) => partial.push(`${host.name}: ${what}`);
   const found = (await dump(s)).filter((p) =>
@@ -92,7 +92,7 @@ export async function auditHost(
       notes.push(why);
       lost(why);
     }
-    const m = mapFor(component, version, etcdOnDemand);
+    const m = mapFor(component, version, onDemand);
     if ('why' in m) notes.push(m.why);
     const flags = mapFlags(p.argv, m);
     const proc: AuditProcess = {

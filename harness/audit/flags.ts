@@ -14,17 +14,21 @@ import { relative } from 'node:path';
 import { existsSync } from 'node:fs';
 import { repoRoot } from '../../lib/paths.ts';
 import { configValues } from '../planes/config-values.ts';
-import { analyzerPins } from '../flags/index.ts';
 import type { AuditFlag, AuditSite } from './types.ts';
 
 const site = (s: Site): AuditSite => ({ ref: siteRef(s), url: s.url });
 
-/** The committed map for a binary at the version it reports, or why there is none. */
+/** A binary's map built when none is committed (harness/flags/kubernetes-on-demand.ts), or why not. */
+export type MapOnDemand = (
+  component: string,
+  version: string,
+) => { map: FlagMap; file: string } | { why: string };
+
+/** The committed map for a binary at the version it reports, else one built on demand, or why there is none. */
 export function mapFor(
   component: string,
   version: string | undefined,
-  /** An etcd with no committed map: build one (harness/flags/etcd-on-demand.ts), or say why not. */
-  etcdOnDemand?: (version: string) => { map: FlagMap; file: string } | { why: string },
+  onDemand?: MapOnDemand,
 ): { map: FlagMap; file: string } | { why: string } {
   if (!isFlagComponent(component)) return { why: `hardwire has no flag map for ${component}` };
   if (!version) return { why: `${component}'s version could not be read, so no map is chosen` };
@@ -32,21 +36,19 @@ export function mapFor(
   version = version.replace(/\+.*$/, '');
   if (component === 'etcd') {
     const hit = findEtcdMap(version);
-    if (!hit && etcdOnDemand) return etcdOnDemand(version);
-    return hit
-      ? { map: hit.map, file: hit.file }
-      : {
-          why: `no flag map for etcd ${version} here; "hardwire flags --regenerate --etcd ${version}" builds one from its Go modules`,
-        };
-  }
-  const file = `${dataDir(version)}/${component}.json`;
-  if (!existsSync(file))
+    if (hit) return { map: hit.map, file: hit.file };
+  } else if (existsSync(`${dataDir(version)}/${component}.json`))
     return {
-      why: Object.hasOwn(analyzerPins, version)
-        ? `no flag map for ${component} ${version} here; "hardwire flags --regenerate --kubernetes-version ${version}" builds one from its Go modules`
-        : `no flag map for ${component} ${version}: the analyzer has build lists for Kubernetes ${Object.keys(analyzerPins).join(', ')} only (harness/flags/regenerate.ts analyzerPins), and builds none for another release on demand`,
+      map: loadFlagMap(component, version),
+      file: relative(repoRoot, `${dataDir(version)}/${component}.json`),
     };
-  return { map: loadFlagMap(component, version), file: relative(repoRoot, file) };
+  if (onDemand) return onDemand(component, version);
+  return {
+    why:
+      component === 'etcd'
+        ? `no flag map for etcd ${version} here; "hardwire flags --regenerate --etcd ${version}" builds one from its Go modules`
+        : `no flag map for ${component} ${version} here; "hardwire flags --regenerate --kubernetes-version ${version}" builds one from its Go modules`,
+  };
 }
 
 /**

@@ -41,8 +41,8 @@ export async function audit(
   opts: {
     acceptNewHostKeys: boolean;
     cis?: KubeBench;
-    /** An etcd with no committed flag map gets one built (harness/flags/etcd-on-demand.ts) unless --no-regenerate. */
-    etcdOnDemand?: Parameters<typeof auditHost>[3];
+    /** A binary with no committed flag map gets one built (harness/flags/kubernetes-on-demand.ts) unless --no-regenerate. */
+    onDemand?: Parameters<typeof auditHost>[3];
     /** --upgrade-to: list the objects in the APIs `to` stops serving (apis.ts). */
     apis?: { lifecycle: ApiLifecycle; to: string };
   },
@@ -77,7 +77,7 @@ export async function audit(
     try {
       // The writable session goes no further than this line: only its read-only view is used.
       const ro = readOnly(session, VERSION_ARGS);
-      const read = await auditHost(ro, h, partial, opts.etcdOnDemand);
+      const read = await auditHost(ro, h, partial, opts.onDemand);
       for (const p of read.processes) {
         const lacks = lacksOf(inv, h.name, p);
         if (lacks.length) p.lacks = lacks;

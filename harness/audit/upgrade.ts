@@ -1,7 +1,7 @@
 // audit --upgrade-to: `upgrade plan`'s flag-level plan (core/upgrade/plan-for.ts planFrom) for a
 // cluster hardwire did not make, from the flags and config fields read in /proc rather than
 // rendered from an inventory.
-import { planFrom, type PlanStart } from '../../core/upgrade/plan-for.ts';
+import { planFrom, type PlanOnDemand, type PlanStart } from '../../core/upgrade/plan-for.ts';
 import { planDoc, type PlanDoc } from '../../core/upgrade/format.ts';
 import { versionsFor } from '../../core/components/binaries/catalog.ts';
 import { InputError } from '../../lib/errors.ts';
@@ -33,8 +33,13 @@ export function planStart(r: AuditReport): PlanStart {
 }
 
 /** The plan, with the objects apis.ts listed as its live section: each kind with objects blocks. */
-export function auditPlan(r: AuditReport, to: string, etcdTo?: string): PlanDoc {
-  const doc = planFrom(planStart(r), to, etcdTo);
+export function auditPlan(
+  r: AuditReport,
+  to: string,
+  etcdTo?: string,
+  onDemand?: PlanOnDemand,
+): PlanDoc {
+  const doc = planFrom(planStart(r), to, etcdTo, onDemand);
   if (!r.apis) return doc;
   const { server, via, rows } = r.apis;
   return planDoc({ ...doc, live: { checked: true, server, via, apis: rows } });

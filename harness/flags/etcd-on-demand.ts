@@ -17,11 +17,11 @@ import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { runSync } from '../../lib/proc.ts';
-import { findEtcdMap } from '../../core/flags/etcd-maps.ts';
+import { findEtcdMap, type EtcdMap } from '../../core/flags/etcd-maps.ts';
 import { GATE_FILE, type GateData } from '../../core/flags/gates.ts';
 import type { FlagMap } from '../../core/flags/map.ts';
 import { regenerateEtcd } from './etcd-regenerate.ts';
-import { goBinary, goEnv } from './go.ts';
+import { goBinary, goEnv, goModDownload } from './go.ts';
 
 export const ETCD_SERVER = 'go.etcd.io/etcd/server/v3';
 
@@ -31,25 +31,15 @@ export function onDemandDir(): string {
 }
 
 export type OnDemand = { map: FlagMap; file: string } | { why: string };
+/** etcd's: its gate table too, which an upgrade plan's etcd hops read. */
+export type EtcdOnDemand = EtcdMap | { why: string };
 
 const etcdModuleDir = () => join(repoRoot, 'harness', 'flags', 'analyzer', 'etcd');
-const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
-/** Whether the module proxy serves etcd's server module at `version` (`go mod download -json`), or go's reason it does not. */
+/** Whether the module proxy serves etcd's server module at `version`, or go's reason it does not. */
 export function servedError(version: string): string | undefined {
-  const r = runSync(goBinary(), ['mod', 'download', '-json', `${ETCD_SERVER}@${version}`], {
-    step: 'go mod download',
-    cwd: etcdModuleDir(),
-    env: { ...goEnv(), GOFLAGS: '' },
-    allowFail: true,
-    timeoutMs: 300_000,
-  });
-  if (r.code === 0) return undefined;
-  try {
-    return oneLine((JSON.parse(r.stdout) as { Error?: string }).Error ?? r.stderr);
-  } catch {
-    return oneLine(r.stderr) || `exit ${r.code}`;
-  }
+  const r = goModDownload(ETCD_SERVER, version, etcdModuleDir());
+  return 'why' in r ? r.why : undefined;
 }
 
 /** The analyzer's etcd module at `version`: its require, and `go mod tidy` for the rest. Throws with go's last line. */
@@ -87,7 +77,7 @@ export function etcdBuildList(version: string, dir: string, log: Logger): string
   return modfile;
 }
 
-function load(version: string, dir: string): { map: FlagMap; file: string } | undefined {
+function load(version: string, dir: string): EtcdMap | undefined {
   const file = join(dir, `${version}.json`);
   const gates = join(dir, `${version}.${GATE_FILE}`);
   if (!existsSync(file) || !existsSync(gates)) return undefined;
@@ -95,13 +85,13 @@ function load(version: string, dir: string): { map: FlagMap; file: string } | un
   const g = JSON.parse(readFileSync(gates, 'utf8')) as GateData;
   if (map.component !== 'etcd' || map.componentVersion !== version || g.etcdVersion !== version)
     return undefined;
-  return { map, file };
+  return { map, file, gates: g };
 }
 
 /** The committed map, else the one built earlier, else one built now; or why there is none. */
-export function etcdMapOnDemand(version: string, log: Logger, dir = onDemandDir()): OnDemand {
+export function etcdMapOnDemand(version: string, log: Logger, dir = onDemandDir()): EtcdOnDemand {
   const committed = findEtcdMap(version);
-  if (committed) return { map: committed.map, file: committed.file };
+  if (committed) return committed;
   const cached = load(version, dir);
   if (cached) return cached;
   if (!/^v\d+\.\d+\.\d+$/.test(version))

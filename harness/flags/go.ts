@@ -38,3 +38,27 @@ export function step(
   if (res.stderr.trim()) for (const l of res.stderr.trim().split('\n')) log.info(`  ${l}`);
   if (stdoutFile) writeFileSync(stdoutFile, res.stdout);
 }
+
+const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** `go mod download -json module@version`: where the module and its go.mod are, or go's one-line reason. */
+export function goModDownload(
+  module: string,
+  version: string,
+  cwd: string,
+): { dir: string; goMod: string } | { why: string } {
+  const r = runSync(goBinary(), ['mod', 'download', '-json', `${module}@${version}`], {
+    step: 'go mod download',
+    cwd,
+    env: { ...goEnv(), GOFLAGS: '' },
+    allowFail: true,
+    timeoutMs: 600_000,
+  });
+  try {
+    const j = JSON.parse(r.stdout) as { Dir?: string; GoMod?: string; Error?: string };
+    if (r.code === 0 && j.Dir && j.GoMod) return { dir: j.Dir, goMod: j.GoMod };
+    return { why: oneLine(j.Error ?? r.stderr) || `exit ${r.code}` };
+  } catch {
+    return { why: oneLine(r.stderr) || `exit ${r.code}` };
+  }
+}

@@ -12,6 +12,7 @@ import { dataDir, defaultFlagVersion } from '../../core/flags/map.ts';
 import { flagTargets } from '../../core/components/registry/index.ts';
 import { regenerateGates } from './gates-regenerate.ts';
 import { goBinary, goEnv, step } from './go.ts';
+import { releaseBuildLists } from './build-lists.ts';
 
 export { goBinary, goEnv };
 
@@ -21,7 +22,7 @@ export const analyzerVersions = { kubernetes: 'v1.36.3', etcd: 'v3.6.8' } as con
 interface AnalyzerPin {
   /** etcd paired with this Kubernetes version: kubeadm's DefaultEtcdVersion at that tag. */
   etcd: string;
-  /** Module files (flags/analyzer/<modfile>, flags/analyzer/etcd/<etcdModfile>); undefined: go.mod. */
+  /** Module files (flags/analyzer/<modfile>, flags/analyzer/etcd/<etcdModfile>, or absolute); undefined: go.mod. */
   modfile?: string;
   etcdModfile?: string;
   /** flags/analyzer/node's module file for the kubelet and kube-proxy (undefined: go.mod); none when `node` is false. */
@@ -67,22 +68,27 @@ export function regenerate(opts: {
   log: Logger;
 }): RegenerateResult {
   const version = opts.version ?? defaultFlagVersion;
-  const pin = analyzerPins[version];
-  if (!pin) {
-    throw new InputError(
-      'version',
-      `the analyzer has module files for Kubernetes ${Object.keys(analyzerPins).join(', ')} (flags/regenerate.ts analyzerPins); cannot regenerate ${version}`,
-    );
-  }
-  const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
-  const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
-  const nodeMod = pin.nodeModfile ? [`-modfile=${pin.nodeModfile}`] : [];
   const started = Date.now();
   const analyzerDir = join(repoRoot, 'harness', 'flags', 'analyzer');
-  const outDir = opts.outDir ?? dataDir(version);
-  mkdirSync(outDir, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), 'hardwire-flags-'));
   try {
+    // A release with no committed module files gets build lists made now (build-lists.ts).
+    let pin = analyzerPins[version];
+    if (!pin) {
+      const lists = releaseBuildLists(version, join(work, 'lists'), opts.log);
+      if ('why' in lists)
+        throw new InputError(
+          'version',
+          `cannot build a flag map for Kubernetes ${version}: ${lists.why} (committed module files: ${Object.keys(analyzerPins).join(', ')})`,
+        );
+      opts.log.step(`etcd ${lists.etcd}: ${lists.etcdCite}`);
+      pin = { ...lists, node: true };
+    }
+    const mod = pin.modfile ? [`-modfile=${pin.modfile}`] : [];
+    const etcdMod = pin.etcdModfile ? [`-modfile=${pin.etcdModfile}`] : [];
+    const nodeMod = pin.nodeModfile ? [`-modfile=${pin.nodeModfile}`] : [];
+    const outDir = opts.outDir ?? dataDir(version);
+    mkdirSync(outDir, { recursive: true });
     // The flag set each command really has (pflag's own type/default/help/deprecated/hidden).
     const go = goBinary();
     step(
@@ -216,5 +222,5 @@ export function regenerate(opts: {
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return { outDir, seconds: (Date.now() - started) / 1000 };
+  return { outDir: opts.outDir ?? dataDir(version), seconds: (Date.now() - started) / 1000 };
 }

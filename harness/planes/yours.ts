@@ -33,8 +33,8 @@ export interface YoursOptions {
   /** The cluster's hosts and SSH settings (its `cluster` block is not read). */
   inv: Inventory;
   acceptNewHostKeys: boolean;
-  /** An etcd with no committed flag map: build one (harness/flags/etcd-on-demand.ts). */
-  etcdOnDemand?: Parameters<typeof audit>[1]['etcdOnDemand'];
+  /** A binary with no committed flag map: build one (harness/flags/kubernetes-on-demand.ts). */
+  onDemand?: Parameters<typeof audit>[1]['onDemand'];
   /** kube-bench, stock profile, on each host when compare runs CIS (the one write, as audit --cis). */
   cis?: { bench: KubeBench; bin: EnsuredBinary };
 }
@@ -101,7 +101,7 @@ export function yoursCollector(o: YoursOptions): PlaneCollector {
         o.inv,
         {
           acceptNewHostKeys: o.acceptNewHostKeys,
-          ...(o.etcdOnDemand ? { etcdOnDemand: o.etcdOnDemand } : {}),
+          ...(o.onDemand ? { onDemand: o.onDemand } : {}),
           ...(ctx.cis && o.cis ? { cis: o.cis.bench } : {}),
         },
         ctx.log,
