@@ -12,6 +12,7 @@ const benches: Record<string, string> = {
   compare: 'bench-compare.ts',
   ttfp: 'bench-ttfp.ts',
   suite: 'bench-suite.ts',
+  vm: 'bench-vm.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -32,9 +32,15 @@ export const PACKAGES = [
 ];
 const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
 
+/**
+ * What a VM host adds to the same base (issue 43): Debian's kernel, and the initramfs that finds its
+ * virtio disk (the kernel boots from the image's /boot with -kernel/-initrd).
+ */
+export const VM_PACKAGES = [...PACKAGES, 'linux-image-amd64', 'initramfs-tools', 'udev', 'kmod'];
+
 /** Named by its package list too, so adding a package builds a new rootfs instead of reusing one without it. */
-export function rootfsDir(): string {
-  const tag = createHash('sha256').update(PACKAGES.join(',')).digest('hex').slice(0, 8);
+export function rootfsDir(packages: readonly string[] = PACKAGES): string {
+  const tag = createHash('sha256').update(packages.join(',')).digest('hex').slice(0, 8);
   return join(cacheDir(), 'lab', `rootfs-${SUITE}-${tag}`);
 }
 
@@ -82,15 +88,18 @@ export function mirrorFromSources(text: string): string | undefined {
 }
 
 /** Returns the base rootfs path, building it first if absent. */
-export async function ensureBaseRootfs(log: Logger): Promise<string> {
-  const dir = rootfsDir();
+export async function ensureBaseRootfs(
+  log: Logger,
+  packages: readonly string[] = PACKAGES,
+): Promise<string> {
+  const dir = rootfsDir(packages);
   if (existsSync(join(dir, 'etc', 'os-release'))) return dir;
   return withLock(`${dir}.lock`, 'the base rootfs build', 15 * 60_000, async () => {
     if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
     const parent = join(cacheDir(), 'lab');
     mkdirSync(parent, { recursive: true });
     for (const f of readdirSync(parent))
-      if (f.startsWith(`.rootfs-${SUITE}`) && f.includes('.tmp-'))
+      if (f.startsWith(`.${basename(dir)}.tmp-`))
         rmSync(join(parent, f), { recursive: true, force: true });
     const tmp = join(parent, `.${basename(dir)}.tmp-${process.pid}`);
     const mirror = aptMirror();
@@ -98,17 +107,22 @@ export async function ensureBaseRootfs(log: Logger): Promise<string> {
     log.step(
       `building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`,
     );
-    await debootstrap(tmp, mirror, log);
+    await debootstrap(tmp, mirror, packages, log);
     const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
-    customize(tmp, { mirror, seconds });
+    customize(tmp, { mirror, seconds, packages });
     renameSync(tmp, dir);
     log.info(`base rootfs ready in ${seconds} s: ${dir}`);
     return dir;
   });
 }
 
-async function debootstrap(target: string, mirror: string, log: Logger): Promise<void> {
-  const args = ['--variant=minbase', `--include=${PACKAGES.join(',')}`, SUITE, target, mirror];
+async function debootstrap(
+  target: string,
+  mirror: string,
+  packages: readonly string[],
+  log: Logger,
+): Promise<void> {
+  const args = ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, target, mirror];
   let phase = '';
   let lastPrint = 0;
   // debootstrap prints its "I: ..." progress on stdout; errors from the tools it runs go to stderr.
@@ -139,7 +153,10 @@ async function debootstrap(target: string, mirror: string, log: Logger): Promise
 }
 
 /** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */
-function customize(root: string, build: { mirror: string; seconds: number }): void {
+function customize(
+  root: string,
+  build: { mirror: string; seconds: number; packages: readonly string[] },
+): void {
   const sshDir = join(root, 'etc', 'ssh');
   for (const f of readdirSync(sshDir)) if (f.startsWith('ssh_host_')) rmSync(join(sshDir, f));
   writeFileSync(join(root, 'etc', 'machine-id'), '');
@@ -149,6 +166,6 @@ function customize(root: string, build: { mirror: string; seconds: number }): vo
   }
   writeFileSync(
     join(root, '.hardwire-rootfs.json'),
-    `${JSON.stringify({ suite: SUITE, packages: PACKAGES, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`,
+    `${JSON.stringify({ suite: SUITE, packages: build.packages, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`,
   );
 }
