@@ -1635,11 +1635,14 @@ describe('hardwire audit on the kubeadm and k0s planes', () => {
     }
   });
 
-  it('k0s: the k0s processes and the children they run, each flag accounted for (mapped, unknown or unmapped with the reason), nothing written', async () => {
-    const { r, report, before, after, counted } = await auditLab(K0S_LAB);
+  it("k0s: the k0s processes and the children they run, each flag accounted for (mapped, unknown or unmapped with the reason), nothing written; --upgrade-to plans etcd's hop from its on-demand map", async () => {
+    const { r, report, before, after, counted } = await auditLab(K0S_LAB, [
+      '--upgrade-to',
+      'v1.37.2',
+    ]);
     expect(after).toEqual(before);
     expect(report.partial).toEqual([]);
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(report.upgrade!.blocking > 0 ? 1 : 0);
     for (const c of ['k0s', 'kube-apiserver', 'kube-controller-manager', 'kube-scheduler'])
       expect(counted.filter((x) => x.endsWith(` ${c}`)).length, c).toBeGreaterThanOrEqual(1);
     const api = report.hosts
@@ -1662,5 +1665,17 @@ describe('hardwire audit on the kubeadm and k0s planes', () => {
       expect(e.flags.filter((f) => f.status === 'unmapped' || f.status === 'unknown')).toEqual([]);
       expect(e.flags.filter((f) => f.status === 'read').length).toBeGreaterThan(10);
     }
+    // The plan starts from the etcd that runs, its flags checked in that on-demand map and v3.7.0's.
+    const plan = report.upgrade!;
+    expect(plan.etcd.hops.map((h) => `${h.from}→${h.to}`)).toEqual(['v3.6.14→v3.7.0']);
+    const hop = plan.components.find((c) => c.component === 'etcd')!;
+    expect([hop.fromVersion, hop.toVersion]).toEqual(['v3.6.14', 'v3.7.0']);
+    // Every member's flags (k0s's joiners pass --initial-cluster; its first controller does not).
+    const passed = new Set(etcd.flatMap((e) => e.flags.map((f) => f.name)));
+    expect(new Set(hop.rows.map((x) => x.flag))).toEqual(passed);
+    for (const row of hop.rows.filter((x) => x.from))
+      expect(row.from!.registeredAt, row.flag).toMatch(
+        /^go\.etcd\.io\/etcd\/server\/v3@v3\.6\.14\//,
+      );
   });
 });

@@ -5,7 +5,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { Phase } from '../phase.ts';
 import { adminCreds } from '../creds.ts';
-import { kubeJson } from '../../transport/kube-api.ts';
+import { kubeJson, type KubeCreds } from '../../transport/kube-api.ts';
+import { retry } from '../../../lib/retry.ts';
 import { corednsObjects } from '../../addons/coredns.ts';
 import { probeObjects, probeGate } from '../../gates/pods.ts';
 import { isNoop } from './gates.ts';
@@ -101,6 +102,21 @@ export function ownedDiff(live: Obj, want: Obj): string[] {
     .map((f) => `${f} ${short(l[f])} -> ${short(w[f])}`);
 }
 
+/**
+ * A Pod in a namespace made moments ago waits for its default ServiceAccount, which the
+ * controller-manager's serviceaccounts controller creates (k8s.io/kubernetes@v1.36.3/pkg/controller/serviceaccount/serviceaccounts_controller.go:192):
+ * until then the ServiceAccount admission plugin refuses the Pod with a 403
+ * (k8s.io/kubernetes@v1.36.3/plugin/pkg/admission/serviceaccount/admission.go:226, "error looking up service account").
+ */
+async function defaultServiceAccount(creds: KubeCreds, namespace: string): Promise<void> {
+  await retry(
+    async () => {
+      await kubeJson(creds, 'GET', `/api/v1/namespaces/${namespace}/serviceaccounts/default`);
+    },
+    { timeoutMs: 60_000, intervalMs: 250 },
+  );
+}
+
 export const addonsPhase: Phase = {
   id: 'addons',
   title: 'Apply the CoreDNS addon and a probe Pod per worker with a Service over them (as admin)',
@@ -126,9 +142,10 @@ export const addonsPhase: Phase = {
       const coll = collectionPath(o);
       const got = live[i]!;
       if (got.status === 404) {
-        await ctx.wet.run(host, `create ${where}`, () =>
-          kubeJson(creds, 'POST', coll, { body: o }),
-        );
+        await ctx.wet.run(host, `create ${where}`, async () => {
+          if (kind === 'Pod' && namespace) await defaultServiceAccount(creds, namespace);
+          return kubeJson(creds, 'POST', coll, { body: o });
+        });
         continue;
       }
       const diff = ownedDiff(got.json, o);
