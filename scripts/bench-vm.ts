@@ -3,13 +3,13 @@
 // in a network namespace of its own, and prints: the image build, the time from QEMU's start to a
 // root shell over SSH, the VM's own systemd-analyze line and cgroup filesystem, and one shell loop
 // timed in the VM and on this machine, as a ratio. Needs root. Usage: node scripts/bench-vm.ts [--cpus N] [--mem MiB]
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stderrLogger } from '../lib/log.ts';
 import { cacheDir } from '../lib/paths.ts';
 import { run } from '../lib/proc.ts';
-import { qemuArgs, vmImage } from '../harness/lab/vm.ts';
+import { bootVm, qemuArgs, vmImage } from '../harness/lab/vm.ts';
 
 const arg = (name: string, dflt: number) => {
   const i = process.argv.indexOf(name);
@@ -49,7 +49,7 @@ const ssh = (cmd: string, allowFail = false) =>
   );
 const LOOP = 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done';
 
-let qemu: ReturnType<typeof spawn> | undefined;
+let qemu: ChildProcess | undefined;
 try {
   await run('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(work, 'key')], step);
   let t = now();
@@ -88,23 +88,13 @@ try {
     console: join(work, 'console.log'),
     pidfile: join(work, 'qemu.pid'),
   });
-  t = now();
-  qemu = spawn('ip', ['netns', 'exec', NS, 'qemu-system-x86_64', ...q.args], { stdio: 'ignore' });
-  let up = false;
-  while (now() - t < 600 && qemu.exitCode === null) {
-    if ((await ssh('true', true)).code === 0) {
-      up = true;
-      break;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  if (!up)
-    throw new Error(
-      `no SSH on the VM after ${(now() - t).toFixed(0)} s (${join(work, 'console.log')})`,
-    );
+  const booted = await bootVm(q.args, async () => (await ssh('true', true)).code === 0, {
+    prefix: ['ip', 'netns', 'exec', NS],
+  });
+  qemu = booted.proc;
   rows.push([
     `QEMU start to root over SSH (${q.accel}, ${cpus} vCPU, ${memMiB} MiB)`,
-    `${(now() - t).toFixed(1)} s`,
+    `${booted.seconds.toFixed(1)} s`,
   ]);
   const facts = (await ssh('systemd-analyze | head -n 1; stat -fc %T /sys/fs/cgroup; uname -rm'))
     .stdout;

@@ -13,6 +13,7 @@ const benches: Record<string, string> = {
   ttfp: 'bench-ttfp.ts',
   suite: 'bench-suite.ts',
   vm: 'bench-vm.ts',
+  'vm-worker': 'bench-vm-worker.ts',
 };
 
 const [name, ...rest] = process.argv.slice(2);

@@ -2,6 +2,7 @@
 // and initramfs from the VM rootfs's /boot, booted directly (-kernel/-initrd), the rootfs itself as
 // an ext4 disk made with `mkfs.ext4 -d`, a tap for its network. Nothing comes from the internet but
 // the Debian packages debootstrap fetches through this machine's own apt mirror.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdirSync, chmodSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -165,4 +166,26 @@ export function qemuArgs(o: {
       o.pidfile,
     ],
   };
+}
+
+/**
+ * Starts QEMU (`prefix` runs it inside a network namespace: ["ip", "netns", "exec", NS]) and waits
+ * until `sshOk` answers, at most `timeoutMs`: the process and the seconds from its start.
+ */
+export async function bootVm(
+  args: string[],
+  sshOk: () => Promise<boolean>,
+  opts: { prefix?: string[]; timeoutMs?: number } = {},
+): Promise<{ proc: ChildProcess; seconds: number }> {
+  const [cmd, ...rest] = [...(opts.prefix ?? []), 'qemu-system-x86_64', ...args];
+  const t = Date.now();
+  const proc = spawn(cmd!, rest, { stdio: 'ignore' });
+  while (Date.now() - t < (opts.timeoutMs ?? 600_000) && proc.exitCode === null) {
+    if (await sshOk()) return { proc, seconds: (Date.now() - t) / 1000 };
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  proc.kill('SIGKILL');
+  throw new Error(
+    `the VM did not answer SSH within ${((Date.now() - t) / 1000).toFixed(0)} s (QEMU ${proc.exitCode === null ? 'running' : `exited ${proc.exitCode}`})`,
+  );
 }
