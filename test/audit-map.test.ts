@@ -16,7 +16,7 @@ import { auditPlan } from '../harness/audit/upgrade.ts';
 import { formatHtml, formatMarkdown } from '../harness/audit/format.ts';
 import { cisTargets } from '../harness/audit/index.ts';
 import { unbroken } from '../lib/html.ts';
-import { renderedReport } from './helpers/audit-fixture.ts';
+import { renderedHosts, renderedReport } from './helpers/audit-fixture.ts';
 import { lacksOf } from '../harness/audit/lacks.ts';
 import type { AuditProcess } from '../harness/audit/types.ts';
 import { planFor } from '../core/upgrade/plan-for.ts';
@@ -30,16 +30,7 @@ const unitText = (host: string, c: string) =>
   readFileSync(join(hosts, host, 'etc/systemd/system', `${c}.service`), 'utf8');
 
 beforeAll(() => {
-  const state = tempDir('hardwire-audit-map-');
-  const r = hardwire([
-    'render',
-    '--inventory',
-    join(import.meta.dirname, '..', 'hosts', 'example-workers.yaml'),
-    '--state-dir',
-    state,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  hosts = join(state, 'demo', 'hosts');
+  hosts = renderedHosts();
 }, 120_000);
 
 /** The unit's flags and the citation line of the comment above each, read from its text here. */

@@ -22,6 +22,7 @@ import { dataDir, loadFlagMap } from '../core/flags/map.ts';
 import { hardwire } from './helpers/cli.ts';
 import { reopenSite } from './helpers/modcache.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { renderedHosts } from './helpers/audit-fixture.ts';
 
 const steps: string[] = [];
 const LOG = { info: () => {}, warn: () => {}, step: (m: string) => steps.push(m) };
@@ -62,16 +63,7 @@ const unitOf = (c: string) =>
     'utf8',
   );
 beforeAll(() => {
-  const state = tempDir('hardwire-k8s-od-');
-  const r = hardwire([
-    'render',
-    '--inventory',
-    join(import.meta.dirname, '..', 'hosts', 'example-workers.yaml'),
-    '--state-dir',
-    state,
-  ]);
-  expect(r.code, r.stderr).toBe(0);
-  hosts = join(state, 'demo', 'hosts');
+  hosts = renderedHosts();
 }, 120_000);
 
 describe('Kubernetes flag maps on demand', () => {
