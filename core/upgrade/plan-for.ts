@@ -97,10 +97,11 @@ export function planFrom(
   // The components this inventory runs that have flag maps (containerd has none): a worker's
   // kubelet needs a map at both versions too.
   const planned = COMPONENT_NAMES.filter((c) => passed[c] && isFlagComponent(c));
-  const release = (v: string) => committedRelease(v, planned) ?? onDemand.release?.(v, planned);
+  // Read once: an on-demand release loads each component's map from its cache.
+  const fromRelease = committedRelease(from, planned) ?? onDemand.release?.(from, planned);
   const mapped = flagVersions().filter((v) => committedRelease(v, planned));
-  checkTarget(from, to, release(from) && !mapped.includes(from) ? [...mapped, from] : mapped);
-  const [atFrom, atTo] = [release(from)!, committedRelease(to, planned)!];
+  checkTarget(from, to, fromRelease && !mapped.includes(from) ? [...mapped, from] : mapped);
+  const [atFrom, atTo] = [fromRelease!, committedRelease(to, planned)!];
   // etcd's own versions: the one running now; --etcd, or the table's pairing for the target.
   const etcd = { from: start.etcdFrom, to: etcdTo ?? versionsFor(to).etcd };
   const hops = etcdTarget(etcd.from, etcd.to, etcdVersions());

@@ -3,13 +3,12 @@
 // against the Go module proxy. k8s.io/kubernetes's own go.mod names its staging modules
 // (`k8s.io/api => ./staging/src/k8s.io/api`), which a module outside the repository must pin to the
 // release's tags (v0.<minor>.<patch>); etcd is kubeadm's DefaultEtcdVersion at that tag.
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { readFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { repoRoot } from '../../lib/paths.ts';
-import { runSync } from '../../lib/proc.ts';
 import { etcdBuildList } from './etcd-on-demand.ts';
-import { goBinary, goEnv, goModDownload } from './go.ts';
+import { goModDownload, tidyModfile } from './go.ts';
 
 export const KUBERNETES = 'k8s.io/kubernetes';
 
@@ -41,7 +40,7 @@ function toolsVersion(): string {
   return v[1]!;
 }
 
-/** One module file for `module` at the release, tidied in `cwd` (its module's directory). */
+/** One module file for `module` at the release, its staging modules pinned to the release's tags, tidied in `cwd`. */
 function tidied(opts: {
   module: string;
   cwd: string;
@@ -52,37 +51,16 @@ function tidied(opts: {
   log: Logger;
 }): string {
   const staged = opts.version.replace(/^v1\./, 'v0.');
-  const runtimeflags = join(analyzerDir(), 'runtimeflags');
-  writeFileSync(
-    opts.modfile,
-    [
-      `// Made by harness/flags/build-lists.ts for ${KUBERNETES} ${opts.version}, then go mod tidy.`,
-      `module ${opts.module}`,
-      '',
-      'go 1.26.0',
-      '',
-      ...opts.requires.map((r) => `require ${r}`),
-      'require hardwire.local/flags/analyzer/runtimeflags v0.0.0',
-      '',
-      `replace hardwire.local/flags/analyzer/runtimeflags => ${runtimeflags}`,
-      ...opts.staging.map((m) => `replace ${m} => ${m} ${staged}`),
-      '',
-    ].join('\n'),
-  );
   opts.log.step(`go mod tidy: ${opts.module} at ${KUBERNETES} ${opts.version}`);
-  // tidy writes the build list, so not under goEnv()'s -mod=readonly.
-  const r = runSync(goBinary(), ['mod', 'tidy', `-modfile=${opts.modfile}`], {
-    step: 'go mod tidy',
+  return tidyModfile({
+    modfile: opts.modfile,
+    module: opts.module,
     cwd: opts.cwd,
-    env: { ...goEnv(), GOFLAGS: '' },
-    allowFail: true,
+    header: `Made by harness/flags/build-lists.ts for ${KUBERNETES} ${opts.version}, then go mod tidy.`,
+    requires: opts.requires,
+    replaces: opts.staging.map((m) => `${m} => ${m} ${staged}`),
     timeoutMs: 1_200_000,
   });
-  if (r.code !== 0)
-    throw new Error(
-      `go mod tidy (${opts.module}): ${r.stderr.trim().split('\n').at(-1)?.trim() || `exit ${r.code}`}`,
-    );
-  return opts.modfile;
 }
 
 export interface ReleaseBuildLists {

@@ -3,25 +3,16 @@
 // here (`go mod tidy` of etcd's server module at that version, against the Go module proxy), into
 // ~/.cache/hardwire/flag-maps/etcd/, where the next audit finds it. A version the proxy does not
 // serve is one line, and the process's flags stay listed as unmapped.
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../lib/log.ts';
 import { cacheDir, repoRoot } from '../../lib/paths.ts';
-import { runSync } from '../../lib/proc.ts';
 import { findEtcdMap, type EtcdMap } from '../../core/flags/etcd-maps.ts';
 import { GATE_FILE, type GateData } from '../../core/flags/gates.ts';
 import type { FlagMap } from '../../core/flags/map.ts';
 import { regenerateEtcd } from './etcd-regenerate.ts';
-import { goBinary, goEnv, goModDownload } from './go.ts';
+import { goModDownload, tidyModfile } from './go.ts';
 
 export const ETCD_SERVER = 'go.etcd.io/etcd/server/v3';
 
@@ -44,37 +35,16 @@ export function servedError(version: string): string | undefined {
 
 /** The analyzer's etcd module at `version`: its require, and `go mod tidy` for the rest. Throws with go's last line. */
 export function etcdBuildList(version: string, dir: string, log: Logger): string {
-  const modfile = join(dir, 'go.mod');
-  const runtimeflags = join(repoRoot, 'harness', 'flags', 'analyzer', 'runtimeflags');
-  writeFileSync(
-    modfile,
-    [
-      "// Made by harness/flags/etcd-on-demand.ts: etcd's server at this version, for its flag map.",
-      'module hardwire.local/flags/analyzer/etcd',
-      '',
-      'go 1.26.0',
-      '',
-      `require ${ETCD_SERVER} ${version}`,
-      'require hardwire.local/flags/analyzer/runtimeflags v0.0.0',
-      '',
-      `replace hardwire.local/flags/analyzer/runtimeflags => ${runtimeflags}`,
-      '',
-    ].join('\n'),
-  );
   log.step(`go mod tidy for ${ETCD_SERVER}@${version}`);
-  // tidy writes the build list, so not under goEnv()'s -mod=readonly.
-  const r = runSync(goBinary(), ['mod', 'tidy', `-modfile=${modfile}`], {
-    step: 'go mod tidy',
+  return tidyModfile({
+    modfile: join(dir, 'go.mod'),
+    module: 'hardwire.local/flags/analyzer/etcd',
     cwd: etcdModuleDir(),
-    env: { ...goEnv(), GOFLAGS: '' },
-    allowFail: true,
+    header:
+      "Made by harness/flags/etcd-on-demand.ts: etcd's server at this version, for its flag map.",
+    requires: [`${ETCD_SERVER} ${version}`],
     timeoutMs: 600_000,
   });
-  if (r.code !== 0)
-    throw new Error(
-      `go mod tidy: ${r.stderr.trim().split('\n').at(-1)?.trim() || `exit ${r.code}`}`,
-    );
-  return modfile;
 }
 
 function load(version: string, dir: string): EtcdMap | undefined {

@@ -1,7 +1,7 @@
 // Go for the analyzer builds: $GO or /usr/local/go, with hardwire's module cache and a read-only build list.
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cacheDir } from '../../lib/paths.ts';
+import { cacheDir, repoRoot } from '../../lib/paths.ts';
 import { runSync } from '../../lib/proc.ts';
 import type { Logger } from '../../lib/log.ts';
 
@@ -61,4 +61,50 @@ export function goModDownload(
   } catch {
     return { why: oneLine(r.stderr) || `exit ${r.code}` };
   }
+}
+
+/**
+ * A module file for the analyzer's module `module` (its directory `cwd`): `header` as its comment,
+ * each of `requires` and the runtimeflags module, replaced by its directory here, and `replaces`;
+ * completed by `go mod tidy`, which also writes the go.sum beside it. Throws with go's last line.
+ */
+export function tidyModfile(o: {
+  modfile: string;
+  module: string;
+  cwd: string;
+  header: string;
+  requires: readonly string[];
+  replaces?: readonly string[];
+  timeoutMs: number;
+}): string {
+  const runtimeflags = join(repoRoot, 'harness', 'flags', 'analyzer', 'runtimeflags');
+  writeFileSync(
+    o.modfile,
+    [
+      `// ${o.header}`,
+      `module ${o.module}`,
+      '',
+      'go 1.26.0',
+      '',
+      ...o.requires.map((r) => `require ${r}`),
+      'require hardwire.local/flags/analyzer/runtimeflags v0.0.0',
+      '',
+      `replace hardwire.local/flags/analyzer/runtimeflags => ${runtimeflags}`,
+      ...(o.replaces ?? []).map((r) => `replace ${r}`),
+      '',
+    ].join('\n'),
+  );
+  // tidy writes the build list, so not under goEnv()'s -mod=readonly.
+  const r = runSync(goBinary(), ['mod', 'tidy', `-modfile=${o.modfile}`], {
+    step: 'go mod tidy',
+    cwd: o.cwd,
+    env: { ...goEnv(), GOFLAGS: '' },
+    allowFail: true,
+    timeoutMs: o.timeoutMs,
+  });
+  if (r.code !== 0)
+    throw new Error(
+      `go mod tidy (${o.module}): ${r.stderr.trim().split('\n').at(-1)?.trim() || `exit ${r.code}`}`,
+    );
+  return o.modfile;
 }
