@@ -8,6 +8,7 @@ import { defineConfig } from 'vitest/config';
 // `pnpm test` runs these and everything else.
 export const UNIT_TESTS = [
   'test/plan.test.ts',
+  'test/preflight-checks.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',
   'test/lab-disk.test.ts',

@@ -30,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
   } catch (err) {
     if (err instanceof InputError) {
       process.stderr.write(`error: ${err.message}\n`);
+      for (const line of err.detail) process.stderr.write(`  | ${line}\n`);
     } else if (err instanceof StepError) {
       const where = err.host ? `[${err.host}] ` : '';
       process.stderr.write(`error: ${where}${err.step}: ${err.message}\n`);

@@ -5,6 +5,7 @@ import type { Cli, CommandModule } from './command.ts';
 const modules: Record<string, () => Promise<CommandModule>> = {
   pki: () => import('./commands/pki.ts'),
   render: () => import('./commands/render.ts'),
+  preflight: () => import('./commands/preflight.ts'),
   wire: () => import('./commands/wire.ts'),
   verify: () => import('./commands/verify.ts'),
   teardown: () => import('./commands/teardown.ts'),

@@ -4,10 +4,13 @@
 export class InputError extends Error {
   readonly exitCode = 2;
   readonly field: string;
-  constructor(field: string, message: string) {
+  /** Lines printed under the error, one per finding (preflight's failing checks). */
+  readonly detail: string[];
+  constructor(field: string, message: string, detail: string[] = []) {
     super(`${field}: ${message}`);
     this.name = 'InputError';
     this.field = field;
+    this.detail = detail;
   }
 }
 

@@ -41,6 +41,7 @@ const takesValue = (o: Option) => o.required || o.optional;
 
 /** Commands that connect to an inventory's hosts; true: they also wait on gates. */
 const CONNECTS: Record<string, boolean> = {
+  preflight: false,
   wire: true,
   verify: true,
   teardown: false,

@@ -127,6 +127,7 @@ export const demoSidecar = {
   flagTarget: kubeCommand('.', 'demo-sidecar', 'NewDemoCommand'),
   kubeconfig: { id: 'demo-sidecar', file: 'demo-sidecar.conf', cn: 'system:demo-sidecar', o: [], server: 'local', why: 'test-only', authorizedBy: { by: 'wire', binding: 'demo' } },
   gate: { ...readyzGate, checks: () => [{ name: 'demo-sidecar: answers', run: async () => 'ok' }] },
+  listens: [],
   order: 35,
   stage: 'demo',
   upgradeStep: 'controllers',

@@ -77,6 +77,7 @@ describe("a worker's rendered tree", () => {
         '/etc/kubernetes/kube-proxy.conf',
         '/etc/kubernetes/kubelet.conf',
         '/etc/kubernetes/pki/ca.crt',
+        '/etc/sysctl.d/90-hardwire.conf',
         '/etc/systemd/system/containerd.service',
         '/etc/systemd/system/kube-proxy.service',
         '/etc/systemd/system/kubelet.service',

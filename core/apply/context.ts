@@ -8,6 +8,8 @@ import type { HostFacts, Plan } from '../plan/types.ts';
 import type { HostWant } from '../plan/build.ts';
 import { Wet } from './wet.ts';
 import { randomBytes } from 'node:crypto';
+import type { CheckResult } from '../preflight/checks.ts';
+import type { NodeProfile } from '../preflight/profile.ts';
 
 export interface LocalBinary {
   name: string;
@@ -59,6 +61,10 @@ export interface WireContext {
   /** Read-only: host changes go through wet.run, which holds the writable sessions. */
   sessions: Map<string, ReadSession>;
   facts: Map<string, HostFacts>;
+  /** Every preflight check on every host (phases/preflight.ts). */
+  preflight?: CheckResult[];
+  /** What each host's kernel and init give the node models, as preflight read it. */
+  profiles: Map<string, NodeProfile>;
   plan?: Plan;
   restarted: Restart[];
   durationsMs: Record<string, number>;
@@ -99,6 +105,7 @@ export function newContext(
     wants: [],
     sessions: new Map(),
     facts: new Map(),
+    profiles: new Map(),
     restarted: [],
     durationsMs: {},
   };

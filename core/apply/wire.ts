@@ -10,6 +10,7 @@ import { renderPhase } from './phases/render.ts';
 import { binariesPhase } from './phases/binaries.ts';
 import { connectPhase } from './phases/connect.ts';
 import { readPhase } from './phases/read.ts';
+import { preflightPhase } from './phases/preflight.ts';
 import { planPhase } from './phases/plan.ts';
 import { pushPhase } from './phases/push.ts';
 import { accountsPhase } from './phases/accounts.ts';
@@ -21,12 +22,13 @@ import { noopGatesPhase, unlessNoop } from './phases/gates.ts';
 import { addonsPhase, probesPhase } from './phases/addons.ts';
 import { nodesPhase } from './phases/nodes.ts';
 
-/** Local work, then what is on the hosts, then the plan: everything before the first host change. */
+/** Local PKI, then each host read (preflight), rendered and read again, then the plan: everything before the first host change. */
 export const PLAN_PHASES: readonly Phase[] = [
   pkiPhase,
+  connectPhase,
+  preflightPhase,
   renderPhase,
   binariesPhase,
-  connectPhase,
   readPhase,
   planPhase,
 ];

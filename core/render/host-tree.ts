@@ -1,5 +1,6 @@
 // Builds, for one host, every file hardwire will put there, at kubeadm's paths. Pure: reads the
 // operator PKI, returns data. Writing it locally (render) or remotely (wire) happens elsewhere.
+import type { NodeProfile } from '../preflight/profile.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -110,9 +111,15 @@ function pkiFiles(inv: Inventory, host: Host, pkiDir: string): HostFile[] {
   return [...files.values()];
 }
 
-export function renderHostTree(inv: Inventory, host: Host, pkiDir: string, cite?: Citer): HostTree {
+export function renderHostTree(
+  inv: Inventory,
+  host: Host,
+  pkiDir: string,
+  cite?: Citer,
+  node?: NodeProfile,
+): HostTree {
   const files = pkiFiles(inv, host, pkiDir);
-  const models = modelsFor({ inv, host, citeConfig: cite?.config });
+  const models = modelsFor({ inv, host, citeConfig: cite?.config, node });
   if (cite) checkFlagsKnown(models, inv.cluster.kubernetesVersion);
   for (const m of models) {
     const spec = specOf(m.component);

@@ -16,8 +16,54 @@ export const PROC_DUMP = [
   'done',
 ].join('\n');
 
+/** The commands wire and the components run on a host (kubeadm's InPathCheck list, and hardwire's own). */
+export const HOST_COMMANDS = [
+  'systemctl',
+  'journalctl',
+  'ip',
+  'sha256sum',
+  'mktemp',
+  'chown',
+  'chmod',
+  'useradd',
+  'stat',
+  'cut',
+  'ss',
+  'nft',
+  'mount',
+  'losetup',
+] as const;
+
+/**
+ * Everything preflight reads on a host (core/preflight/read.ts parses it): OS, kernel, architecture,
+ * cgroups, swap, sysctls, modules, disk, memory, missing commands, listening sockets, the clock.
+ */
+export const PREFLIGHT_READ = [
+  'o() { printf \'%s\\t%s\\n\' "$1" "$2"; }',
+  '. /etc/os-release 2>/dev/null; o os "${PRETTY_NAME:-unknown}"',
+  'o kernel "$(uname -r)"; o arch "$(uname -m)"',
+  'o cgroupfs "$(stat -fc %T /sys/fs/cgroup 2>/dev/null)"',
+  'o controllers "$(cat /sys/fs/cgroup/cgroup.controllers 2>/dev/null)"',
+  'v=; while read -r n h c e; do [ "$e" = 1 ] && v="$v $n"; done < /proc/cgroups; o v1controllers "${v# }"',
+  'n=0; while read -r l; do n=$((n+1)); done < /proc/swaps; o swaps $((n-1))',
+  'o ip_forward "$(cat /proc/sys/net/ipv4/ip_forward 2>/dev/null)"',
+  'if [ -w /proc/sys/net/ipv4/ip_forward ]; then o sysctl_net rw; else o sysctl_net ro; fi',
+  'o bridge_nf "$(cat /proc/sys/net/bridge/bridge-nf-call-iptables 2>/dev/null)"',
+  // overlay may be built in (no /sys/module/overlay); br_netfilter's sysctls exist once it is loaded.
+  'm=; grep -qw overlay /proc/filesystems && m=overlay; [ -d /proc/sys/net/bridge ] && m="$m br_netfilter"; o modules "${m# }"',
+  'if [ -w /proc/sys/net/netfilter/nf_conntrack_max ]; then o conntrack rw; else o conntrack ro; fi',
+  'o virt "$(systemd-detect-virt 2>/dev/null)"',
+  'o pid1 "$(cat /proc/1/comm)"',
+  'o disk "$(df -k --output=avail,size /var/lib | tail -n 1)"',
+  'o memkb "$(while read -r k v u; do [ "$k" = MemTotal: ] && echo $v; done < /proc/meminfo)"',
+  'o cpus "$(nproc)"',
+  `for c in ${HOST_COMMANDS.join(' ')}; do command -v $c >/dev/null 2>&1 || o missing $c; done`,
+  'ss -ltnpH 2>/dev/null | while read -r st q s local peer proc; do o listen "$local $proc"; done',
+  'o now "$(date +%s.%N)"',
+].join('\n');
+
 /** The scripts `sh -c` may run in a read-only session. */
-export const READ_SCRIPTS: ReadonlySet<string> = new Set([PROC_DUMP]);
+export const READ_SCRIPTS: ReadonlySet<string> = new Set([PROC_DUMP, PREFLIGHT_READ]);
 
 /**
  * One GET on the apiserver a kubeconfig on the host names, made on the host by curl with that

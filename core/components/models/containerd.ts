@@ -4,7 +4,8 @@
 // rendered here too: containerd's CRI plugin is what reads it. Citations: C =
 // github.com/containerd/containerd/v2@v2.3.3 in the Go module cache. containerd is not in the flag map
 // (it is not Kubernetes), so the reasons and citations here are the model's.
-import { flag, BIN, type Directive, type ModelContext, type UnitModel } from './types.ts';
+import { flag, BIN, nodeOf, type Directive, type ModelContext, type UnitModel } from './types.ts';
+import { nodeKernelDirectives, nodeKernelFiles } from './node-kernel.ts';
 import { IMAGE_DIR, IMAGE_NAMES } from '../images.ts';
 
 export const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
@@ -14,13 +15,18 @@ export const SANDBOX_IMAGE = 'hardwire.local/pause:3.10.2';
 export const CNI_CONF_DIR = '/etc/cni/net.d';
 export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
 
-/** The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host uses kubeadm's). */
+/**
+ * The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host
+ * uses kubeadm's); runc's cgroups go through systemd on a cgroup v2 host (the kubelet's cgroupDriver).
+ */
 export function containerdConfig({
   sandbox = SANDBOX_IMAGE,
   cniBinDir = BIN,
+  systemdCgroup = false,
 }: {
   sandbox?: string;
   cniBinDir?: string;
+  systemdCgroup?: boolean;
 } = {}): string {
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
 # The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
@@ -51,8 +57,15 @@ state = "/run/containerd"
       [plugins."io.containerd.cri.v1.runtime".containerd.runtimes.runc.options]
         # wire installs every binary in ${BIN}, which is not on the shim's default lookup (C internal/cri/config/config_unix.go:63).
         BinaryName = "${BIN}/runc"
-        # cgroupfs, as the kubelet's cgroupDriver: the machine's PID 1 is not systemd (workers spike).
-        SystemdCgroup = false
+${
+  systemdCgroup
+    ? `        # systemd, as the kubelet's cgroupDriver: this host runs cgroup v2 with systemd as PID 1 (read by
+        # preflight), so runc asks systemd for each container's scope (the shim hands it to runc: C cmd/containerd-shim-runc-v2/runc/container.go:205).
+        SystemdCgroup = true`
+    : `        # cgroupfs, as the kubelet's cgroupDriver: this host's cgroups are v1 (read by preflight), and a lab
+        # container's v1 hierarchies are the machine's, whose PID 1 is not systemd (workers spike).
+        SystemdCgroup = false`
+}
   [plugins."io.containerd.cri.v1.runtime".cni]
     # The CNI plugins (bridge, host-local, loopback, portmap) sit with the other binaries (C internal/cri/config/config.go:163).
     bin_dirs = ["${cniBinDir}"]
@@ -122,6 +135,7 @@ function imports(): Directive[] {
 }
 
 export function containerdModel(ctx: ModelContext): UnitModel {
+  const node = nodeOf(ctx);
   return {
     component: 'containerd',
     description: 'containerd container runtime (hardwire)',
@@ -132,10 +146,11 @@ export function containerdModel(ctx: ModelContext): UnitModel {
     files: [
       {
         path: CONTAINERD_CONFIG,
-        content: containerdConfig(),
+        content: containerdConfig({ systemdCgroup: node.cgroup === 'v2' }),
         mode: 0o644,
-        why: "containerd's config (--config): CRI sandbox image, runc, CNI dirs",
+        why: "containerd's config (--config): CRI sandbox image, runc and its cgroup driver, CNI dirs",
       },
+      ...nodeKernelFiles(node),
       {
         path: CNI_CONFLIST,
         content: cniConflist(ctx),
@@ -154,6 +169,7 @@ export function containerdModel(ctx: ModelContext): UnitModel {
         value: 'process',
         why: "stopping containerd leaves the Pods' shims and containers running (as containerd's own unit)",
       },
+      ...nodeKernelDirectives(node),
       ...podRoutes(ctx),
       ...imports(),
     ],

@@ -1,7 +1,7 @@
 // kube-proxy of a worker: ClusterIP Services, from a KubeProxyConfiguration. The flag map cites the
 // unit's flags and each config field (its v1alpha1 declaration, the conversion that moves it, where
 // kube-proxy reads it); the reasons' own K file:line refs are re-opened by test/worker-citations.test.ts.
-import { flag, K, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { flag, K, BIN, nodeOf, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 
 export const KUBE_PROXY_CONFIG = '/var/lib/kube-proxy/config.conf';
@@ -19,22 +19,22 @@ export function kubeProxyConfig(ctx: ModelContext): string {
   );
 }
 
-/**
- * What kube-proxy needs on a lab host whoever runs it: hardwire's worker unit (below) and kubeadm's
- * kube-proxy DaemonSet on compare's kubeadm plane (harness/planes/kubeadm-init.ts) set the same.
- */
-export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [
-  {
-    key: 'mode',
-    value: 'nftables',
-    why: "nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71), and Debian 12's iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian's nftables package for it (harness/lab/rootfs.ts), and kubeadm's kube-proxy image a copy of that nft with its libraries (harness/planes/kube-proxy-image.ts)",
-  },
-  {
-    key: 'conntrack',
-    value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
-    why: "leave the conntrack sysctls as they are: /proc/sys is read-only in a lab container and nf_conntrack_max is the machine's; 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does",
-  },
-];
+/** nftables mode: what kube-proxy runs on every hardwire host, and on compare's kubeadm plane (harness/planes/kubeadm-init.ts). */
+const NFTABLES_MODE: ConfigField = {
+  key: 'mode',
+  value: 'nftables',
+  why: "nftables, not iptables: the lab kernel (6.18) is past the 5.13 kube-proxy requires for it (K pkg/util/kernel/constants.go:52, checked at K pkg/proxy/nftables/supported.go:64-71; preflight checks every worker's kernel), and Debian 12's iptables is the iptables-nft front end to the same nf_tables anyway, so iptables mode would reach the kernel through a translation layer. Either mode execs a userspace tool (nft through sigs.k8s.io/knftables, K pkg/proxy/nftables/supported.go:48); the lab rootfs carries Debian's nftables package for it (harness/lab/rootfs.ts), and kubeadm's kube-proxy image a copy of that nft with its libraries (harness/planes/kube-proxy-image.ts)",
+};
+
+/** On a host that may not write nf_conntrack_max (a container: it is its machine's), kube-proxy leaves the conntrack sysctls alone. */
+const CONNTRACK_UNTOUCHED: ConfigField = {
+  key: 'conntrack',
+  value: { maxPerCore: 0, tcpEstablishedTimeout: '0s', tcpCloseWaitTimeout: '0s' },
+  why: "leave the conntrack sysctls as they are: this host cannot write nf_conntrack_max (read by preflight: in a lab container /proc/sys is read-only and the value is the machine's); 0 skips each write (K pkg/proxy/conntrack/sysctls.go:60-80, 111), as kind does",
+};
+
+/** What kube-proxy needs on a lab container whoever runs it: compare's kubeadm plane sets the same. */
+export const KUBE_PROXY_IN_A_LAB_HOST: ConfigField[] = [NFTABLES_MODE, CONNTRACK_UNTOUCHED];
 
 /**
  * Each start begins with no kube-proxy table, as a first start does. On a restart over its own
@@ -56,7 +56,8 @@ const KUBE_PROXY_FRESH_TABLES = (['ip', 'ip6'] as const).map((family) => ({
 }));
 
 /** Every KubeProxyConfiguration field hardwire sets, with its reason (the flag map cites each). */
-export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
+export function kubeProxyFields(ctx: ModelContext): ConfigField[] {
+  const { inv, host } = ctx;
   return [
     {
       key: 'clientConnection',
@@ -73,7 +74,9 @@ export function kubeProxyFields({ inv, host }: ModelContext): ConfigField[] {
       value: inv.cluster.podCIDR,
       why: 'traffic from outside the pod range to a Service is masqueraded, so replies come back through this node',
     },
-    ...KUBE_PROXY_IN_A_LAB_HOST,
+    NFTABLES_MODE,
+    // Where it may, kube-proxy sizes the conntrack table and timeouts itself (its defaults).
+    ...(nodeOf(ctx).conntrackWritable ? [] : [CONNTRACK_UNTOUCHED]),
   ];
 }
 

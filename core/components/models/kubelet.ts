@@ -3,7 +3,7 @@
 // The flag map (flags/data) cites the unit's flags and each config field (its v1beta1 declaration and
 // where the kubelet reads it); the reasons' own K file:line refs (config-file.ts) are re-opened by
 // test/worker-citations.test.ts.
-import { flag, K, PKI, BIN, type ModelContext, type UnitModel } from './types.ts';
+import { flag, K, PKI, BIN, nodeOf, type ModelContext, type UnitModel } from './types.ts';
 import { configYaml, type ConfigField } from './config-file.ts';
 import { indexedIp } from '../../../lib/net.ts';
 import { CONTAINERD_SOCKET } from './containerd.ts';
@@ -41,8 +41,39 @@ export function kubeletConfig(ctx: ModelContext): string {
   );
 }
 
+/**
+ * The cgroup driver follows the host (preflight reads /sys/fs/cgroup): on cgroup v2 with systemd as
+ * PID 1, systemd owns the tree, so the kubelet and containerd (SystemdCgroup) ask it for cgroups, as
+ * kubeadm defaults (K cmd/kubeadm/app/componentconfigs/kubelet.go:196). A lab container on this
+ * machine has v1 hierarchies its systemd does not own: cgroupfs, and v1 allowed explicitly.
+ * failSwapOn is left at its default (true): preflight fails a worker with swap on.
+ */
+function cgroupFields(ctx: ModelContext): ConfigField[] {
+  if (nodeOf(ctx).cgroup === 'v2')
+    return [
+      {
+        key: 'cgroupDriver',
+        value: 'systemd',
+        why: "the host runs cgroup v2 with systemd as PID 1 (read by preflight): systemd owns the cgroup tree, so the kubelet asks it for cgroups (containerd's runc: SystemdCgroup = true), as kubeadm defaults (K cmd/kubeadm/app/componentconfigs/kubelet.go:196)",
+      },
+    ];
+  return [
+    {
+      key: 'cgroupDriver',
+      value: 'cgroupfs',
+      why: "the host's cgroups are v1 (read by preflight): a lab container's v1 hierarchies are the machine's, and its systemd does not own them (workers spike)",
+    },
+    {
+      key: 'failCgroupV1',
+      value: false,
+      why: 'v1.36 refuses to start on cgroup v1 unless this is false, and this host has only v1 controllers (read by preflight; workers spike)',
+    },
+  ];
+}
+
 /** Every KubeletConfiguration field hardwire sets, with its reason (the flag map cites each). */
-export function kubeletFields({ inv, host }: ModelContext): ConfigField[] {
+export function kubeletFields(ctx: ModelContext): ConfigField[] {
+  const { inv, host } = ctx;
   return [
     {
       key: 'address',
@@ -79,21 +110,7 @@ export function kubeletFields({ inv, host }: ModelContext): ConfigField[] {
       value: { mode: 'Webhook' },
       why: 'each request authorized by the apiserver (SubjectAccessReview), not AlwaysAllow (CIS 4.2.2)',
     },
-    {
-      key: 'cgroupDriver',
-      value: 'cgroupfs',
-      why: "the machine's cgroups are v1 and its PID 1 is not systemd; the node's systemd does not own the v1 hierarchies (workers spike)",
-    },
-    {
-      key: 'failCgroupV1',
-      value: false,
-      why: 'v1.36 refuses to start on cgroup v1 unless this is false, and the lab machine has only v1 controllers (workers spike)',
-    },
-    {
-      key: 'failSwapOn',
-      value: false,
-      why: "the kubelet otherwise refuses a machine with swap on; lab hosts share the machine's swap (workers spike)",
-    },
+    ...cgroupFields(ctx),
     {
       key: 'containerRuntimeEndpoint',
       value: `unix://${CONTAINERD_SOCKET}`,

@@ -2,6 +2,7 @@
 import type { Inventory, Host } from '../../inventory/load.ts';
 import type { ConfigCiter, ConfigField } from './config-file.ts';
 import { unitOf } from '../../../lib/unit.ts';
+import { UNREAD_PROFILE, type NodeProfile } from '../../preflight/profile.ts';
 
 export interface Flag {
   name: string;
@@ -66,6 +67,12 @@ export interface ModelContext {
   host: Host;
   /** The flag map's citations for config-file fields; without it a config file carries only its reasons. */
   citeConfig?: ConfigCiter | undefined;
+  /** What this host's kernel and init give the node models (preflight); unread: the lab container path. */
+  node?: NodeProfile | undefined;
+}
+
+export function nodeOf(ctx: Pick<ModelContext, 'node'>): NodeProfile {
+  return ctx.node ?? UNREAD_PROFILE;
 }
 
 /** Where files live on a host: kubeadm's layout (lib/constants.ts). */

@@ -21,6 +21,8 @@ export const containerd = {
   model: containerdModel,
   // No flagTarget: containerd is not Kubernetes; its model cites containerd's source itself.
   gate: containerdGate,
+  // Its CRI socket is a unix socket; its streaming server takes a free port on 127.0.0.1.
+  listens: [],
   order: 40,
   stage: 'containerd',
   upgradeStep: 'node',

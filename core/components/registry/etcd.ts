@@ -2,6 +2,7 @@ import { etcdModel } from '../models/etcd.ts';
 import { etcdHealthGate } from './gates.ts';
 import { etcdBinary } from './binaries.ts';
 import type { ComponentSpec } from './types.ts';
+import { ETCD_CLIENT_PORT, ETCD_PEER_PORT } from '../../../lib/constants.ts';
 
 export const etcd = {
   name: 'etcd',
@@ -39,6 +40,10 @@ export const etcd = {
     appPkg: 'go.etcd.io/etcd/server/v3/etcdmain',
   },
   gate: etcdHealthGate,
+  listens: [
+    { port: ETCD_CLIENT_PORT, why: 'clients (--listen-client-urls)' },
+    { port: ETCD_PEER_PORT, why: 'peers (--listen-peer-urls)' },
+  ],
   order: 10,
   stage: 'etcd',
   upgradeStep: 'etcd',

@@ -2,6 +2,7 @@ import { apiserverModel } from '../models/kube-apiserver.ts';
 import { readyzGate } from './gates.ts';
 import { kubeBinary } from './binaries.ts';
 import { kubeCommand, type ComponentSpec } from './types.ts';
+import { APISERVER_PORT } from '../../../lib/constants.ts';
 
 export const kubeApiserver = {
   name: 'kube-apiserver',
@@ -10,6 +11,7 @@ export const kubeApiserver = {
   model: apiserverModel,
   flagTarget: kubeCommand('.', 'kube-apiserver', 'NewAPIServerCommand'),
   gate: readyzGate,
+  listens: [{ port: APISERVER_PORT, why: '--secure-port' }],
   order: 20,
   // A co-located etcd first, so a host reboot does not start the apiserver against a dead local member.
   after: ['etcd'],

@@ -26,6 +26,7 @@ export const kubeControllerManager = {
   // 10257: the default --secure-port (kubeadm's constants.KubeControllerManagerPort, cmd/kubeadm/app/constants/constants.go:414 at v1.36.3); the model leaves it unset.
   gate: leaseRenewingGate('kube-controller-manager', 'kube-controller-manager', 10257),
   // Same order as the scheduler: neither needs the other, so they start and gate together.
+  listens: [{ port: 10257, why: 'the default --secure-port (health and metrics)' }],
   order: 30,
   stage: 'controllers',
   upgradeStep: 'controllers',

@@ -23,6 +23,10 @@ export const kubeProxy = {
     authorizedBy: { by: 'builtIn', binding: 'system:node-proxier', line: 700 },
   },
   gate: kubeProxyGate,
+  listens: [
+    { port: 10256, why: 'the default healthzBindAddress' },
+    { port: 10249, why: 'the default metricsBindAddress, on 127.0.0.1' },
+  ],
   order: 50,
   stage: 'workers',
   upgradeStep: 'node',

@@ -20,6 +20,7 @@ export const kubeScheduler = {
   },
   // 10259: the default --secure-port (pkg/scheduler/apis/config/types.go:31 DefaultKubeSchedulerPort at v1.36.3); the model leaves it unset.
   gate: leaseRenewingGate('kube-scheduler', 'kube-scheduler', 10259),
+  listens: [{ port: 10259, why: 'the default --secure-port (health and metrics)' }],
   order: 30,
   stage: 'controllers',
   upgradeStep: 'controllers',

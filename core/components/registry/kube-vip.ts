@@ -26,6 +26,7 @@ export const kubeVip = {
   },
   gate: kubeVipGate,
   // After its own host's apiserver (it elects through it), before anything that needs the VIP.
+  listens: [{ port: 2112, why: 'Prometheus metrics (--prometheusHTTPServer), on 127.0.0.1' }],
   order: 25,
   after: ['kube-apiserver'],
   stage: 'vip',

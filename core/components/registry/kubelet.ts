@@ -41,6 +41,10 @@ export const kubelet = {
     },
   ],
   gate: nodeReadyGate,
+  listens: [
+    { port: 10250, why: 'its API (logs, exec): kubeadm checks the same port (KubeletPort)' },
+    { port: 10248, why: 'the default healthzPort, on 127.0.0.1' },
+  ],
   order: 50,
   stage: 'workers',
   upgradeStep: 'node',

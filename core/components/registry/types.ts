@@ -145,6 +145,11 @@ export interface ComponentSpec<N extends string = string> {
   certs?: readonly NodeCert[];
   gate: Gate;
   /**
+   * The TCP ports it binds on its host: preflight fails a host where another process holds one
+   * (kubeadm's PortOpenCheck). Empty: it binds none that another process could take first.
+   */
+  listens: readonly { port: number; why: string }[];
+  /**
    * Start order: lower starts first. Components with the same order start together and form one
    * wire phase (`stage`, its id in --json durationsMs).
    */

@@ -10,6 +10,7 @@ import { pkiPhase } from '../../apply/phases/pki.ts';
 import { renderPhase } from '../../apply/phases/render.ts';
 import { binariesPhase } from '../../apply/phases/binaries.ts';
 import { connectPhase } from '../../apply/phases/connect.ts';
+import { preflightPhase } from '../../apply/phases/preflight.ts';
 import { readPhase } from '../../apply/phases/read.ts';
 import type { UpgradeRun } from './state.ts';
 import { hopBinariesPhase } from './phases/hop-binaries.ts';
@@ -22,10 +23,11 @@ import { recordPhase } from './phases/record.ts';
 function upgradePhases(run: UpgradeRun): Phase[] {
   return [
     pkiPhase,
+    connectPhase,
+    preflightPhase,
     renderPhase,
     binariesPhase,
     hopBinariesPhase(run),
-    connectPhase,
     readPhase,
     runningPhase(run),
     stepsPhase(run),
