@@ -72,6 +72,7 @@ export const UNIT_TESTS = [
   'test/weakening.test.ts',
   'test/input-refusals.test.ts',
   'test/audit-map.test.ts',
+  'test/ssh-address.test.ts',
 ];
 
 export default defineConfig({

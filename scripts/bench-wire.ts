@@ -23,6 +23,7 @@ import { ensureImages } from '../core/components/image-build.ts';
 import { corednsObjects } from '../core/addons/coredns.ts';
 import { probeObjects, PROBE_NS } from '../core/gates/pods.ts';
 import { CLUSTER_ADMINS_BINDING } from '../core/apply/phases/rbac.ts';
+import { sshAddressOf } from '../core/transport/session.ts';
 
 const cli = join(import.meta.dirname, '..', 'cli', 'hardwire.ts');
 const workers = process.argv.includes('--workers');
@@ -95,7 +96,7 @@ async function floor(invFile: string, state: string): Promise<number> {
         `UserKnownHostsFile=${inv.knownHostsFile}`,
         '-o',
         'StrictHostKeyChecking=yes',
-        `root@${h.address}`,
+        `root@${sshAddressOf(h)}`,
       ];
       await $({
         quiet: true,

@@ -1,5 +1,6 @@
 // Hostile input gets one line and exit 2 before anything is written (issue 41): a YAML bomb in an
-// inventory, a rollback run id that is not one, a knownHosts path that is not a known_hosts file.
+// inventory, a rollback run id that is not one, a knownHosts path that is not a known_hosts file,
+// an ssh.address that is not an address.
 import { describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,5 +87,20 @@ describe('input refusals', () => {
     });
     expect(readFileSync(victim, 'utf8')).toBe('export PATH=/usr/bin\n');
     expect(readdirSync(state)).toEqual([]);
+  });
+
+  it('an ssh.address that is neither IPv4 nor a DNS name (here an ssh option): one line, exit 2, nothing written', () => {
+    const dir = tempDir();
+    const file = join(dir, 'inventory.yaml');
+    const address = '-oProxyCommand=touch pwned';
+    writeFileSync(
+      file,
+      inventory({ hosts: [{ name: 'cp-0', address: '198.51.100.10', ssh: { address } }] }),
+    );
+    const state = join(dir, 'state');
+    expect(refusal(['wire', '--dry-run', '--inventory', file, '--state-dir', state])).toBe(
+      `error: hosts[0].ssh.address: ${JSON.stringify(address)} is not a DNS name: lowercase letters, digits, "-" and "." only, each label starting and ending with a letter or digit; use an IPv4 address or a DNS name such as node1.example.com`,
+    );
+    expect(readdirSync(dir)).toEqual(['inventory.yaml']);
   });
 });

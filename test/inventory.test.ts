@@ -124,6 +124,22 @@ describe('inventory', () => {
       ),
       /^hosts\[0\]\.ssh\.port: /,
     ],
+    [
+      'SSH address that is neither IPv4 nor a DNS name',
+      base.replace(
+        '    address: 198.51.100.11',
+        '    address: 198.51.100.11\n    ssh: {address: "node 1.example.com"}',
+      ),
+      /^hosts\[1\]\.ssh\.address: "node 1\.example\.com" is not a DNS name: .*; use an IPv4 address or a DNS name such as node1\.example\.com$/,
+    ],
+    [
+      'SSH address that is no IPv4 address',
+      base.replace(
+        '    address: 198.51.100.12',
+        '    address: 198.51.100.12\n    ssh: {address: 203.0.113.300}',
+      ),
+      /^hosts\[2\]\.ssh\.address: "203\.0\.113\.300" is not a valid IPv4 address; use an IPv4 address or a DNS name/,
+    ],
   ];
   for (const [name, text, re] of cases) {
     it(`rejects ${name} with one line naming the field`, () => {
@@ -422,6 +438,20 @@ const MALFORMED: { name: string; field: string; text: string }[] = [
     field: 'hosts[0].ssh.port',
     text: edit((d) => {
       d.hosts[0].ssh = { port: 0 };
+    }),
+  },
+  {
+    name: 'SSH address that reads as an ssh option',
+    field: 'hosts[1].ssh.address',
+    text: edit((d) => {
+      d.hosts[1].ssh = { address: '-oProxyCommand=true' };
+    }),
+  },
+  {
+    name: 'SSH address in IPv6',
+    field: 'hosts[0].ssh.address',
+    text: edit((d) => {
+      d.hosts[0].ssh = { address: '2001:db8::1' };
     }),
   },
   {

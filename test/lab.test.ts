@@ -3,7 +3,8 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInventory } from '../core/inventory/load.ts';
 import { InputError, StepError } from '../lib/errors.ts';
@@ -25,6 +26,7 @@ import type { Session, SshTarget } from '../core/transport/session.ts';
 import { generateEd25519 } from '../core/transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { retry } from '../lib/retry.ts';
 
 // A fixed name and state dir: a crashed earlier run is cleaned by the labDown in beforeAll.
 const NAME = 'hwtest-lab';
@@ -313,6 +315,112 @@ describe('lab (root, systemd-nspawn)', () => {
     expect(auth.host).toBe('node1');
     expect(new Set([changed.step, unknown.step, auth.step]).size).toBe(3);
   }, 60_000);
+
+  it('ssh.address: audit reaches node1 on a second address, its key pinned there; sshd logs that address alone', async () => {
+    const node1 = hostOf('node1');
+    // A free address on the lab's /24 (hosts are .11 up, the bridge .1), on node1's one interface.
+    const second = node1.address.replace(/\.\d+$/, '.200');
+    const dropIn = '/etc/ssh/sshd_config.d/00-hwtest-verbose.conf';
+    // Read through node1's cluster address, on a session opened before the cursor below.
+    const s = await open('node1');
+    const sh = async (script: string) => (await s.exec(['sh', '-c', script])).stdout.trim();
+    // --sync first: journald has written what it was sent.
+    const journalCursor = async () =>
+      /^__CURSOR=(.+)$/m.exec(
+        await sh('journalctl --sync && journalctl -n 1 -o export --no-pager'),
+      )?.[1] ?? '';
+    const dir = tempDir();
+    const pinned = join(dir, 'known_hosts');
+    const keyLine = readFileSync(info.knownHosts, 'utf8')
+      .split('\n')
+      .find((l) => l.split(' ')[0]!.split(',').includes(node1.address))!;
+    const inv = (knownHosts: string) => {
+      const file = join(dir, `inv-${basename(knownHosts)}.yaml`);
+      const doc = parse(readFileSync(info.inventory, 'utf8')) as {
+        knownHosts?: string;
+        hosts: { ssh: Record<string, unknown> }[];
+      };
+      doc.knownHosts = knownHosts;
+      doc.hosts[0]!.ssh = { ...doc.hosts[0]!.ssh, address: second };
+      writeFileSync(file, stringify(doc));
+      return file;
+    };
+    try {
+      // sshd logs the address a connection arrived on ("Connection from A port P on B port 22") at VERBOSE.
+      await s.writeFileAtomic(dropIn, 'LogLevel VERBOSE\n', { mode: 0o644 });
+      await s.exec(['ip', 'addr', 'add', `${second}/24`, 'dev', 'host0']);
+      const reloadCursor = await journalCursor();
+      await s.exec(['systemctl', 'reload', 'ssh']);
+      // The reloaded sshd listens again (re-exec on SIGHUP) before anything dials it.
+      await retry(
+        async () => {
+          const log = await sh(
+            `journalctl --sync && journalctl -u ssh --after-cursor='${reloadCursor}' -o cat --no-pager`,
+          );
+          if (!/Server listening on 0\.0\.0\.0 port 22/.test(log))
+            throw new Error(`sshd not reloaded: ${log}`);
+        },
+        { timeoutMs: 20_000, intervalMs: 200 },
+      );
+      const cursor = await journalCursor();
+      expect(cursor, 'journal cursor').not.toBe('');
+
+      // With the lab's known_hosts, which pins node1 under its name and cluster address only, the
+      // key node1 presents at the second address is unknown: the pin is looked up where SSH dials.
+      const unpinned = hardwire(['audit', '--inventory', inv(info.knownHosts), '--json']);
+      expect(unpinned.code, unpinned.stderr).toBe(1);
+      const refused = JSON.parse(unpinned.stdout) as { partial: string[] };
+      expect(refused.partial).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^node1: not reachable over SSH \\(${second.replaceAll('.', '\\.')}\\): host key ssh-ed25519 SHA256:\\S+ of ${second.replaceAll('.', '\\.')}:22 is not in `,
+          ),
+        ),
+      ]);
+
+      // The same key pinned under the second address too: audit reads both hosts.
+      writeFileSync(
+        pinned,
+        `${readFileSync(info.knownHosts, 'utf8')}${second} ${keyLine.split(' ').slice(1).join(' ')}\n`,
+      );
+      const a = hardwire(['audit', '--inventory', inv(pinned), '--json']);
+      expect(a.code, a.stderr).toBe(0);
+      const report = JSON.parse(a.stdout) as {
+        hosts: { name: string; address: string; reachable: boolean }[];
+        partial: string[];
+      };
+      expect(report.partial).toEqual([]);
+      // The report names the cluster address; only SSH used the other.
+      expect(report.hosts.map((h) => [h.name, h.address, h.reachable])).toEqual(
+        info.hosts.map((h) => [h.name, h.address, true]),
+      );
+
+      // node1's sshd, read over the session opened before: every connection since the cursor arrived
+      // on the second address (two audits, two connections), from this machine's bridge address.
+      const log = (
+        await sh(
+          `journalctl --sync && journalctl -u ssh --after-cursor='${cursor}' -o cat --no-pager`,
+        )
+      ).split('\n');
+      const arrivals = log.filter((l) => l.startsWith('Connection from '));
+      expect(arrivals.length, log.join('\n')).toBe(2);
+      for (const l of arrivals)
+        expect(l).toMatch(
+          new RegExp(
+            `^Connection from ${state.bridgeAddress.replaceAll('.', '\\.')} port \\d+ on ${second.replaceAll('.', '\\.')} port 22 `,
+          ),
+        );
+      expect(log.filter((l) => l.startsWith('Accepted publickey for root ')).length).toBe(1);
+    } finally {
+      await s.exec(['ip', 'addr', 'del', `${second}/24`, 'dev', 'host0'], { allowFail: true });
+      await s.exec(['rm', '-f', dropIn]);
+      await s.exec(['systemctl', 'reload', 'ssh']);
+    }
+    // Gone again: node1 has its cluster address alone.
+    expect((await sh("ip -4 -o addr show dev host0 | awk '{print $4}'")).split('\n')).toEqual([
+      `${node1.address}/${state.prefix}`,
+    ]);
+  }, 120_000);
 
   it('cut makes SSH time out with a clear error; heal restores it', async () => {
     await labCut('node2', opts);

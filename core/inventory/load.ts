@@ -16,6 +16,7 @@ import {
   checkPodCidr,
   checkSan,
   checkServiceCidr,
+  checkSshAddress,
   nodeMask,
   parseEndpoint,
 } from './rules.ts';
@@ -169,6 +170,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
       );
     addrs.set(h.address, i);
     checkHostAddress(`hosts[${i}].address`, h.address);
+    if (h.ssh.address !== undefined) checkSshAddress(`hosts[${i}].ssh.address`, h.ssh.address);
     if (new Set(h.roles).size !== h.roles.length)
       throw new InputError(`hosts[${i}].roles`, 'lists a role twice');
     for (const cidr of [serviceCidr, podCidr]) {

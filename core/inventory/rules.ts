@@ -219,6 +219,20 @@ export function checkHostAddress(field: string, address: string): void {
 }
 
 /**
+ * ssh.address: only this machine dials it, so no component's rule applies and loopback is fine (a
+ * forwarded port). An IPv4 address or a DNS name, so it can never read as an ssh option ("-o...").
+ */
+export function checkSshAddress(field: string, address: string): void {
+  if (isIP(address) === 4) return;
+  const fix = 'use an IPv4 address or a DNS name such as node1.example.com';
+  if (isIP(address) === 6) throw new InputError(field, `"${address}" is an IPv6 address; ${fix}`);
+  if (looksLikeIpv4(address))
+    throw new InputError(field, `"${address}" is not a valid IPv4 address; ${fix}`);
+  const problem = dnsSubdomainProblem(address);
+  if (problem) throw new InputError(field, `"${address}" ${problem}; ${fix}`);
+}
+
+/**
  * Leaves may not outlive their CA. kubeadm warns about the same (KA:78-80 with 806-811,
  * certificateValidityPeriod vs caCertificateValidityPeriod); hardwire refuses it, because such a leaf's
  * NotAfter is a date it never reaches and `certs check` would report it. The bounds of each (1-3650 and

@@ -19,6 +19,12 @@ const ssh = z.strictObject({
   identityFile: z.string().min(1).default('~/.ssh/id_ed25519'),
   proxyJump: z.string().default(''),
   become: z.enum(['', 'sudo']).default(''),
+  /**
+   * Where SSH dials the host, when that is not its cluster address (a cloud VM's public address beside
+   * its private one): an IPv4 address or a DNS name, checked by inventory/rules.ts checkSshAddress.
+   * Certificates, flags and routes keep hosts[].address.
+   */
+  address: z.string().optional(),
 });
 
 const host = z.strictObject({

@@ -18,7 +18,14 @@ import {
   readKnownHostsFile,
   type HostKeyCheck,
 } from './known-hosts.ts';
-import { forward, MAX_CHANNELS, SshSession, type Session, type SshTarget } from './session.ts';
+import {
+  forward,
+  MAX_CHANNELS,
+  SshSession,
+  sshAddressOf,
+  type Session,
+  type SshTarget,
+} from './session.ts';
 
 export interface ConnectOptions {
   /** Pinned host keys; defaults to ~/.ssh/known_hosts like OpenSSH. */
@@ -219,7 +226,8 @@ export async function connect(target: SshTarget, opts: ConnectOptions = {}): Pro
   const key = loadPrivateKey(target, Boolean(process.env.SSH_AUTH_SOCK));
   const hops = [
     ...parseProxyJump(target.ssh.proxyJump, target.ssh.user),
-    { user: target.ssh.user, address: target.address, port: target.ssh.port },
+    // The last hop, whose host key is pinned under the address dialled: ssh.address when set.
+    { user: target.ssh.user, address: sshAddressOf(target), port: target.ssh.port },
   ];
   const clients: Client[] = [];
   try {

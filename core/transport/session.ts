@@ -9,6 +9,11 @@ import { BATCH_SCRIPT, batchArgs, tarOf, type BatchFile } from './batch.ts';
 /** What the transport needs of an inventory host (an inventory `Host` fits). */
 export type SshTarget = Pick<HostDoc, 'name' | 'address' | 'ssh'>;
 
+/** The address SSH dials, and pins the host key under: ssh.address when set, else the cluster address. */
+export function sshAddressOf(host: { address: string; ssh?: { address?: string } }): string {
+  return host.ssh?.address ?? host.address;
+}
+
 export interface ExecOptions {
   /** Bytes, or a function that makes a stream (called once the command has started). */
   stdin?: Buffer | string | (() => NodeJS.ReadableStream);
@@ -122,7 +127,7 @@ export class SshSession implements Session {
     const onLost = () => {
       this.#lost ??= new StepError(
         'ssh-connection-lost',
-        `connection to ${host.address} was lost`,
+        `connection to ${sshAddressOf(host)} was lost`,
         { host: host.name },
       );
     };

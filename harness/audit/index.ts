@@ -2,6 +2,7 @@
 // read-only session (core/transport/read-only.ts refuses anything else), so an unreachable host is
 // one line and the rest of the report still comes out, marked partial.
 import { connect, readOnly } from '../../core/transport/index.ts';
+import { sshAddressOf } from '../../core/transport/session.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { auditHost, VERSION_ARGS } from './discover.ts';
@@ -63,7 +64,7 @@ export async function audit(
       });
     } catch (err) {
       const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-      partial.push(`${h.name}: not reachable over SSH (${h.address}): ${why}`);
+      partial.push(`${h.name}: not reachable over SSH (${sshAddressOf(h)}): ${why}`);
       hosts.push({
         name: h.name,
         address: h.address,

@@ -6,13 +6,14 @@ import { InputError } from '../../lib/errors.ts';
 import { cidrContains, type Cidr } from '../../lib/net.ts';
 import { defaultStateDir } from '../../lib/paths.ts';
 import { parseProxyJump } from '../../core/transport/dial.ts';
+import { sshAddressOf } from '../../core/transport/session.ts';
 import { readRoutes, type Route } from './routes.ts';
 import { INNER_SUBNET, LAB_RANGE, labPlan, MAX_HOSTS } from './plan.ts';
 
 interface InventoryLike {
   file: string;
   cluster: { name: string };
-  hosts: { name: string; address: string; ssh?: { proxyJump?: string } }[];
+  hosts: { name: string; address: string; ssh?: { proxyJump?: string; address?: string } }[];
 }
 
 /** The lab an inventory was written for: its cluster name is a lab name and its hosts are exactly that lab's (with any inner count). */
@@ -34,7 +35,7 @@ export function labNameOf(inv: Omit<InventoryLike, 'file'>): string | undefined 
   return undefined;
 }
 
-/** The address this machine connects to for the host, and its field: the host's own, or its first jump host's. */
+/** The address this machine connects to for the host, and its field: its SSH address, or its first jump host's. */
 function firstHop(
   h: InventoryLike['hosts'][number],
   i: number,
@@ -42,7 +43,10 @@ function firstHop(
   const jump = parseProxyJump(h.ssh?.proxyJump ?? '', 'root')[0];
   return jump
     ? { address: jump.address, field: `hosts[${i}].ssh.proxyJump` }
-    : { address: h.address, field: `hosts[${i}].address` };
+    : {
+        address: sshAddressOf(h),
+        field: h.ssh?.address === undefined ? `hosts[${i}].address` : `hosts[${i}].ssh.address`,
+      };
 }
 
 /** `<stateDir>/lab/<name>/inventory.yaml`, the path `lab up` writes, split into its parts. */
