@@ -50,6 +50,10 @@ options:
                  for up, with --workers: the last N hosts are workers only (no etcd, no control
                  plane), the others etcd + control plane with no kubelet, as compare's hardwire
                  plane runs (node1 its control plane, node2 its worker); default 0
+  --vm-workers N for up: N more hosts, vm1..vmN at .50 and up, each a QEMU VM (2 vCPUs, 3 GiB) with
+                 Debian's kernel and the containers' Debian base as an ext4 disk, a tap on the lab
+                 bridge and its own pinned host key; workers only. KVM when the CPU offers it,
+                 TCG otherwise (here: about 40 s to boot; docs/lab.md). Not kept by "lab save"
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -102,6 +106,11 @@ export function declare(root: Cli): Cli {
       wholeNumber('--dedicated-workers'),
     )
     .option(
+      '--vm-workers <n>',
+      'N more hosts that are QEMU VMs (KVM if usable, else TCG), workers only: their own kernel, cgroup v2',
+      wholeNumber('--vm-workers'),
+    )
+    .option(
       '--saved <name>',
       'replace the lab with a copy made by "lab save", then wire it as the gate',
     )
@@ -117,6 +126,7 @@ export function declare(root: Cli): Cli {
             inner?: number;
             workers?: boolean;
             dedicatedWorkers?: number;
+            vmWorkers?: number;
             saved?: string;
             stateDir?: string;
           }
@@ -137,6 +147,7 @@ export function declare(root: Cli): Cli {
             ...(opts.dedicatedWorkers !== undefined
               ? { dedicatedWorkers: opts.dedicatedWorkers }
               : {}),
+            ...(opts.vmWorkers !== undefined ? { vmWorkers: opts.vmWorkers } : {}),
           };
           const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
           if (opts.json)

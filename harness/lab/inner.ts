@@ -31,7 +31,7 @@ export async function ensureInnerBridge(state: LabState): Promise<void> {
 }
 
 /** An inner host is reached through its bastion, as its inventory says (`ssh.proxyJump`). */
-export function proxyJumpOf(host: LabHostState): string {
+export function proxyJumpOf(host: Pick<LabHostState, 'jump'>): string {
   return host.jump ? `root@${host.jump}` : '';
 }
 

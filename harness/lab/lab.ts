@@ -19,6 +19,15 @@ import {
   validateLabName,
 } from './plan.ts';
 import { removeInner } from './inner.ts';
+import {
+  bootVm,
+  removeVmDisk,
+  stopVm,
+  validateVmWorkers,
+  vmPlan,
+  vmRunning,
+  waitVm,
+} from './vm-host.ts';
 import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
 import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
@@ -52,6 +61,8 @@ export interface LabUpOptions extends LabOptions {
   workers?: boolean;
   /** How many of the last hosts are workers only (plan.ts validateDedicatedWorkers); defaults to the existing lab's, else 0. */
   dedicatedWorkers?: number;
+  /** QEMU VM workers after the containers (lab/vm-host.ts); defaults to the existing lab's, else 0. */
+  vmWorkers?: number;
 }
 
 export interface LabHostInfo {
@@ -63,6 +74,8 @@ export interface LabHostInfo {
   cut: boolean;
   /** Inner hosts: the bastion's address, the jump host this machine reaches them through. */
   jump?: string;
+  /** A VM host: how QEMU runs it (kvm or tcg). */
+  vm?: 'kvm' | 'tcg';
 }
 
 export interface LabInfo {
@@ -283,6 +296,14 @@ async function up(
     );
   }
   if (dedicated > 0) state.dedicatedWorkers = dedicated;
+  const vmCount = opts.vmWorkers ?? existing?.vms?.length ?? 0;
+  validateVmWorkers(vmCount);
+  if (existing && (existing.vms?.length ?? 0) !== vmCount) {
+    throw new InputError(
+      '--vm-workers',
+      `lab "${name}" has ${existing.vms?.length ?? 0} VM worker(s); run "hardwire lab down --name ${name}" first to change that`,
+    );
+  }
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);
@@ -311,8 +332,44 @@ async function up(
   await Promise.all(down.map((h) => bootHost(state, h, record)));
   log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
   await Promise.all(state.hosts.map((h) => waitReady(files, h)));
+  if (vmCount > 0) await upVms(state, files, log, vmCount, pub, record);
   log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
-  return info(files, state, state.hosts.map(upInfo));
+  return info(files, state, [
+    ...state.hosts.map(upInfo),
+    ...(state.vms ?? []).map((v) => ({
+      name: v.name,
+      address: v.address,
+      running: true,
+      ssh: true,
+      cut: false,
+      vm: v.accel,
+    })),
+  ]);
+}
+
+/** Boots the lab's VM workers that are not running (a new one gets its disk first), one at a time: each takes both cores while it boots. */
+async function upVms(
+  state: LabState,
+  files: LabFiles,
+  log: Logger,
+  count: number,
+  pub: string,
+  record: () => void,
+): Promise<void> {
+  const vms = state.vms ?? [];
+  for (let i = 0; i < count; i++) {
+    const plan = vmPlan(state, files.dir, i);
+    const had = vms[i];
+    if (had && vmRunning(had)) continue;
+    log.step(`booting ${plan.name} (QEMU, ${plan.address})`);
+    vms[i] = await bootVm(state, { ...plan, ...(had ?? {}) }, pub, log);
+    state.vms = vms;
+    record();
+    writeKnownHosts(files, state);
+    writeLabInventory(files, state);
+  }
+  log.step(`waiting for sshd and systemd on ${count} VM(s)`);
+  for (const v of vms) await waitVm(files, v);
 }
 
 /** Removes everything the lab created: containers, veths, bridge, upper dirs, keys and state. */
@@ -328,7 +385,9 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
       await ensureLabRangeUnreachable().catch((err: unknown) => log.warn((err as Error).message));
       log.step(`stopping ${state.hosts.length} host(s) of lab "${name}"`);
       await Promise.all(state.hosts.map((h) => stopHost(h)));
+      for (const v of state.vms ?? []) await stopVm(v);
       writeState(files, state);
+      for (const v of state.vms ?? []) removeVmDisk(v);
       // A worker's cgroups on this machine, its Pods' included: empty once it is powered off.
       if (state.workers) for (const h of state.hosts) await removeNodeCgroups(h);
       for (const h of state.hosts) {
@@ -369,7 +428,7 @@ function findHost(state: LabState, host: string): LabHostState {
 export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
   const { name, files } = resolveOpts(opts);
   const state = loadExisting(name, files);
-  const hosts = await Promise.all(
+  const hosts: LabHostInfo[] = await Promise.all(
     state.hosts.map(async (h) => {
       const running = isRunning(h);
       return {
@@ -382,6 +441,15 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
       };
     }),
   );
+  for (const v of state.vms ?? [])
+    hosts.push({
+      name: v.name,
+      address: v.address,
+      running: vmRunning(v),
+      ssh: vmRunning(v) ? await sshAnswers(files, v) : false,
+      cut: false,
+      vm: v.accel,
+    });
   return info(files, state, hosts);
 }
 

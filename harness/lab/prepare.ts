@@ -98,7 +98,12 @@ export function hostKeyBlob(host: LabHostState): Buffer {
 
 /** known_hosts pinning each host's key under its name and its address. */
 export function writeKnownHosts(files: LabFiles, state: LabState): void {
-  const lines = state.hosts.map((h) => formatKnownHost([h.name, h.address], hostKeyBlob(h)));
+  const lines = [
+    ...state.hosts.map((h) => formatKnownHost([h.name, h.address], hostKeyBlob(h))),
+    ...(state.vms ?? []).map((v) =>
+      formatKnownHost([v.name, v.address], Buffer.from(v.hostKey.split(/\s+/)[1] ?? '', 'base64')),
+    ),
+  ];
   write(files.knownHosts, `${lines.join('\n')}\n`, 0o644);
 }
 
@@ -139,17 +144,25 @@ export function writeLabInventory(files: LabFiles, state: LabState): void {
     apiVersion: 'hardwire/v1',
     kind: 'Inventory',
     cluster: { name: state.name, ...labVip(state) },
-    hosts: state.hosts.map((h, i) => ({
-      name: h.name,
-      address: h.address,
-      roles: hostRoles(state, i),
-      ssh: {
-        user: 'root',
-        port: 22,
-        identityFile: files.key,
-        ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}),
-      },
-    })),
+    hosts: [
+      ...state.hosts.map((h, i) => ({
+        name: h.name,
+        address: h.address,
+        roles: hostRoles(state, i),
+        ssh: {
+          user: 'root',
+          port: 22,
+          identityFile: files.key,
+          ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}),
+        },
+      })),
+      ...(state.vms ?? []).map((v) => ({
+        name: v.name,
+        address: v.address,
+        roles: ['worker' as const],
+        ssh: { user: 'root', port: 22, identityFile: files.key },
+      })),
+    ],
     knownHosts: files.knownHosts,
   };
   write(

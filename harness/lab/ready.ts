@@ -8,7 +8,10 @@ import type { LabFiles, LabHostState } from './state.ts';
 import { retry, waitFor } from '../../lib/retry.ts';
 import { proxyJumpOf } from './inner.ts';
 
-export function sshTarget(files: LabFiles, host: LabHostState): SshTarget {
+/** What SSH needs of a lab host, container or VM. */
+type Reachable = Pick<LabHostState, 'name' | 'address' | 'jump'>;
+
+export function sshTarget(files: LabFiles, host: Reachable): SshTarget {
   return {
     name: host.name,
     address: host.address,
@@ -23,7 +26,7 @@ export function sshTarget(files: LabFiles, host: LabHostState): SshTarget {
 }
 
 /** Where this machine opens TCP to reach the host's sshd: the host, or for an inner host its bastion. */
-function firstHop(host: LabHostState): string {
+function firstHop(host: Reachable): string {
   return host.jump ?? host.address;
 }
 
@@ -58,7 +61,7 @@ function tcpOpen(address: string, port: number, timeoutMs: number): Promise<bool
 
 export function labConnectHost(
   files: LabFiles,
-  host: LabHostState,
+  host: Reachable,
   timeoutMs = 10_000,
 ): Promise<Session> {
   return connect(sshTarget(files, host), { knownHostsFile: files.knownHosts, timeoutMs });
@@ -105,7 +108,7 @@ export async function waitReady(
 /** Quick health probe for `status`: true when an SSH command round-trips. */
 export async function sshAnswers(
   files: LabFiles,
-  host: LabHostState,
+  host: Reachable,
   timeoutMs = 3000,
 ): Promise<boolean> {
   if (!(await tcpOpen(firstHop(host), 22, Math.min(timeoutMs, 1000)))) return false;

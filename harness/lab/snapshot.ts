@@ -142,6 +142,12 @@ export function existingShape(opts: LabOptions): LabShape {
       '--name',
       `no lab "${name}"; create it with: hardwire lab up --name ${name}`,
     );
+  // A VM's disk is a raw image of gigabytes, and a snapshot copies each host's upper dir only.
+  if ((state.vms?.length ?? 0) > 0)
+    throw new InputError(
+      '--name',
+      `lab "${name}" has VM workers, which "lab save" does not keep; save a lab without --vm-workers`,
+    );
   return {
     name,
     hosts: state.hosts.length,

@@ -24,6 +24,23 @@ export interface LabHostState {
   innerLink?: { veth: string; address: string };
 }
 
+/** A VM host of the lab (lab/vm-host.ts): a worker, beside the containers. */
+export interface LabVmState {
+  name: string;
+  address: string;
+  tap: string;
+  mac: string;
+  dir: string;
+  image: string;
+  kernel: string;
+  initrd: string;
+  /** Its SSH host key, generated into the image (pinned in the lab's known_hosts). */
+  hostKey: string;
+  accel: 'kvm' | 'tcg';
+  pid: number | null;
+  startTime: string | null;
+}
+
 export interface LabState {
   version: 1;
   name: string;
@@ -39,6 +56,8 @@ export interface LabState {
   workers?: boolean;
   /** `lab up --dedicated-workers N`: the last N hosts are workers only, the others etcd + control plane (no kubelet). */
   dedicatedWorkers?: number;
+  /** `lab up --vm-workers N`: QEMU VMs, workers only, after the containers in the inventory. */
+  vms?: LabVmState[];
 }
 
 export interface LabFiles {
