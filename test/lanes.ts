@@ -17,6 +17,8 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/security-live.test.ts',
     'test/upgrade-apply.test.ts',
     'test/faults.test.ts',
+    // vmw: a container and a QEMU VM worker (issue 43)
+    'test/vm.test.ts',
   ],
   [
     // w2 (the certificate drills), compare's three planes, wire from nothing, kubeadm for real, the guide's cluster, k0s killed

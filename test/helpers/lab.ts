@@ -87,7 +87,7 @@ function handle(name: string, stateDir: string, info: LabInfo): TestLab {
 export async function testLab(
   name: string,
   hosts: number,
-  opts: { workers?: boolean; dedicatedWorkers?: number } = {},
+  opts: { workers?: boolean; dedicatedWorkers?: number; vmWorkers?: number } = {},
 ): Promise<TestLab> {
   const stateDir = labStateDir(name);
   await clearLab(name, stateDir);
@@ -99,6 +99,7 @@ export async function testLab(
       hosts,
       ...(opts.workers ? { workers: true } : {}),
       ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}),
+      ...(opts.vmWorkers ? { vmWorkers: opts.vmWorkers } : {}),
     }),
   ).catch(async (err: unknown) => {
     await labDown({ name, stateDir }).catch(() => undefined);
