@@ -9,7 +9,8 @@ TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
 # g++, make and python3 build ssh2's native AES-GCM (about 1.6x the throughput of its JavaScript fallback).
 # libseccomp-dev and pkg-config: runc is built with cgo against libseccomp (`components build workers`);
 # busybox-static: the busybox image of the workers' Pods is built from it.
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static)
+# qemu-system-x86: lab hosts that are VMs (lab up --vm-workers; test/vm.test.ts).
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static qemu-system-x86)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
