@@ -1,109 +1,54 @@
-// A QEMU VM (TCG without a usable KVM) joins a wired lab as one more worker (issue 43's figures): the
-// lab's Debian base plus Debian's kernel (harness/lab/vm.ts), on a tap on the lab's bridge at a free
-// lab address, root's key and its pinned host key from the lab's files. Then `hardwire wire` with the
-// lab's inventory plus that host, and the figures: boot to SSH, the wire, the Node's Ready and the
-// probe Pod's Ready as the API stamps them, the kubelet's cgroup driver (/configz), and the VM's
-// /sys/fs/cgroup and ip_forward read on it. At the end the VM is stopped and its Node and Pod deleted.
-// Needs root and a wired lab (scripts/run wire). Usage: node scripts/bench-vm-worker.ts [--lab DIR] [--address A]
-import type { ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { stderrLogger } from '../lib/log.ts';
+// A VM worker's figures on this machine (issue 43), through the product's own path: `hardwire lab up
+// --vm-workers 1` (one container: etcd, control plane, worker; one QEMU VM worker, TCG without a
+// usable KVM), then `hardwire wire`. Prints: the lab's boot, the wire, the VM's Node Ready and its
+// probe Pod Ready as the API stamps them (from the start of the wire), the kubelets' cgroup drivers
+// (/configz), QEMU's CPU. The lab is its own ("vmb") and is taken down at the end.
+// Needs root and the setup (scripts/setup.sh). Usage: node scripts/bench-vm-worker.ts
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { cacheDir, repoRoot } from '../lib/paths.ts';
 import { run } from '../lib/proc.ts';
-import { bootVm, qemuArgs, vmImage } from '../harness/lab/vm.ts';
 
-const opt = (name: string, dflt: string) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1]! : dflt;
-};
-const lab = resolve(opt('--lab', '.hardwire/lab/lab'));
-const state = JSON.parse(readFileSync(join(lab, 'state.json'), 'utf8')) as {
-  subnet: string;
-  bridge: string;
-  bridgeAddress: string;
-  prefix: number;
-};
-const address = opt('--address', state.subnet.replace(/\.0\/\d+$/, '.50'));
-const NAME = 'vm1';
-const TAP = 'hwvmtap0';
+const NAME = 'vmb';
 const step = { step: 'bench-vm-worker' };
-const work = mkdtempSync(join(cacheDir(), 'tmp', 'bench-vm-worker-'));
-const now = () => Date.now() / 1000;
-const rows: [string, string][] = [];
-const hardwire = (args: string[], allowFail = false) =>
+const state = mkdtempSync(join(cacheDir(), 'tmp', 'bench-vm-worker-'));
+const env = { ...process.env, HARDWIRE_STATE: state };
+const hardwire = (args: string[]) =>
   run(process.execPath, [join(repoRoot, 'cli', 'hardwire.ts'), ...args], {
     ...step,
-    allowFail,
+    env,
     timeoutMs: 1_800_000,
   });
-const ssh = (cmd: string, allowFail = false) =>
-  run(
-    'ssh',
-    [
-      '-q',
-      '-o',
-      'BatchMode=yes',
-      '-o',
-      `UserKnownHostsFile=${join(lab, 'known_hosts')}`,
-      '-o',
-      'ConnectTimeout=3',
-      '-i',
-      join(lab, 'id_ed25519'),
-      `root@${address}`,
-      cmd,
-    ],
-    { ...step, allowFail },
-  );
-
-let qemu: ChildProcess | undefined;
-const knownBefore = readFileSync(join(lab, 'known_hosts'), 'utf8');
-const inventory = join(work, 'inventory.yaml');
+const now = () => Date.now() / 1000;
+const rows: [string, string][] = [];
 try {
-  const vm = await vmImage(
-    {
-      name: NAME,
-      address,
-      prefix: state.prefix,
-      gateway: state.bridgeAddress,
-      authorizedKey: readFileSync(join(lab, 'id_ed25519.pub'), 'utf8'),
-    },
-    join(work, `${NAME}.img`),
-    stderrLogger(),
-    12,
-  );
-  appendFileSync(join(lab, 'known_hosts'), `${address} ${vm.hostKey}\n`);
-  await run('ip', ['tuntap', 'add', TAP, 'mode', 'tap'], step);
-  await run('ip', ['link', 'set', TAP, 'master', state.bridge], step);
-  await run('ip', ['link', 'set', TAP, 'up'], step);
-  const q = qemuArgs({
-    vm,
-    tap: TAP,
-    mac: '52:54:00:ab:cd:01',
-    memMiB: 3072,
-    cpus: 2,
-    console: join(work, 'console.log'),
-    pidfile: join(work, 'qemu.pid'),
-  });
-  const booted = await bootVm(q.args, async () => (await ssh('true', true)).code === 0);
-  qemu = booted.proc;
-  rows.push([
-    `QEMU start to root over SSH (${q.accel}, 2 vCPU, 3072 MiB)`,
-    `${booted.seconds.toFixed(1)} s`,
-  ]);
-
-  const inv = parse(readFileSync(join(lab, 'inventory.yaml'), 'utf8')) as {
-    hosts: { name: string; address: string; roles: string[]; ssh?: unknown }[];
-  };
-  inv.hosts.push({ name: NAME, address, roles: ['worker'], ssh: inv.hosts[0]!.ssh });
-  writeFileSync(inventory, stringify(inv));
   let t = now();
-  const started = new Date();
-  await hardwire(['wire', '--inventory', inventory, '--quiet']);
-  rows.push(['hardwire wire with the VM as one more worker', `${(now() - t).toFixed(1)} s`]);
-
-  const kubeconfig = (await hardwire(['kubeconfig', '--inventory', inventory])).stdout.trim();
+  const up = JSON.parse(
+    (
+      await hardwire([
+        'lab',
+        'up',
+        '--name',
+        NAME,
+        '--hosts',
+        '1',
+        '--workers',
+        '--vm-workers',
+        '1',
+        '--json',
+        '--quiet',
+      ])
+    ).stdout,
+  ) as { inventory: string };
+  rows.push([
+    'lab up: 1 container + 1 VM worker, to SSH and systemd up',
+    `${(now() - t).toFixed(1)} s`,
+  ]);
+  const started = now();
+  t = now();
+  await hardwire(['wire', '--inventory', up.inventory, '--quiet']);
+  rows.push(['hardwire wire (the container wired too)', `${(now() - t).toFixed(1)} s`]);
+  const kubeconfig = (await hardwire(['kubeconfig', '--inventory', up.inventory])).stdout.trim();
   const kubectl = join(cacheDir(), 'bin', 'kubectl', 'v1.36.3', 'kubectl');
   const get = async (path: string) =>
     JSON.parse(
@@ -111,40 +56,39 @@ try {
     );
   const readyAt = (o: { status: { conditions: { type: string; lastTransitionTime: string }[] } }) =>
     Date.parse(o.status.conditions.find((c) => c.type === 'Ready')!.lastTransitionTime) / 1000;
-  const node = await get(`/api/v1/nodes/${NAME}`);
-  const pod = await get(`/api/v1/namespaces/hardwire-probes/pods/probe-${NAME}`);
-  const from = started.getTime() / 1000;
+  const node = await get('/api/v1/nodes/vm1');
+  const pod = await get('/api/v1/namespaces/hardwire-probes/pods/probe-vm1');
   rows.push(
-    ['the Node Ready, from the start of the wire', `${(readyAt(node) - from).toFixed(0)} s`],
-    ['its probe Pod Ready, from the start of the wire', `${(readyAt(pod) - from).toFixed(0)} s`],
+    ['vm1 Node Ready, from the start of the wire', `${(readyAt(node) - started).toFixed(0)} s`],
+    ['its probe Pod Ready, from the start of the wire', `${(readyAt(pod) - started).toFixed(0)} s`],
   );
-  const configz = await get(`/api/v1/nodes/${NAME}/proxy/configz`);
-  rows.push(['the kubelet: cgroupDriver (/configz)', String(configz.kubeletconfig.cgroupDriver)]);
-  const facts = (await ssh('stat -fc %T /sys/fs/cgroup; cat /proc/sys/net/ipv4/ip_forward')).stdout;
-  const [fs, fwd] = facts.trim().split('\n');
-  rows.push(['the VM: /sys/fs/cgroup, ip_forward', `${fs}, ${fwd}`]);
-  const cpu = (await run('ps', ['-o', 'pcpu=', '-p', String(qemu.pid)], step)).stdout.trim();
-  rows.push(['QEMU, % of one core over its life so far', cpu]);
-  await run(kubectl, ['--kubeconfig', kubeconfig, 'delete', 'node', NAME, '--wait=false'], step);
-  await run(
-    kubectl,
-    [
-      '--kubeconfig',
-      kubeconfig,
-      '-n',
-      'hardwire-probes',
-      'delete',
-      'pod',
-      `probe-${NAME}`,
-      '--force',
-      '--grace-period=0',
-    ],
-    { ...step, allowFail: true },
-  );
+  for (const n of ['vm1', 'node1']) {
+    const c = await get(`/api/v1/nodes/${n}/proxy/configz`);
+    rows.push([
+      `${n}: the kubelet's cgroupDriver (/configz)`,
+      String(c.kubeletconfig.cgroupDriver),
+    ]);
+  }
+  const pid = (
+    await run('pgrep', ['-f', `qemu-system-x86_64.*${NAME}`], { ...step, allowFail: true })
+  ).stdout
+    .trim()
+    .split('\n')[0];
+  if (pid)
+    rows.push([
+      'QEMU, % of one core over its life so far',
+      (await run('ps', ['-o', 'pcpu=', '-p', pid], step)).stdout.trim(),
+    ]);
 } finally {
-  qemu?.kill('SIGKILL');
-  await run('ip', ['link', 'del', TAP], { ...step, allowFail: true });
-  writeFileSync(join(lab, 'known_hosts'), knownBefore);
-  rmSync(work, { recursive: true, force: true });
+  await run(
+    process.execPath,
+    [join(repoRoot, 'cli', 'hardwire.ts'), 'lab', 'down', '--name', NAME],
+    {
+      ...step,
+      env,
+      allowFail: true,
+    },
+  );
+  rmSync(state, { recursive: true, force: true });
 }
 for (const [k, v] of rows) process.stdout.write(`${k.padEnd(58)} ${v}\n`);
