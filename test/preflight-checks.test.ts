@@ -6,7 +6,11 @@ import { parse } from 'yaml';
 import { parseInventory } from '../core/inventory/load.ts';
 import { checkHost, failureLines } from '../core/preflight/checks.ts';
 import { parseReading, type HostReading } from '../core/preflight/read.ts';
-import { profileOf } from '../core/preflight/profile.ts';
+import { profileOf, saveProfile } from '../core/preflight/profile.ts';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hardwire } from './helpers/cli.ts';
+import { tempDir } from './helpers/tmp.ts';
 import { modelsFor } from '../core/components/models/index.ts';
 
 const inv = parseInventory(`apiVersion: hardwire/v1
@@ -151,5 +155,35 @@ describe('the node models follow the reading', () => {
     expect(c.modules).toBeUndefined();
     expect(c.sysctl).toMatch(/^net\.ipv4\.ip_forward = 1$/m);
     expect(c.pre.some((p) => p.includes('modprobe'))).toBe(false);
+  });
+});
+
+describe('an offline render follows what preflight last read', () => {
+  it('a worker read as a cgroup v2 VM renders the systemd driver; one never read renders the container path, with a warning', () => {
+    const dir = tempDir();
+    const file = join(dir, 'inv.yaml');
+    writeFileSync(
+      file,
+      `apiVersion: hardwire/v1
+kind: Inventory
+cluster: {name: pf}
+hosts:
+  - {name: cp, address: 198.51.100.10, roles: [etcd, control-plane, worker]}
+  - {name: vm, address: 198.51.100.20, roles: [worker]}
+`,
+    );
+    saveProfile(join(dir, 'state', 'pf'), 'vm', profileOf(read(VM)));
+    const r = hardwire(['render', '--inventory', file, '--state-dir', join(dir, 'state')]);
+    expect(r.code, r.stderr).toBe(0);
+    const driver = (h: string) =>
+      (
+        parse(
+          readFileSync(join(dir, 'state', 'pf', 'hosts', h, 'var/lib/kubelet/config.yaml'), 'utf8'),
+        ) as { cgroupDriver: string }
+      ).cgroupDriver;
+    expect(driver('vm')).toBe('systemd');
+    expect(driver('cp')).toBe('cgroupfs');
+    expect(r.stderr).toMatch(/cp: preflight has not read it yet/);
+    expect(r.stderr).not.toMatch(/vm: preflight has not read it yet/);
   });
 });

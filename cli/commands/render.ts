@@ -6,13 +6,17 @@ import { renderHostTree } from '../../core/render/host-tree.ts';
 import { writeHostTree } from '../../core/render/write.ts';
 import { citer } from '../../core/render/citations.ts';
 import { printJson } from '../../lib/log.ts';
+import { loadProfile } from '../../core/preflight/profile.ts';
 
 const HELP = `
 usage: hardwire render [--inventory FILE] [--state-dir DIR] [--json]
 
 Loads or creates the PKI (as "hardwire pki" does), then writes DIR/<cluster>/hosts/<host>/,
 which mirrors exactly what wire puts on that host: /etc/kubernetes/pki/..., the kubeconfigs,
-/etc/kubernetes/encryption-config.yaml and /etc/systemd/system/<component>.service.
+/etc/kubernetes/encryption-config.yaml and /etc/systemd/system/<component>.service. A worker's
+units follow what preflight (or wire) last read of it (DIR/<cluster>/preflight/<host>.json: cgroup
+version, own kernel or a container); a worker never read is rendered as a lab container, and a
+warning says so.
 Every flag in a unit comes from core/components/models/ with the reason it is set and, where the
 flag map has one, the file:line in Kubernetes source that reads it. Nothing touches a host.
 Without --inventory, the local lab's inventory file is used (the lab need not be running).
@@ -38,11 +42,17 @@ export function declare(root: Cli): Cli {
         const stateDir = stateDirFrom(opts);
         const pki = await ensurePki(stateDir, inv);
         const cite = await citer(inv.cluster.kubernetesVersion);
-        const writes = inv.hosts.map((h) =>
-          writeHostTree(clusterStateDir(stateDir, inv), renderHostTree(inv, h, pki.dir, cite)),
-        );
+        const clusterDir = clusterStateDir(stateDir, inv);
+        const writes = inv.hosts.map((h) => {
+          const node = loadProfile(clusterDir, h.name);
+          if (!node && h.isWorker)
+            log.warn(
+              `${h.name}: preflight has not read it yet, so its node units assume a lab container (cgroup v1, cgroupfs); "hardwire preflight" reads it`,
+            );
+          return writeHostTree(clusterDir, renderHostTree(inv, h, pki.dir, cite, node));
+        });
         if (opts.json) {
-          printJson({ stateDir: clusterStateDir(stateDir, inv), pki: pki.events, hosts: writes });
+          printJson({ stateDir: clusterDir, pki: pki.events, hosts: writes });
         } else {
           for (const e of pki.events.filter((e) => e.action !== 'kept'))
             log.info(

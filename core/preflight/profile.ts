@@ -1,6 +1,8 @@
 // What a host's kernel and init give the components, as preflight read it: the node models
 // (kubelet, containerd, kube-proxy) render from this, so a VM with cgroup v2 and a lab container
 // sharing this machine's v1 hierarchies each get what they need, and each says why.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { HostReading } from './read.ts';
 
 export interface NodeProfile {
@@ -49,3 +51,22 @@ export const UNREAD_PROFILE: NodeProfile = {
   conntrackWritable: false,
   netSysctls: true,
 };
+
+/** Where wire keeps what preflight last read of each host, so that an offline render matches wire's. */
+export function profilePath(clusterDir: string, host: string): string {
+  return join(clusterDir, 'preflight', `${host}.json`);
+}
+
+export function saveProfile(clusterDir: string, host: string, p: NodeProfile): void {
+  mkdirSync(join(clusterDir, 'preflight'), { recursive: true });
+  writeFileSync(profilePath(clusterDir, host), `${JSON.stringify(p, null, 2)}\n`);
+}
+
+/** What preflight last read of the host, or undefined if it never read it. */
+export function loadProfile(clusterDir: string, host: string): NodeProfile | undefined {
+  try {
+    return JSON.parse(readFileSync(profilePath(clusterDir, host), 'utf8')) as NodeProfile;
+  } catch {
+    return undefined;
+  }
+}

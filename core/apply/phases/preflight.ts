@@ -5,7 +5,7 @@ import type { Phase } from '../phase.ts';
 import { session } from '../context.ts';
 import { readHost } from '../../preflight/read.ts';
 import { checkHost, failureLines } from '../../preflight/checks.ts';
-import { profileOf } from '../../preflight/profile.ts';
+import { profileOf, saveProfile } from '../../preflight/profile.ts';
 import { InputError } from '../../../lib/errors.ts';
 
 export const preflightPhase: Phase = {
@@ -14,7 +14,10 @@ export const preflightPhase: Phase = {
   async run(ctx) {
     const readings = await Promise.all(ctx.inv.hosts.map((h) => readHost(session(ctx, h.name))));
     ctx.preflight = ctx.inv.hosts.flatMap((h, i) => checkHost(h, readings[i]!));
-    for (const r of readings) ctx.profiles.set(r.host, profileOf(r));
+    for (const r of readings) {
+      ctx.profiles.set(r.host, profileOf(r));
+      saveProfile(ctx.clusterDir, r.host, profileOf(r));
+    }
     for (const c of ctx.preflight.filter((x) => x.wireSets))
       ctx.log.info(`  [${c.host}] ${c.check}: ${c.value}; wire sets it`);
     const failed = failureLines(ctx.preflight);
