@@ -1,10 +1,11 @@
 // A lab host that is a VM (issue 43): one container (etcd, control plane, worker) and one QEMU VM
-// worker (`lab up --vm-workers 1`; TCG here). First preflight against hosts made wrong on purpose,
+// worker (`lab up --vm-workers 1`; TCG here). First preflight against a VM made wrong on purpose,
 // read-only: swap on, the clock 10 minutes ahead, a port taken, too little disk, and ip_forward 0
-// under a read-only /proc/sys/net (wire sets a 0 it can write), each one line and exit 2, every file on both
-// hosts hashed before and after. Then, put right, wire: the VM's Node Ready on cgroup v2 with the
-// systemd cgroup driver, and a Pod there answering a Pod on the container by Service name. The
-// evidence is read with OpenSSH and kubectl, not through hardwire's own transport.
+// under a read-only /proc/sys/net (wire sets a 0 it can write): one line each and exit 2, with
+// every file on both hosts hashed before and after. Then, put right, wire: the VM's Node Ready on
+// cgroup v2 with the systemd cgroup driver, and a Pod there answering a Pod on the container by
+// Service name; then teardown leaves no Pod cgroup on the VM. The evidence is read with OpenSSH
+// and kubectl, not through hardwire's own transport.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -225,4 +226,18 @@ describe('a VM worker beside a container', () => {
     }
     expect(answer, why).toBe('probe-vm1');
   }, 900_000);
+
+  it('teardown on the VM: no Pod process, scope or slice is left under systemd', () => {
+    expect(ssh(vm1, 'ls /sys/fs/cgroup/kubepods.slice')).toMatch(/kubepods-.*\.slice/);
+    const t = hardwire(['teardown', '--inventory', inv, '--state-dir', state], {
+      timeoutMs: 300_000,
+    });
+    expect(t.code, t.stderr.slice(-2000)).toBe(0);
+    expect(ssh(vm1, 'test -e /sys/fs/cgroup/kubepods.slice && echo left || echo gone').trim()).toBe(
+      'gone',
+    );
+    expect(ssh(vm1, "systemctl list-units --all --no-legend 'kubepods*' | wc -l").trim()).toBe('0');
+    expect(ssh(vm1, 'pgrep -c -x containerd-shim || true').trim()).toBe('0');
+    expect(ssh(vm1, 'pgrep -c -f "[h]ttpd -f -p" || true').trim()).toBe('0');
+  }, 600_000);
 });

@@ -25,6 +25,9 @@ systemctl stop containerd.service 2>/dev/null || true
 # By process name (its 15-character comm): -f would match this script's own command line and kill it.
 pkill -KILL -x containerd-shim 2>/dev/null || true
 for f in $(find /sys/fs/cgroup/pids/kubepods -name cgroup.procs 2>/dev/null); do for p in $(cat "$f"); do kill -9 "$p" 2>/dev/null || true; done; done
+# cgroup v2 with the systemd driver (a VM): each Pod's scope sits under kubepods.slice; stopping the
+# slice kills what is left in it and removes its scopes and slices.
+systemctl stop kubepods.slice 2>/dev/null || true
 sleep 1
 # Mounts under the kubelet's and containerd's directories (projected volumes, sandbox shm, rootfs), deepest first.
 awk '{print $5}' /proc/self/mountinfo | grep -E '^(/var/lib/kubelet/|/var/lib/containerd/|/run/containerd/|/run/netns/)' | sort -r | while read -r m; do umount -l "$m" 2>/dev/null || true; done
@@ -33,8 +36,8 @@ ip link del cni0 2>/dev/null || true
 ${routes.map((r) => `ip route del ${r} 2>/dev/null || true`).join('\n')}
 nft delete table ip kube-proxy 2>/dev/null || true
 nft delete table ip6 kube-proxy 2>/dev/null || true
-# The kubelet's cgroups (cgroupDriver cgroupfs: /kubepods in every hierarchy), deepest first.
-for d in /sys/fs/cgroup/*/kubepods; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
+# The kubelet's cgroups (cgroupDriver cgroupfs: /kubepods in every v1 hierarchy, or in the v2 tree), deepest first.
+for d in /sys/fs/cgroup/*/kubepods /sys/fs/cgroup/kubepods; do [ -d "$d" ] && find "$d" -depth -type d -exec rmdir {} + 2>/dev/null; done
 # State: containerd's images and snapshots, the kubelet's Pods, the CNI's address leases.
 # The directories themselves may be mount points (a lab host binds them), so only their contents go.
 find /var/lib/kubelet /var/lib/containerd -mindepth 1 -delete 2>/dev/null || true
