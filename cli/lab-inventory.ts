@@ -9,7 +9,9 @@ import type { Logger } from '../lib/log.ts';
 import { InputError } from '../lib/errors.ts';
 import { expandHome } from '../lib/paths.ts';
 import { knownHostsProblem } from '../core/transport/known-hosts.ts';
-import { stateDirFrom } from './common.ts';
+import { connection, stateDirFrom, type HostOpts, type InventoryOpts } from './common.ts';
+import { newContext, type WireContext } from '../core/apply/context.ts';
+import { clusterStateDir } from '../core/pki/store.ts';
 
 /**
  * Host-touching commands need a usable key (or an agent) before any connection is tried, and a
@@ -79,4 +81,24 @@ export async function inventoryOrLabFile(
   const inv = loadValidInventory(file);
   for (const w of inv.warnings) log.warn(w);
   return inv;
+}
+
+/**
+ * A host-touching command's apply context: the inventory (or the lab's hosts), its state dir, and
+ * the connection flags hostOptions declared (the default gate timeout where it declares none).
+ */
+export async function hostContext(
+  opts: InventoryOpts & HostOpts,
+  log: Logger,
+  dryRun: boolean,
+): Promise<WireContext> {
+  const inv = await inventoryOrLab(opts, log, false);
+  const stateDir = stateDirFrom(opts);
+  return newContext(
+    inv,
+    stateDir,
+    clusterStateDir(stateDir, inv),
+    { dryRun, ...connection(opts) },
+    log,
+  );
 }

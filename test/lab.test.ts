@@ -7,7 +7,7 @@ import { basename, join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInventory } from '../core/inventory/load.ts';
-import { InputError, StepError } from '../lib/errors.ts';
+import { InputError } from '../lib/errors.ts';
 import {
   labCut,
   labDown,
@@ -27,23 +27,12 @@ import { generateEd25519 } from '../core/transport/keygen.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
 import { retry } from '../lib/retry.ts';
+import { stepErrorOf } from './helpers/step-error.ts';
 
 // A fixed name and state dir: a crashed earlier run is cleaned by the labDown in beforeAll.
 const NAME = 'hwtest-lab';
 const stateDir = join(tmpdir(), 'hardwire-lab-test');
 const opts = { name: NAME, stateDir };
-
-function stepErrorOf(p: Promise<unknown>): Promise<StepError> {
-  return p.then(
-    () => {
-      throw new Error('expected a StepError');
-    },
-    (e: unknown) => {
-      if (e instanceof StepError) return e;
-      throw e;
-    },
-  );
-}
 
 describe('lab plan (pure)', () => {
   it('derives stable, valid names and addresses outside reserved ranges', () => {

@@ -12,7 +12,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadInventory, type Inventory } from '../core/inventory/load.ts';
-import { StepError } from '../lib/errors.ts';
 import { labDown } from '../harness/lab/index.ts';
 import { INNER_SUBNET } from '../harness/lab/plan.ts';
 import type { LabState } from '../harness/lab/state.ts';
@@ -22,6 +21,7 @@ import { connect } from '../core/transport/dial.ts';
 import type { Session } from '../core/transport/session.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { stepErrorOf } from './helpers/step-error.ts';
 
 // A fixed name and state dir: a crashed earlier run is cleaned by the labDown in beforeAll.
 const NAME = 'hwtest-jump';
@@ -38,18 +38,6 @@ async function timed<T>(name: string, fn: () => T | Promise<T>): Promise<T> {
   } finally {
     durations[name] = Math.round(performance.now() - t0);
   }
-}
-
-function stepErrorOf(p: Promise<unknown>): Promise<StepError> {
-  return p.then(
-    () => {
-      throw new Error('expected a StepError');
-    },
-    (e: unknown) => {
-      if (e instanceof StepError) return e;
-      throw e;
-    },
-  );
 }
 
 function addrInfo(link: string): unknown[] {

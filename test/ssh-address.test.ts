@@ -12,9 +12,9 @@ import { loadInventory, parseInventory, type Inventory } from '../core/inventory
 import { renderHostTree, type HostTree } from '../core/render/host-tree.ts';
 import { connect } from '../core/transport/dial.ts';
 import { generateEd25519 } from '../core/transport/keygen.ts';
-import { StepError } from '../lib/errors.ts';
 import { hardwire } from './helpers/cli.ts';
 import { tempDir } from './helpers/tmp.ts';
+import { stepErrorOf } from './helpers/step-error.ts';
 
 const CLUSTER = { 'cp-0': '198.51.100.10', 'w-1': '198.51.100.21', 'w-2': '198.51.100.22' };
 const SSH = { 'cp-0': '203.0.113.10', 'w-1': 'w1.example.net', 'w-2': '203.0.113.22' };
@@ -30,18 +30,6 @@ function inventoryText(ssh: Record<string, Record<string, unknown>>): string {
       { name: 'w-2', address: CLUSTER['w-2'], roles: ['worker'] },
     ].map((h) => (ssh[h.name] ? { ...h, ssh: ssh[h.name] } : h)),
   });
-}
-
-function stepErrorOf(p: Promise<unknown>): Promise<StepError> {
-  return p.then(
-    () => {
-      throw new Error('expected a StepError');
-    },
-    (e: unknown) => {
-      if (e instanceof StepError) return e;
-      throw e;
-    },
-  );
 }
 
 describe('inventory: ssh.address', () => {

@@ -2,15 +2,14 @@ import { resolve } from 'node:path';
 import { existsSync } from 'node:fs';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import {
-  connection,
   hostOptions,
   options,
   stateDirFrom,
   type HostOpts,
   type InventoryOpts,
 } from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext, session } from '../../core/apply/context.ts';
+import { hostContext, inventoryOrLab } from '../lab-inventory.ts';
+import { session } from '../../core/apply/context.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { restorePhase } from '../../core/apply/phases/restore.ts';
@@ -63,19 +62,7 @@ export function declare(root: Cli): Cli {
 
   hostOptions(snapshot.command('save'), { gates: false }).action(
     act(async ({ opts, log }: Run<Opts>) => {
-      const inv = await inventoryOrLab(opts, log, false);
-      const stateDir = stateDirFrom(opts);
-      const ctx = newContext(
-        inv,
-        stateDir,
-        clusterStateDir(stateDir, inv),
-        {
-          dryRun: false,
-          acceptNewHostKeys: opts.acceptNewHostKeys === true,
-          gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
-        },
-        log,
-      );
+      const ctx = await hostContext(opts, log, false);
       let out: unknown;
       await runPhases(
         [
@@ -141,15 +128,7 @@ export function declare(root: Cli): Cli {
           'FILE',
           `${file} does not exist; pass a snapshot from "hardwire etcd snapshot list"`,
         );
-      const inv = await inventoryOrLab(opts, log, false);
-      const stateDir = stateDirFrom(opts);
-      const ctx = newContext(
-        inv,
-        stateDir,
-        clusterStateDir(stateDir, inv),
-        { dryRun: opts.dryRun === true, ...connection(opts) },
-        log,
-      );
+      const ctx = await hostContext(opts, log, opts.dryRun === true);
       await runPhases([connectPhase, restorePhase(resolve(file)), ...START_PHASES], ctx);
       if (opts.json)
         printJson({

@@ -1,19 +1,10 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import {
-  connection,
-  hostOptions,
-  options,
-  stateDirFrom,
-  type HostOpts,
-  type InventoryOpts,
-} from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext } from '../../core/apply/context.ts';
+import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
+import { hostContext } from '../lab-inventory.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { checkRunId, rollbackPhase } from '../../core/apply/phases/rollback.ts';
 import { START_PHASES } from '../../core/apply/phases/start.ts';
-import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
@@ -62,15 +53,7 @@ export function declare(root: Cli): Cli {
           );
         // Before the inventory and any connection: a bad id touches nothing.
         if (runId !== undefined) checkRunId(runId);
-        const inv = await inventoryOrLab(opts, log, false);
-        const stateDir = stateDirFrom(opts);
-        const ctx = newContext(
-          inv,
-          stateDir,
-          clusterStateDir(stateDir, inv),
-          { dryRun: opts.dryRun === true, ...connection(opts) },
-          log,
-        );
+        const ctx = await hostContext(opts, log, opts.dryRun === true);
         if (opts.list) {
           const lists: Record<string, string[]> = {};
           await runPhases(

@@ -1,19 +1,10 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import {
-  hostOptions,
-  options,
-  stateDirFrom,
-  type HostOpts,
-  type InventoryOpts,
-} from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext } from '../../core/apply/context.ts';
+import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
+import { hostContext } from '../lab-inventory.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { teardownPhase } from '../../core/apply/phases/teardown.ts';
-import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
-import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 import { stopOrder } from '../help.ts';
 
 const HELP = `
@@ -48,20 +39,8 @@ export function declare(root: Cli): Cli {
     .addOption(options.json())
     .action(
       act(async ({ opts, log }: Run<Opts>) => {
-        const inv = await inventoryOrLab(opts, log, false);
-        const stateDir = stateDirFrom(opts);
-        // Teardown runs no gate; the context still takes a timeout.
-        const ctx = newContext(
-          inv,
-          stateDir,
-          clusterStateDir(stateDir, inv),
-          {
-            dryRun: opts.dryRun === true,
-            acceptNewHostKeys: opts.acceptNewHostKeys === true,
-            gateTimeoutMs: DEFAULT_GATE_TIMEOUT_MS,
-          },
-          log,
-        );
+        // Teardown runs no gate; the context still takes a timeout (the default).
+        const ctx = await hostContext(opts, log, opts.dryRun === true);
         await runPhases([connectPhase, teardownPhase(opts.purgeData === true)], ctx);
         if (opts.json)
           printJson({

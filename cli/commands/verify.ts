@@ -1,18 +1,9 @@
 import { act, topCommand, type Cli, type Run } from '../command.ts';
-import {
-  connection,
-  hostOptions,
-  options,
-  stateDirFrom,
-  type HostOpts,
-  type InventoryOpts,
-} from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
-import { newContext } from '../../core/apply/context.ts';
+import { hostOptions, options, type HostOpts, type InventoryOpts } from '../common.ts';
+import { hostContext } from '../lab-inventory.ts';
 import { runPhases } from '../../core/apply/phase.ts';
 import { connectPhase } from '../../core/apply/phases/connect.ts';
 import { verifyPhase, type VerifyReport } from '../../core/apply/phases/verify.ts';
-import { clusterStateDir } from '../../core/pki/store.ts';
 import { printJson } from '../../lib/log.ts';
 import { DEFAULT_GATE_TIMEOUT_MS } from '../../lib/constants.ts';
 
@@ -45,15 +36,7 @@ export function declare(root: Cli): Cli {
     .addOption(options.json())
     .action(
       act(async ({ opts, log }: Run<Opts>) => {
-        const inv = await inventoryOrLab(opts, log, false);
-        const stateDir = stateDirFrom(opts);
-        const ctx = newContext(
-          inv,
-          stateDir,
-          clusterStateDir(stateDir, inv),
-          { dryRun: false, ...connection(opts) },
-          log,
-        );
+        const ctx = await hostContext(opts, log, false);
         const report: VerifyReport = { gates: [], smoke: [] };
         await runPhases([connectPhase, verifyPhase(report)], ctx);
         const all = [...report.gates, ...report.smoke];

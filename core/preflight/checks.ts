@@ -4,7 +4,7 @@
 import type { Host } from '../inventory/load.ts';
 import { componentsOn, specOf } from '../components/registry/index.ts';
 import { BACKDATE_MS } from '../pki/issue.ts';
-import type { HostReading } from './read.ts';
+import type { HostReading, Listener } from './read.ts';
 import { profileOf } from './profile.ts';
 
 export interface CheckResult {
@@ -181,16 +181,15 @@ export function checkHost(host: Host, r: HostReading): CheckResult[] {
     for (const { port, why } of spec.listens) {
       const holders = r.listeners.filter((l) => l.port === port);
       const foreign = holders.filter((l) => !l.processes.includes(own));
-      const who = [...new Set(foreign.flatMap((l) => l.processes))].join(', ') || 'a process';
+      const who = (ls: Listener[]) =>
+        [...new Set(ls.flatMap((l) => l.processes))].join(', ') || 'a process';
       add(
         `port-${port}`,
-        holders.length === 0
-          ? 'free'
-          : `held by ${[...new Set(holders.flatMap((l) => l.processes))].join(', ') || 'a process'}`,
+        holders.length === 0 ? 'free' : `held by ${who(holders)}`,
         `KP checks.go:238 PortOpenCheck; ${c} ${why}`,
         foreign.length === 0
           ? undefined
-          : `port ${port} is in use by ${who}, and ${c} binds it (${why}); stop that process or free the port`,
+          : `port ${port} is in use by ${who(foreign)}, and ${c} binds it (${why}); stop that process or free the port`,
       );
     }
   }

@@ -20,7 +20,7 @@ import {
 } from './plan.ts';
 import { removeInner } from './inner.ts';
 import {
-  bootVm,
+  startVmHost,
   removeVmDisk,
   stopVm,
   validateVmWorkers,
@@ -362,7 +362,7 @@ async function upVms(
     const had = vms[i];
     if (had && vmRunning(had)) continue;
     log.step(`booting ${plan.name} (QEMU, ${plan.address})`);
-    vms[i] = await bootVm(state, { ...plan, ...(had ?? {}) }, pub, log);
+    vms[i] = await startVmHost(state, { ...plan, ...(had ?? {}) }, pub, log);
     state.vms = vms;
     record();
     writeKnownHosts(files, state);

@@ -54,7 +54,7 @@ export function vmRunning(vm: LabVmState): boolean {
 }
 
 /** Makes the VM's disk if it has none (a new VM), its tap on the lab bridge, and boots it if it is not running. */
-export async function bootVm(
+export async function startVmHost(
   state: LabState,
   vm: Pick<LabVmState, 'name' | 'address' | 'tap' | 'mac' | 'dir'> & Partial<LabVmState>,
   pub: string,

@@ -15,8 +15,9 @@ export const preflightPhase: Phase = {
     const readings = await Promise.all(ctx.inv.hosts.map((h) => readHost(session(ctx, h.name))));
     ctx.preflight = ctx.inv.hosts.flatMap((h, i) => checkHost(h, readings[i]!));
     for (const r of readings) {
-      ctx.profiles.set(r.host, profileOf(r));
-      saveProfile(ctx.clusterDir, r.host, profileOf(r));
+      const p = profileOf(r);
+      ctx.profiles.set(r.host, p);
+      saveProfile(ctx.clusterDir, r.host, p);
     }
     for (const c of ctx.preflight.filter((x) => x.wireSets))
       ctx.log.info(`  [${c.host}] ${c.check}: ${c.value}; wire sets it`);
