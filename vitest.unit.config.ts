@@ -4,11 +4,12 @@ import { defineConfig } from 'vitest/config';
 // They are pure or use only local tools (openssl, sh, ssh-keygen), so files run in parallel.
 // Not here: tests that read the Go module cache (flags, trace), which the component build fills.
 // The exceptions are coredns-addon and upgrade-gates/-path/-stored-apis: they re-open a few cited files there, and name the path if one is missing;
-// upgrade-path, prove-html and compare-html also open their HTML in the machine's Chromium.
+// upgrade-path, prove-html and compare-html also open their HTML in the machine's Chromium; arch runs the arm64 kube-proxy setup cross-builds.
 // `pnpm test` runs these and everything else.
 export const UNIT_TESTS = [
   'test/plan.test.ts',
   'test/preflight-checks.test.ts',
+  'test/arch.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',
   'test/lab-disk.test.ts',

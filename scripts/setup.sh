@@ -85,6 +85,36 @@ esac
 # About 8 minutes the first time on 2 cores.
 # The built-in lab's hosts are workers, so wire needs them too.
 node cli/hardwire.ts components build workers >&2
+# arm64 hosts (issue 43): every binary and image is cross-built for a host's architecture. Debian's
+# cross compiler (pause, runc's cgo) and arm64's libseccomp (multiarch); qemu-user-static runs each
+# arm64 binary's version probe here; busybox-static:arm64, unpacked under the cache, is the arm64
+# busybox image's one binary. The test step builds what an arm64 worker runs (test/vm.test.ts plans one).
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  say "dpkg --add-architecture arm64 (cross-building for arm64 hosts)"
+  dpkg --add-architecture arm64
+  apt-get update -qq >&2
+fi
+cross=()
+for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross libseccomp-dev:arm64 qemu-user-static; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || cross+=("$p")
+done
+if [ ${#cross[@]} -gt 0 ]; then
+  say "apt-get install ${cross[*]}"
+  apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${cross[@]}" >&2
+fi
+busybox_arm64="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/debs/busybox-static-arm64"
+if [ ! -x "$busybox_arm64/bin/busybox" ]; then
+  say "unpacking Debian's busybox-static:arm64 into $busybox_arm64"
+  deb_tmp="$(mktemp -d)"
+  (cd "$deb_tmp" && chmod 777 . && apt-get download -qq busybox-static:arm64 >&2)
+  mkdir -p "$busybox_arm64"
+  dpkg-deb -x "$deb_tmp"/busybox-static_*_arm64.deb "$busybox_arm64"
+  rm -rf "$deb_tmp"
+fi
+if [ "${1:-}" = test ]; then
+  node cli/hardwire.ts components build workers --arch arm64 >&2
+fi
 # The builds' intermediates (about 15 GB after the builds above; core/components/binaries/go-env.ts):
 # the binaries are cached, and a lab's kubelets evict Pods on a fuller disk (lab up refuses below 20%
 # free). A small cache stays: the few hundred MB that test/components.test.ts's etcd rebuilds leave

@@ -87,7 +87,11 @@ describe('preflight checks', () => {
         VM.replace(' memory ', ' '),
         /^vm: cgroups: cgroup v2 lacks the memory controller/,
       ],
-      ['arch', VM.replace('arch\tx86_64', 'arch\taarch64'), /^vm: arch: aarch64/],
+      [
+        'arch',
+        VM.replace('arch\tx86_64', 'arch\triscv64'),
+        /^vm: arch: riscv64: hardwire builds for x86_64 and aarch64 only/,
+      ],
       ['commands', `${VM}missing\tnft\n`, /^vm: commands: nft not found in PATH/],
     ];
     for (const [what, text, line] of cases) {
@@ -95,6 +99,13 @@ describe('preflight checks', () => {
       expect(got, what).toHaveLength(1);
       expect(got[0], what).toMatch(line);
     }
+  });
+
+  it('an aarch64 host passes, and its profile asks for arm64 binaries', () => {
+    const arm = VM.replace('arch\tx86_64', 'arch\taarch64');
+    expect(fails(vm, arm)).toEqual([]);
+    expect(profileOf(read(arm)).arch).toBe('arm64');
+    expect(profileOf(read(VM)).arch).toBe('amd64');
   });
 
   it("a component's own process on its port is not a failure (a second wire)", () => {

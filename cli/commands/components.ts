@@ -1,5 +1,7 @@
 // hardwire components build|fetch|list: the pinned etcd, Kubernetes, k0s and kube-bench binaries, verified.
 import { dirname } from 'node:path';
+import { Option } from 'commander';
+import { ARCHES, type Arch } from '../../lib/arch.ts';
 import { act, group, topCommand, type Cli, type Run } from '../command.ts';
 import { options } from '../common.ts';
 import { printJson } from '../../lib/log.ts';
@@ -49,6 +51,9 @@ options (build and fetch):
   --version VER              the named binaries' own version, when no Kubernetes release pairs it:
                              etcd v3.6.16, the patch an upgrade to etcd 3.7 passes through
   --force                    rebuild or re-download even if the cache holds a verified binary
+  --arch amd64|arm64         the architecture to build for (default this machine's); another one is
+                             cross-built (a cross C compiler for pause and runc), cached apart under
+                             bin/linux-<arch>/, and its version is probed under qemu-user
   --source FILE|DIR          (build) the source of the one k0s or kube-bench named: the pinned
                              archive (sha256 checked) or an unpacked tree
 options (all):
@@ -77,6 +82,7 @@ interface EnsureOpts extends Opts {
   kubernetesVersion?: string;
   version?: string;
   source?: string;
+  arch?: Arch;
 }
 
 export function declare(root: Cli): Cli {
@@ -110,6 +116,12 @@ export function declare(root: Cli): Cli {
         "the named binaries' own version (etcd v3.6.16, an upgrade's step)",
       )
       .option('--force', 'rebuild or re-download even if cached')
+      .addOption(
+        new Option(
+          '--arch <arch>',
+          "the architecture to build for (default this machine's)",
+        ).choices(ARCHES),
+      )
       .action(
         act(async ({ opts, log }: Run<EnsureOpts>, args: string[]) => {
           const ensure: EnsureOptions = { log, source, force: opts.force === true };
@@ -126,6 +138,7 @@ export function declare(root: Cli): Cli {
           if (opts.kubernetesVersion !== undefined)
             ensure.kubernetesVersion = opts.kubernetesVersion;
           if (opts.version !== undefined) ensure.version = opts.version;
+          if (opts.arch !== undefined) ensure.arch = opts.arch;
           if (opts.from !== undefined) ensure.from = opts.from;
           if (opts.source !== undefined) ensure.sourcePath = opts.source;
 

@@ -87,6 +87,8 @@ export function declare(root: Cli): Cli {
           hosts: ctx.inv.hosts.map((h) => ({
             name: h.name,
             address: h.address,
+            /** As preflight read it: every binary and image the host gets is built for it. */
+            arch: ctx.profiles.get(h.name)?.arch ?? null,
             /** Files hashed on the host this run; the others matched the host's record by stat. */
             hashedFiles: ctx.facts.get(h.name)?.hashed ?? 0,
             components: Object.fromEntries(

@@ -4,15 +4,18 @@ import type { BinaryName } from '../components/registry/index.ts';
 import type { Inventory } from '../inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { LocalBinary } from './context.ts';
+import { localArch, type Arch } from '../../lib/arch.ts';
 
 export async function resolveBinaries(
   inv: Inventory,
   names: BinaryName[],
   log: Logger,
   verifyHashes = false,
+  arch: Arch = localArch(),
 ): Promise<Map<string, LocalBinary>> {
   const got = await ensureAll(names, {
     kubernetesVersion: inv.cluster.kubernetesVersion,
+    arch,
     ...(inv.doc.components?.from ? { from: inv.doc.components.from } : {}),
     log,
     verifyHashes,

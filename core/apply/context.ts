@@ -54,8 +54,9 @@ export interface WireContext {
   wet: Wet;
   pki?: PkiResult;
   trees: Map<string, HostTree>;
+  /** This machine's architecture's binaries, by name. */
   binaries: Map<string, LocalBinary>;
-  /** Other local files pushed as binaries are (streamed, by hash): host path -> local path (the workers' images). */
+  /** Every local file pushed as binaries are (streamed), by its sha256: each architecture's binaries and images. */
   localFiles: Map<string, string>;
   wants: HostWant[];
   /** Read-only: host changes go through wet.run, which holds the writable sessions. */

@@ -10,6 +10,14 @@ import { InputError } from '../../lib/errors.ts';
 import type { Logger } from '../../lib/log.ts';
 import type { BinaryName } from './registry/index.ts';
 import { BUSYBOX, IMAGE_DIR, IMAGES, type ImageSpec } from './images.ts';
+import { localArch, type Arch } from '../../lib/arch.ts';
+
+/** busybox-static for an architecture: this machine's package, or Debian's package of that architecture unpacked by setup. */
+export function busyboxFor(arch: Arch): string {
+  return arch === localArch()
+    ? BUSYBOX
+    : join(cacheDir(), 'debs', `busybox-static-${arch}`, 'bin', 'busybox');
+}
 
 export interface BuiltImage {
   name: string;
@@ -39,24 +47,30 @@ export async function ensureImages(
   log: Logger,
   from?: string,
   table: Record<string, ImageSpec<string>> = IMAGES as Record<string, ImageSpec<string>>,
+  arch: Arch = localArch(),
 ): Promise<BuiltImage[]> {
   const names = Object.keys(table);
-  if (names.includes('busybox') && !existsSync(BUSYBOX))
+  const busybox = busyboxFor(arch);
+  if (names.includes('busybox') && !existsSync(busybox))
     throw new InputError(
       'busybox',
-      `${BUSYBOX} is missing; install it with: apt-get install -y busybox-static`,
+      `${busybox} is missing; ${arch === localArch() ? 'install it with: apt-get install -y busybox-static' : `scripts/setup.sh unpacks Debian's busybox-static:${arch} there`}`,
     );
-  const wanted = [
-    ...new Set(['imagebuild', ...names.flatMap((n) => table[n]!.from)]),
-  ] as BinaryName[];
-  const got = await ensureAll(wanted, { log, ...(from ? { from } : {}) });
-  const bins = new Map<string, (typeof got)[number]>(got.map((b) => [b.name, b]));
+  const contents = [...new Set(names.flatMap((n) => table[n]!.from))] as BinaryName[];
+  // imagebuild runs here; what goes into the images is built for the hosts' architecture.
+  const [tool] = await ensureAll(['imagebuild'], { log, ...(from ? { from } : {}) });
+  const got = await ensureAll(contents, { log, arch, ...(from ? { from } : {}) });
+  const bins = new Map<string, (typeof got)[number]>([...got, tool!].map((b) => [b.name, b]));
+  const local = (f: string) => (f === BUSYBOX ? busybox : f);
   const dir = join(cacheDir(), 'images');
   mkdirSync(dir, { recursive: true });
   const out: BuiltImage[] = [];
   for (const name of names) {
     const spec = table[name]!;
-    const args = spec.args((n) => bins.get(n)!.path);
+    const args = [
+      ...spec.args((n) => bins.get(n)!.path, local),
+      ...(arch === localArch() ? [] : ['-arch', arch]),
+    ];
     // The tarball is reproducible (imagebuild writes mtime 0, root-owned): its inputs name it.
     const key = createHash('sha256')
       .update(
@@ -65,12 +79,12 @@ export async function ensureImages(
           args,
           bins.get('imagebuild')!.sha256,
           ...spec.from.map((n) => bins.get(n)!.sha256),
-          ...(await Promise.all((spec.local ?? []).map(sha256File))),
+          ...(await Promise.all((spec.local ?? []).map((f) => sha256File(local(f))))),
         ]),
       )
       .digest('hex')
       .slice(0, 16);
-    const file = join(dir, `${name}-${key}.tar`);
+    const file = join(dir, `${name}-${arch === localArch() ? '' : `${arch}-`}${key}.tar`);
     if (!existsSync(file)) {
       const tmp = `${file}.tmp-${process.pid}`;
       try {

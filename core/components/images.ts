@@ -24,8 +24,8 @@ export interface ImageSpec<N extends string = BinaryName> {
   ref: string;
   /** Binaries built here that go into it, by BinaryName. */
   from: readonly N[];
-  /** imagebuild's arguments after -ref and -out, given each input's local path. */
-  args: (bin: (n: N) => string) => string[];
+  /** imagebuild's arguments after -ref and -out, given each input's local path and each `local` file's (the host architecture's). */
+  args: (bin: (n: N) => string, local: (file: string) => string) => string[];
   /** Files of this machine (not built here) that go into it: their content is part of the cache key. */
   local?: readonly string[];
   why: string;
@@ -60,11 +60,11 @@ export const IMAGES = {
     ref: 'hardwire.local/busybox:1.35.0',
     from: [],
     local: [BUSYBOX],
-    args: () => [
+    args: (_, local) => [
       '-cmd',
       'sh',
       '-add',
-      `/bin/busybox=${BUSYBOX}`,
+      `/bin/busybox=${local(BUSYBOX)}`,
       ...BUSYBOX_APPLETS.flatMap((c) => ['-link', `/bin/${c}=busybox`]),
     ],
     why: "the gate Pods and `kubectl run --image=hardwire.local/busybox:1.35.0`: Debian's busybox-static 1.35.0",

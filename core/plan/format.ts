@@ -10,7 +10,7 @@ export function formatPlan(plan: Plan): string {
     if (h.changes.length === 0) out.push('  files: unchanged');
     for (const c of h.changes)
       out.push(
-        `  ${c.reason === 'missing' ? '+' : '~'} ${c.path} (${c.reason === 'mode' ? 'only its mode differs, ' : ''}${c.kind}, mode ${c.mode.toString(8).padStart(4, '0')}${c.readBy.length ? `, read by ${c.readBy.join(', ')}` : ''})`,
+        `  ${c.reason === 'missing' ? '+' : '~'} ${c.path} (${c.reason === 'mode' ? 'only its mode differs, ' : ''}${c.kind}${c.arch ? ` for ${c.arch}` : ''}, mode ${c.mode.toString(8).padStart(4, '0')}${c.readBy.length ? `, read by ${c.readBy.join(', ')}` : ''})`,
       );
     if (h.daemonReload) out.push('  ! systemctl daemon-reload');
     for (const u of h.units) {

@@ -2,6 +2,7 @@
 // what was read, so it is the dry-run output and unit tests cover it without hosts.
 import type { ComponentName } from '../components/models/index.ts';
 import type { HostRecord } from '../apply/manifest.ts';
+import type { Arch } from '../../lib/arch.ts';
 
 export interface WantedFile {
   path: string;
@@ -9,6 +10,8 @@ export interface WantedFile {
   sha256: string;
   readBy: ComponentName[];
   kind: 'file' | 'binary';
+  /** A binary's or image's architecture: the host's, as preflight read it. */
+  arch?: Arch;
 }
 
 export interface UnitFacts {

@@ -6,6 +6,7 @@ import { componentsOn, specOf } from '../components/registry/index.ts';
 import { BACKDATE_MS } from '../pki/issue.ts';
 import type { HostReading, Listener } from './read.ts';
 import { profileOf } from './profile.ts';
+import { UNAME_ARCH } from '../../lib/arch.ts';
 
 export interface CheckResult {
   host: string;
@@ -55,10 +56,10 @@ export function checkHost(host: Host, r: HostReading): CheckResult[] {
   add(
     'arch',
     r.arch,
-    'hardwire builds its binaries for amd64 (core/components/binaries)',
-    r.arch === 'x86_64'
+    'each host gets binaries built for its architecture (lib/arch.ts; core/components/binaries/build.ts GOARCH)',
+    UNAME_ARCH[r.arch] !== undefined
       ? undefined
-      : `${r.arch}: hardwire builds amd64 binaries only; wire an x86_64 host`,
+      : `${r.arch}: hardwire builds for ${Object.keys(UNAME_ARCH).join(' and ')} only; wire a host of one of those`,
   );
   add(
     'init',

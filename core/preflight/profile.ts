@@ -4,8 +4,11 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { HostReading } from './read.ts';
+import { UNAME_ARCH, localArch, type Arch } from '../../lib/arch.ts';
 
 export interface NodeProfile {
+  /** The binaries and images this host is given are built for it (uname -m). */
+  arch: Arch;
   cgroup: 'v1' | 'v2';
   /**
    * The host runs its own kernel (a VM or a machine), so wire loads modules and sets sysctls on it.
@@ -34,6 +37,8 @@ const CONTAINERS = new Set([
 
 export function profileOf(r: HostReading): NodeProfile {
   return {
+    // preflight's arch check fails a machine outside UNAME_ARCH before anything uses this.
+    arch: UNAME_ARCH[r.arch] ?? localArch(),
     cgroup: r.cgroupfs === 'cgroup2fs' ? 'v2' : 'v1',
     ownKernel: !CONTAINERS.has(r.virt),
     conntrackWritable: r.conntrackWritable,
@@ -46,6 +51,7 @@ export function profileOf(r: HostReading): NodeProfile {
  * wire, upgrade apply and certs renew always read their hosts first (phases/render.ts refuses otherwise).
  */
 export const UNREAD_PROFILE: NodeProfile = {
+  arch: localArch(),
   cgroup: 'v1',
   ownKernel: false,
   conntrackWritable: false,
@@ -65,7 +71,9 @@ export function saveProfile(clusterDir: string, host: string, p: NodeProfile): v
 /** What preflight last read of the host, or undefined if it never read it. */
 export function loadProfile(clusterDir: string, host: string): NodeProfile | undefined {
   try {
-    return JSON.parse(readFileSync(profilePath(clusterDir, host), 'utf8')) as NodeProfile;
+    // Recorded before hosts' architectures were read: this machine's, as wire then assumed.
+    const p = JSON.parse(readFileSync(profilePath(clusterDir, host), 'utf8')) as NodeProfile;
+    return { ...p, arch: p.arch ?? localArch() };
   } catch {
     return undefined;
   }

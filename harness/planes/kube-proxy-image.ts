@@ -39,7 +39,10 @@ export function withNft<N extends string>(
 ): ImageSpec<N> {
   return {
     ...spec,
-    args: (b) => [...spec.args(b), ...files.flatMap((f) => ['-add', `${f.inImage}=${f.local}`])],
+    args: (b, local) => [
+      ...spec.args(b, local),
+      ...files.flatMap((f) => ['-add', `${f.inImage}=${f.local}`]),
+    ],
     local: [...(spec.local ?? []), ...files.map((f) => f.local)],
     why: `${spec.why}: ${files.map((f) => f.inImage).join(', ')} from the lab rootfs`,
   };

@@ -46,8 +46,18 @@ export async function backup(
   if (!ctx.opts.dryRun) ctx.backups.push(host);
 }
 
-export function cached(ctx: WireContext, path: string): { file: string; size: number } {
-  const file = ctx.localFiles.get(path) ?? ctx.binaries.get(path.slice(BIN.length + 1))!.path;
+/** The local file a binary change sends, found by its content: each host's architecture has its own. */
+export function cached(
+  ctx: WireContext,
+  f: { path: string; sha256: string },
+): { file: string; size: number } {
+  const b = ctx.binaries.get(f.path.slice(BIN.length + 1));
+  const file = ctx.localFiles.get(f.sha256) ?? (b?.sha256 === f.sha256 ? b.path : undefined);
+  if (!file)
+    throw new StepError(
+      `push ${f.path}`,
+      `no local file hashes to ${f.sha256}; run the binaries phase first`,
+    );
   return { file, size: statSync(file).size };
 }
 
@@ -78,7 +88,7 @@ async function pushHost(ctx: WireContext, host: string): Promise<void> {
           owner: 'root:root',
           data:
             c.kind === 'binary'
-              ? cached(ctx, c.path)
+              ? cached(ctx, c)
               : tree.files.find((f) => f.path === c.path)!.content,
         })),
       ),

@@ -13,6 +13,7 @@ import { run } from '../../../lib/proc.ts';
 import { sourceRecipe, sourceTree, unpackedTree, type ResolvedSource } from './sources.ts';
 import { ccBuildPause, pauseRecipe, planPause } from './cc.ts';
 import { componentBuildCache, goEnv } from './go-env.ts';
+import { TRIPLET, localArch, type Arch } from '../../../lib/arch.ts';
 
 function go(
   args: string[],
@@ -52,6 +53,8 @@ export interface BuildPlan {
   inputs: string[];
   /** Extra text that decides the result (e.g. the k0s commit). */
   salt: string;
+  /** GOARCH; this machine's unless a host of another architecture needs it. */
+  arch: Arch;
 }
 
 function k8sLdflags(v: string): string[] {
@@ -236,7 +239,11 @@ function debugRecipe(release: BinaryGroup): ModuleRecipe {
   return { ...r, dir: release, gcflags: 'all=-N -l', ldflags: stripped };
 }
 
-export async function planFor(group: BinaryGroup, versions: VersionSet): Promise<BuildPlan> {
+export async function planFor(
+  group: BinaryGroup,
+  versions: VersionSet,
+  arch: Arch = localArch(),
+): Promise<BuildPlan> {
   if (group === 'kubernetes') {
     const moduleDir = moduleDirOf('kubernetes', versions.kubernetes);
     await requireInGoMod(moduleDir, 'k8s.io/kubernetes', versions.kubernetes, 'kubernetesVersion');
@@ -249,6 +256,7 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
       cgo: false,
       inputs: ['go.mod', 'go.sum', 'tools.go'].map((f) => join(moduleDir, f)),
       salt: '',
+      arch,
     };
   }
   // Groups with a committed module under components/go/<group>.
@@ -272,13 +280,21 @@ export async function planFor(group: BinaryGroup, versions: VersionSet): Promise
     ...(recipe.gcflags ? { gcflags: recipe.gcflags } : {}),
     inputs: (recipe.inputs ?? ['go.mod', 'go.sum', 'tools.go']).map((f) => join(moduleDir, f)),
     salt: '',
+    arch,
   };
 }
 
 /** A group built from a source tree (sources.ts): the tree is the module; its digest salts the recipe. */
-function planSource(group: BinaryGroup, version: string, tree: string, digest: string): BuildPlan {
+function planSource(
+  group: BinaryGroup,
+  version: string,
+  tree: string,
+  digest: string,
+  arch: Arch,
+): BuildPlan {
   const r = sourceRecipe(group)!;
   return {
+    arch,
     group,
     version,
     moduleDir: tree,
@@ -301,6 +317,8 @@ export async function recipeOf(plan: BuildPlan): Promise<string> {
       cgo: plan.cgo,
       salt: plan.salt,
       ...(plan.gcflags ? { gcflags: plan.gcflags } : {}),
+      // This machine's builds keep the recipe they had before other architectures were built.
+      ...(plan.arch === localArch() ? {} : { arch: plan.arch }),
     }),
   );
   for (const f of plan.inputs) h.update(await readFile(f));
@@ -334,14 +352,14 @@ export async function goBuild(
   versions: VersionSet,
   outDir: string,
   log: Logger,
-  progressMs = 30_000,
-  source?: ResolvedSource,
+  opts: { progressMs?: number; source?: ResolvedSource; arch?: Arch } = {},
 ): Promise<BuildResult> {
+  const { progressMs = 30_000, source, arch = localArch() } = opts;
   const group = groupOf(names[0]!);
   if (group === 'pause') {
     const started = Date.now();
-    const p = await planPause(versions);
-    log.step(`cc pause ${p.version} (${p.source})`);
+    const p = await planPause(versions, arch);
+    log.step(`cc pause ${p.version} for ${arch} (${p.source})`);
     const file = await ccBuildPause(p, outDir);
     const seconds = (Date.now() - started) / 1000;
     log.info(`  built pause ${p.version} in ${fmtElapsed(seconds * 1000)}`);
@@ -353,10 +371,16 @@ export async function goBuild(
     };
   }
   const plan = source
-    ? planSource(group, versions[group], await sourceTree(source, log), source.digest)
-    : await planFor(group, versions);
+    ? planSource(group, versions[group], await sourceTree(source, log), source.digest, arch)
+    : await planFor(group, versions, arch);
   const recipe = await recipeOf(plan);
-  const env = goEnv({ CGO_ENABLED: plan.cgo ? '1' : '0', GOCACHE: componentBuildCache() });
+  const env = goEnv({
+    CGO_ENABLED: plan.cgo ? '1' : '0',
+    GOCACHE: componentBuildCache(),
+    GOOS: 'linux',
+    GOARCH: plan.arch,
+    ...(plan.cgo && plan.arch !== localArch() ? crossCgo(plan.arch) : {}),
+  });
   const base = [
     'build',
     '-trimpath',
@@ -374,7 +398,7 @@ export async function goBuild(
   for (const n of renamed) invocations.push([...base, '-o', join(outDir, n), GO_PACKAGES[n]]);
 
   const started = Date.now();
-  const label = `${group} ${plan.version} (${names.join(', ')})`;
+  const label = `${group} ${plan.version}${plan.arch === localArch() ? '' : ` for ${plan.arch}`} (${names.join(', ')})`;
   log.step(`go build ${label}`);
   const timer = setInterval(
     () => log.info(`  still building ${label}: ${fmtElapsed(Date.now() - started)} elapsed`),
@@ -415,14 +439,26 @@ export async function currentRecipe(
   group: BinaryGroup,
   versions: VersionSet,
   source?: ResolvedSource,
+  arch: Arch = localArch(),
 ): Promise<string | undefined> {
-  if (group === 'pause') return pauseRecipe(await planPause(versions));
+  if (group === 'pause') return pauseRecipe(await planPause(versions, arch));
   if (sourceRecipe(group)) {
     // The recipe reads the tree (k0s's Makefile variables): an archive not unpacked yet cannot tell.
     const tree = source ? unpackedTree(source) : undefined;
     return source && tree
-      ? recipeOf(planSource(group, versions[group], tree, source.digest))
+      ? recipeOf(planSource(group, versions[group], tree, source.digest, arch))
       : undefined;
   }
-  return recipeOf(await planFor(group, versions));
+  return recipeOf(await planFor(group, versions, arch));
+}
+
+/**
+ * cgo for another architecture (runc's libseccomp): Debian's cross compiler, and pkg-config reading
+ * that architecture's multiarch libraries (scripts/setup.sh: gcc-<triplet>, libseccomp-dev:<arch>).
+ */
+function crossCgo(arch: Arch): Record<string, string> {
+  return {
+    CC: `${TRIPLET[arch]}-gcc`,
+    PKG_CONFIG_LIBDIR: `/usr/lib/${TRIPLET[arch]}/pkgconfig:/usr/share/pkgconfig`,
+  };
 }

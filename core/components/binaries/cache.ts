@@ -21,6 +21,7 @@ import { withLock as withFileLock } from '../../../lib/lock.ts';
 import { type SourceKind } from './catalog.ts';
 import { type BinaryName } from '../registry/index.ts';
 import { isBinaryName } from '../registry/index.ts';
+import { ARCHES, localArch, type Arch } from '../../../lib/arch.ts';
 
 export interface Manifest {
   name: BinaryName;
@@ -34,6 +35,8 @@ export interface Manifest {
   recipe?: string;
   /** What the binary printed when asked for its version. */
   versionOutput: string;
+  /** Built for another architecture than this machine's (absent: this machine's). */
+  arch?: Arch;
   createdAt: string;
 }
 
@@ -52,16 +55,21 @@ function safeSegment(s: string): string {
   return s;
 }
 
-export function entryDir(name: BinaryName, version: string): string {
-  return join(binRoot(), safeSegment(name), safeSegment(version));
+/** This machine's binaries under bin/; another architecture's under bin/linux-<arch>/, in the same shape. */
+function archRoot(arch: Arch | undefined): string {
+  return arch === undefined || arch === localArch() ? binRoot() : join(binRoot(), `linux-${arch}`);
 }
 
-export function binaryPath(name: BinaryName, version: string): string {
-  return join(entryDir(name, version), name);
+export function entryDir(name: BinaryName, version: string, arch?: Arch): string {
+  return join(archRoot(arch), safeSegment(name), safeSegment(version));
 }
 
-function manifestPath(name: BinaryName, version: string): string {
-  return join(entryDir(name, version), 'manifest.json');
+export function binaryPath(name: BinaryName, version: string, arch?: Arch): string {
+  return join(entryDir(name, version, arch), name);
+}
+
+function manifestPath(name: BinaryName, version: string, arch?: Arch): string {
+  return join(entryDir(name, version, arch), 'manifest.json');
 }
 
 /** The pinned kubectl in the cache: the gates' and the drills' `kubectl`, one place. */
@@ -78,9 +86,10 @@ export async function sha256File(path: string): Promise<string> {
 export async function readManifest(
   name: BinaryName,
   version: string,
+  arch?: Arch,
 ): Promise<Manifest | undefined> {
   try {
-    const doc = JSON.parse(await readFile(manifestPath(name, version), 'utf8')) as Manifest;
+    const doc = JSON.parse(await readFile(manifestPath(name, version, arch), 'utf8')) as Manifest;
     return doc.name === name && doc.version === version && /^[0-9a-f]{64}$/.test(doc.sha256)
       ? doc
       : undefined;
@@ -120,8 +129,8 @@ const sameKey = (a: StatKey, b: StatKey) =>
   a.mtimeNs === b.mtimeNs &&
   a.ctimeNs === b.ctimeNs;
 
-function verifiedPath(name: BinaryName, version: string): string {
-  return join(entryDir(name, version), 'verified.json');
+function verifiedPath(name: BinaryName, version: string, arch?: Arch): string {
+  return join(entryDir(name, version, arch), 'verified.json');
 }
 
 /** The stat of the binary when it last hashed to its manifest's sha256. */
@@ -129,9 +138,10 @@ async function readVerified(
   name: BinaryName,
   version: string,
   sha256: string,
+  arch?: Arch,
 ): Promise<StatKey | undefined> {
   try {
-    const doc = JSON.parse(await readFile(verifiedPath(name, version), 'utf8')) as StatKey & {
+    const doc = JSON.parse(await readFile(verifiedPath(name, version, arch), 'utf8')) as StatKey & {
       sha256: string;
     };
     return doc.sha256 === sha256 ? doc : undefined;
@@ -147,10 +157,11 @@ async function readVerified(
 export async function inspect(
   name: BinaryName,
   version: string,
-  opts: { rehash?: boolean } = {},
+  opts: { rehash?: boolean; arch?: Arch } = {},
 ): Promise<CacheState> {
-  const path = binaryPath(name, version);
-  const manifest = await readManifest(name, version);
+  const { arch } = opts;
+  const path = binaryPath(name, version, arch);
+  const manifest = await readManifest(name, version, arch);
   if (!manifest) return { state: 'missing', path };
   let before: StatKey;
   try {
@@ -158,7 +169,7 @@ export async function inspect(
   } catch {
     return { state: 'missing', path };
   }
-  const known = await readVerified(name, version, manifest.sha256);
+  const known = await readVerified(name, version, manifest.sha256, arch);
   if (!opts.rehash && known && sameKey(known, before)) return { state: 'ok', path, manifest };
   let actual: string;
   try {
@@ -171,16 +182,16 @@ export async function inspect(
   // Recorded only if nothing touched the file while it was hashed, and only if the record changes:
   // a listing re-hashes every entry, and must not rewrite a record another process is reading.
   if (!(known && sameKey(known, before)) && sameKey(before, await statKey(path))) {
-    const tmp = `${verifiedPath(name, version)}.${process.pid}.tmp`;
+    const tmp = `${verifiedPath(name, version, arch)}.${process.pid}.tmp`;
     await writeFile(tmp, `${JSON.stringify({ sha256: actual, ...before })}\n`);
-    await rename(tmp, verifiedPath(name, version));
+    await rename(tmp, verifiedPath(name, version, arch));
   }
   return { state: 'ok', path, manifest };
 }
 
 /** Removes a cache entry (binary and manifest). */
-export async function discard(name: BinaryName, version: string): Promise<void> {
-  await rm(entryDir(name, version), { recursive: true, force: true });
+export async function discard(name: BinaryName, version: string, arch?: Arch): Promise<void> {
+  await rm(entryDir(name, version, arch), { recursive: true, force: true });
 }
 
 /**
@@ -192,7 +203,7 @@ export async function install(
   meta: Omit<Manifest, 'sha256' | 'size' | 'createdAt'>,
   expectedSha256?: string,
 ): Promise<Manifest> {
-  const dir = entryDir(meta.name, meta.version);
+  const dir = entryDir(meta.name, meta.version, meta.arch);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${meta.name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
@@ -208,31 +219,27 @@ export async function install(
     const manifest: Manifest = { ...meta, sha256, size, createdAt: new Date().toISOString() };
     const mtmp = `${tmp}.json`;
     await writeFile(mtmp, `${JSON.stringify(manifest, null, 2)}\n`);
-    await rename(mtmp, manifestPath(meta.name, meta.version));
+    await rename(mtmp, manifestPath(meta.name, meta.version, meta.arch));
     return manifest;
   } finally {
     await rm(tmp, { force: true });
   }
 }
 
-/** Every cache entry that has a manifest, with its state. */
+/** Every cache entry that has a manifest, with its state: this machine's, then each other architecture's. */
 export async function listEntries(): Promise<
-  Array<CacheState & { name: BinaryName; version: string }>
+  Array<CacheState & { name: BinaryName; version: string; arch: Arch }>
 > {
-  const out: Array<CacheState & { name: BinaryName; version: string }> = [];
-  let names: string[];
-  try {
-    names = await readdir(binRoot());
-  } catch {
-    return out;
-  }
-  for (const name of names.sort()) {
-    if (!isBinaryName(name)) continue;
-    for (const version of (
-      await readdir(join(binRoot(), name)).catch(() => [] as string[])
-    ).sort()) {
-      const st = await inspect(name, version, { rehash: true }); // a listing always re-hashes
-      if (st.state !== 'missing') out.push({ ...st, name, version });
+  const out: Array<CacheState & { name: BinaryName; version: string; arch: Arch }> = [];
+  for (const arch of ARCHES) {
+    const root = archRoot(arch);
+    const names = await readdir(root).catch(() => [] as string[]);
+    for (const name of names.sort()) {
+      if (!isBinaryName(name)) continue;
+      for (const version of (await readdir(join(root, name)).catch(() => [] as string[])).sort()) {
+        const st = await inspect(name, version, { rehash: true, arch }); // a listing always re-hashes
+        if (st.state !== 'missing') out.push({ ...st, name, version, arch });
+      }
     }
   }
   return out;

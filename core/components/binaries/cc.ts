@@ -9,12 +9,15 @@ import { repoRoot } from '../../../lib/paths.ts';
 import { run } from '../../../lib/proc.ts';
 import { goEnv } from './go-env.ts';
 import type { VersionSet } from './catalog.ts';
+import { TRIPLET, localArch, type Arch } from '../../../lib/arch.ts';
 
 export interface PausePlan {
   version: string;
   source: string;
   moduleDir: string;
   flags: string[];
+  /** The C compiler: cc for this machine, Debian's cross compiler (gcc-<triplet>) for another architecture. */
+  cc: string;
 }
 
 /** Where k8s.io/kubernetes@<version> is unpacked in the module cache (downloaded if missing). */
@@ -39,7 +42,10 @@ export async function kubernetesModuleDir(version: string): Promise<string> {
  * `git describe` of a Kubernetes checkout, which a module zip does not have; VERSION is the TAG
  * alone, so `pause -v` prints "pause.c v3.10.2". The Makefile's TAG must be the pinned version.
  */
-export async function planPause(versions: VersionSet): Promise<PausePlan> {
+export async function planPause(
+  versions: VersionSet,
+  arch: Arch = localArch(),
+): Promise<PausePlan> {
   const moduleDir = await kubernetesModuleDir(versions.kubernetes);
   const makefile = await readFile(join(moduleDir, 'build', 'pause', 'Makefile'), 'utf8');
   const tag = /^TAG \?= (\S+)$/m.exec(makefile)?.[1];
@@ -54,22 +60,27 @@ export async function planPause(versions: VersionSet): Promise<PausePlan> {
     source: join(moduleDir, 'build', 'pause', 'linux', 'pause.c'),
     moduleDir,
     flags: ['-Os', '-Wall', '-Werror', '-static', `-DVERSION=${versions.pause}`],
+    cc: arch === localArch() ? 'cc' : `${TRIPLET[arch]}-gcc`,
   };
 }
 
-let ccVersionMemo: Promise<string> | undefined;
-function ccVersion(): Promise<string> {
-  ccVersionMemo ??= run('cc', ['--version'], {
-    step: 'cc version',
-    hint: 'install gcc (apt-get install -y gcc libc6-dev)',
-  }).then((r) => r.stdout.split('\n')[0]!.trim());
-  return ccVersionMemo;
+const ccVersions = new Map<string, Promise<string>>();
+function ccVersion(cc: string): Promise<string> {
+  let v = ccVersions.get(cc);
+  if (!v) {
+    v = run(cc, ['--version'], {
+      step: `${cc} version`,
+      hint: `install ${cc === 'cc' ? 'gcc (apt-get install -y gcc libc6-dev)' : `the cross compiler (apt-get install -y gcc-${cc.replace(/-gcc$/, '')})`}`,
+    }).then((r) => r.stdout.split('\n')[0]!.trim());
+    ccVersions.set(cc, v);
+  }
+  return v;
 }
 
 /** Hash of what decides the binary: the compiler, the flags, the source. */
 export async function pauseRecipe(plan: PausePlan): Promise<string> {
   return createHash('sha256')
-    .update(JSON.stringify({ cc: await ccVersion(), flags: plan.flags }))
+    .update(JSON.stringify({ cc: await ccVersion(plan.cc), flags: plan.flags }))
     .update(await readFile(plan.source))
     .digest('hex');
 }
@@ -77,9 +88,9 @@ export async function pauseRecipe(plan: PausePlan): Promise<string> {
 /** Compiles pause into outDir/pause. */
 export async function ccBuildPause(plan: PausePlan, outDir: string): Promise<string> {
   const out = join(outDir, 'pause');
-  await run('cc', [...plan.flags, '-o', out, plan.source], {
+  await run(plan.cc, [...plan.flags, '-o', out, plan.source], {
     step: `build pause ${plan.version}`,
-    hint: 'install gcc and libc6-dev (static libc)',
+    hint: `install ${plan.cc === 'cc' ? 'gcc' : `gcc-${plan.cc.replace(/-gcc$/, '')}`} and its static libc`,
     tailOf: 'all',
   });
   return out;

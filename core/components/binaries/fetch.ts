@@ -10,6 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { StepError } from '../../../lib/errors.ts';
 import type { Logger } from '../../../lib/log.ts';
 import { goArch, groupOf, type VersionSet } from './catalog.ts';
+import type { Arch } from '../../../lib/arch.ts';
 import { type BinaryName } from '../registry/index.ts';
 import { run } from '../../../lib/proc.ts';
 
@@ -168,10 +169,11 @@ export async function fetchGroup(
   outDir: string,
   log: Logger,
   override: Partial<ReleaseUrls> = {},
+  forArch?: Arch,
 ): Promise<Fetched> {
   const group = groupOf(names[0]!);
   const urls = releaseUrls(override);
-  const arch = goArch();
+  const arch = forArch ?? goArch();
   const files = new Map<BinaryName, string>();
   const origin = new Map<BinaryName, string>();
 

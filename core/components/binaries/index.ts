@@ -24,6 +24,7 @@ import { currentRecipe, goBuild } from './build.ts';
 import { DownloadError, fetchGroup, type ReleaseUrls } from './fetch.ts';
 import { localBinary, resolveFromDir } from './local.ts';
 import { probeVersion } from './verify.ts';
+import { localArch, type Arch } from '../../../lib/arch.ts';
 import { assetProblem, assetsOf, installAssets } from './assets.ts';
 import {
   describeSource,
@@ -60,11 +61,14 @@ export interface EnsureOptions {
    * (--source FILE|DIR); else its environment variable, else ../shared/sources (sources.ts).
    */
   sourcePath?: string;
+  /** The architecture to build for (default this machine's); another one is cross-built and cached apart. */
+  arch?: Arch;
 }
 
 export interface EnsuredBinary {
   name: BinaryName;
   version: string;
+  arch: Arch;
   path: string;
   sha256: string;
   source: SourceKind;
@@ -113,6 +117,7 @@ function toResult(m: cache.Manifest, path: string, acquired: boolean): EnsuredBi
   return {
     name: m.name,
     version: m.version,
+    arch: m.arch ?? localArch(),
     path,
     sha256: m.sha256,
     source: m.source,
@@ -138,6 +143,12 @@ export async function ensureAll(
       await resolveSource(groupOf(n), versionOf(n, sets.get(n)!), opts.sourcePath, silent);
   }
 
+  const foreign = opts.arch !== undefined && opts.arch !== localArch();
+  if (opts.from !== undefined && foreign)
+    throw new InputError(
+      'components.from',
+      `a directory of binaries serves this machine's architecture (${localArch()}), and ${opts.arch} was asked for; remove components.from to build every architecture from source`,
+    );
   if (opts.from !== undefined) {
     const dir = resolveFromDir(opts.from, '--from');
     const out: EnsuredBinary[] = [];
@@ -171,12 +182,16 @@ async function usable(
   log: Logger,
 ): Promise<EnsuredBinary | undefined> {
   const version = versionOf(name, set);
-  const st = await cache.inspect(name, version, { rehash: opts.verifyHashes === true });
+  const arch = opts.arch;
+  const st = await cache.inspect(name, version, {
+    rehash: opts.verifyHashes === true,
+    ...(arch ? { arch } : {}),
+  });
   if (st.state === 'corrupt') {
     log.warn(
       `cached ${name} ${version} is corrupt: sha256 ${st.actual} does not match its manifest (${st.expected}); discarding it`,
     );
-    await cache.discard(name, version);
+    await cache.discard(name, version, arch);
     return undefined;
   }
   if (st.state !== 'ok' || opts.force) return undefined;
@@ -193,7 +208,7 @@ async function usable(
     const src = sourceRecipe(group)
       ? await resolveSource(group, version, opts.sourcePath, log)
       : undefined;
-    const recipe = await currentRecipe(group, set, src);
+    const recipe = await currentRecipe(group, set, src, opts.arch);
     if (recipe !== undefined && recipe !== m.recipe) {
       log.info(
         `  ${name} ${version} was built from another recipe (go.mod, flags or Go changed); rebuilding`,
@@ -244,8 +259,10 @@ async function acquireGroup(
 ): Promise<EnsuredBinary[]> {
   const group: BinaryGroup = groupOf(names[0]!);
   const version = versionOf(names[0]!, set);
+  const arch = opts.arch ?? localArch();
+  const native = arch === localArch();
   return cache.withLock(
-    `${group}-${version}`,
+    native ? `${group}-${version}` : `${group}-${version}-${arch}`,
     () => log.info(`  waiting for another hardwire process building ${group} ${version}`),
     async () => {
       // Someone else may have finished it while we waited.
@@ -258,12 +275,12 @@ async function acquireGroup(
       }
       if (todo.length === 0) return ready;
 
-      const scratch = await cache.scratchDir(`${group}-${version}`);
+      const scratch = await cache.scratchDir(`${group}-${version}-${arch}`);
       try {
         const staged = await stage(todo, set, scratch, opts, log);
         for (const n of todo) {
           const file = staged.files.get(n)!;
-          const versionOutput = await probeVersion(n, version, file);
+          const versionOutput = await probeVersion(n, version, file, arch);
           const m = await cache.install(file, {
             name: n,
             version,
@@ -271,6 +288,7 @@ async function acquireGroup(
             origin: staged.origin(n),
             recipe: staged.recipe,
             versionOutput,
+            ...(native ? {} : { arch }),
           });
           if (assetsOf(n).length > 0) {
             if (!staged.assetRoot)
@@ -280,8 +298,10 @@ async function acquireGroup(
               );
             await installAssets(n, version, staged.assetRoot);
           }
-          log.info(`  cached ${n} ${version} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`);
-          ready.push(toResult(m, cache.binaryPath(n, version), true));
+          log.info(
+            `  cached ${n} ${version}${native ? '' : ` for ${arch}`} (${staged.source}) sha256 ${m.sha256.slice(0, 16)}…`,
+          );
+          ready.push(toResult(m, cache.binaryPath(n, version, m.arch), true));
         }
         return ready;
       } finally {
@@ -303,7 +323,7 @@ async function stage(
   const version = versionOf(todo[0]!, set);
   const mode = opts.source ?? 'auto';
   const download = async (): Promise<Staged> => {
-    const f = await fetchGroup(todo, set, scratch, log, opts.urls);
+    const f = await fetchGroup(todo, set, scratch, log, opts.urls, opts.arch);
     return {
       files: f.files,
       origin: (n) => f.origin.get(n)!,
@@ -320,7 +340,7 @@ async function stage(
       log.info(
         `  building ${group} ${version} from ${describeSource(src)} (found through ${src.via})`,
       );
-      return viaBuild(todo, set, scratch, log, src);
+      return viaBuild(todo, set, scratch, log, opts.arch, src);
     }
     if (mode !== 'fetch')
       log.info(
@@ -332,13 +352,13 @@ async function stage(
   // what a worker runs: built from their Go modules (pause from its C source). Nor are there
   // releases of debug builds or of delve's command for `flags prove`.
   if (mode === 'build' || BUILD_ONLY.includes(group) || WORKER_GROUPS.includes(group))
-    return viaBuild(todo, set, scratch, log);
+    return viaBuild(todo, set, scratch, log, opts.arch);
   try {
     return await download();
   } catch (err) {
     if (mode === 'auto' && err instanceof DownloadError && err.kind === 'network') {
       log.warn(`${err.message}; building ${group} ${version} from Go modules instead`);
-      return viaBuild(todo, set, scratch, log);
+      return viaBuild(todo, set, scratch, log, opts.arch);
     }
     throw err;
   }
@@ -358,16 +378,14 @@ async function viaBuild(
   set: VersionSet,
   scratch: string,
   log: Logger,
+  arch: Arch | undefined,
   src?: ResolvedSource,
 ): Promise<Staged> {
-  const b = await goBuild(
-    names,
-    set,
-    scratch,
-    log,
-    Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000),
-    src,
-  );
+  const b = await goBuild(names, set, scratch, log, {
+    progressMs: Number(process.env.HARDWIRE_PROGRESS_MS ?? 30_000),
+    ...(src ? { source: src } : {}),
+    arch: arch ?? localArch(),
+  });
   return {
     files: b.files,
     origin: () => (src ? describeSource(src) : b.moduleDir),
@@ -380,6 +398,7 @@ async function viaBuild(
 export interface ListedBinary {
   name: BinaryName;
   version: string;
+  arch: Arch;
   path: string;
   sha256: string;
   source: SourceKind | 'corrupt';
@@ -395,6 +414,7 @@ export async function listBinaries(): Promise<ListedBinary[]> {
       ? {
           name: e.name,
           version: e.version,
+          arch: e.arch,
           path: e.path,
           sha256: e.manifest.sha256,
           source: e.manifest.source,
@@ -406,6 +426,7 @@ export async function listBinaries(): Promise<ListedBinary[]> {
         ? {
             name: e.name,
             version: e.version,
+            arch: e.arch,
             path: e.path,
             sha256: e.actual,
             source: 'corrupt' as const,

@@ -3,20 +3,40 @@ import { StepError } from '../../../lib/errors.ts';
 import { VERSION_PROBES } from './catalog.ts';
 import { type BinaryName } from '../registry/index.ts';
 import { run, tail } from '../../../lib/proc.ts';
+import { FILE_SAYS, elfArch, localArch, type Arch } from '../../../lib/arch.ts';
 
-/** Returns the version output (first lines); throws StepError if the binary does not run or lies. */
+/** qemu-user, which runs another architecture's binary here (scripts/setup.sh installs qemu-user-static). */
+const QEMU_USER: Readonly<Record<Arch, string>> = {
+  amd64: 'qemu-x86_64-static',
+  arm64: 'qemu-aarch64-static',
+};
+
+/**
+ * Returns the version output (first lines); throws StepError if the binary is not an ELF of `arch`,
+ * does not run, or lies. Another architecture's binary runs under qemu-user.
+ */
 export async function probeVersion(
   name: BinaryName,
   version: string,
   path: string,
+  arch: Arch = localArch(),
 ): Promise<string> {
+  // This machine's binary proves itself by running; another architecture's by its ELF header first.
+  const got = arch === localArch() ? arch : elfArch(path);
+  if (got !== arch)
+    throw new StepError(
+      `verify ${name}`,
+      `${path} is ${got ? `an ${FILE_SAYS[got]} ELF` : 'not a 64-bit ELF hardwire builds'}, not ${FILE_SAYS[arch]} (${arch})`,
+    );
   const probe = VERSION_PROBES[name];
   const want = probe.expect(version);
   // Fails with the command, its exit status and the last output lines when it does not run or exits non-zero.
-  const [cmd, args] =
+  const [cmd, args]: [string, readonly string[]] =
     'via' in probe && probe.via === 'go-version-m'
       ? ['go', ['version', '-m', path]]
-      : [path, probe.args];
+      : arch === localArch()
+        ? [path, probe.args]
+        : [QEMU_USER[arch], [path, ...probe.args]];
   const res = await run(cmd, args, {
     step: `verify ${name}`,
     timeoutMs: 30_000,

@@ -14,6 +14,7 @@ import { preflightPhase } from '../../apply/phases/preflight.ts';
 import { readPhase } from '../../apply/phases/read.ts';
 import type { UpgradeRun } from './state.ts';
 import { hopBinariesPhase } from './phases/hop-binaries.ts';
+import { oneArchPhase } from './phases/arch.ts';
 import { runningPhase } from './phases/running.ts';
 import { stepsPhase } from './phases/steps.ts';
 import { upgradeSnapshotPhase } from './phases/snapshot.ts';
@@ -25,6 +26,7 @@ function upgradePhases(run: UpgradeRun): Phase[] {
     pkiPhase,
     connectPhase,
     preflightPhase,
+    oneArchPhase,
     renderPhase,
     binariesPhase,
     hopBinariesPhase(run),

@@ -25,7 +25,7 @@ function data(
   deps: StepDeps,
 ): BatchFile['data'] {
   if (f.reason === 'hop') return deps.hopFile(step.version.replace(/^etcd /, ''), f.path);
-  if (f.kind === 'binary') return cached(ctx, f.path);
+  if (f.kind === 'binary') return cached(ctx, f);
   return ctx.trees.get(step.host)!.files.find((x) => x.path === f.path)!.content;
 }
 

@@ -40,8 +40,9 @@ func main() {
 	flag.Var(&cmd, "cmd", "cmd argument (repeatable, in order)")
 	flag.Var(&env, "env", "KEY=VALUE (repeatable)")
 	user := flag.String("user", "", "config user, e.g. 65535:65535")
+	arch := flag.String("arch", runtime.GOARCH, "the image's architecture: that of the binaries it holds")
 	flag.Parse()
-	if err := build(*ref, *out, adds, links, entrypoint, cmd, env, *user); err != nil {
+	if err := build(*ref, *out, adds, links, entrypoint, cmd, env, *user, *arch); err != nil {
 		fmt.Fprintf(os.Stderr, "imagebuild: %v\n", err)
 		os.Exit(1)
 	}
@@ -110,7 +111,7 @@ func layer(adds, links []string) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func build(ref, out string, adds, links, entrypoint, cmd, env []string, user string) error {
+func build(ref, out string, adds, links, entrypoint, cmd, env []string, user, arch string) error {
 	if ref == "" || out == "" {
 		return fmt.Errorf("-ref and -out are required")
 	}
@@ -135,7 +136,7 @@ func build(ref, out string, adds, links, entrypoint, cmd, env []string, user str
 		return err
 	}
 	cf = cf.DeepCopy()
-	cf.OS, cf.Architecture = "linux", runtime.GOARCH
+	cf.OS, cf.Architecture = "linux", arch
 	cf.Created = v1.Time{Time: time.Unix(0, 0).UTC()}
 	cf.Config = v1.Config{Entrypoint: entrypoint, Cmd: cmd, Env: env, User: user}
 	if img, err = mutate.ConfigFile(img, cf); err != nil {
