@@ -7,7 +7,7 @@ import type { LocalBinary, WireContext } from '../context.ts';
 import { localArch, type Arch } from '../../../lib/arch.ts';
 
 /** The architecture preflight read on the host; this machine's where it was not read (an offline render). */
-export function archOf(ctx: WireContext, host: string): Arch {
+function archOf(ctx: WireContext, host: string): Arch {
   return ctx.profiles.get(host)?.arch ?? localArch();
 }
 
