@@ -10,7 +10,9 @@ TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
 # libseccomp-dev and pkg-config: runc is built with cgo against libseccomp (`components build workers`);
 # busybox-static: the busybox image of the workers' Pods is built from it.
 # qemu-system-x86: lab hosts that are VMs (lab up --vm-workers; test/vm.test.ts).
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static qemu-system-x86)
+# qemu-user-static and binfmt-support: lab hosts whose userland is arm64 (lab up --arm64-workers),
+# each program run by qemu-aarch64-static through binfmt_misc.
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static qemu-system-x86 qemu-user-static binfmt-support)
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -27,6 +29,17 @@ fi
 if [ "$(cat /proc/sys/fs/inotify/max_user_instances 2>/dev/null || echo 0)" -lt 1024 ]; then
   say "sysctl fs.inotify.max_user_instances=1024 (lab hosts each run systemd)"
   sysctl -q -w fs.inotify.max_user_instances=1024 >&2 || echo "warning: could not raise fs.inotify.max_user_instances; large labs may fail to boot" >&2
+fi
+
+# The kernel's qemu-aarch64 handler, with the F (fix-binary) flag Debian's format sets, so arm64
+# programs run inside a container too. The package's install registers it, but nothing does again
+# after a reboot on a machine whose PID 1 is not systemd (lab up --arm64-workers also does this).
+if [ -d /proc/sys/fs/binfmt_misc ] && [ ! -e /proc/sys/fs/binfmt_misc/register ]; then
+  mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc >&2 || true
+fi
+if [ -e /proc/sys/fs/binfmt_misc/register ] && [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then
+  say "update-binfmts --enable qemu-aarch64 (arm64 lab hosts)"
+  update-binfmts --enable qemu-aarch64 >&2 || echo "warning: could not register the qemu-aarch64 binfmt_misc handler; lab up --arm64-workers will try again" >&2
 fi
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
@@ -62,6 +75,11 @@ node cli/hardwire.ts components build kube-bench >&2 || say "kube-bench not buil
 case "${1:-}" in
   test|compare) node cli/hardwire.ts components build k0s k0s-etcd konnectivity-server >&2 ;;
 esac
+# The arm64 lab rootfs (lab up --arm64-workers): debootstrap's second stage under qemu-user, 3.5 min
+# once at load 2 on 2 cores (5.5 min at load 7), so a test's lab up with arm64 hosts takes seconds.
+if [ "${1:-}" = test ]; then
+  node scripts/lab-rootfs.ts --arm64 >&2
+fi
 # The upgrade test (test/upgrade-apply.test.ts) rolls a cluster with workers from v1.36.3 to v1.37.2:
 # the target's control plane, its kubelet and kube-proxy (the kubernetes-node module at v1.37.2; the
 # rest of a worker, containerd, runc, CNI, CoreDNS and pause, is the same in both rows of the version

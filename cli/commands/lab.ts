@@ -54,6 +54,12 @@ options:
                  Debian's kernel and the containers' Debian base as an ext4 disk, a tap on the lab
                  bridge and its own pinned host key; workers only. KVM when the CPU offers it,
                  TCG otherwise (here: about 40 s to boot; docs/lab.md). Not kept by "lab save"
+  --arm64-workers N
+                 for up: N more hosts, arm1..armN at .60 and up, each a container whose whole
+                 userland is Debian arm64, run by qemu-user through binfmt_misc (uname -m says
+                 aarch64); workers in the inventory, for preflight and wire --dry-run only: a
+                 kubelet cannot run under qemu-user. Needs qemu-user-static and binfmt-support;
+                 the first run builds an arm64 base rootfs (minutes, cached). Not kept by "lab save"
   --json         print one JSON document on stdout (up, down, status, stop, start, cut, heal)
   --quiet        no progress lines
 
@@ -111,6 +117,11 @@ export function declare(root: Cli): Cli {
       wholeNumber('--vm-workers'),
     )
     .option(
+      '--arm64-workers <n>',
+      'N more hosts that are arm64 containers under qemu-user, workers for planning only (never wired)',
+      wholeNumber('--arm64-workers'),
+    )
+    .option(
       '--saved <name>',
       'replace the lab with a copy made by "lab save", then wire it as the gate',
     )
@@ -127,6 +138,7 @@ export function declare(root: Cli): Cli {
             workers?: boolean;
             dedicatedWorkers?: number;
             vmWorkers?: number;
+            arm64Workers?: number;
             saved?: string;
             stateDir?: string;
           }
@@ -148,6 +160,7 @@ export function declare(root: Cli): Cli {
               ? { dedicatedWorkers: opts.dedicatedWorkers }
               : {}),
             ...(opts.vmWorkers !== undefined ? { vmWorkers: opts.vmWorkers } : {}),
+            ...(opts.arm64Workers !== undefined ? { arm64Workers: opts.arm64Workers } : {}),
           };
           const info = await (await loadLab()).labUp({ ...labOpts(opts, log), ...counts });
           if (opts.json)

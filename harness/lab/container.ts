@@ -67,17 +67,23 @@ export function consoleFailures(host: LabHostState): string[] {
     .map((l) => l.trim());
 }
 
-/** Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known. */
+/**
+ * Boots the host and configures host0. Mutates `host` (pids) and calls `record` as soon as the PID is known.
+ * `as` overrides the lab's rootfs and worker setting: an arm64 host has its own rootfs and is no worker here.
+ */
 export async function bootHost(
   state: LabState,
   host: LabHostState,
   record: () => void,
+  as: { rootfs?: string; worker?: boolean } = {},
 ): Promise<void> {
+  const rootfs = as.rootfs ?? state.rootfs;
+  const worker = as.worker ?? state.workers === true;
   const args = [
     '--quiet',
-    `--directory=${state.rootfs}`,
+    `--directory=${rootfs}`,
     // Copy-on-write root: the shared rootfs below, this host's upper dir on top.
-    `--overlay=${state.rootfs}:${host.upper}:/`,
+    `--overlay=${rootfs}:${host.upper}:/`,
     `--machine=${host.machine}`,
     '--boot',
     // The build machine runs no systemd: do not register with machined or ask for a scope unit.
@@ -89,7 +95,7 @@ export async function bootHost(
     '--timezone=off',
     '--link-journal=no',
     '--console=read-only',
-    ...(state.workers ? workerNspawnArgs(host) : []),
+    ...(worker ? workerNspawnArgs(host) : []),
   ];
   // A veth of a container that was just killed may linger a moment; nspawn cannot reuse the name until it goes.
   for (const veth of vethsOf(host)) {
@@ -102,7 +108,7 @@ export async function bootHost(
   for (const f of readdirSync(hostDir))
     if (f.startsWith('.#upper')) rmSync(join(hostDir, f), { recursive: true, force: true });
   // A worker boots inside its own cgroups: a shell joins them and execs nspawn (lab/worker.ts).
-  const cmd = state.workers
+  const cmd = worker
     ? joinCgroupsThenExec(ensureNodeCgroups(host), args)
     : { file: 'systemd-nspawn', args };
   // detached: setsid, so the host outlives the command that started it.

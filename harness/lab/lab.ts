@@ -29,8 +29,9 @@ import {
   waitVm,
 } from './vm-host.ts';
 import { prepareWorkerUpper, removeNodeCgroups } from './worker.ts';
+import { stopArm64Host, upArm64Hosts, validateArm64Workers } from './arm64-host.ts';
 import { ensureLabKey, prepareUpper, writeKnownHosts, writeLabInventory } from './prepare.ts';
-import { ensureBaseRootfs, rootfsDir } from './rootfs.ts';
+import { ARM64_PACKAGES, ensureBaseRootfs, rootfsDir } from './rootfs.ts';
 import { labConnectHost, sshAnswers, waitReady } from './ready.ts';
 import { ensureLabRangeUnreachable } from './route.ts';
 import {
@@ -63,6 +64,8 @@ export interface LabUpOptions extends LabOptions {
   dedicatedWorkers?: number;
   /** QEMU VM workers after the containers (lab/vm-host.ts); defaults to the existing lab's, else 0. */
   vmWorkers?: number;
+  /** arm64 containers under qemu-user after the VMs, for reading and planning only (lab/arm64-host.ts); defaults to the existing lab's, else 0. */
+  arm64Workers?: number;
 }
 
 export interface LabHostInfo {
@@ -76,6 +79,8 @@ export interface LabHostInfo {
   jump?: string;
   /** A VM host: how QEMU runs it (kvm or tcg). */
   vm?: 'kvm' | 'tcg';
+  /** An arm64 host (its userland under qemu-user). */
+  arch?: 'arm64';
 }
 
 export interface LabInfo {
@@ -109,7 +114,7 @@ function onPath(cmd: string): boolean {
 }
 
 /** Root and the host tools; the message says exactly what to install. */
-export function checkLabPrereqs(needDebootstrap: boolean): void {
+export function checkLabPrereqs(needDebootstrap: boolean, needQemuUser = false): void {
   if (process.getuid?.() !== 0)
     throw new StepError(
       'lab-prereq',
@@ -120,6 +125,12 @@ export function checkLabPrereqs(needDebootstrap: boolean): void {
     ['ip', 'iproute2'],
     ['nsenter', 'util-linux'],
     ...(needDebootstrap ? [['debootstrap', 'debootstrap']] : []),
+    ...(needQemuUser
+      ? [
+          ['qemu-aarch64-static', 'qemu-user-static'],
+          ['update-binfmts', 'binfmt-support'],
+        ]
+      : []),
   ].filter(([cmd]) => !onPath(cmd!));
   if (missing.length > 0) {
     throw new StepError(
@@ -228,11 +239,17 @@ export async function labUp(opts: LabUpOptions = {}): Promise<LabInfo> {
   if (opts.hosts !== undefined) validateHostCount(opts.hosts);
   if (opts.inner !== undefined && opts.hosts !== undefined)
     validateInnerCount(opts.inner, opts.hosts);
-  checkLabPrereqs(!existsSync(join(rootfsDir(), 'etc', 'os-release')));
+  if (opts.arm64Workers !== undefined) validateArm64Workers(opts.arm64Workers);
+  const arm64 = opts.arm64Workers ?? 0;
+  checkLabPrereqs(
+    !existsSync(join(rootfsDir(), 'etc', 'os-release')) ||
+      (arm64 > 0 && !existsSync(join(rootfsDir(ARM64_PACKAGES, 'arm64'), 'etc', 'os-release'))),
+    arm64 > 0,
+  );
   // A new lab's hosts are about to be made; an existing lab's already take their room.
   checkLabDisk(
     dir,
-    existsSync(join(dir, 'hosts')) ? 0 : (opts.hosts ?? DEFAULT_HOSTS) * LAB_HOST_BYTES,
+    existsSync(join(dir, 'hosts')) ? 0 : ((opts.hosts ?? DEFAULT_HOSTS) + arm64) * LAB_HOST_BYTES,
   );
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   try {
@@ -304,6 +321,14 @@ async function up(
       `lab "${name}" has ${existing.vms?.length ?? 0} VM worker(s); run "hardwire lab down --name ${name}" first to change that`,
     );
   }
+  const arm64Count = opts.arm64Workers ?? existing?.arm64?.length ?? 0;
+  validateArm64Workers(arm64Count);
+  if (existing && (existing.arm64?.length ?? 0) !== arm64Count) {
+    throw new InputError(
+      '--arm64-workers',
+      `lab "${name}" has ${existing.arm64?.length ?? 0} arm64 worker(s); run "hardwire lab down --name ${name}" first to change that`,
+    );
+  }
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);
@@ -333,6 +358,7 @@ async function up(
   log.step(`waiting for sshd and systemd on ${state.hosts.length} host(s)`);
   await Promise.all(state.hosts.map((h) => waitReady(files, h)));
   if (vmCount > 0) await upVms(state, files, log, vmCount, pub, record);
+  if (arm64Count > 0) await upArm64Hosts(state, files, log, arm64Count, pub, record);
   log.info(`lab "${name}" is up; inventory: ${files.inventory}`);
   return info(files, state, [
     ...state.hosts.map(upInfo),
@@ -344,6 +370,7 @@ async function up(
       cut: false,
       vm: v.accel,
     })),
+    ...(state.arm64 ?? []).map((h) => ({ ...upInfo(h), arch: 'arm64' as const })),
   ]);
 }
 
@@ -383,14 +410,16 @@ export async function labDown(opts: LabOptions = {}): Promise<{ name: string; ex
       // Once the bridge goes, its addresses fall back to the lab range's route: make sure it is there,
       // but never let a foreign route on that range keep a lab from being removed.
       await ensureLabRangeUnreachable().catch((err: unknown) => log.warn((err as Error).message));
-      log.step(`stopping ${state.hosts.length} host(s) of lab "${name}"`);
+      const arm64 = state.arm64?.length ? ` and ${state.arm64.length} arm64 host(s)` : '';
+      log.step(`stopping ${state.hosts.length} host(s)${arm64} of lab "${name}"`);
       await Promise.all(state.hosts.map((h) => stopHost(h)));
       for (const v of state.vms ?? []) await stopVm(v);
+      await Promise.all((state.arm64 ?? []).map((h) => stopArm64Host(h)));
       writeState(files, state);
       for (const v of state.vms ?? []) removeVmDisk(v);
       // A worker's cgroups on this machine, its Pods' included: empty once it is powered off.
       if (state.workers) for (const h of state.hosts) await removeNodeCgroups(h);
-      for (const h of state.hosts) {
+      for (const h of [...state.hosts, ...(state.arm64 ?? [])]) {
         if (await linkExists(h.veth))
           await run('ip', ['link', 'delete', 'dev', h.veth], { step: 'lab-down', host: h.name });
       }
@@ -450,6 +479,17 @@ export async function labStatus(opts: LabOptions = {}): Promise<LabInfo> {
       cut: false,
       vm: v.accel,
     });
+  for (const h of state.arm64 ?? []) {
+    const running = isRunning(h);
+    hosts.push({
+      name: h.name,
+      address: h.address,
+      running,
+      ssh: running ? await sshAnswers(files, h) : false,
+      cut: false,
+      arch: 'arm64',
+    });
+  }
   return info(files, state, hosts);
 }
 

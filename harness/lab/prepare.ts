@@ -103,6 +103,7 @@ export function writeKnownHosts(files: LabFiles, state: LabState): void {
     ...(state.vms ?? []).map((v) =>
       formatKnownHost([v.name, v.address], Buffer.from(v.hostKey.split(/\s+/)[1] ?? '', 'base64')),
     ),
+    ...(state.arm64 ?? []).map((h) => formatKnownHost([h.name, h.address], hostKeyBlob(h))),
   ];
   write(files.knownHosts, `${lines.join('\n')}\n`, 0o644);
 }
@@ -156,7 +157,8 @@ export function writeLabInventory(files: LabFiles, state: LabState): void {
           ...(h.jump ? { proxyJump: proxyJumpOf(h) } : {}),
         },
       })),
-      ...(state.vms ?? []).map((v) => ({
+      // VMs and arm64 hosts: workers only (an arm64 one is read and planned, never wired: docs/lab.md).
+      ...[...(state.vms ?? []), ...(state.arm64 ?? [])].map((v) => ({
         name: v.name,
         address: v.address,
         roles: ['worker' as const],

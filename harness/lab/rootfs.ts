@@ -38,10 +38,25 @@ const FALLBACK_MIRROR = 'http://deb.debian.org/debian';
  */
 export const VM_PACKAGES = [...PACKAGES, 'linux-image-amd64', 'initramfs-tools', 'udev', 'kmod'];
 
-/** Named by its package list too, so adding a package builds a new rootfs instead of reusing one without it. */
-export function rootfsDir(packages: readonly string[] = PACKAGES): string {
+/**
+ * What an arm64 host adds to the same package list (lab/arm64-host.ts): file, so `file -L /bin/bash`
+ * run there over SSH says what the host's binaries are (ARM aarch64).
+ */
+export const ARM64_PACKAGES = [...PACKAGES, 'file'];
+
+/** Debian architectures a base rootfs is built for: this machine's, or arm64 run through qemu-user (lab/arm64-host.ts). */
+export type RootfsArch = 'amd64' | 'arm64';
+
+/**
+ * Named by its package list too, so adding a package builds a new rootfs instead of reusing one without it.
+ * An arm64 one carries its architecture in the name; the amd64 one keeps the name it always had.
+ */
+export function rootfsDir(
+  packages: readonly string[] = PACKAGES,
+  arch: RootfsArch = 'amd64',
+): string {
   const tag = createHash('sha256').update(packages.join(',')).digest('hex').slice(0, 8);
-  return join(cacheDir(), 'lab', `rootfs-${SUITE}-${tag}`);
+  return join(cacheDir(), 'lab', `rootfs-${SUITE}-${arch === 'amd64' ? '' : `${arch}-`}${tag}`);
 }
 
 /** The Debian mirror this machine's apt already uses (deb822 or one-line sources), so no new host is contacted. */
@@ -91,10 +106,13 @@ export function mirrorFromSources(text: string): string | undefined {
 export async function ensureBaseRootfs(
   log: Logger,
   packages: readonly string[] = PACKAGES,
+  arch: RootfsArch = 'amd64',
 ): Promise<string> {
-  const dir = rootfsDir(packages);
+  const dir = rootfsDir(packages, arch);
   if (existsSync(join(dir, 'etc', 'os-release'))) return dir;
-  return withLock(`${dir}.lock`, 'the base rootfs build', 15 * 60_000, async () => {
+  // Under qemu-user the second stage takes minutes: a waiter waits for a whole build.
+  const waitMs = (arch === 'amd64' ? 15 : 45) * 60_000;
+  return withLock(`${dir}.lock`, `the ${arch} base rootfs build`, waitMs, async () => {
     if (existsSync(join(dir, 'etc', 'os-release'))) return dir; // another process built it meanwhile
     const parent = join(cacheDir(), 'lab');
     mkdirSync(parent, { recursive: true });
@@ -105,11 +123,13 @@ export async function ensureBaseRootfs(
     const mirror = aptMirror();
     const started = Date.now();
     log.step(
-      `building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`,
+      arch === 'amd64'
+        ? `building the Debian ${SUITE} base rootfs with debootstrap from ${mirror} (once, about a minute)`
+        : `building the Debian ${SUITE} ${arch} base rootfs with debootstrap from ${mirror}, its second stage under qemu-user (once, a few minutes)`,
     );
-    await debootstrap(tmp, mirror, packages, log);
+    await debootstrap(tmp, mirror, packages, log, arch);
     const seconds = Number(((Date.now() - started) / 1000).toFixed(1));
-    customize(tmp, { mirror, seconds, packages });
+    customize(tmp, { mirror, seconds, packages, arch });
     renameSync(tmp, dir);
     log.info(`base rootfs ready in ${seconds} s: ${dir}`);
     return dir;
@@ -121,8 +141,19 @@ async function debootstrap(
   mirror: string,
   packages: readonly string[],
   log: Logger,
+  arch: RootfsArch,
 ): Promise<void> {
-  const args = ['--variant=minbase', `--include=${packages.join(',')}`, SUITE, target, mirror];
+  // A foreign architecture: the first stage fetches and unpacks, the second runs the packages'
+  // scripts inside the new root, its binaries run by qemu-user through binfmt_misc.
+  const foreign = arch === 'amd64' ? [] : [`--arch=${arch}`, '--foreign'];
+  const args = [
+    ...foreign,
+    '--variant=minbase',
+    `--include=${packages.join(',')}`,
+    SUITE,
+    target,
+    mirror,
+  ];
   let phase = '';
   let lastPrint = 0;
   // debootstrap prints its "I: ..." progress on stdout; errors from the tools it runs go to stderr.
@@ -137,15 +168,30 @@ async function debootstrap(
       log.info(`  debootstrap: ${line.slice(3)}`);
     }
   };
+  const opts = {
+    step: 'lab-rootfs',
+    onStdoutLine: onLine,
+    onStderrLine: onLine,
+    tailOf: 'all' as const,
+    tailLines: 10,
+    hint: 'install it with: apt-get install -y debootstrap',
+  };
   try {
-    await run('debootstrap', args, {
-      step: 'lab-rootfs',
-      onStdoutLine: onLine,
-      onStderrLine: onLine,
-      tailOf: 'all',
-      tailLines: 10,
-      hint: 'install it with: apt-get install -y debootstrap',
-    });
+    const t0 = Date.now();
+    await run('debootstrap', args, opts);
+    if (foreign.length > 0) {
+      const t1 = Date.now();
+      log.info(
+        `  debootstrap: first stage (fetch, unpack) took ${((t1 - t0) / 1000).toFixed(1)} s`,
+      );
+      await run('chroot', [target, '/debootstrap/debootstrap', '--second-stage'], {
+        ...opts,
+        hint: 'chroot is in coreutils',
+      });
+      log.info(
+        `  debootstrap: second stage (configure, under qemu-user) took ${((Date.now() - t1) / 1000).toFixed(1)} s`,
+      );
+    }
   } catch (err) {
     rmSync(target, { recursive: true, force: true });
     throw err;
@@ -155,7 +201,7 @@ async function debootstrap(
 /** Makes the shared base host-neutral: per-host identity (host keys, machine-id) lives in each upper dir. */
 function customize(
   root: string,
-  build: { mirror: string; seconds: number; packages: readonly string[] },
+  build: { mirror: string; seconds: number; packages: readonly string[]; arch: RootfsArch },
 ): void {
   const sshDir = join(root, 'etc', 'ssh');
   for (const f of readdirSync(sshDir)) if (f.startsWith('ssh_host_')) rmSync(join(sshDir, f));
@@ -166,6 +212,6 @@ function customize(
   }
   writeFileSync(
     join(root, '.hardwire-rootfs.json'),
-    `${JSON.stringify({ suite: SUITE, packages: build.packages, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`,
+    `${JSON.stringify({ suite: SUITE, arch: build.arch, packages: build.packages, mirror: build.mirror, built: new Date().toISOString(), debootstrapSeconds: build.seconds }, null, 2)}\n`,
   );
 }

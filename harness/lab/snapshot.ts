@@ -148,6 +148,12 @@ export function existingShape(opts: LabOptions): LabShape {
       '--name',
       `lab "${name}" has VM workers, which "lab save" does not keep; save a lab without --vm-workers`,
     );
+  // Hosts for reading and planning only, over a rootfs of their own that a snapshot's key does not name.
+  if ((state.arm64?.length ?? 0) > 0)
+    throw new InputError(
+      '--name',
+      `lab "${name}" has arm64 workers, which "lab save" does not keep; save a lab without --arm64-workers`,
+    );
   return {
     name,
     hosts: state.hosts.length,

@@ -41,6 +41,12 @@ export interface LabVmState {
   startTime: string | null;
 }
 
+/** An arm64 host of the lab (lab/arm64-host.ts): a container like the others, over the arm64 base rootfs. */
+export interface LabArm64HostState extends LabHostState {
+  /** The arm64 base rootfs its overlay sits on. */
+  rootfs: string;
+}
+
 export interface LabState {
   version: 1;
   name: string;
@@ -58,6 +64,8 @@ export interface LabState {
   dedicatedWorkers?: number;
   /** `lab up --vm-workers N`: QEMU VMs, workers only, after the containers in the inventory. */
   vms?: LabVmState[];
+  /** `lab up --arm64-workers N`: arm64 containers under qemu-user, workers only, after the VMs in the inventory. */
+  arm64?: LabArm64HostState[];
 }
 
 export interface LabFiles {
