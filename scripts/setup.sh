@@ -113,7 +113,7 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   apt-get update -qq >&2
 fi
 cross=()
-for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross libseccomp-dev:arm64 qemu-user-static; do
+for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross libseccomp-dev:arm64; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || cross+=("$p")
 done
 if [ ${#cross[@]} -gt 0 ]; then

@@ -6,15 +6,26 @@
 // cgroup v2 with the systemd cgroup driver, and a Pod there answering a Pod on the container by
 // Service name; then teardown leaves no Pod cgroup on the VM. The evidence is read with OpenSSH
 // and kubectl, not through hardwire's own transport.
+// The lab also has arm1, a container whose userland is arm64 under qemu-user: no node can run
+// there, so it is only planned (`wire --dry-run`), and each file its plan names is found in the
+// cache by its sha256 and shown by `file` to be ARM aarch64. The real wire leaves arm1 out.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
 import { testLab, type TestLab } from './helpers/lab.ts';
 import { hardwire } from './helpers/cli.ts';
-import { kubectlPath } from '../core/components/binaries/cache.ts';
+import { binRoot, kubectlPath } from '../core/components/binaries/cache.ts';
+import { cacheDir } from '../lib/paths.ts';
 
 let lab: TestLab;
+/** The lab's inventory without arm1: what is wired for real. */
 let inv: string;
+/** The lab's own inventory, arm1 included: only planned. */
+let invArm: string;
+let arm1: string;
 let state: string;
 let node1: string;
 let vm1: string;
@@ -54,9 +65,14 @@ const kubectl = (...args: string[]) =>
   );
 
 beforeAll(async () => {
-  lab = await testLab('vmw', 1, { workers: true, vmWorkers: 1 });
-  inv = lab.info.inventory;
+  lab = await testLab('vmw', 1, { workers: true, vmWorkers: 1, arm64Workers: 1 });
+  invArm = lab.info.inventory;
+  const doc = parse(readFileSync(invArm, 'utf8')) as { hosts: { name: string }[] };
+  doc.hosts = doc.hosts.filter((h) => h.name !== 'arm1');
+  inv = join(lab.stateDir, 'no-arm.yaml');
+  writeFileSync(inv, stringify(doc));
   state = join(lab.stateDir, 'state');
+  arm1 = lab.info.hosts.find((h) => h.name === 'arm1')!.address;
   node1 = lab.info.hosts.find((h) => h.name === 'node1')!.address;
   vm1 = lab.info.hosts.find((h) => h.name === 'vm1')!.address;
 }, 900_000);
@@ -76,6 +92,88 @@ describe('a VM worker beside a container', () => {
     expect(ssh(node1, 'systemd-detect-virt').trim()).toBe('systemd-nspawn');
     expect(ssh(vm1, 'uname -r').trim()).not.toBe(ssh(node1, 'uname -r').trim());
   });
+
+  it('an arm64 host is planned with arm64 binaries and images, and nothing is written anywhere', () => {
+    expect(ssh(arm1, 'uname -m').trim()).toBe('aarch64');
+    const before = [ssh(node1, HASH_ALL), ssh(arm1, HASH_ALL)];
+    const r = hardwire(
+      ['wire', '--inventory', invArm, '--state-dir', state, '--dry-run', '--json'],
+      {
+        timeoutMs: 900_000,
+      },
+    );
+    expect(r.code, r.stderr.slice(-3000)).toBe(0);
+    const report = JSON.parse(r.stdout) as {
+      hosts: { name: string; arch: string }[];
+      plan: {
+        hosts: {
+          host: string;
+          changes: { path: string; kind: string; sha256: string; arch?: string }[];
+        }[];
+      };
+    };
+    expect(Object.fromEntries(report.hosts.map((h) => [h.name, h.arch]))).toEqual({
+      node1: 'amd64',
+      vm1: 'amd64',
+      arm1: 'arm64',
+    });
+    // Every file in the cache, by its sha256, hashed here.
+    const bySha = new Map<string, string>();
+    const walk = (dir: string) => {
+      for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+        if (e.isFile() && !/\.(json|sha256)$/.test(e.name)) {
+          const f = join(e.parentPath, e.name);
+          bySha.set(createHash('sha256').update(readFileSync(f)).digest('hex'), f);
+        }
+    };
+    walk(join(binRoot(), 'linux-arm64'));
+    walk(join(cacheDir(), 'images'));
+    const binaries = (host: string) =>
+      report.plan.hosts.find((h) => h.host === host)!.changes.filter((c) => c.kind === 'binary');
+    const arm = binaries('arm1');
+    expect(arm.map((c) => c.path)).toEqual(
+      expect.arrayContaining([
+        '/usr/local/bin/kubelet',
+        '/usr/local/bin/kube-proxy',
+        '/usr/local/bin/containerd',
+        '/usr/local/bin/runc',
+        '/usr/local/bin/bridge',
+        '/var/lib/hardwire/images/pause.tar',
+        '/var/lib/hardwire/images/busybox.tar',
+      ]),
+    );
+    const lines = r.stderr;
+    for (const c of arm) {
+      const local = bySha.get(c.sha256);
+      expect(local, `${c.path} ${c.sha256} in the cache`).toBeDefined();
+      expect(c.arch).toBe('arm64');
+      if (c.path.endsWith('.tar')) {
+        // An image: its config says arm64, and each binary in its layer is aarch64.
+        const manifest = JSON.parse(
+          execFileSync('tar', ['-xOf', local!, 'manifest.json'], { encoding: 'utf8' }),
+        ) as { Config: string }[];
+        const config = JSON.parse(
+          execFileSync('tar', ['-xOf', local!, manifest[0]!.Config], { encoding: 'utf8' }),
+        ) as { architecture: string };
+        expect(config.architecture, c.path).toBe('arm64');
+      } else {
+        expect(execFileSync('file', ['-b', local!], { encoding: 'utf8' }), c.path).toContain(
+          'ARM aarch64',
+        );
+      }
+    }
+    // node1 is this machine's architecture: the same paths, x86-64 files.
+    for (const c of binaries('node1').filter((x) => x.path.startsWith('/usr/local/bin/'))) {
+      walk(join(binRoot(), c.path.slice('/usr/local/bin/'.length)));
+      expect(c.arch).toBe('amd64');
+      expect(
+        execFileSync('file', ['-b', bySha.get(c.sha256)!], { encoding: 'utf8' }),
+        c.path,
+      ).toContain('x86-64');
+    }
+    expect(lines).not.toMatch(/^error/m);
+    expect([ssh(node1, HASH_ALL), ssh(arm1, HASH_ALL)]).toEqual(before);
+  }, 900_000);
 
   it('preflight on hosts made wrong: one line each, exit 2, and neither preflight nor wire writes a file', () => {
     const free = Number(ssh(vm1, 'df -k --output=avail /var/lib | tail -n 1').trim());

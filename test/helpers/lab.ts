@@ -87,7 +87,12 @@ function handle(name: string, stateDir: string, info: LabInfo): TestLab {
 export async function testLab(
   name: string,
   hosts: number,
-  opts: { workers?: boolean; dedicatedWorkers?: number; vmWorkers?: number } = {},
+  opts: {
+    workers?: boolean;
+    dedicatedWorkers?: number;
+    vmWorkers?: number;
+    arm64Workers?: number;
+  } = {},
 ): Promise<TestLab> {
   const stateDir = labStateDir(name);
   await clearLab(name, stateDir);
@@ -100,6 +105,7 @@ export async function testLab(
       ...(opts.workers ? { workers: true } : {}),
       ...(opts.dedicatedWorkers ? { dedicatedWorkers: opts.dedicatedWorkers } : {}),
       ...(opts.vmWorkers ? { vmWorkers: opts.vmWorkers } : {}),
+      ...(opts.arm64Workers ? { arm64Workers: opts.arm64Workers } : {}),
     }),
   ).catch(async (err: unknown) => {
     await labDown({ name, stateDir }).catch(() => undefined);

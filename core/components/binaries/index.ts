@@ -84,6 +84,9 @@ const BUILD_ONLY: readonly BinaryGroup[] = [
   'delve',
 ];
 
+/** Groups whose module is hardwire's own code (components/go/<group>/main.go), versioned by the catalog, not by their code. */
+const OWN_MAINS: readonly BinaryGroup[] = ['imagebuild', 'webhook'];
+
 const silent: Logger = { info: () => {}, warn: () => {}, step: () => {} };
 
 function versionSetFor(name: BinaryName, opts: EnsureOptions): VersionSet {
@@ -202,9 +205,10 @@ async function usable(
     return undefined;
   }
   if (opts.source === 'fetch' && m.source !== 'fetch') return undefined;
-  if (opts.source === 'build') {
+  const group = groupOf(name);
+  // hardwire's own mains change with the repo under one version: a build from other code is stale.
+  if (opts.source === 'build' || (OWN_MAINS.includes(group) && m.source === 'build')) {
     if (m.source !== 'build') return undefined;
-    const group = groupOf(name);
     const src = sourceRecipe(group)
       ? await resolveSource(group, version, opts.sourcePath, log)
       : undefined;
