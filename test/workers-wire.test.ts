@@ -247,6 +247,133 @@ describe('wire on a workers lab (issue 22)', () => {
     );
   });
 
+  // Issue 44: the learner's commands as written, images by their usual names from the lab registry
+  // (node1, the first control-plane host). Before the "never imported" Pod below, so every pull in
+  // containerd's journal so far is one of these.
+  it('`kubectl run w1 --image=busybox` and `kubectl create deploy x --image=nginx` as written: Running and Available, pulled from the lab registry', async () => {
+    await kubectl(['-n', NS, 'run', 'w1', '--image=busybox', '--', 'sleep', '3600']);
+    await kubectl(['-n', NS, 'create', 'deploy', 'x', '--image=nginx']);
+    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=150s']);
+    await kubectl(['-n', NS, 'wait', '--for=condition=Available', 'deploy/x', '--timeout=150s']);
+    const pods = (
+      await kubeJson<{
+        items: {
+          metadata: { name: string; labels?: Record<string, string> };
+          spec: { nodeName: string; containers: { image: string }[] };
+          status: { phase: string; podIP?: string; containerStatuses?: { imageID: string }[] };
+        }[];
+      }>(admin, 'GET', `/api/v1/namespaces/${NS}/pods`)
+    ).json.items;
+    const w1 = pods.find((p) => p.metadata.name === 'w1')!;
+    const x = pods.find((p) => p.metadata.labels?.app === 'x')!;
+    expect(w1.status.phase).toBe('Running');
+    expect(x.status.phase).toBe('Running');
+    expect(w1.spec.containers[0]!.image).toBe('busybox');
+    expect(x.spec.containers[0]!.image).toBe('nginx');
+    // The digest each node holds is the one the lab registry serves: built on this machine, so
+    // nowhere else has it.
+    const served = JSON.parse(
+      hardwire(['images', '--inventory', w.inv, '--state-dir', w.state, '--json']).stdout,
+    ) as { registry: string; repositories: { image: string; tags: string[] }[] };
+    expect(served.registry).toMatch(/^https:\/\/[\d.]+:5000$/);
+    expect(served.repositories.map((r) => r.image).sort()).toEqual([
+      'docker.io/library/busybox',
+      'docker.io/library/nginx',
+    ]);
+    for (const p of [w1, x]) {
+      const s = await w.lab.ssh(p.spec.nodeName);
+      const repo = p === w1 ? 'library/busybox' : 'library/nginx';
+      const digest = p.status.containerStatuses![0]!.imageID.split('@')[1]!;
+      expect(p.status.containerStatuses![0]!.imageID).toBe(`docker.io/${repo}@${digest}`);
+      const reg = await w.lab.ssh('node1');
+      const head = await remote(reg, [
+        'sh',
+        '-c',
+        `journalctl -u registry --no-pager -o cat | grep -cE '"(HEAD|GET) /v2/${repo}/manifests/latest[?]ns=docker.io '`,
+      ]);
+      expect(Number(head)).toBeGreaterThan(0);
+      // The workers' containerd: the pull logged by the CRI, its result the digest above.
+      const journal = await remote(s, [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
+      expect(journal).toMatch(new RegExp(`PullImage \\\\?"docker\\.io/${repo}:latest`));
+      expect(journal).not.toMatch(/registry-1\.docker\.io/);
+      const manifest = await remote(reg, [
+        'sh',
+        '-c',
+        `ls /var/lib/registry/docker/registry/v2/repositories/${repo}/_manifests/revisions/sha256/`,
+      ]);
+      expect(manifest.split('\n')).toContain(digest.replace('sha256:', ''));
+    }
+    const nginxIp = x.status.podIP!;
+    const page = await kubectl([
+      '-n',
+      NS,
+      'exec',
+      'w1',
+      '--',
+      'wget',
+      '-qO-',
+      `http://${nginxIp}/`,
+    ]);
+    expect(page.stdout).toContain('Welcome to nginx!');
+  });
+
+  it("every pull in each worker's containerd journal was answered by the lab registry: the registry logged each, nothing went to docker.io", async () => {
+    const regJournal = await remote(await w.lab.ssh('node1'), [
+      'journalctl',
+      '-u',
+      'registry',
+      '--no-pager',
+      '-o',
+      'cat',
+    ]);
+    const addrs = new Map(labHosts().map((h) => [h.name, h.address]));
+    const all = new Set<string>();
+    for (const h of HOSTS) {
+      const s = await w.lab.ssh(h);
+      const journal = await remote(s, [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
+      const pulled = [
+        ...new Set(
+          [...journal.matchAll(/PullImage \\?"([^"\\]+)\\?" returns image reference/g)].map(
+            (m) => m[1]!,
+          ),
+        ),
+      ];
+      // Every pull on this node named a docker.io library image, and the registry logged this
+      // node's address asking for it.
+      for (const ref of pulled) {
+        all.add(ref);
+        expect(ref).toMatch(/^docker\.io\/library\/(busybox|nginx):latest$/);
+        const repo = ref.replace(/^docker\.io\//, '').replace(/:latest$/, '');
+        // Its access log: `<client address> - - [...] "HEAD /v2/<repo>/manifests/latest?ns=docker.io ...`.
+        expect(regJournal).toMatch(
+          new RegExp(
+            `^${addrs.get(h)!.replace(/\./g, '\\.')} - - \\[.*\\] "(HEAD|GET) /v2/${repo}/manifests/latest\\?ns=docker\\.io `,
+            'm',
+          ),
+        );
+      }
+      expect(journal).not.toMatch(/registry-1\.docker\.io/);
+    }
+    expect([...all].sort()).toEqual([
+      'docker.io/library/busybox:latest',
+      'docker.io/library/nginx:latest',
+    ]);
+  });
+
   it("a Pod whose image was never imported fails with the kubelet's ErrImagePull or ImagePullBackOff", async () => {
     await kubectl([
       '-n',

@@ -1,6 +1,6 @@
 import type { Phase } from '../phase.ts';
 import { binariesFor } from '../../components/registry/index.ts';
-import { ensureImages } from '../../components/image-build.ts';
+import { ensureImages, ensureRegistryImages } from '../../components/image-build.ts';
 import { resolveBinaries } from '../binaries.ts';
 import { BIN } from '../../components/models/types.ts';
 
@@ -16,6 +16,11 @@ export const binariesPhase: Phase = {
         ? await ensureImages(ctx.log, ctx.inv.doc.components?.from)
         : [];
     for (const i of images) ctx.localFiles.set(i.hostPath, i.path);
+    // The registry's host gets the images it serves; its ExecStartPost pushes them into it.
+    const served = ctx.inv.hosts.some((h) => h.isRegistry)
+      ? await ensureRegistryImages(ctx.log, ctx.inv.doc.components?.from)
+      : [];
+    for (const i of served) ctx.localFiles.set(i.hostPath, i.path);
     ctx.wants = ctx.inv.hosts.map((h) => {
       const tree = ctx.trees.get(h.name)!;
       const files = [
@@ -32,6 +37,15 @@ export const binariesPhase: Phase = {
               mode: 0o644,
               sha256: i.sha256,
               readBy: ['containerd' as const],
+              kind: 'binary' as const,
+            }))
+          : []),
+        ...(h.isRegistry
+          ? served.map((i) => ({
+              path: i.hostPath,
+              mode: 0o644,
+              sha256: i.sha256,
+              readBy: ['registry' as const],
               kind: 'binary' as const,
             }))
           : []),
