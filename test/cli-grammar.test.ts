@@ -67,8 +67,9 @@ const CONNECTS: Record<string, boolean> = {
   'trace apply': false,
   audit: false,
   'encryption rotate': true,
-  // It reads the registry's catalog on its host; no gate.
+  // They read the registry's catalog on its host, or push into it through the SSH connection; no gate.
   images: false,
+  'images add': false,
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */

@@ -11,6 +11,8 @@ import { credsFromKubeconfig, kubeJson, type KubeCreds } from '../core/transport
 import { binaryPath } from '../core/components/binaries/cache.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { IMAGES } from '../core/components/images.ts';
+import { ensureImages } from '../core/components/image-build.ts';
+import { stderrLogger } from '../lib/log.ts';
 import { run } from '../lib/proc.ts';
 import { nodeCgroups, NODE_PREPARE_UNIT } from '../harness/lab/worker.ts';
 import { labFiles, readState } from '../harness/lab/state.ts';
@@ -21,6 +23,8 @@ import { moduleDir, reopen } from './helpers/modcache.ts';
 const NAME = 'hwtest-wwire';
 const HOSTS = ['node1', 'node2'];
 const NS = 'hwtest';
+/** The Phase 3 task list's namespace (issue 44). */
+const LEARNER = 'api-lab';
 const K = moduleDir('k8s.io/kubernetes', PINNED_KUBERNETES);
 
 describe('wire on a workers lab (issue 22)', () => {
@@ -251,10 +255,19 @@ describe('wire on a workers lab (issue 22)', () => {
   // (node1, the first control-plane host). Before the "never imported" Pod below, so every pull in
   // containerd's journal so far is one of these.
   it('`kubectl run w1 --image=busybox` and `kubectl create deploy x --image=nginx` as written: Running and Available, pulled from the lab registry', async () => {
-    await kubectl(['-n', NS, 'run', 'w1', '--image=busybox', '--', 'sleep', '3600']);
-    await kubectl(['-n', NS, 'create', 'deploy', 'x', '--image=nginx']);
-    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=150s']);
-    await kubectl(['-n', NS, 'wait', '--for=condition=Available', 'deploy/x', '--timeout=150s']);
+    // As the task list types them, in its namespace.
+    await kubectl(['create', 'namespace', LEARNER]);
+    await kubectl(['run', 'w1', '--image=busybox', '-n', LEARNER, '--', 'sleep', '3600']);
+    await kubectl(['create', 'deploy', 'x', '--image=nginx', '-n', LEARNER]);
+    await kubectl(['-n', LEARNER, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=150s']);
+    await kubectl([
+      '-n',
+      LEARNER,
+      'wait',
+      '--for=condition=Available',
+      'deploy/x',
+      '--timeout=150s',
+    ]);
     const pods = (
       await kubeJson<{
         items: {
@@ -262,7 +275,7 @@ describe('wire on a workers lab (issue 22)', () => {
           spec: { nodeName: string; containers: { image: string }[] };
           status: { phase: string; podIP?: string; containerStatuses?: { imageID: string }[] };
         }[];
-      }>(admin, 'GET', `/api/v1/namespaces/${NS}/pods`)
+      }>(admin, 'GET', `/api/v1/namespaces/${LEARNER}/pods`)
     ).json.items;
     const w1 = pods.find((p) => p.metadata.name === 'w1')!;
     const x = pods.find((p) => p.metadata.labels?.app === 'x')!;
@@ -301,7 +314,13 @@ describe('wire on a workers lab (issue 22)', () => {
         '-o',
         'cat',
       ]);
-      expect(journal).toMatch(new RegExp(`PullImage \\\\?"docker\\.io/${repo}:latest`));
+      // `Pulled image "busybox:latest" with image id "sha256:…", repo tag "docker.io/library/busybox:latest",
+      // repo digest "docker.io/library/busybox@sha256:…"`: the name as typed, resolved to docker.io's.
+      expect(journal).toMatch(
+        new RegExp(
+          `Pulled image \\\\?"${repo.replace('library/', '')}:latest\\\\?" with image id \\\\?"[^"\\\\]+\\\\?", repo tag \\\\?"docker\\.io/${repo}:latest\\\\?", repo digest \\\\?"docker\\.io/${repo}@${digest}\\\\?"`,
+        ),
+      );
       expect(journal).not.toMatch(/registry-1\.docker\.io/);
       const manifest = await remote(reg, [
         'sh',
@@ -313,7 +332,7 @@ describe('wire on a workers lab (issue 22)', () => {
     const nginxIp = x.status.podIP!;
     const page = await kubectl([
       '-n',
-      NS,
+      LEARNER,
       'exec',
       'w1',
       '--',
@@ -347,9 +366,11 @@ describe('wire on a workers lab (issue 22)', () => {
       ]);
       const pulled = [
         ...new Set(
-          [...journal.matchAll(/PullImage \\?"([^"\\]+)\\?" returns image reference/g)].map(
-            (m) => m[1]!,
-          ),
+          [
+            ...journal.matchAll(
+              /Pulled image \\?"[^"\\]+\\?" with image id \\?"[^"\\]+\\?", repo tag \\?"([^"\\]+)\\?"/g,
+            ),
+          ].map((m) => m[1]!),
         ),
       ];
       // Every pull on this node named a docker.io library image, and the registry logged this
@@ -372,6 +393,35 @@ describe('wire on a workers lab (issue 22)', () => {
       'docker.io/library/busybox:latest',
       'docker.io/library/nginx:latest',
     ]);
+  });
+
+  it('`hardwire images add` pushes a local tarball under a new name, and a Pod runs it by that name', async () => {
+    const tarball = (await ensureImages(stderrLogger(true))).find(
+      (i) => i.name === 'busybox',
+    )!.path;
+    const add = hardwire(
+      [
+        'images',
+        'add',
+        tarball,
+        '--as',
+        'tools/bb:2',
+        '--inventory',
+        w.inv,
+        '--state-dir',
+        w.state,
+        '--json',
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(add.code, add.stderr.slice(-2000)).toBe(0);
+    expect((JSON.parse(add.stdout) as { pushed: string[] }).pushed[0]).toMatch(
+      /^tools\/bb:2@sha256:/,
+    );
+    await kubectl(['-n', NS, 'run', 'bb2', '--image=tools/bb:2', '--', 'sleep', '3600']);
+    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/bb2', '--timeout=120s']);
+    const list = hardwire(['images', '--inventory', w.inv, '--state-dir', w.state]);
+    expect(list.stdout).toMatch(/^docker\.io\/tools\/bb\t2$/m);
   });
 
   it("a Pod whose image was never imported fails with the kubelet's ErrImagePull or ImagePullBackOff", async () => {

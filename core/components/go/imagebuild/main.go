@@ -32,6 +32,7 @@ import (
 	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
@@ -53,7 +54,7 @@ func main() {
 	flag.Var(&env, "env", "KEY=VALUE (repeatable)")
 	flag.Var(&trees, "tree", "LOCAL_DIR: every file, directory and symlink under it, at the image's root (repeatable)")
 	user := flag.String("user", "", "config user, e.g. 65535:65535")
-	push := flag.String("push", "", "push mode: the docker-archive tarball to push")
+	push := flag.String("push", "", "push mode: the docker-archive tarball (or OCI image layout directory) to push")
 	registry := flag.String("registry", "", "push mode: the registry's host:port")
 	ca := flag.String("ca", "", "push mode: the CA file the registry's certificate is verified with")
 	wait := flag.Duration("wait", 60*time.Second, "push mode: how long to wait for the registry to answer /v2/")
@@ -223,7 +224,7 @@ func pushTarball(file, registry, caFile string, as []string, wait time.Duration)
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	img, err := tarball.ImageFromPath(file, nil)
+	img, err := imageAt(file)
 	if err != nil {
 		return err
 	}
@@ -242,6 +243,29 @@ func pushTarball(file, registry, caFile string, as []string, wait time.Duration)
 		fmt.Printf("pushed %s@%s\n", tag, digest)
 	}
 	return nil
+}
+
+// imageAt reads a docker-archive tarball, or an OCI image layout directory holding one image.
+func imageAt(path string) (v1.Image, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.IsDir() {
+		return tarball.ImageFromPath(path, nil)
+	}
+	idx, err := layout.ImageIndexFromPath(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s is not an OCI image layout: %w", path, err)
+	}
+	m, err := idx.IndexManifest()
+	if err != nil {
+		return nil, err
+	}
+	if len(m.Manifests) != 1 {
+		return nil, fmt.Errorf("%s holds %d manifests in its index.json; push a layout with one image", path, len(m.Manifests))
+	}
+	return idx.Image(m.Manifests[0].Digest)
 }
 
 func build(ref, out string, adds, links, trees, entrypoint, cmd, env []string, user string) error {
