@@ -259,14 +259,14 @@ describe('wire on a workers lab (issue 22)', () => {
     await kubectl(['create', 'namespace', LEARNER]);
     await kubectl(['run', 'w1', '--image=busybox', '-n', LEARNER, '--', 'sleep', '3600']);
     await kubectl(['create', 'deploy', 'x', '--image=nginx', '-n', LEARNER]);
-    await kubectl(['-n', LEARNER, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=150s']);
+    await kubectl(['-n', LEARNER, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=50s']);
     await kubectl([
       '-n',
       LEARNER,
       'wait',
       '--for=condition=Available',
       'deploy/x',
-      '--timeout=150s',
+      '--timeout=50s',
     ]);
     const pods = (
       await kubeJson<{
@@ -419,7 +419,7 @@ describe('wire on a workers lab (issue 22)', () => {
       /^tools\/bb:2@sha256:/,
     );
     await kubectl(['-n', NS, 'run', 'bb2', '--image=tools/bb:2', '--', 'sleep', '3600']);
-    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/bb2', '--timeout=120s']);
+    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/bb2', '--timeout=50s']);
     const list = hardwire(['images', '--inventory', w.inv, '--state-dir', w.state]);
     expect(list.stdout).toMatch(/^docker\.io\/tools\/bb\t2$/m);
   });
@@ -537,6 +537,21 @@ describe('wire on a workers lab (issue 22)', () => {
       ]);
       expect(left, `${h} still has:\n${left}`).toBe('');
     }
+    // The registry (node1): its unit and process gone, its storage kept until --purge-data.
+    const reg = await w.lab.ssh('node1');
+    const registryLeft = () =>
+      remote(reg, [
+        'sh',
+        '-c',
+        'pgrep -x registry; ls /etc/systemd/system/registry.service /etc/distribution/config.yml /var/lib/hardwire/registry-images 2>/dev/null; test -d /var/lib/registry/docker && echo storage || true',
+      ]);
+    expect(await registryLeft()).toBe('storage');
+    const purge = hardwire(
+      ['teardown', '--inventory', w.inv, '--state-dir', w.state, '--purge-data'],
+      { timeoutMs: 300_000 },
+    );
+    expect(purge.code, purge.stderr.slice(-2000)).toBe(0);
+    expect(await registryLeft()).toBe('');
   });
 
   it('lab down removes the cgroups the nodes made on this machine', async () => {
