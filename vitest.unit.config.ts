@@ -16,6 +16,7 @@ export const UNIT_TESTS = [
   'test/render.test.ts',
   'test/systemd-escape.test.ts',
   'test/workers-render.test.ts',
+  'test/registry-render.test.ts',
   'test/pki.test.ts',
   'test/pki-security.test.ts',
   'test/pki-keyalg.test.ts',

@@ -10,6 +10,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   verify: () => import('./commands/verify.ts'),
   teardown: () => import('./commands/teardown.ts'),
   kubeconfig: () => import('./commands/kubeconfig.ts'),
+  images: () => import('./commands/images.ts'),
   rollback: () => import('./commands/rollback.ts'),
   etcd: () => import('./commands/etcd.ts'),
   components: () => import('./commands/components.ts'),

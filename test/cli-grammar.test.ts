@@ -67,6 +67,9 @@ const CONNECTS: Record<string, boolean> = {
   'trace apply': false,
   audit: false,
   'encryption rotate': true,
+  // They read the registry's catalog on its host, or push into it through the SSH connection; no gate.
+  images: false,
+  'images add': false,
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */
@@ -350,7 +353,7 @@ describe('one grammar across the CLI', () => {
     for (const c of ['etcd', 'kube-apiserver', 'kube-vip', 'containerd', 'kubelet and kube-proxy'])
       expect(wire).toContain(`Start or restart ${c}`);
     expect(hardwire(['teardown', '--help']).stdout).toContain(
-      'kube-proxy, kubelet, containerd, kube-scheduler, kube-controller-manager, kube-vip, kube-apiserver, etcd',
+      'kube-proxy, kubelet, registry, containerd, kube-scheduler, kube-controller-manager, kube-vip, kube-apiserver, etcd',
     );
     for (const id of ['kubelet-server', 'kubeconfig-kubelet', 'kubeconfig-kube-proxy'])
       expect(hardwire(['pki', '--help']).stdout).toContain(id);

@@ -32,6 +32,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/flags-proven.test.ts',
     'test/worker-citations.test.ts',
     'test/kube-vip-citations.test.ts',
+    'test/registry-citations.test.ts',
     'test/kubeadm-real.test.ts',
     'test/guide-audit.test.ts',
     'test/drill-kill-k0s.test.ts',

@@ -65,6 +65,7 @@ describe('registry', () => {
       { id: 'vip', components: ['kube-vip'] },
       { id: 'controllers', components: ['kube-controller-manager', 'kube-scheduler'] },
       { id: 'containerd', components: ['containerd'] },
+      { id: 'registry', components: ['registry'] },
       { id: 'workers', components: ['kubelet', 'kube-proxy'] },
     ]);
     expect(LEASES).toEqual([
@@ -290,6 +291,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
       'kube-scheduler',
       'demo-sidecar',
       'containerd',
+      'registry',
       'kubelet',
       'kube-proxy',
     ]);
@@ -320,6 +322,7 @@ describe('adding a component (docs/adding-a-component.md)', () => {
       'controllers',
       'demo',
       'containerd',
+      'registry',
       'workers',
     ]);
     expect(out.startPhases).toEqual(out.stages);

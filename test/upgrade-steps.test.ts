@@ -98,6 +98,20 @@ describe('upgrade steps', () => {
     ]);
   });
 
+  it('the lab registry, like containerd, restarts in the node step only for a file of its own, never for its version', () => {
+    const withRegistry = (changes: FileChange[]) =>
+      brief(
+        upgradeSteps(
+          input([
+            { components: [...CP, 'registry'], changes, running: { ...OLD, registry: 'other' } },
+          ]),
+          'v1.37.2',
+        ),
+      ).filter((l) => l.includes('registry'));
+    expect(withRegistry(ALL_CHANGES)).toEqual([]);
+    expect(withRegistry([...ALL_CHANGES, unit('registry')])).toEqual(['node1 registry v1.37.2']);
+  });
+
   it("a hop writes only that hop's binaries; the last hop the target's etcd files; each file goes with its first reader", () => {
     expect(steps[0]!.files.map((f) => `${f.path} ${f.sha256}`)).toEqual([
       '/usr/local/bin/etcd etcd-v3.6.16',

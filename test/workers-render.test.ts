@@ -73,6 +73,7 @@ describe("a worker's rendered tree", () => {
     for (const h of ['w-1', 'w-2']) {
       expect(files(hostDir(h))).toEqual([
         '/etc/cni/net.d/10-bridge.conflist',
+        '/etc/containerd/certs.d/docker.io/hosts.toml',
         '/etc/containerd/config.toml',
         '/etc/kubernetes/kube-proxy.conf',
         '/etc/kubernetes/kubelet.conf',
@@ -247,7 +248,7 @@ describe("a worker's rendered tree", () => {
 });
 
 describe('workers and the rest of the PKI', () => {
-  it("adding workers changes on a control-plane host only the apiserver unit's routes to their Pods, and a control-plane-only inventory issues no worker identity", () => {
+  it("adding workers changes on a control-plane host only the apiserver unit's routes to their Pods and the lab registry it then runs, and a control-plane-only inventory issues no worker identity", () => {
     // The same operator PKI (CAs and leaves are kept), rendered without the workers.
     const cpOnly = join(dir, 'cp-only');
     cpSync(state, cpOnly, { recursive: true });
@@ -256,9 +257,17 @@ describe('workers and the rest of the PKI', () => {
     expect(r.code, r.stderr).toBe(0);
     const a = join(state, 'wk', 'hosts', 'cp-0');
     const b = join(cpOnly, 'wk', 'hosts', 'cp-0');
-    expect(files(b)).toEqual(files(a));
+    // With workers, the first control-plane host runs the lab registry (issue 44): its unit, config and cert.
+    const REGISTRY = [
+      '/etc/distribution/config.yml',
+      '/etc/kubernetes/pki/registry.crt',
+      '/etc/kubernetes/pki/registry.key',
+      '/etc/systemd/system/registry.service',
+    ];
+    expect(files(b)).toEqual(files(a).filter((f) => !REGISTRY.includes(f)));
+    expect(files(a).filter((f) => REGISTRY.includes(f))).toEqual(REGISTRY);
     const UNIT = '/etc/systemd/system/kube-apiserver.service';
-    for (const f of files(a).filter((x) => x !== UNIT))
+    for (const f of files(b).filter((x) => x !== UNIT))
       expect(readFileSync(join(b, f)).equals(readFileSync(join(a, f))), f).toBe(true);
     // cp-0 runs no kubelet: its apiserver unit adds a route to each worker's Pod range (KTHW's routes on its server), and nothing else changes.
     const [withW, without] = [

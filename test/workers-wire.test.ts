@@ -11,6 +11,8 @@ import { credsFromKubeconfig, kubeJson, type KubeCreds } from '../core/transport
 import { binaryPath } from '../core/components/binaries/cache.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { IMAGES } from '../core/components/images.ts';
+import { ensureImages } from '../core/components/image-build.ts';
+import { stderrLogger } from '../lib/log.ts';
 import { run } from '../lib/proc.ts';
 import { nodeCgroups, NODE_PREPARE_UNIT } from '../harness/lab/worker.ts';
 import { labFiles, readState } from '../harness/lab/state.ts';
@@ -21,6 +23,8 @@ import { moduleDir, reopen } from './helpers/modcache.ts';
 const NAME = 'hwtest-wwire';
 const HOSTS = ['node1', 'node2'];
 const NS = 'hwtest';
+/** The Phase 3 task list's namespace (issue 44). */
+const LEARNER = 'api-lab';
 const K = moduleDir('k8s.io/kubernetes', PINNED_KUBERNETES);
 
 describe('wire on a workers lab (issue 22)', () => {
@@ -247,6 +251,179 @@ describe('wire on a workers lab (issue 22)', () => {
     );
   });
 
+  // Issue 44: the learner's commands as written, images by their usual names from the lab registry
+  // (node1, the first control-plane host). Before the "never imported" Pod below, so every pull in
+  // containerd's journal so far is one of these.
+  it('`kubectl run w1 --image=busybox` and `kubectl create deploy x --image=nginx` as written: Running and Available, pulled from the lab registry', async () => {
+    // As the task list types them, in its namespace.
+    await kubectl(['create', 'namespace', LEARNER]);
+    await kubectl(['run', 'w1', '--image=busybox', '-n', LEARNER, '--', 'sleep', '3600']);
+    await kubectl(['create', 'deploy', 'x', '--image=nginx', '-n', LEARNER]);
+    await kubectl(['-n', LEARNER, 'wait', '--for=condition=Ready', 'pod/w1', '--timeout=50s']);
+    await kubectl([
+      '-n',
+      LEARNER,
+      'wait',
+      '--for=condition=Available',
+      'deploy/x',
+      '--timeout=50s',
+    ]);
+    const pods = (
+      await kubeJson<{
+        items: {
+          metadata: { name: string; labels?: Record<string, string> };
+          spec: { nodeName: string; containers: { image: string }[] };
+          status: { phase: string; podIP?: string; containerStatuses?: { imageID: string }[] };
+        }[];
+      }>(admin, 'GET', `/api/v1/namespaces/${LEARNER}/pods`)
+    ).json.items;
+    const w1 = pods.find((p) => p.metadata.name === 'w1')!;
+    const x = pods.find((p) => p.metadata.labels?.app === 'x')!;
+    expect(w1.status.phase).toBe('Running');
+    expect(x.status.phase).toBe('Running');
+    expect(w1.spec.containers[0]!.image).toBe('busybox');
+    expect(x.spec.containers[0]!.image).toBe('nginx');
+    // The digest each node holds is the one the lab registry serves: built on this machine, so
+    // nowhere else has it.
+    const served = JSON.parse(
+      hardwire(['images', '--inventory', w.inv, '--state-dir', w.state, '--json']).stdout,
+    ) as { registry: string; repositories: { image: string; tags: string[] }[] };
+    expect(served.registry).toMatch(/^https:\/\/[\d.]+:5000$/);
+    expect(served.repositories.map((r) => r.image).sort()).toEqual([
+      'docker.io/library/busybox',
+      'docker.io/library/nginx',
+    ]);
+    for (const p of [w1, x]) {
+      const s = await w.lab.ssh(p.spec.nodeName);
+      const repo = p === w1 ? 'library/busybox' : 'library/nginx';
+      const digest = p.status.containerStatuses![0]!.imageID.split('@')[1]!;
+      expect(p.status.containerStatuses![0]!.imageID).toBe(`docker.io/${repo}@${digest}`);
+      const reg = await w.lab.ssh('node1');
+      const head = await remote(reg, [
+        'sh',
+        '-c',
+        `journalctl -u registry --no-pager -o cat | grep -cE '"(HEAD|GET) /v2/${repo}/manifests/latest[?]ns=docker.io '`,
+      ]);
+      expect(Number(head)).toBeGreaterThan(0);
+      // The workers' containerd: the pull logged by the CRI, its result the digest above.
+      const journal = await remote(s, [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
+      // `Pulled image "busybox:latest" with image id "sha256:…", repo tag "docker.io/library/busybox:latest",
+      // repo digest "docker.io/library/busybox@sha256:…"`: the name as typed, resolved to docker.io's.
+      expect(journal).toMatch(
+        new RegExp(
+          `Pulled image \\\\?"${repo.replace('library/', '')}:latest\\\\?" with image id \\\\?"[^"\\\\]+\\\\?", repo tag \\\\?"docker\\.io/${repo}:latest\\\\?", repo digest \\\\?"docker\\.io/${repo}@${digest}\\\\?"`,
+        ),
+      );
+      expect(journal).not.toMatch(/registry-1\.docker\.io/);
+      const manifest = await remote(reg, [
+        'sh',
+        '-c',
+        `ls /var/lib/registry/docker/registry/v2/repositories/${repo}/_manifests/revisions/sha256/`,
+      ]);
+      expect(manifest.split('\n')).toContain(digest.replace('sha256:', ''));
+    }
+    const nginxIp = x.status.podIP!;
+    const page = await kubectl([
+      '-n',
+      LEARNER,
+      'exec',
+      'w1',
+      '--',
+      'wget',
+      '-qO-',
+      `http://${nginxIp}/`,
+    ]);
+    expect(page.stdout).toContain('Welcome to nginx!');
+  });
+
+  it("every pull in each worker's containerd journal was answered by the lab registry: the registry logged each, nothing went to docker.io", async () => {
+    const regJournal = await remote(await w.lab.ssh('node1'), [
+      'journalctl',
+      '-u',
+      'registry',
+      '--no-pager',
+      '-o',
+      'cat',
+    ]);
+    const addrs = new Map(labHosts().map((h) => [h.name, h.address]));
+    const all = new Set<string>();
+    for (const h of HOSTS) {
+      const s = await w.lab.ssh(h);
+      const journal = await remote(s, [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
+      const pulled = [
+        ...new Set(
+          [
+            ...journal.matchAll(
+              /Pulled image \\?"[^"\\]+\\?" with image id \\?"[^"\\]+\\?", repo tag \\?"([^"\\]+)\\?"/g,
+            ),
+          ].map((m) => m[1]!),
+        ),
+      ];
+      // Every pull on this node named a docker.io library image, and the registry logged this
+      // node's address asking for it.
+      for (const ref of pulled) {
+        all.add(ref);
+        expect(ref).toMatch(/^docker\.io\/library\/(busybox|nginx):latest$/);
+        const repo = ref.replace(/^docker\.io\//, '').replace(/:latest$/, '');
+        // Its access log: `<client address> - - [...] "HEAD /v2/<repo>/manifests/latest?ns=docker.io ...`.
+        expect(regJournal).toMatch(
+          new RegExp(
+            `^${addrs.get(h)!.replace(/\./g, '\\.')} - - \\[.*\\] "(HEAD|GET) /v2/${repo}/manifests/latest\\?ns=docker\\.io `,
+            'm',
+          ),
+        );
+      }
+      expect(journal).not.toMatch(/registry-1\.docker\.io/);
+    }
+    expect([...all].sort()).toEqual([
+      'docker.io/library/busybox:latest',
+      'docker.io/library/nginx:latest',
+    ]);
+  });
+
+  it('`hardwire images add` pushes a local tarball under a new name, and a Pod runs it by that name', async () => {
+    const tarball = (await ensureImages(stderrLogger(true))).find(
+      (i) => i.name === 'busybox',
+    )!.path;
+    const add = hardwire(
+      [
+        'images',
+        'add',
+        tarball,
+        '--as',
+        'tools/bb:2',
+        '--inventory',
+        w.inv,
+        '--state-dir',
+        w.state,
+        '--json',
+      ],
+      { timeoutMs: 120_000 },
+    );
+    expect(add.code, add.stderr.slice(-2000)).toBe(0);
+    expect((JSON.parse(add.stdout) as { pushed: string[] }).pushed[0]).toMatch(
+      /^tools\/bb:2@sha256:/,
+    );
+    await kubectl(['-n', NS, 'run', 'bb2', '--image=tools/bb:2', '--', 'sleep', '3600']);
+    await kubectl(['-n', NS, 'wait', '--for=condition=Ready', 'pod/bb2', '--timeout=50s']);
+    const list = hardwire(['images', '--inventory', w.inv, '--state-dir', w.state]);
+    expect(list.stdout).toMatch(/^docker\.io\/tools\/bb\t2$/m);
+  });
+
   it("a Pod whose image was never imported fails with the kubelet's ErrImagePull or ImagePullBackOff", async () => {
     await kubectl([
       '-n',
@@ -360,6 +537,21 @@ describe('wire on a workers lab (issue 22)', () => {
       ]);
       expect(left, `${h} still has:\n${left}`).toBe('');
     }
+    // The registry (node1): its unit and process gone, its storage kept until --purge-data.
+    const reg = await w.lab.ssh('node1');
+    const registryLeft = () =>
+      remote(reg, [
+        'sh',
+        '-c',
+        'pgrep -x registry; ls /etc/systemd/system/registry.service /etc/distribution/config.yml /var/lib/hardwire/registry-images 2>/dev/null; test -d /var/lib/registry/docker && echo storage || true',
+      ]);
+    expect(await registryLeft()).toBe('storage');
+    const purge = hardwire(
+      ['teardown', '--inventory', w.inv, '--state-dir', w.state, '--purge-data'],
+      { timeoutMs: 300_000 },
+    );
+    expect(purge.code, purge.stderr.slice(-2000)).toBe(0);
+    expect(await registryLeft()).toBe('');
   });
 
   it('lab down removes the cgroups the nodes made on this machine', async () => {

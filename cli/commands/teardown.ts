@@ -15,7 +15,8 @@ On a worker, first stops the kubelet, kube-proxy and containerd and removes what
 and state). Then, on every host, disables and stops the units it runs, in reverse start order:
   ${stopOrder().join(', ')}
 then removes the files listed in each host's /var/lib/hardwire/installed.json. The etcd data
-directory (/var/lib/etcd) is kept unless --purge-data. The local state dir (PKI) is never touched.
+directory (/var/lib/etcd) and the lab registry's storage (/var/lib/registry) are kept unless
+--purge-data. The local state dir (PKI) is never touched.
 `;
 
 interface Opts extends InventoryOpts, HostOpts {
@@ -33,7 +34,7 @@ export function declare(root: Cli): Cli {
   )
     .addOption(options.inventory())
     .addOption(options.stateDir())
-    .option('--purge-data', 'also remove the etcd data directory')
+    .option('--purge-data', "also remove the etcd data directory and the registry's storage")
     .addOption(options.dryRun());
   return hostOptions(teardown, { gates: false })
     .addOption(options.json())

@@ -28,6 +28,13 @@ export interface ImageSpec<N extends string = BinaryName> {
   args: (bin: (n: N) => string, local: (file: string) => string) => string[];
   /** Files of this machine (not built here) that go into it: their content is part of the cache key. */
   local?: readonly string[];
+  /**
+   * Debian packages of this machine's release, fetched with `apt-get download` into
+   * ~/.cache/hardwire/debs and unpacked with `dpkg-deb -x` into one tree with `files` (path →
+   * content; a path ending in / is a directory) written over it: the tree goes in with imagebuild's -tree. The .debs and the files are
+   * part of the cache key. No maintainer script runs: what a postinst would create is in `files`.
+   */
+  debian?: { packages: readonly string[]; files: Readonly<Record<string, string>> };
   why: string;
 }
 
@@ -167,3 +174,73 @@ export const KUBEADM_IMAGES = {
   coredns: renamed(IMAGES.coredns, 'registry.k8s.io/coredns/coredns:v1.14.2'),
   pause: renamed(IMAGES.pause, 'registry.k8s.io/pause:3.10.2'),
 } as const satisfies Record<string, ImageSpec<ControlPlaneBinary | BinaryName>>;
+
+/** Where wire puts the images the registry serves, on the registry's host; its ExecStartPost pushes each. */
+export const REGISTRY_IMAGE_DIR = '/var/lib/hardwire/registry-images';
+
+/**
+ * nginx from Debian's own package (1.22.1 in bookworm) and the libraries its binary links
+ * (ldd /usr/sbin/nginx: libcrypt1, libpcre2-8-0, libssl3, zlib1g, libc6; libgcc-s1 is libc6's own
+ * dependency). Debian's nginx.conf is kept: it runs workers as www-data (so /etc/passwd names it),
+ * writes its pid to /run/nginx.pid, its temp files under /var/lib/nginx (whose children nginx makes
+ * at start) and its logs to /var/log/nginx, here linked to the container's stdout and stderr as
+ * upstream's image does. What nginx's postinst makes is made here instead: the default site
+ * enabled, and its page at /var/www/html (a link to nginx-common's "Welcome to nginx!").
+ */
+const NGINX_PACKAGES = [
+  'nginx',
+  'nginx-common',
+  'libc6',
+  'libgcc-s1',
+  'libcrypt1',
+  'libpcre2-8-0',
+  'libssl3',
+  'zlib1g',
+];
+
+/** The images the lab registry serves, with the names they are pushed under (docker.io's, without the host). */
+export const REGISTRY_IMAGES = {
+  // The same tarball as the workers' busybox (imported as hardwire.local/busybox:1.35.0).
+  busybox: {
+    spec: IMAGES.busybox,
+    as: ['library/busybox:latest', 'library/busybox:1.35.0'],
+  },
+  nginx: {
+    spec: {
+      ref: 'docker.io/library/nginx:1.22.1',
+      from: [],
+      debian: {
+        packages: NGINX_PACKAGES,
+        files: {
+          '/etc/passwd':
+            'root:x:0:0:root:/root:/bin/sh\nwww-data:x:33:33:www-data:/var/www:/usr/sbin/nologin\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n',
+          '/etc/group': 'root:x:0:\nwww-data:x:33:\nnogroup:x:65534:\n',
+          '/run/': '',
+        },
+      },
+      args: () => [
+        '-env',
+        'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin',
+        '-cmd',
+        '/usr/sbin/nginx',
+        '-cmd',
+        '-g',
+        '-cmd',
+        'daemon off;',
+        '-link',
+        '/etc/nginx/sites-enabled/default=/etc/nginx/sites-available/default',
+        '-link',
+        '/var/log/nginx/access.log=/dev/stdout',
+        '-link',
+        '/var/log/nginx/error.log=/dev/stderr',
+        '-link',
+        '/var/www/html/index.nginx-debian.html=/usr/share/nginx/html/index.html',
+      ],
+      why: "`kubectl create deploy x --image=nginx`: Debian's nginx 1.22.1, run as `nginx -g 'daemon off;'`",
+    },
+    as: ['library/nginx:latest', 'library/nginx:1.22.1'],
+  },
+} as const satisfies Record<string, { spec: ImageSpec; as: readonly string[] }>;
+
+export type RegistryImageName = keyof typeof REGISTRY_IMAGES;
+export const REGISTRY_IMAGE_NAMES = Object.keys(REGISTRY_IMAGES) as RegistryImageName[];

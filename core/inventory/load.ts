@@ -30,6 +30,11 @@ export interface Host extends HostDoc {
   isWorker: boolean;
   /** Holds cluster.apiServerVip in turn with the other control-plane hosts: runs kube-vip. */
   isVip: boolean;
+  /**
+   * Runs the lab's image registry (components/registry/registry.ts): the first control-plane host,
+   * when the cluster has workers to pull from it.
+   */
+  isRegistry: boolean;
   /** A worker's pod range (inventory/pod-cidrs.ts); undefined on other hosts. */
   podCidr?: Cidr;
 }
@@ -183,6 +188,8 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   });
 
   const podCidrs = podCidrsFor(doc.hosts, podCidr, nodeMask(c.extraArgs));
+  const anyWorker = doc.hosts.some((h) => h.roles.includes('worker'));
+  const registryHost = doc.hosts.find((h) => h.roles.includes('control-plane'))?.name;
   const hosts: Host[] = doc.hosts.map((h) => {
     const worker = h.roles.includes('worker');
     const pod = podCidrs.get(h.name);
@@ -192,6 +199,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
       isControlPlane: h.roles.includes('control-plane'),
       isWorker: worker,
       isVip: c.apiServerVip !== undefined && h.roles.includes('control-plane'),
+      isRegistry: anyWorker && h.name === registryHost,
       ...(pod ? { podCidr: pod } : {}),
     };
   });

@@ -70,7 +70,12 @@ export function renderUnit(
     type: model.type,
     directives: directivesOf(model),
     binary: model.binary,
-    args: (model.args ?? []).map((a) => ({ word: systemdWord(a.word), why: a.why })),
+    // The last word continues the line only when flags follow it (the registry takes no flags).
+    args: (model.args ?? []).map((a, i, all) => ({
+      word: systemdWord(a.word),
+      why: a.why,
+      cont: i < all.length - 1 || model.flags.length > 0 ? ' \\' : '',
+    })),
     // A model's own Restart= directive replaces the default Restart=on-failure.
     restartDirective: (model.directives ?? []).some((d) => d.key === 'Restart'),
     flags: model.flags.map((f, i) => ({

@@ -13,6 +13,9 @@ export const UPGRADE_GROUPS: readonly (readonly ComponentName[])[] = STEP_GROUPS
   (g) => g.components,
 );
 
+/** Components whose binary is not the Kubernetes release's: an upgrade restarts them only for a changed file. */
+const NOT_KUBERNETES: readonly ComponentName[] = ['containerd', 'registry'];
+
 /** What a host runs now, per component: etcd's member version ("v3.6.8"), or whether the process is the target's binary. */
 export type Running = Partial<Record<ComponentName, string | 'target' | 'other' | 'stopped'>>;
 
@@ -109,14 +112,14 @@ export function upgradeSteps(input: StepInput, target: string): UpgradeStep[] {
     for (const h of input.hosts) {
       const here = group.filter((c) => h.components.includes(c));
       const files = here.flatMap((c) => owned.get(h.host)!.get(c) ?? []);
-      // containerd is not a Kubernetes binary: it restarts only for a file of its own.
+      // containerd and the lab registry are not Kubernetes binaries: each restarts only for a file of its own.
       const restart = here.filter(
         (c) =>
           (owned.get(h.host)!.get(c) ?? []).length > 0 ||
-          (c !== 'containerd' && h.running[c] !== 'target'),
+          (!NOT_KUBERNETES.includes(c) && h.running[c] !== 'target'),
       );
       if (restart.length === 0) continue;
-      const old = restart.filter((c) => c !== 'containerd' && h.running[c] !== 'target');
+      const old = restart.filter((c) => !NOT_KUBERNETES.includes(c) && h.running[c] !== 'target');
       steps.push({
         host: h.host,
         restart,

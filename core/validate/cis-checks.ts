@@ -49,6 +49,7 @@ const KUBE_BENCH_BIN: PerComponent<string | null> = {
   'kube-scheduler': 'schedulerbin',
   containerd: null,
   'kube-vip': null,
+  registry: null,
   kubelet: 'kubeletbin',
   'kube-proxy': 'proxybin',
 };

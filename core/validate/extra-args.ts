@@ -66,6 +66,7 @@ const DERIVED: PerComponent<Readonly<Record<string, string>>> = {
   },
   'kube-scheduler': {},
   containerd: {},
+  registry: {},
 };
 
 // Control characters and backslashes: render/systemd.ts's systemdWord cannot carry them on ExecStart.

@@ -27,7 +27,7 @@ import { labFiles, readState } from './state.ts';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
 import { binariesFor } from '../../core/components/registry/index.ts';
-import { ensureImages } from '../../core/components/image-build.ts';
+import { ensureImages, ensureRegistryImages } from '../../core/components/image-build.ts';
 import { resolveBinaries } from '../../core/apply/binaries.ts';
 import { unitOf } from '../../lib/unit.ts';
 
@@ -99,8 +99,12 @@ function statLine(path: string): string {
 export async function cacheFilesInUse(inv: Inventory, log: Logger): Promise<CacheFiles> {
   const names = [...new Set(inv.hosts.flatMap((h) => binariesFor(h).map((b) => b.name)))];
   const bins = await resolveBinaries(inv, names, log);
-  const images =
-    inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : [];
+  const images = [
+    ...(inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : []),
+    ...(inv.hosts.some((h) => h.isRegistry)
+      ? await ensureRegistryImages(log, inv.doc.components?.from)
+      : []),
+  ];
   const out: CacheFiles = {};
   for (const b of bins.values())
     out[relative(cacheDir(), b.path)] = `${statLine(b.path)} ${b.sha256}`;

@@ -24,9 +24,10 @@ import {
 /** The components wire starts (the workers' are not compared until wire runs them). */
 // The control plane; the node's kubelet and kube-proxy have their own section (node-section.ts).
 // kube-vip is not compared flag by flag (neither kubeadm nor k0s runs it); how each plane's nodes
-// reach the API is its own row (compare/endpoints.ts).
+// reach the API is its own row (compare/endpoints.ts). Nor is the lab's image registry (neither
+// plane runs one; it has no flag map).
 export const COMPONENTS = COMPONENT_NAMES.filter(
-  (n) => specOf(n).role !== 'worker' && specOf(n).role !== 'vip',
+  (n) => specOf(n).role !== 'worker' && specOf(n).role !== 'vip' && specOf(n).role !== 'registry',
 );
 export type Component = ComponentName;
 

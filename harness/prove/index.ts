@@ -63,6 +63,8 @@ const NOT_PROVABLE = {
   containerd: 'containerd is not Kubernetes: the flag map has no flags of it to prove',
   'kube-vip':
     'kube-vip is not Kubernetes: no flag map; its model cites each read site, re-opened by test/kube-vip-citations.test.ts',
+  registry:
+    'the distribution registry is not Kubernetes: no flag map; its model cites each read site, re-opened by test/registry-citations.test.ts',
   kubelet: 'no debug build and gate for a worker component yet (the control plane came first)',
   'kube-proxy': 'no debug build and gate for a worker component yet (the control plane came first)',
 } as const satisfies PerComponent<string, Exclude<ComponentName, ProvableComponent>>;

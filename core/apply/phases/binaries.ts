@@ -1,6 +1,10 @@
 import type { Phase } from '../phase.ts';
 import { binariesFor } from '../../components/registry/index.ts';
-import { ensureImages, type BuiltImage } from '../../components/image-build.ts';
+import {
+  ensureImages,
+  ensureRegistryImages,
+  type BuiltImage,
+} from '../../components/image-build.ts';
 import { resolveBinaries } from '../binaries.ts';
 import { BIN } from '../../components/models/types.ts';
 import type { LocalBinary, WireContext } from '../context.ts';
@@ -46,6 +50,11 @@ export const binariesPhase: Phase = {
       for (const i of imgs) ctx.localFiles.set(i.sha256, i.path);
     }
     ctx.binaries = bins.get(localArch())!;
+    // The registry's host gets the images it serves (this machine's architecture); its ExecStartPost pushes them into it.
+    const served = ctx.inv.hosts.some((h) => h.isRegistry)
+      ? await ensureRegistryImages(ctx.log, ctx.inv.doc.components?.from)
+      : [];
+    for (const i of served) ctx.localFiles.set(i.sha256, i.path);
     ctx.wants = ctx.inv.hosts.map((h) => {
       const arch = archOfHost.get(h.name)!;
       const tree = ctx.trees.get(h.name)!;
@@ -66,6 +75,16 @@ export const binariesPhase: Phase = {
               readBy: ['containerd' as const],
               kind: 'binary' as const,
               arch,
+            }))
+          : []),
+        ...(h.isRegistry
+          ? served.map((i) => ({
+              path: i.hostPath,
+              mode: 0o644,
+              sha256: i.sha256,
+              readBy: ['registry' as const],
+              kind: 'binary' as const,
+              arch: localArch(),
             }))
           : []),
         ...tree.files.map((f) => ({

@@ -6,6 +6,7 @@ import { PENDING_DIR } from '../facts.ts';
 import { BACKUP_ROOT } from '../backup.ts';
 import { REMOTE_SNAPSHOT_DIR } from '../etcd-snapshot.ts';
 import { ETCD_DATA_DIR } from '../../components/models/etcd.ts';
+import { REGISTRY_DATA_DIR } from '../../components/models/registry.ts';
 import { workerTeardownScript } from '../worker-teardown.ts';
 import { unitOf } from '../../../lib/unit.ts';
 
@@ -94,6 +95,15 @@ async function teardownHost(ctx: WireContext, name: string, purgeData: boolean):
   if (purgeData && host.isEtcd) {
     await ctx.wet.run(name, `remove etcd data ${ETCD_DATA_DIR} (--purge-data)`, (w) =>
       w.exec(['rm', '-rf', '--', ETCD_DATA_DIR]),
+    );
+  }
+  // The registry's storage is data too: what wire pushed comes back at its next start, an image
+  // added with `hardwire images add` does not.
+  if (purgeData && host.isRegistry) {
+    await ctx.wet.run(
+      name,
+      `remove the registry's storage ${REGISTRY_DATA_DIR} (--purge-data)`,
+      (w) => w.exec(['rm', '-rf', '--', REGISTRY_DATA_DIR]),
     );
   }
 }

@@ -189,6 +189,19 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
     modules: ['github.com/kube-vip/kube-vip'],
     ldflags: (v) => ['-s', '-w', '-X', `main.Version=${v['kube-vip']}`],
   },
+  // distribution's Makefile stamps version.version, version.revision and version.mainpkg (its
+  // GO_LDFLAGS); the release commit is not known here, so revision keeps its default ("").
+  registry: {
+    modules: ['github.com/distribution/distribution/v3'],
+    ldflags: (v) => [
+      '-s',
+      '-w',
+      '-X',
+      `github.com/distribution/distribution/v3/version.version=${v.registry}`,
+      '-X',
+      'github.com/distribution/distribution/v3/version.mainpkg=github.com/distribution/distribution/v3',
+    ],
+  },
   // cri-tools' Makefile stamps pkg/version.Version without the "v" (VERSION from git describe | sed 's/^v//').
   'cri-tools': {
     modules: ['sigs.k8s.io/cri-tools'],

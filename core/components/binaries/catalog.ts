@@ -64,6 +64,8 @@ export interface VersionSet {
   'cri-tools': string;
   /** kube-vip (components/go/kube-vip): the proxy refuses its version list and serves v1.0.0. */
   'kube-vip': string;
+  /** The CNCF distribution registry (components/go/registry): the lab's docker.io mirror (issue 44). */
+  registry: string;
   /** Debug builds (`flags prove`, issue 25): the same Kubernetes and etcd modules, -gcflags=all=-N -l, symbols kept. */
   'kubernetes-debug': string;
   'etcd-debug': string;
@@ -95,6 +97,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     webhook: 'v0.1.0',
     'cri-tools': 'v1.37.0',
     'kube-vip': 'v1.0.0',
+    registry: 'v3.0.0',
     'kubernetes-debug': 'v1.36.3',
     'etcd-debug': 'v3.6.8',
     delve: 'v1.27.2',
@@ -122,6 +125,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     webhook: 'v0.1.0',
     'cri-tools': 'v1.37.0',
     'kube-vip': 'v1.0.0',
+    registry: 'v3.0.0',
     'kubernetes-debug': 'v1.37.2',
     'etcd-debug': 'v3.7.0',
     delve: 'v1.27.2',

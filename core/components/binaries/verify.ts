@@ -44,7 +44,13 @@ export async function probeVersion(
     tailOf: 'all',
   });
   const out = `${res.stdout}\n${res.stderr}`;
-  const lines = out.split('\n').map((l) => l.trim());
+  // A binary that prints its own argv[0] first (distribution's registry): the path is taken off.
+  const lines = out
+    .split('\n')
+    .map((l) => l.trim())
+    .map((l) =>
+      'argv0' in probe && probe.argv0 && l.startsWith(`${path} `) ? l.slice(path.length + 1) : l,
+    );
   if (!lines.some((l) => l === want || l.startsWith(`${want} `) || l.startsWith(`${want}\t`))) {
     throw new StepError(
       `verify ${name}`,

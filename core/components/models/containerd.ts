@@ -7,6 +7,7 @@
 import { flag, BIN, nodeOf, type Directive, type ModelContext, type UnitModel } from './types.ts';
 import { nodeKernelDirectives, nodeKernelFiles } from './node-kernel.ts';
 import { IMAGE_DIR, IMAGE_NAMES } from '../images.ts';
+import { REGISTRY_CA, REGISTRY_PORT } from './registry.ts';
 
 export const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
 export const CONTAINERD_CONFIG = '/etc/containerd/config.toml';
@@ -14,6 +15,9 @@ export const CONTAINERD_CONFIG = '/etc/containerd/config.toml';
 export const SANDBOX_IMAGE = 'hardwire.local/pause:3.10.2';
 export const CNI_CONF_DIR = '/etc/cni/net.d';
 export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
+/** The registry host directories (config_path): one directory per registry host, each with its hosts.toml. */
+export const CERTS_D = '/etc/containerd/certs.d';
+export const DOCKER_IO_HOSTS = `${CERTS_D}/docker.io/hosts.toml`;
 
 /**
  * The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host
@@ -23,10 +27,13 @@ export function containerdConfig({
   sandbox = SANDBOX_IMAGE,
   cniBinDir = BIN,
   systemdCgroup = false,
+  registryHosts = false,
 }: {
   sandbox?: string;
   cniBinDir?: string;
   systemdCgroup?: boolean;
+  /** The cluster runs the lab registry: pulls look up ${CERTS_D}/<registry>/hosts.toml. */
+  registryHosts?: boolean;
 } = {}): string {
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
 # The current config version (C version/version.go:41, ConfigVersion = 4); a version 3 file is migrated
@@ -43,7 +50,18 @@ state = "/run/containerd"
     # The Pod sandbox image: the locally built pause, imported on each worker; no Pod pulls from a
     # registry (C internal/cri/config/config.go:298-307 PinnedImages).
     sandbox = "${sandbox}"
-
+${
+  registryHosts
+    ? `  [plugins."io.containerd.cri.v1.images".registry]
+    # Each pull looks up ${CERTS_D}/<registry host>/hosts.toml (C internal/cri/config/config.go:233). The
+    # CRI pulls through the transfer service (C internal/cri/server/images/image_pull.go:184-187: this config
+    # sets nothing that falls back to the local pull, C internal/cri/config/config.go:564-569 with
+    # C internal/cri/config/config_unix.go:33), which hands config_path to the resolver (C internal/cri/server/images/image_pull.go:316,
+    # C core/transfer/registry/registry.go:127-128). docker.io's mirror is the lab registry (${DOCKER_IO_HOSTS}).
+    config_path = "${CERTS_D}"
+`
+    : ''
+}
 [plugins."io.containerd.cri.v1.runtime"]
   # The lab machine's own capability bounding set lacks CAP_SYS_RESOURCE, so nothing on it may lower
   # an oom_score_adj; without this runc fails the sandbox (-998) with "failed to update
@@ -125,6 +143,31 @@ export function podRoutes(
     }));
 }
 
+/**
+ * docker.io's hosts.toml: the lab registry first, then docker.io itself (the top-level server, tried
+ * last): on a machine with internet a name the lab registry lacks still resolves; on this one it
+ * fails there. Read at each pull, so a change needs no restart.
+ */
+export function dockerIoHosts(registry: { name: string; address: string }): string {
+  const at = `https://${registry.address}:${REGISTRY_PORT}`;
+  return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
+# Read at each pull of a docker.io image from config_path/docker.io/hosts.toml (C core/remotes/docker/config/hosts.go:316).
+# The [host] entries are tried in order, then the top-level server last (C core/remotes/docker/config/hosts.go:392, :415).
+
+# docker.io itself, the fall-through: reached only when the lab registry does not answer or lacks the name
+# (C core/remotes/docker/config/hosts.go:390, :102-104: without a hosts.toml, containerd's default for docker.io too).
+server = "https://registry-1.docker.io"
+
+# The lab registry on ${registry.name} (components/registry/registry.ts), serving docker.io's library images
+# built on the operator's machine. pull and resolve only (C core/remotes/docker/config/hosts.go:456-459):
+# no push goes to a mirror.
+[host."${at}"]
+  capabilities = ["pull", "resolve"]
+  # Its serving cert is signed by the cluster CA, which every worker holds (C core/remotes/docker/config/hosts.go:472-475).
+  ca = "${REGISTRY_CA}"
+`;
+}
+
 /** Each locally built image, imported once containerd is ready (Type=notify: ExecStartPost runs after READY=1). */
 function imports(): Directive[] {
   return IMAGE_NAMES.map((n) => ({
@@ -136,6 +179,7 @@ function imports(): Directive[] {
 
 export function containerdModel(ctx: ModelContext): UnitModel {
   const node = nodeOf(ctx);
+  const registry = ctx.inv.hosts.find((h) => h.isRegistry);
   return {
     component: 'containerd',
     description: 'containerd container runtime (hardwire)',
@@ -146,10 +190,23 @@ export function containerdModel(ctx: ModelContext): UnitModel {
     files: [
       {
         path: CONTAINERD_CONFIG,
-        content: containerdConfig({ systemdCgroup: node.cgroup === 'v2' }),
+        content: containerdConfig({
+          systemdCgroup: node.cgroup === 'v2',
+          registryHosts: registry !== undefined,
+        }),
         mode: 0o644,
-        why: "containerd's config (--config): CRI sandbox image, runc and its cgroup driver, CNI dirs",
+        why: "containerd's config (--config): CRI sandbox image, runc and its cgroup driver, CNI dirs, the registry hosts' directory",
       },
+      ...(registry
+        ? [
+            {
+              path: DOCKER_IO_HOSTS,
+              content: dockerIoHosts(registry),
+              mode: 0o644,
+              why: "docker.io's mirror: the lab registry, then docker.io; read by containerd's CRI at each pull",
+            },
+          ]
+        : []),
       ...nodeKernelFiles(node),
       {
         path: CNI_CONFLIST,

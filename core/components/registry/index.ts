@@ -10,6 +10,7 @@ import { kubeScheduler } from './kube-scheduler.ts';
 import { containerd } from './containerd.ts';
 import { kubelet } from './kubelet.ts';
 import { kubeProxy } from './kube-proxy.ts';
+import { registry } from './registry.ts';
 import { TOOLS } from './binaries.ts';
 import {
   runsOn,
@@ -28,6 +29,7 @@ export const COMPONENTS = [
   kubeControllerManager,
   kubeScheduler,
   containerd,
+  registry,
   kubelet,
   kubeProxy,
 ] as const satisfies readonly ComponentSpec[];
@@ -36,8 +38,8 @@ type Spec = (typeof COMPONENTS)[number];
 export type ComponentName = Spec['name'];
 /** Components the flag map covers: those with a flagTarget. */
 export type FlagComponentName = Extract<Spec, { flagTarget: unknown }>['name'];
-/** etcd and the control plane: what compare, prove and kubeadm's plane cover (not kube-vip, which neither kubeadm nor k0s runs by default). */
-export type ControlPlaneName = Exclude<Spec, { role: 'worker' | 'vip' }>['name'];
+/** etcd and the control plane: what compare, prove and kubeadm's plane cover (not kube-vip, which neither kubeadm nor k0s runs by default, nor the lab's image registry). */
+export type ControlPlaneName = Exclude<Spec, { role: 'worker' | 'vip' | 'registry' }>['name'];
 /**
  * A table with one row per component (of K): a component added to the registry without its row
  * fails tsc at the table, so nothing per component is left to a default by accident.

@@ -9,6 +9,7 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** k0s-etcd and konnectivity are the versions k0s pins, for the k0s plane of `compare`. */
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
 /** kube-vip holds the API's virtual address on the control-plane hosts (issue 41). */
+/** registry is the CNCF distribution registry, the lab's docker.io mirror (issue 44). */
 /** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go); cri-tools is crictl, on kubeadm plane hosts. */
 export type BinaryGroup =
   | 'kubernetes'
@@ -27,17 +28,22 @@ export type BinaryGroup =
   | 'webhook'
   | 'cri-tools'
   | 'kube-vip'
+  | 'registry'
   | 'kubernetes-debug'
   | 'etcd-debug'
   | 'delve';
 
-/** vip: the control-plane hosts when the inventory sets cluster.apiServerVip. */
-export type Role = 'etcd' | 'control-plane' | 'worker' | 'vip';
+/**
+ * vip: the control-plane hosts when the inventory sets cluster.apiServerVip. registry: the first
+ * control-plane host, when the cluster has workers (the images' mirror, issue 44).
+ */
+export type Role = 'etcd' | 'control-plane' | 'worker' | 'vip' | 'registry';
 
 /** What runsOn reads of a host; isWorker is optional so control-plane callers need not name it. */
 export type HostRoles = Pick<Host, 'isEtcd' | 'isControlPlane'> & {
   isWorker?: boolean;
   isVip?: boolean;
+  isRegistry?: boolean;
 };
 
 /** One binary hardwire can build, fetch or take from a directory: a run component or a tool. */
@@ -51,6 +57,8 @@ export interface BinarySpec {
     expect: (version: string) => string;
     /** "go-version-m": a binary that cannot print its version is asked through `go version -m` (its Go build info). */
     via?: 'go-version-m';
+    /** The answer starts with the binary's own path (argv[0]), which is taken off before `expect` is matched. */
+    argv0?: true;
   };
   /** What hardwire uses it for. */
   why: string;
@@ -188,6 +196,8 @@ export function hasRole(host: HostRoles, role: Role): boolean {
       return host.isWorker === true;
     case 'vip':
       return host.isVip === true;
+    case 'registry':
+      return host.isRegistry === true;
     case 'control-plane':
       return host.isControlPlane;
   }
