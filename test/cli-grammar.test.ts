@@ -118,6 +118,7 @@ const MEANING: Record<string, RegExp> = {
   '--listen': /IPv4 address of this machine/,
   '--version': /^the named binaries' own version/,
   '--from': /^use binaries from DIR/,
+  '--arch': /^the architecture to build for/,
 };
 
 /** Names that still carry two meanings, left for a later change: any new one fails. */
