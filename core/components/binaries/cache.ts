@@ -208,6 +208,7 @@ export async function install(
   const tmp = join(dir, `.${meta.name}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
     await rm(join(dir, 'manifest.json'), { force: true });
+    await rm(verifiedPath(meta.name, meta.version, meta.arch), { force: true });
     await copyFile(file, tmp);
     await chmod(tmp, 0o755);
     const sha256 = await sha256File(tmp);
@@ -220,6 +221,11 @@ export async function install(
     const mtmp = `${tmp}.json`;
     await writeFile(mtmp, `${JSON.stringify(manifest, null, 2)}\n`);
     await rename(mtmp, manifestPath(meta.name, meta.version, meta.arch));
+    // Recorded now, as inspect would record it: a listing later must not rewrite it (test/components.test.ts).
+    const key = await statKey(join(dir, meta.name));
+    const vtmp = `${tmp}.verified`;
+    await writeFile(vtmp, `${JSON.stringify({ sha256, ...key })}\n`);
+    await rename(vtmp, verifiedPath(meta.name, meta.version, meta.arch));
     return manifest;
   } finally {
     await rm(tmp, { force: true });
