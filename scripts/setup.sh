@@ -12,7 +12,15 @@ TOOLCHAIN="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/toolchain"
 # qemu-system-x86: lab hosts that are VMs (lab up --vm-workers; test/vm.test.ts).
 # qemu-user-static and binfmt-support: lab hosts whose userland is arm64 (lab up --arm64-workers),
 # each program run by qemu-aarch64-static through binfmt_misc.
-APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static qemu-system-x86 qemu-user-static binfmt-support)
+# gcc-aarch64-linux-gnu, libc6-dev-arm64-cross and libseccomp-dev:arm64 (multiarch): every binary
+# and image is cross-built for a host's architecture (pause, runc's cgo); qemu-user-static also runs
+# each arm64 binary's version probe here.
+APT_PACKAGES=(systemd-container debootstrap debian-archive-keyring util-linux openssl iproute2 openssh-client ca-certificates chromium g++ make python3 libseccomp-dev pkg-config busybox-static qemu-system-x86 qemu-user-static binfmt-support gcc-aarch64-linux-gnu libc6-dev-arm64-cross libseccomp-dev:arm64)
+
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  say "dpkg --add-architecture arm64 (libseccomp-dev:arm64, for arm64 hosts' runc)"
+  dpkg --add-architecture arm64
+fi
 
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
@@ -103,24 +111,8 @@ esac
 # About 8 minutes the first time on 2 cores.
 # The built-in lab's hosts are workers, so wire needs them too.
 node cli/hardwire.ts components build workers >&2
-# arm64 hosts (issue 43): every binary and image is cross-built for a host's architecture. Debian's
-# cross compiler (pause, runc's cgo) and arm64's libseccomp (multiarch); qemu-user-static runs each
-# arm64 binary's version probe here; busybox-static:arm64, unpacked under the cache, is the arm64
-# busybox image's one binary. The test step builds what an arm64 worker runs (test/vm.test.ts plans one).
-if ! dpkg --print-foreign-architectures | grep -qx arm64; then
-  say "dpkg --add-architecture arm64 (cross-building for arm64 hosts)"
-  dpkg --add-architecture arm64
-  apt-get update -qq >&2
-fi
-cross=()
-for p in gcc-aarch64-linux-gnu libc6-dev-arm64-cross libseccomp-dev:arm64; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || cross+=("$p")
-done
-if [ ${#cross[@]} -gt 0 ]; then
-  say "apt-get install ${cross[*]}"
-  apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${cross[@]}" >&2
-fi
+# arm64 hosts (issue 43): busybox-static:arm64, unpacked under the cache, is the arm64 busybox
+# image's one binary. The test step builds what an arm64 worker runs (test/vm.test.ts plans one).
 busybox_arm64="${HARDWIRE_CACHE:-$HOME/.cache/hardwire}/debs/busybox-static-arm64"
 if [ ! -x "$busybox_arm64/bin/busybox" ]; then
   say "unpacking Debian's busybox-static:arm64 into $busybox_arm64"

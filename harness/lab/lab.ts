@@ -306,29 +306,32 @@ async function up(
   if (!existing && (opts.workers ?? name === DEFAULT_LAB_NAME)) state.workers = true;
   const dedicated = opts.dedicatedWorkers ?? existing?.dedicatedWorkers ?? 0;
   validateDedicatedWorkers(dedicated, count, state.workers === true, inner);
-  if (existing && (existing.dedicatedWorkers ?? 0) !== dedicated) {
-    throw new InputError(
-      '--dedicated-workers',
-      `lab "${name}" has ${existing.dedicatedWorkers ?? 0} dedicated worker(s); run "hardwire lab down --name ${name}" first to change that`,
-    );
-  }
+  unchangedCount(
+    name,
+    '--dedicated-workers',
+    'dedicated worker(s)',
+    existing && (existing.dedicatedWorkers ?? 0),
+    dedicated,
+  );
   if (dedicated > 0) state.dedicatedWorkers = dedicated;
   const vmCount = opts.vmWorkers ?? existing?.vms?.length ?? 0;
   validateVmWorkers(vmCount);
-  if (existing && (existing.vms?.length ?? 0) !== vmCount) {
-    throw new InputError(
-      '--vm-workers',
-      `lab "${name}" has ${existing.vms?.length ?? 0} VM worker(s); run "hardwire lab down --name ${name}" first to change that`,
-    );
-  }
+  unchangedCount(
+    name,
+    '--vm-workers',
+    'VM worker(s)',
+    existing && (existing.vms?.length ?? 0),
+    vmCount,
+  );
   const arm64Count = opts.arm64Workers ?? existing?.arm64?.length ?? 0;
   validateArm64Workers(arm64Count);
-  if (existing && (existing.arm64?.length ?? 0) !== arm64Count) {
-    throw new InputError(
-      '--arm64-workers',
-      `lab "${name}" has ${existing.arm64?.length ?? 0} arm64 worker(s); run "hardwire lab down --name ${name}" first to change that`,
-    );
-  }
+  unchangedCount(
+    name,
+    '--arm64-workers',
+    'arm64 worker(s)',
+    existing && (existing.arm64?.length ?? 0),
+    arm64Count,
+  );
   const record = () => writeState(files, state);
   record();
   const pub = ensureLabKey(files, name);
@@ -372,6 +375,21 @@ async function up(
     })),
     ...(state.arm64 ?? []).map((h) => ({ ...upInfo(h), arch: 'arm64' as const })),
   ]);
+}
+
+/** A lab's host counts are fixed once it is up: a different one is refused before anything changes. */
+function unchangedCount(
+  name: string,
+  flag: string,
+  what: string,
+  had: number | undefined,
+  want: number,
+): void {
+  if (had !== undefined && had !== want)
+    throw new InputError(
+      flag,
+      `lab "${name}" has ${had} ${what}; run "hardwire lab down --name ${name}" first to change that`,
+    );
 }
 
 /** Boots the lab's VM workers that are not running (a new one gets its disk first), one at a time: each takes both cores while it boots. */
