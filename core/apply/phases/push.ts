@@ -2,7 +2,6 @@ import { statSync } from 'node:fs';
 import type { Phase } from '../phase.ts';
 import type { WireContext } from '../context.ts';
 import { StepError } from '../../../lib/errors.ts';
-import { BIN } from '../../components/models/types.ts';
 import { PENDING_DIR } from '../facts.ts';
 import { recordHost } from '../record.ts';
 import type { FileChange } from '../../plan/types.ts';
@@ -51,8 +50,7 @@ export function cached(
   ctx: WireContext,
   f: { path: string; sha256: string },
 ): { file: string; size: number } {
-  const b = ctx.binaries.get(f.path.slice(BIN.length + 1));
-  const file = ctx.localFiles.get(f.sha256) ?? (b?.sha256 === f.sha256 ? b.path : undefined);
+  const file = ctx.localFiles.get(f.sha256);
   if (!file)
     throw new StepError(
       `push ${f.path}`,

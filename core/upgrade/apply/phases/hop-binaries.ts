@@ -12,7 +12,10 @@ import { BIN } from '../../../components/models/types.ts';
  */
 export function retarget(ctx: WireContext, run: UpgradeRun): void {
   const last = run.hops.get(run.etcdPath.at(-1)!)!;
-  for (const b of last.values()) ctx.binaries.set(b.name, b);
+  for (const b of last.values()) {
+    ctx.binaries.set(b.name, b);
+    ctx.localFiles.set(b.sha256, b.path);
+  }
   ctx.wants = ctx.wants.map((w) => ({
     ...w,
     files: w.files.map((f) => {
