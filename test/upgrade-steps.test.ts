@@ -264,6 +264,7 @@ describe('upgrade apply --etcd-to VERSION: the path plan lists, then the steps',
     const table = [...names.map((n) => b(n, 'v3.7.0')), b('kube-apiserver', 'v1.37.2')];
     const ctx = {
       binaries: new Map(table.map((x) => [x.name, x] as const)),
+      localFiles: new Map<string, string>(),
       wants: [
         {
           host: 'node1',
@@ -293,6 +294,10 @@ describe('upgrade apply --etcd-to VERSION: the path plan lists, then the steps',
       ...names.map((n) => `/cache/${n}/v3.6.16/${n}`),
       '/cache/kube-apiserver/v1.37.2/kube-apiserver',
     ]);
+    // push finds each file by its sha256 only, so every hop binary must be findable there.
+    expect([...ctx.localFiles.entries()]).toEqual(
+      names.map((n) => [`${n}-v3.6.16`, `/cache/${n}/v3.6.16/${n}`]),
+    );
   });
 });
 
