@@ -10,6 +10,7 @@ export const UNIT_TESTS = [
   'test/plan.test.ts',
   'test/preflight-checks.test.ts',
   'test/arch.test.ts',
+  'test/learn-cites.test.ts',
   'test/cache-verified.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',

@@ -24,6 +24,7 @@ const modules: Record<string, () => Promise<CommandModule>> = {
   trace: () => import('./commands/trace.ts'),
   audit: () => import('./commands/audit.ts'),
   encryption: () => import('./commands/encryption.ts'),
+  learn: () => import('./commands/learn.ts'),
 };
 
 /** Declares one command on root, loading only its own module; undefined for an unknown name. */

@@ -70,6 +70,7 @@ const CONNECTS: Record<string, boolean> = {
   // They read the registry's catalog on its host, or push into it through the SSH connection; no gate.
   images: false,
   'images add': false,
+  learn: false,
 };
 
 /** Commands that take --inventory and only read the file (or the lab's): no host is contacted. */
@@ -119,6 +120,8 @@ const MEANING: Record<string, RegExp> = {
   '--version': /^the named binaries' own version/,
   '--from': /^use binaries from DIR/,
   '--arch': /^the architecture to build for/,
+  '--demo': /^run the commands as typed, then check$/,
+  '--check': /^read the cluster for the result$/,
 };
 
 /** Names that still carry two meanings, left for a later change: any new one fails. */

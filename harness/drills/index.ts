@@ -1,0 +1,10 @@
+// What other harness features use of the drills: the connected frame every drill runs in, and the
+// source-line catalogue's helpers (a cited line, where a module's source is on this machine).
+export { withConnected, type Connection } from './connected.ts';
+export {
+  citation,
+  findFormat,
+  sourcePath,
+  STAGING_VERSION,
+  type SourceSite,
+} from './trace.ts';
