@@ -3,9 +3,10 @@
 import { InputError } from '../../lib/errors.ts';
 import { citeAt } from './cites.ts';
 import { TASKS } from './tasks.ts';
+import { EDGE } from './edge.ts';
 import type { Exercise, Findings, LearnEnv, Typed } from './types.ts';
 
-export const EXERCISES: readonly Exercise[] = [...TASKS];
+export const EXERCISES: readonly Exercise[] = [...TASKS, ...EDGE];
 
 export function exercise(id: string): Exercise {
   const e = EXERCISES.find((x) => x.id === id);

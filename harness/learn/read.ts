@@ -10,6 +10,7 @@ export interface Meta {
   deletionTimestamp?: string;
   finalizers?: string[];
   labels?: Record<string, string>;
+  annotations?: Record<string, string>;
   ownerReferences?: { kind: string; name: string; uid: string }[];
   managedFields?: { manager: string; operation: string; fieldsV1?: unknown }[];
 }

@@ -593,7 +593,8 @@ const level4: Exercise[] = [
       `kubectl get deploy own-demo -n api-lab -o jsonpath='{.spec.template.spec.containers[*].name}{"\\n"}'`,
     ],
     watch: [
-      'Strategic merge merges the list on "name" (nginx side); JSON merge replaces it (nginx).',
+      'Strategic merge merges the list on "name" (side nginx: the patch\'s element first); JSON merge',
+      'replaces it (nginx).',
     ],
     cites: [
       APISERVER(
@@ -807,7 +808,10 @@ const level5: Exercise[] = [
       'echo "flowschema uid $FS"',
       `kubectl get flowschemas -o jsonpath="{range .items[?(@.metadata.uid=='$FS')]}{.metadata.name} {.spec.priorityLevelConfiguration.name}{'\\n'}{end}"`,
     ],
-    watch: ['The admin is in system:masters: the exempt FlowSchema, never queued.'],
+    watch: [
+      "hardwire's admin is in kubeadm:cluster-admins, not system:masters (as kubeadm's since v1.29),",
+      'so its requests are not exempt: global-default classifies them, and they can be queued.',
+    ],
     cites: [],
     async check(env) {
       const events = await env.audit('flowschemas');

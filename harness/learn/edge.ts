@@ -1,0 +1,332 @@
+// The task list's edge cases, each as a learner types it. The ones that need a namespace to delete
+// make their own (ec3-lab, ec4-lab, ec6-lab), so api-lab stays as the levels left it.
+import { APIMACHINERY, APISERVER, KUBERNETES } from './cites.ts';
+import { apps, core, expectThat, getObj, matches, requested, type Obj } from './read.ts';
+import type { Exercise, LearnEnv } from './types.ts';
+
+const SECTION = 'Edge cases';
+const nsGone = async (env: LearnEnv, ns: string) =>
+  expectThat(
+    (await getObj(env, `/api/v1/namespaces/${ns}`)) === undefined,
+    `namespace ${ns} is still there`,
+  );
+
+export const EDGE: Exercise[] = [
+  {
+    id: 'EC1',
+    section: SECTION,
+    title: 'events are hints, not facts',
+    task: [
+      'Run a Pod, delete it, and list its events: they outlive it, and say nothing of its end.',
+    ],
+    commands: [
+      'kubectl run ev-demo --image=busybox -n api-lab --restart=Never -- sleep 3600',
+      'kubectl wait --for=condition=Ready pod/ev-demo -n api-lab --timeout=120s',
+      'kubectl delete pod ev-demo -n api-lab --grace-period=1',
+      'kubectl get events -n api-lab --field-selector involvedObject.name=ev-demo',
+    ],
+    reset: ['kubectl delete pod ev-demo -n api-lab --ignore-not-found --grace-period=1'],
+    watch: [
+      'Scheduled, Pulled, Created, Started: of a Pod that no longer exists. Events are written',
+      'best-effort, deduplicated into a count, and expire (the apiserver keeps them an hour,',
+      "--event-ttl); the object's status is the fact.",
+    ],
+    cites: [
+      KUBERNETES(
+        'pkg/controlplane/apiserver/options/options.go',
+        129,
+        'EventTTL:                            1 * time.Hour,',
+        'how long an Event is kept (one hour by default)',
+      ),
+    ],
+    async check(env) {
+      interface Ev {
+        items: { reason: string }[];
+      }
+      const pod = await getObj(env, core(env, 'pods', 'ev-demo'));
+      const ev = await env.api<Ev>(
+        'GET',
+        `${core(env, 'events')}?fieldSelector=involvedObject.name%3Dev-demo`,
+      );
+      return [
+        ...expectThat(pod === undefined, 'pod ev-demo is still there: delete it'),
+        ...expectThat(
+          ev.json.items.some((e) => e.reason === 'Started'),
+          'no Started event for ev-demo in api-lab',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC3',
+    section: SECTION,
+    title: 'finalizers outlive their controller',
+    task: [
+      'A ConfigMap with a finalizer no controller will ever remove holds its namespace in',
+      'Terminating; removing the finalizer by hand lets the namespace go.',
+    ],
+    commands: [
+      'kubectl create namespace ec3-lab',
+      `kubectl create configmap held -n ec3-lab && kubectl patch configmap held -n ec3-lab --type=merge -p '{"metadata":{"finalizers":["learn.hardwire.dev/gone-controller"]}}'`,
+      'kubectl delete namespace ec3-lab --wait=false',
+      'sleep 5',
+      `kubectl get namespace ec3-lab -o jsonpath='{.status.phase}{"\\n"}{range .status.conditions[?(@.status=="True")]}{.type}: {.message}{"\\n"}{end}'`,
+      `kubectl patch configmap held -n ec3-lab --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`,
+      'kubectl wait --for=delete namespace/ec3-lab --timeout=60s',
+    ],
+    reset: [
+      `kubectl patch configmap held -n ec3-lab --type=merge -p '{"metadata":{"finalizers":null}}' 2>/dev/null`,
+      'kubectl delete namespace ec3-lab --ignore-not-found --wait=true --timeout=60s',
+    ],
+    watch: [
+      'Terminating, with NamespaceFinalizersRemaining naming learn.hardwire.dev/gone-controller: the',
+      "namespace controller waits for the finalizer's owner, which does not exist.",
+    ],
+    cites: [
+      KUBERNETES(
+        'pkg/controller/namespace/deletion/status_condition_utils.go',
+        137,
+        'Some content in the namespace has finalizers remaining: %s',
+        'the condition that names the finalizers left',
+      ),
+    ],
+    async check(env) {
+      const events = await env.audit('"namespace":"ec3-lab"');
+      return [
+        ...(await nsGone(env, 'ec3-lab')),
+        ...expectThat(
+          events.some((e) =>
+            matches(e, { verb: 'patch', resource: 'configmaps', name: 'held', code: 200 }),
+          ) && events.some((e) => e.verb === 'delete' && e.objectRef?.resource === 'namespaces'),
+          'the audit log shows no delete of ec3-lab with the finalizer then removed from held',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC4',
+    section: SECTION,
+    title: 'a namespace delete leaks cluster-scoped children',
+    task: [
+      'A ClusterRole owned by a ConfigMap in a namespace: delete the namespace, and the ClusterRole',
+      'stays. A cluster-scoped object cannot have a namespaced owner.',
+    ],
+    commands: [
+      'kubectl create namespace ec4-lab',
+      'kubectl create configmap owner -n ec4-lab',
+      "OWNER_UID=$(kubectl get configmap owner -n ec4-lab -o jsonpath='{.metadata.uid}')",
+      `kubectl apply -f - <<EOF
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+  name: ec4-leak
+  ownerReferences:
+  - apiVersion: v1
+    kind: ConfigMap
+    name: owner
+    uid: $OWNER_UID
+rules: []
+EOF`,
+      'kubectl delete namespace ec4-lab --timeout=60s',
+      'kubectl get clusterrole ec4-leak',
+      'kubectl get events -n default --field-selector reason=OwnerRefInvalidNamespace',
+    ],
+    reset: [
+      'kubectl delete clusterrole ec4-leak --ignore-not-found',
+      'kubectl delete namespace ec4-lab --ignore-not-found --timeout=60s',
+    ],
+    watch: [
+      'The ClusterRole is still there after its owner and namespace are gone; the garbage collector',
+      'records OwnerRefInvalidNamespace instead of deleting it.',
+    ],
+    cites: [
+      KUBERNETES(
+        'pkg/controller/garbagecollector/graph_builder.go',
+        534,
+        '"OwnerRefInvalidNamespace"',
+        'a cluster-scoped dependent with a namespaced owner is reported, not deleted',
+      ),
+    ],
+    async check(env) {
+      const cr = await getObj(env, '/apis/rbac.authorization.k8s.io/v1/clusterroles/ec4-leak');
+      return [
+        ...(await nsGone(env, 'ec4-lab')),
+        ...expectThat(
+          cr?.metadata.ownerReferences?.[0]?.name === 'owner',
+          'clusterrole ec4-leak, owned by configmap owner, is not there',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC5',
+    section: SECTION,
+    title: 'no strategic merge on custom resources',
+    task: ['Send a strategic merge patch to a Widget (5.4 made the CRD), then a JSON merge patch.'],
+    commands: [
+      `kubectl patch widget w-ok -n api-lab --type=strategic -p '{"spec":{"size":4}}'`,
+      `kubectl patch widget w-ok -n api-lab --type=merge -p '{"spec":{"size":4}}'`,
+    ],
+    watch: [
+      '415 Unsupported Media Type: a custom resource has no Go struct, so no patchMergeKey; merge',
+      'and JSON patch and server-side apply work.',
+    ],
+    cites: [
+      APISERVER(
+        'pkg/endpoints/handlers/patch.go',
+        87,
+        'NewUnsupportedMediaTypeError',
+        'a patch type the resource does not support is refused',
+      ),
+    ],
+    async check(env) {
+      const events = await env.audit('"resource":"widgets"');
+      const w = await getObj<Obj & { spec: { size: number } }>(
+        env,
+        `/apis/learn.hardwire.dev/v1/namespaces/${env.ns}/widgets/w-ok`,
+      );
+      return [
+        ...expectThat(
+          events.some((e) =>
+            matches(e, { verb: 'patch', resource: 'widgets', name: 'w-ok', code: 415 }),
+          ),
+          'the audit log shows no patch of widget w-ok refused with 415',
+        ),
+        ...expectThat(w?.spec.size === 4, 'widget w-ok does not have size 4 from the merge patch'),
+      ];
+    },
+  },
+  {
+    id: 'EC6',
+    section: SECTION,
+    title: 'a deletecollection without a selector',
+    task: [
+      'In a namespace of its own, three labelled ConfigMaps; DELETE the collection with no',
+      'selector, and see what else went.',
+    ],
+    commands: [
+      'kubectl create namespace ec6-lab',
+      'for n in a b c; do kubectl create configmap keep-$n -n ec6-lab; done',
+      'kubectl get configmaps -n ec6-lab',
+      'kubectl proxy --port=8001 &',
+      'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
+      `curl -s -X DELETE http://127.0.0.1:8001/api/v1/namespaces/ec6-lab/configmaps | grep -o '"name": *"[^"]*"'`,
+      'kubectl get configmaps -n ec6-lab',
+    ],
+    reset: ['kubectl delete namespace ec6-lab --ignore-not-found --timeout=60s'],
+    watch: [
+      'Every ConfigMap went, kube-root-ca.crt too, which its controller then makes again: no',
+      'selector is every object, for a list and for a delete.',
+    ],
+    cites: [
+      APISERVER(
+        'pkg/endpoints/request/requestinfo.go',
+        258,
+        'requestInfo.Verb = "deletecollection"',
+        'DELETE on the collection, whatever its selector',
+      ),
+    ],
+    async check(env) {
+      const events = await env.audit('"namespace":"ec6-lab"');
+      const left = await env.api<{ items: { metadata: { name: string } }[] }>(
+        'GET',
+        '/api/v1/namespaces/ec6-lab/configmaps',
+      );
+      return [
+        ...expectThat(
+          events.some(
+            (e) =>
+              e.verb === 'deletecollection' &&
+              e.objectRef?.resource === 'configmaps' &&
+              !new URL(e.requestURI, 'https://x').searchParams.has('labelSelector'),
+          ),
+          'the audit log shows no deletecollection of configmaps in ec6-lab without a selector',
+        ),
+        ...expectThat(
+          left.status === 200 && !left.json.items.some((i) => i.metadata.name.startsWith('keep-')),
+          'the keep-* ConfigMaps of ec6-lab are still there',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC7',
+    section: SECTION,
+    title: 'generation against observedGeneration',
+    task: [
+      'Annotate own-demo, then scale it: watch metadata.generation and status.observedGeneration.',
+    ],
+    commands: [
+      `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
+      'kubectl annotate deploy own-demo -n api-lab learn.hardwire.dev/touched=yes --overwrite',
+      `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
+      'kubectl scale deploy own-demo -n api-lab --replicas=2',
+      `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
+      'kubectl rollout status deploy/own-demo -n api-lab --timeout=120s',
+      `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
+    ],
+    watch: [
+      'An annotation does not move generation; a spec change does, and observedGeneration follows',
+      'once the controller has acted on it.',
+    ],
+    cites: [
+      KUBERNETES(
+        'pkg/registry/apps/deployment/strategy.go',
+        122,
+        'newDeployment.Generation = oldDeployment.Generation + 1',
+        'generation moves only when the spec changes',
+      ),
+    ],
+    async check(env) {
+      const d = await getObj<
+        Obj & { spec: { replicas: number }; status: { observedGeneration?: number } }
+      >(env, apps(env, 'deployments', 'own-demo'));
+      return [
+        ...expectThat(
+          d?.metadata.annotations?.['learn.hardwire.dev/touched'] === 'yes',
+          'own-demo has no annotation learn.hardwire.dev/touched=yes',
+        ),
+        ...expectThat(d?.spec.replicas === 2, 'own-demo is not scaled to 2'),
+        ...expectThat(
+          d?.status.observedGeneration === d?.metadata.generation,
+          "own-demo's observedGeneration has not caught up with its generation",
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC8',
+    section: SECTION,
+    title: 'two controllers flapping one field',
+    task: ['Two loops, each sure it owns data.owner of one ConfigMap, for 6 s, with a watch open.'],
+    commands: [
+      'kubectl create configmap flap -n api-lab --from-literal=owner=none',
+      `for who in a b; do (for i in 1 2 3 4 5 6; do kubectl patch configmap flap -n api-lab --type=merge -p "{\\"data\\":{\\"owner\\":\\"$who\\"}}" >/dev/null; sleep 1; done) & done`,
+      'kubectl get configmap flap -n api-lab --watch --output-watch-events -o jsonpath=\'{.type} {.object.metadata.resourceVersion} {.object.data.owner}{"\\n"}\' --request-timeout=7s',
+      'wait',
+    ],
+    reset: ['kubectl delete configmap flap -n api-lab --ignore-not-found'],
+    watch: [
+      'MODIFIED a, b, a, b...: every write succeeds, each a new resourceVersion. Neither loop is told;',
+      'server-side apply with two field managers would have made it a 409 conflict.',
+    ],
+    cites: [
+      APIMACHINERY(
+        'pkg/util/managedfields/internal/conflict.go',
+        47,
+        'Apply failed with 1 conflict',
+        'what apply says instead, when two managers want one field',
+      ),
+    ],
+    async check(env) {
+      const events = await env.audit('"name":"flap"');
+      const n = events.filter((e) =>
+        matches(e, { verb: 'patch', resource: 'configmaps', name: 'flap', code: 200 }),
+      ).length;
+      return expectThat(
+        n >= 6,
+        `the audit log shows ${n} patches of configmap flap, not six or more`,
+      );
+    },
+  },
+];
