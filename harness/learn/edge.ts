@@ -1,7 +1,7 @@
 // The task list's edge cases, each as a learner types it. The ones that need a namespace to delete
 // make their own (ec3-lab, ec4-lab, ec6-lab), so api-lab stays as the levels left it.
 import { APIMACHINERY, APISERVER, KUBERNETES } from './cites.ts';
-import { apps, core, expectThat, getObj, matches, requested, type Obj } from './read.ts';
+import { apps, core, expectThat, getObj, matches, type Obj } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
 
 const SECTION = 'Edge cases';
