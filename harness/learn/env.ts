@@ -1,8 +1,8 @@
 // The frame `hardwire learn` runs an exercise in: the drills' connected context (one SSH session per
 // host), the admin's credentials, a bash that runs a learner's lines as typed, and the two readers
 // the checks use besides the API: the apiserver's audit log on every control-plane host, and etcdctl.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
@@ -13,6 +13,10 @@ import { kubeRequest } from '../../core/transport/kube-api.ts';
 import { AUDIT_LOG_DIR } from '../../core/components/models/audit-policy.ts';
 import { etcdctlArgv } from '../../core/gates/etcd.ts';
 import { kubectlPath } from '../../core/components/binaries/cache.ts';
+import { sshAddressOf } from '../../core/transport/session.ts';
+import { parseProxyJump } from '../../core/transport/dial.ts';
+import { expandHome } from '../../lib/paths.ts';
+import { shJoin, shQuote } from '../../lib/quote.ts';
 import { withConnected, type Connection } from '../drills/index.ts';
 import type { AuditEvent, LearnEnv, Typed } from './types.ts';
 
@@ -37,6 +41,52 @@ export function splitTyped(lines: readonly string[], out: string): Typed[] {
   }));
 }
 
+/**
+ * The demo's `etcdctl`: the first etcd host's own, over OpenSSH with the inventory's key and pinned
+ * host keys, with the cluster's client certificate, so a line reads as a learner types it on the lab
+ * (`hardwire lab ssh node1 -- etcdctl --endpoints=... --cacert=... get KEY`). stdin is /dev/null: the
+ * bash reads its script from stdin. Output is passed through byte for byte (a stored value is binary).
+ */
+export function etcdctlShim(inv: Inventory): string {
+  const h = inv.etcdHosts[0]!;
+  const key = expandHome(h.ssh.identityFile);
+  const pinned = [
+    ...(existsSync(key) ? ['-i', key, '-o', 'IdentitiesOnly=yes'] : []),
+    '-o',
+    `UserKnownHostsFile=${inv.knownHostsFile ?? join(homedir(), '.ssh', 'known_hosts')}`,
+    '-o',
+    'GlobalKnownHostsFile=/dev/null',
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+  ];
+  const hops = parseProxyJump(h.ssh.proxyJump, h.ssh.user);
+  if (hops.length > 1)
+    return `#!/bin/bash\necho "etcdctl: ${h.name} is behind ${hops.length} jump hosts; the demo's etcdctl takes at most one" >&2\nexit 1\n`;
+  const jump = hops.map((j) => [
+    '-o',
+    `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', `ssh://${j.user}@${j.address}:${j.port}`])}`,
+  ]);
+  const ssh = shJoin([
+    'ssh',
+    '-n',
+    ...pinned,
+    ...jump.flat(),
+    '-p',
+    String(h.ssh.port),
+    '-l',
+    h.ssh.user,
+    sshAddressOf(h),
+    '--',
+  ]);
+  return `#!/bin/bash
+# etcdctl on ${h.name}, the first etcd host, with the cluster's client certificate: what
+# \`hardwire lab ssh ${h.name} -- etcdctl ...\` runs. Written by hardwire learn for the demo's bash.
+exec ${ssh} ${shQuote(shJoin(etcdctlArgv(inv)))}"$(printf ' %q' "$@")"
+`;
+}
+
 export async function withLearnEnv<T>(
   inv: Inventory,
   stateDir: string,
@@ -56,13 +106,16 @@ export async function withLearnEnv<T>(
       ns: LEARN_NS,
       async sh(lines) {
         const cwd = mkdtempSync(join(tmpdir(), 'hardwire-learn-'));
+        const bin = join(cwd, '.bin');
+        mkdirSync(bin);
+        writeFileSync(join(bin, 'etcdctl'), etcdctlShim(inv), { mode: 0o755 });
         try {
           const r = await run('bash', ['--noprofile', '--norc'], {
             step: 'learn',
             cwd,
             input: `exec 2>&1\n${script(lines)}kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit 0\n`,
             env: {
-              PATH: `${dirname(kubectlPath())}:/usr/local/bin:/usr/bin:/bin`,
+              PATH: `${dirname(kubectlPath())}:${bin}:/usr/local/bin:/usr/bin:/bin`,
               HOME: process.env.HOME ?? '/root',
               KUBECONFIG: kubeconfig,
             },

@@ -4,9 +4,18 @@ import { InputError } from '../../lib/errors.ts';
 import { citeAt } from './cites.ts';
 import { TASKS } from './tasks.ts';
 import { EDGE } from './edge.ts';
+import { MODULE_3_1 } from './module-3-1.ts';
+import { MODULE_3_2 } from './module-3-2.ts';
+import { MODULE_3_5 } from './module-3-5.ts';
 import type { Exercise, Findings, LearnEnv, Typed } from './types.ts';
 
-export const EXERCISES: readonly Exercise[] = [...TASKS, ...EDGE];
+export const EXERCISES: readonly Exercise[] = [
+  ...TASKS,
+  ...EDGE,
+  ...MODULE_3_1,
+  ...MODULE_3_2,
+  ...MODULE_3_5,
+];
 
 export function exercise(id: string): Exercise {
   const e = EXERCISES.find((x) => x.id === id);

@@ -89,3 +89,36 @@ export async function requested(env: LearnEnv, wanted: readonly Wanted[]): Promi
 
 /** A finding when the condition does not hold. */
 export const expectThat = (ok: boolean, why: string): Findings => (ok ? [] : [why]);
+
+/** An audit event with the fields only some checks read: the impersonated user, the request's body, the annotations. */
+export interface AuditDetail extends AuditEvent {
+  impersonatedUser?: { username: string };
+  requestObject?: Record<string, unknown>;
+  annotations?: Record<string, string>;
+}
+
+/** A ConfigMap's data in the namespace, or undefined when it is not there: where a learner records what was seen. */
+export async function recorded(
+  env: LearnEnv,
+  name: string,
+): Promise<Record<string, string> | undefined> {
+  const cm = await getObj(env, core(env, 'configmaps', name));
+  return cm ? (cm.data ?? {}) : undefined;
+}
+
+/** When the audit log saw the last create of this object that stored it (not a dry run): the object as it is now. */
+export async function createdAt(
+  env: LearnEnv,
+  resource: string,
+  name: string,
+): Promise<string | undefined> {
+  const events = await env.audit(`"name":"${name}"`);
+  return events.findLast(
+    (e) =>
+      e.verb === 'create' &&
+      e.objectRef?.resource === resource &&
+      e.objectRef.name === name &&
+      e.responseStatus?.code === 201 &&
+      !new URL(e.requestURI, 'https://x').searchParams.has('dryRun'),
+  )?.stageTimestamp;
+}
