@@ -7,12 +7,9 @@
 import { APISERVER } from './cites.ts';
 import { core, expectThat, getObj, recorded, requested, type AuditDetail } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
+import { PAST_THE_WINDOW, PROXY } from './lines.ts';
 
 const SECTION = 'Module 3.5: reads, watches and their limits';
-const PROXY = [
-  'kubectl proxy --port=8001 &',
-  'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
-];
 const CMS = '/api/v1/namespaces/api-lab/configmaps';
 
 /** Compaction as the apiserver does it (etcd3/compact.go): compact_rev_key first, then the compaction; then the cacher's compactor's next poll. */
@@ -63,8 +60,7 @@ export const MODULE_3_5: Exercise[] = [
     ],
     commands: [
       ...PROXY,
-      'kubectl create configmap churn -n api-lab',
-      `for round in $(seq 40); do kubectl get --raw '${CMS}?watch=1&resourceVersion=1&timeoutSeconds=1' | grep -q 'too old resource version' && break; for i in $(seq 50); do curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' http://127.0.0.1:8001${CMS}/churn -d "{\\"data\\":{\\"i\\":\\"$round-$i\\"}}" >/dev/null; done; done; echo "churn patched $(( (round - 1) * 50 )) times"`,
+      ...PAST_THE_WINDOW,
       `kubectl get --raw /metrics | grep '^watch_cache_capacity{group="",resource="configmaps"}'`,
       `kubectl get --raw '${CMS}?watch=1&resourceVersion=1&timeoutSeconds=3' | tee window.json | cut -c1-200`,
       `OLDEST=$(sed -n 's/.*too old resource version: 1 (\\([0-9]*\\)).*/\\1/p' window.json); echo "the watch cache starts at $OLDEST"`,

@@ -5,11 +5,8 @@
 import { APIMACHINERY, APISERVER, APIEXTENSIONS, KUBERNETES } from './cites.ts';
 import { apps, core, expectThat, getObj, matches, requested, type Obj } from './read.ts';
 import type { Exercise, Findings, LearnEnv } from './types.ts';
+import { PAST_THE_WINDOW, PROXY } from './lines.ts';
 
-const PROXY = [
-  'kubectl proxy --port=8001 &',
-  'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
-];
 const API = 'http://127.0.0.1:8001/api/v1/namespaces/api-lab';
 
 interface Pod extends Obj {
@@ -270,10 +267,16 @@ const level2: Exercise[] = [
     id: '2.1',
     section: 'Level 2: resourceVersion and watches',
     title: '410 Gone on an ancient resourceVersion',
-    task: ['Watch ConfigMaps from resourceVersion 1.'],
+    task: [
+      'Watch ConfigMaps from resourceVersion 1. On a young cluster the watch cache still holds every',
+      'event since its apiserver started, so write to one ConfigMap until RV 1 has left it.',
+    ],
     commands: [
+      ...PROXY,
+      ...PAST_THE_WINDOW,
       "kubectl get --raw '/api/v1/namespaces/api-lab/configmaps?watch=1&resourceVersion=1&timeoutSeconds=5'",
     ],
+    reset: ['kubectl delete configmap churn -n api-lab --ignore-not-found'],
     watch: [
       'The watch is answered 200, then one ERROR event: a Status with code 410, reason Expired,',
       '"too old resource version: 1 (N)", N the oldest the watch cache still holds.',

@@ -1,0 +1,19 @@
+// Lines more than one exercise types, said once.
+
+/** kubectl proxy on the port the task list uses, and a wait until it answers. */
+export const PROXY = [
+  'kubectl proxy --port=8001 &',
+  'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
+];
+
+const CMS = '/api/v1/namespaces/api-lab/configmaps';
+
+/**
+ * Writes to one ConfigMap until a watch from resourceVersion 1 is refused: on a young cluster the
+ * watch cache's ring still holds every event since the apiserver started, so RV 1 is not yet "too
+ * old". Needs PROXY. The ring doubles instead of dropping while its oldest event is under 75 s old.
+ */
+export const PAST_THE_WINDOW = [
+  'kubectl create configmap churn -n api-lab',
+  `for round in $(seq 40); do kubectl get --raw '${CMS}?watch=1&resourceVersion=1&timeoutSeconds=1' | grep -q 'too old resource version' && break; for i in $(seq 50); do curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' http://127.0.0.1:8001${CMS}/churn -d "{\\"data\\":{\\"i\\":\\"$round-$i\\"}}" >/dev/null; done; done; echo "churn patched $(( (round - 1) * 50 )) times"`,
+];
