@@ -7,17 +7,19 @@ import {
   type HostOpts,
   type InventoryOpts,
 } from '../common.ts';
-import { inventoryOrLab } from '../lab-inventory.ts';
+import { inventoryOrLab, inventoryOrLabFile } from '../lab-inventory.ts';
+import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 import { InputError } from '../../lib/errors.ts';
-import { printJson } from '../../lib/log.ts';
-import type { CheckResult } from '../../harness/learn/index.ts';
-import type { Typed } from '../../harness/learn/types.ts';
+import { printJson, type Logger } from '../../lib/log.ts';
+import type { CheckResult, citations } from '../../harness/learn/index.ts';
+import type { Exercise, Typed } from '../../harness/learn/types.ts';
 
 const HELP = `
 usage: hardwire learn                         list the exercises by curriculum id
-       hardwire learn ID                      the task, the commands as typed, what to watch for, the source lines
-       hardwire learn ID --check              read the cluster: is the result there, and why not (exit 1)
-       hardwire learn ID --demo               run the commands as typed, show what they printed, then check
+       hardwire learn ID...                   the task, the commands as typed, what to watch for, the source lines
+       hardwire learn [ID...] --check         read the cluster: is the result there, and why not (exit 1);
+                                              with no ID, every exercise
+       hardwire learn ID... --demo            run the commands as typed, in order, show what they printed, then check
   [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
 
 The Phase 3 task list (0.1 to 5.4) on the wired cluster, in the namespace api-lab, with the images
@@ -27,6 +29,52 @@ through kubectl proxy on 127.0.0.1:8001. --check reads the objects, and the apis
 every control-plane host for the requests the learner made and how each was answered.
 Each source line is cited at the version the cluster runs, when its source is on this machine.
 `;
+
+type Cited = ReturnType<typeof citations>[number];
+
+const citeLine = (c: Cited) => `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}`;
+
+/** The task as `learn ID` prints it. */
+function describe(e: Exercise, cites: Cited[]): string {
+  return `${[
+    `${e.id}  ${e.title}   (${e.section})`,
+    '',
+    ...e.task,
+    '',
+    'Type:',
+    ...e.commands.map((c) => `  ${c.replaceAll('\n', '\n  ')}`),
+    '',
+    'Watch for:',
+    ...e.watch.map((w) => `  ${w}`),
+    ...(cites.length ? ['', 'Where it happens:', ...cites.map(citeLine)] : []),
+    '',
+    `Then: hardwire learn ${e.id} --check`,
+  ].join('\n')}\n`;
+}
+
+/** One result: with --demo each line as typed and what it printed; then done, or why not. */
+function print(r: CheckResult & { typed?: Typed[]; cites: Cited[] }, withCites: boolean): void {
+  for (const t of r.typed ?? [])
+    process.stdout.write(
+      `$ ${t.line.replaceAll('\n', '\n> ')}\n${t.output ? `${t.output}\n` : ''}${t.code === 0 ? '' : `[exit ${t.code}]\n`}`,
+    );
+  process.stdout.write(
+    r.done
+      ? `${r.id} done: the result is on the cluster\n`
+      : `${r.id} not done:\n${r.findings.map((f) => `  - ${f}`).join('\n')}\n`,
+  );
+  if (withCites || r.typed) for (const c of r.cites) process.stdout.write(`${citeLine(c)}\n`);
+}
+
+/** The version the lab or inventory says the cluster runs, read from the file only; the pinned one without a lab. */
+async function runningVersion(opts: InventoryOpts, log: Logger): Promise<string> {
+  try {
+    return (await inventoryOrLabFile(opts, log)).cluster.kubernetesVersion;
+  } catch (err) {
+    if (err instanceof InputError && !opts.inventory) return PINNED_KUBERNETES;
+    throw err;
+  }
+}
 
 interface Opts extends InventoryOpts, HostOpts {
   demo?: boolean;
@@ -41,25 +89,25 @@ export function declare(root: Cli): Cli {
     'the Phase 3 exercises on the wired cluster: the task, a demo, a check',
     HELP,
   )
-    .argument('[id]')
+    .argument('[ids...]')
     .option('--demo', 'run the commands as typed, then check')
     .option('--check', 'read the cluster for the result')
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
   hostOptions(learn, { gates: false }).action(
-    act(async ({ opts, log }: Run<Opts>, id: string | undefined) => {
+    act(async ({ opts, log }: Run<Opts>, ids: string[]) => {
       const { EXERCISES, exercise, citations, check, demo } = await import(
         '../../harness/learn/index.ts'
       );
       if (opts.demo && opts.check)
         throw new InputError('--demo', 'runs the check itself; give --demo or --check, not both');
-      if (id === undefined) {
-        if (opts.demo || opts.check)
-          throw new InputError(
-            'ID',
-            `name the exercise to ${opts.demo ? 'demo' : 'check'}, e.g. hardwire learn 0.1 --check`,
-          );
+      if (ids.length === 0 && opts.demo)
+        throw new InputError(
+          'ID',
+          'name the exercises to demo, in order, e.g. hardwire learn 0.1 0.2 --demo',
+        );
+      if (ids.length === 0 && !opts.check) {
         if (opts.json)
           printJson(EXERCISES.map((e) => ({ id: e.id, section: e.section, title: e.title })));
         else {
@@ -72,60 +120,43 @@ export function declare(root: Cli): Cli {
         }
         return 0;
       }
-      const e = exercise(id);
+      // Every id is checked before anything connects; --check alone checks them all.
+      const chosen = ids.length === 0 ? [...EXERCISES] : ids.map(exercise);
       if (!opts.demo && !opts.check) {
-        const { PINNED_KUBERNETES } = await import('../../lib/constants.ts');
-        const cites = citations(e, PINNED_KUBERNETES);
-        if (opts.json) printJson({ ...e, check: undefined, cites });
-        else {
-          const out = [
-            `${e.id}  ${e.title}   (${e.section})`,
-            '',
-            ...e.task,
-            '',
-            'Type:',
-            ...e.commands.map((c) => `  ${c.replaceAll('\n', '\n  ')}`),
-            '',
-            'Watch for:',
-            ...e.watch.map((w) => `  ${w}`),
-            ...(cites.length
-              ? [
-                  '',
-                  'Where it happens:',
-                  ...cites.map((c) => `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}`),
-                ]
-              : []),
-            '',
-            `Then: hardwire learn ${e.id} --check`,
-          ];
-          process.stdout.write(`${out.join('\n')}\n`);
-        }
+        const running = await runningVersion(opts, log);
+        if (opts.json)
+          printJson(chosen.map((e) => ({ ...e, check: undefined, cites: citations(e, running) })));
+        else process.stdout.write(chosen.map((e) => describe(e, citations(e, running))).join('\n'));
         return 0;
       }
       const inv = await inventoryOrLab(opts, log, false);
       const { withLearnEnv } = await import('../../harness/learn/env.ts');
-      const r = await withLearnEnv(inv, stateDirFrom(opts), connection(opts), log, async (env) => {
-        const result: CheckResult & { typed?: Typed[] } = opts.demo
-          ? await demo(env, e)
-          : await check(env, e);
-        return { ...result, cites: citations(e, inv.cluster.kubernetesVersion) };
-      });
-      if (opts.json) printJson(r);
-      else {
-        for (const t of r.typed ?? [])
-          process.stdout.write(
-            `$ ${t.line.replaceAll('\n', '\n> ')}\n${t.output ? `${t.output}\n` : ''}${t.code === 0 ? '' : `[exit ${t.code}]\n`}`,
-          );
-        process.stdout.write(
-          r.done
-            ? `${e.id} done: the result is on the cluster\n`
-            : `${e.id} not done:\n${r.findings.map((f) => `  - ${f}`).join('\n')}\n`,
+      const results = await withLearnEnv(
+        inv,
+        stateDirFrom(opts),
+        connection(opts),
+        log,
+        async (env) => {
+          const out: (CheckResult & { typed?: Typed[]; cites: Cited[] })[] = [];
+          for (const e of chosen) {
+            const r: CheckResult & { typed?: Typed[] } = opts.demo
+              ? await demo(env, e)
+              : await check(env, e);
+            out.push({ ...r, cites: citations(e, inv.cluster.kubernetesVersion) });
+            if (!opts.json) print(out.at(-1)!, opts.demo === true && chosen.length === 1);
+          }
+          return out;
+        },
+      );
+      if (opts.json) printJson(results);
+      const missing = results.filter((r) => !r.done);
+      if (!opts.json && chosen.length > 1)
+        process.stdout.write(`${results.length - missing.length} of ${results.length} done\n`);
+      if (missing.length > 0)
+        process.stderr.write(
+          `error: learn ${missing[0]!.id}: ${missing[0]!.findings[0]}${missing.length > 1 ? ` (and ${missing.length - 1} more not done)` : ''}\n`,
         );
-        for (const c of r.cites)
-          process.stdout.write(`  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}\n`);
-      }
-      if (!r.done) process.stderr.write(`error: learn ${e.id}: ${r.findings[0]}\n`);
-      return r.done ? 0 : 1;
+      return missing.length === 0 ? 0 : 1;
     }),
   );
   return learn;

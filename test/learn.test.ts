@@ -1,0 +1,261 @@
+// `hardwire learn` on a workers lab (issue 44). The test is the learner first: it types the task
+// list's commands itself (its own bash, the pinned kubectl on PATH, curl through kubectl proxy), and
+// reads each "Verify" from the cluster and the output itself. Then learn's own --check and --demo
+// are run against that: every --check fails before anything was done, passes after, and every
+// --demo runs again and passes. Last, containerd's journal on every host: no pull left the lab.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { remote, wiredTestLab, type WiredLab } from './helpers/lab.ts';
+import { hardwire } from './helpers/cli.ts';
+import { credsFromKubeconfig, kubeJson, type KubeCreds } from '../core/transport/kube-api.ts';
+import { binaryPath } from '../core/components/binaries/cache.ts';
+import { PINNED_KUBERNETES } from '../lib/constants.ts';
+import { run } from '../lib/proc.ts';
+import { TASKS } from '../harness/learn/tasks.ts';
+import { EDGE } from '../harness/learn/edge.ts';
+import { EXERCISES } from '../harness/learn/index.ts';
+
+const NAME = 'hwtest-learn';
+const HOSTS = ['node1', 'node2'];
+const NS = '/api/v1/namespaces/api-lab';
+/** What the test types itself: the task list and its edge cases. */
+const TYPED = [...TASKS, ...EDGE];
+
+describe('hardwire learn: the task list as written, on a workers lab (issue 44)', () => {
+  let w: WiredLab;
+  let kc: string;
+  let admin: KubeCreds;
+  /** What the test's own bash printed for each exercise, by id. */
+  const typed = new Map<string, string>();
+  const learn = (args: string[], timeoutMs = 300_000) =>
+    hardwire(['learn', ...args, '--inventory', w.inv, '--state-dir', w.state, '--quiet'], {
+      timeoutMs,
+    });
+  const get = async <T>(path: string) =>
+    (await kubeJson<T>(admin, 'GET', path, { allow: [404] })).json;
+
+  beforeAll(async () => {
+    w = await wiredTestLab(NAME, HOSTS.length, { workers: true, fresh: true });
+    kc = join(w.state, NAME, 'kubeconfigs', 'admin.conf');
+    admin = credsFromKubeconfig(kc);
+  }, 900_000);
+  afterAll(async () => {
+    await w?.lab.down();
+  });
+
+  it('before anything is done, --check of every exercise says not done, each with why; exit 1 and one line', () => {
+    const r = learn(['--check', '--json']);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      new RegExp(
+        `^error: learn ${EXERCISES[0]!.id}: \\S.* \\(and ${EXERCISES.length - 1} more not done\\)$`,
+      ),
+    );
+    const results = JSON.parse(r.stdout) as { id: string; done: boolean; findings: string[] }[];
+    expect(results.map((x) => x.id)).toEqual(EXERCISES.map((e) => e.id));
+    for (const x of results) {
+      expect(x.done, x.id).toBe(false);
+      expect(x.findings.length, x.id).toBeGreaterThan(0);
+    }
+  }, 300_000);
+
+  it('the commands as a learner types them, each Verify read from the cluster and the output', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hwtest-learner-'));
+    try {
+      for (const e of TYPED) {
+        const r = await run('bash', ['--noprofile', '--norc'], {
+          step: e.id,
+          cwd,
+          input: `exec 2>&1\n${e.commands.join('\n')}\nkill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit 0\n`,
+          env: {
+            PATH: `${dirname(binaryPath('kubectl', PINNED_KUBERNETES))}:/usr/bin:/bin`,
+            HOME: cwd,
+            KUBECONFIG: kc,
+          },
+          timeoutMs: 240_000,
+        });
+        typed.set(e.id, r.stdout);
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+    const out = (id: string) => typed.get(id)!;
+    type Pod = {
+      spec: { initContainers?: { name: string; restartPolicy?: string }[] };
+      status: {
+        phase: string;
+        conditions?: { type: string; status: string }[];
+        containerStatuses?: { imageID: string }[];
+        initContainerStatuses?: { started?: boolean }[];
+      };
+    };
+    // 0.1: by the names the task list uses, pulled from the lab registry by digest.
+    const w1 = await get<Pod>(`${NS}/pods/w1`);
+    expect(w1.status.phase).toBe('Running');
+    expect(w1.status.containerStatuses![0]!.imageID).toMatch(
+      /^docker\.io\/library\/busybox@sha256:/,
+    );
+    // 0.2: the sidecar wrote, the learner read it.
+    const sc = await get<Pod>(`${NS}/pods/sidecar-demo`);
+    expect(sc.spec.initContainers![0]!.restartPolicy).toBe('Always');
+    expect(sc.status.initContainerStatuses![0]!.started).toBe(true);
+    expect(out('0.2')).toMatch(/\d\d:\d\d:\d\d UTC 20\d\d/);
+    // 1.1, 1.2: through the proxy; the eight verbs left nothing behind.
+    expect(out('1.1')).toContain('"name": "w1"');
+    expect((await kubeJson(admin, 'GET', `${NS}/configmaps/from-curl`)).status).toBe(200);
+    expect(out('1.2')).toContain('"type":"ADDED"');
+    const verbs = await get<{ items: unknown[] }>(`${NS}/configmaps?labelSelector=learn%3Dverbs`);
+    expect(verbs.items).toEqual([]);
+    // 1.3: the request line and the Table it asked for.
+    expect(out('1.3')).toMatch(
+      /"Request" verb="GET" url="https:\/\/[^"]+\/api\/v1\/namespaces\/api-lab\/pods\/w1"/,
+    );
+    expect(out('1.3')).toContain('as=Table');
+    // 2.1, 2.2: 410 in the stream, and a bookmark.
+    expect(out('2.1')).toMatch(
+      /"type":"ERROR".*too old resource version: 1 \(\d+\).*"reason":"Expired","code":410/,
+    );
+    expect(out('2.2')).toContain('"type":"BOOKMARK"');
+    // 3.1, 3.2: /status kept the condition; the main endpoint dropped the other, and said no change.
+    const conds = (await get<Pod>(`${NS}/pods/w1`)).status.conditions!.map((c) => c.type);
+    expect(conds).toContain('learn.hardwire.dev/Checked');
+    expect(conds).not.toContain('learn.hardwire.dev/Dropped');
+    expect(out('3.2')).toContain('pod/w1 patched (no change)');
+    // 3.3 to 3.6: the garbage collector, orphaning, the uid trap, a finalizer.
+    const status = async (name: string) =>
+      (await kubeJson(admin, 'GET', `${NS}/configmaps/${name}`, { allow: [404] })).status;
+    expect(await status('dependent')).toBe(404);
+    expect(await status('owner2')).toBe(404);
+    const dep2 = await get<{ metadata: { ownerReferences?: unknown[] } }>(
+      `${NS}/configmaps/dependent2`,
+    );
+    expect(dep2.metadata.ownerReferences ?? []).toEqual([]);
+    expect(await status('owner3')).toBe(200);
+    expect(await status('dependent3')).toBe(404);
+    expect(out('3.6')).toMatch(/^20\d\d-\d\d-\d\dT[\d:]+Z$/m);
+    expect(out('3.6')).toContain('configmaps "guarded" not found');
+    // 4.1 to 4.4: the list merged then replaced; test refused whole; the conflict; the stale replace.
+    expect(out('4.1')).toMatch(/^side nginx\n[\s\S]*^nginx$/m);
+    expect((await get<{ data: { mode: string } }>(`${NS}/configmaps/jp`)).data.mode).toBe('b');
+    expect(out('4.2')).toContain('The request is invalid');
+    expect(out('4.3')).toContain('Apply failed with 1 conflict: conflict with "alice"');
+    expect(
+      (
+        await get<{ spec: { replicas: number } }>(
+          '/apis/apps/v1/namespaces/api-lab/deployments/ssa-demo',
+        )
+      ).spec.replicas,
+    ).toBe(2);
+    expect(out('4.4')).toContain(
+      'the object has been modified; please apply your changes to the latest version and try again',
+    );
+    // 5.1 to 5.4.
+    expect(out('5.1')).toMatch(/^continue=\S{20,}$/m);
+    expect(out('5.2')).toMatch(/^own-demo-\S+\s+1\/1\s+Running/m);
+    const uid = /^flowschema uid ([0-9a-f-]{36})$/m.exec(out('5.3'))?.[1];
+    const fs = (
+      await get<{
+        items: {
+          metadata: { uid: string; name: string };
+          spec: { priorityLevelConfiguration: { name: string } };
+        }[];
+      }>('/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas')
+    ).items.find((f) => f.metadata.uid === uid);
+    expect(fs, out('5.3')).toBeDefined();
+    expect(out('5.3')).toContain(
+      `\n${fs!.metadata.name} ${fs!.spec.priorityLevelConfiguration.name}\n`,
+    );
+    expect(out('5.4')).toContain('should be less than or equal to 10');
+    expect(out('5.4')).toContain('size must not exceed max');
+    expect(out('5.4')).toMatch(/^NAME\s+SIZE\s+PHASE\nw-ok\s+3\s+Ready$/m);
+    // The edge cases.
+    expect(out('EC1')).toMatch(/Normal\s+Started\s+pod\/ev-demo/);
+    expect((await kubeJson(admin, 'GET', `${NS}/pods/ev-demo`, { allow: [404] })).status).toBe(404);
+    const nsStatus = async (ns: string) =>
+      (await kubeJson(admin, 'GET', `/api/v1/namespaces/${ns}`, { allow: [404] })).status;
+    expect(out('EC3')).toContain(
+      'NamespaceFinalizersRemaining: Some content in the namespace has finalizers remaining: learn.hardwire.dev/gone-controller',
+    );
+    expect(await nsStatus('ec3-lab')).toBe(404);
+    expect(await nsStatus('ec4-lab')).toBe(404);
+    expect(
+      (await kubeJson(admin, 'GET', '/apis/rbac.authorization.k8s.io/v1/clusterroles/ec4-leak'))
+        .status,
+    ).toBe(200);
+    expect(out('EC4')).toMatch(/Warning\s+OwnerRefInvalidNamespace\s+clusterrole\/ec4-leak/);
+    expect(out('EC5')).toContain('application/strategic-merge-patch+json is not supported');
+    expect(
+      (
+        await get<{ spec: { size: number } }>(
+          '/apis/learn.hardwire.dev/v1/namespaces/api-lab/widgets/w-ok',
+        )
+      ).spec.size,
+    ).toBe(4);
+    expect(out('EC6')).toMatch(/"name": "keep-a"/);
+    expect(
+      (
+        await get<{ items: { metadata: { name: string } }[] }>(
+          '/api/v1/namespaces/ec6-lab/configmaps',
+        )
+      ).items.map((i) => i.metadata.name),
+    ).toEqual(['kube-root-ca.crt']);
+    const gens = [...out('EC7').matchAll(/^(\d+) (\d+)$/gm)].map(
+      (m) => [Number(m[1]), Number(m[2])] as const,
+    );
+    expect(gens[1]![0]).toBe(gens[0]![0]); // the annotation did not move generation
+    expect(gens[2]![0]).toBe(gens[0]![0] + 1); // the scale did
+    expect(gens.at(-1)![1]).toBe(gens.at(-1)![0]);
+    const flaps = [...out('EC8').matchAll(/^MODIFIED \d+ ([ab])$/gm)].map((m) => m[1]);
+    expect(flaps.length).toBeGreaterThanOrEqual(4);
+    expect(new Set(flaps)).toEqual(new Set(['a', 'b']));
+  }, 900_000);
+
+  it('--check of every exercise typed says done', () => {
+    const r = learn([...TYPED.map((e) => e.id), '--check']);
+    expect(r.code, `${r.stdout}${r.stderr}`).toBe(0);
+    for (const e of TYPED) expect(r.stdout).toContain(`\n${e.id} done`);
+    expect(r.stdout).toContain(`${TYPED.length} of ${TYPED.length} done`);
+  }, 300_000);
+
+  it('--demo of every exercise, in order, runs its commands (again, for those typed) and passes its check', () => {
+    const r = learn([...EXERCISES.map((e) => e.id), '--demo', '--json'], 1_700_000);
+    const docs = JSON.parse(r.stdout) as {
+      id: string;
+      done: boolean;
+      findings: string[];
+      typed: { line: string; output: string }[];
+    }[];
+    for (const [i, e] of EXERCISES.entries()) {
+      const d = docs[i]!;
+      expect(d.id).toBe(e.id);
+      expect(d.typed.map((t) => t.line)).toEqual(e.commands);
+      expect(
+        d.done,
+        `${e.id}: ${d.findings.join('; ')}\n${d.typed
+          .map((t) => `$ ${t.line}\n${t.output}`)
+          .join('\n')
+          .slice(-3000)}`,
+      ).toBe(true);
+    }
+    expect(r.code, r.stderr.slice(-500)).toBe(0);
+  }, 1_800_000);
+
+  it("no image was pulled from outside the lab: every pull in each host's containerd journal is a docker.io library image, none went to docker.io", async () => {
+    for (const h of HOSTS) {
+      const journal = await remote(await w.lab.ssh(h), [
+        'journalctl',
+        '-u',
+        'containerd',
+        '--no-pager',
+        '-o',
+        'cat',
+      ]);
+      const refs = [...journal.matchAll(/Pulled image \\?"([^"\\]+)\\?"/g)].map((m) => m[1]!);
+      for (const ref of refs)
+        expect(ref).toMatch(/^(busybox|nginx)$|^docker\.io\/library\/(busybox|nginx)(:latest)?$/);
+      expect(journal).not.toMatch(/registry-1\.docker\.io/);
+    }
+  });
+});
