@@ -48,6 +48,38 @@ export async function nodeUsage(ctx: GateContext): Promise<string> {
     .join(', ');
 }
 
+/**
+ * Why metrics-server's Pods are not Ready, as the kubelet reports it (an image pull refused shows as
+ * ErrImagePull or ImagePullBackOff with containerd's message): the gate's detail when it times out.
+ */
+async function metricsServerPods(ctx: GateContext): Promise<string[]> {
+  const r = await kubeJson<{
+    items: {
+      metadata: { name: string };
+      spec: { nodeName?: string };
+      status: {
+        phase: string;
+        containerStatuses?: {
+          ready: boolean;
+          state: Record<string, { reason?: string; message?: string } | undefined>;
+        }[];
+      };
+    }[];
+  }>(
+    adminCreds(ctx.clusterDir),
+    'GET',
+    '/api/v1/namespaces/kube-system/pods?labelSelector=k8s-app%3Dmetrics-server',
+  );
+  if (r.json.items.length === 0) return ['no metrics-server Pod'];
+  return r.json.items.map((p) => {
+    const states = (p.status.containerStatuses ?? []).map((c) => {
+      const [state, v] = Object.entries(c.state).find(([, x]) => x !== undefined) ?? ['unknown'];
+      return `${state}${v?.reason ? ` ${v.reason}` : ''}${v?.message ? `: ${v.message}` : ''}${c.ready ? ' (ready)' : ''}`;
+    });
+    return `Pod ${p.metadata.name} on ${p.spec.nodeName ?? 'no node'}: ${p.status.phase}${states.length ? `, ${states.join('; ')}` : ''}`;
+  });
+}
+
 /** metrics-server's checks, in order: the APIService, then the nodes' numbers. */
 function metricsServerChecks(ctx: GateContext): Check[] {
   return [
@@ -79,6 +111,11 @@ export async function addonsGate(ctx: GateContext): Promise<void> {
         throw new StepError(
           'gate addons',
           `${c.name}: ${last instanceof Error ? last.message : String(last)}`,
+          {
+            detail: await metricsServerPods(ctx).catch((e: unknown) => [
+              `metrics-server's Pods not read: ${String(e)}`,
+            ]),
+          },
         );
       },
     });
