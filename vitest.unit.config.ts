@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 // `pnpm test:unit`: the tests that need no lab, no root and no Go build, for quick iteration.
 // They are pure or use only local tools (openssl, sh, ssh-keygen), so files run in parallel.
 // Not here: tests that read the Go module cache (flags, trace), which the component build fills.
-// The exceptions are coredns-addon and upgrade-gates/-path/-stored-apis: they re-open a few cited files there, and name the path if one is missing;
+// The exceptions are coredns-addon, metrics-server-addon and upgrade-gates/-path/-stored-apis: they re-open a few cited files there, and name the path if one is missing;
 // upgrade-path, prove-html and compare-html also open their HTML in the machine's Chromium; arch runs the arm64 kube-proxy setup cross-builds.
 // `pnpm test` runs these and everything else.
 export const UNIT_TESTS = [
@@ -49,6 +49,7 @@ export const UNIT_TESTS = [
   'test/upgrade-stored-apis.test.ts',
   'test/upgrade-refuse.test.ts',
   'test/coredns-addon.test.ts',
+  'test/metrics-server-addon.test.ts',
   'test/kubeadm-config.test.ts',
   'test/trace-stages.test.ts',
   'test/trace-webhook.test.ts',

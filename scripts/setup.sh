@@ -106,6 +106,11 @@ fi
 case "${1:-}" in
   test) nice -n 10 node cli/hardwire.ts components build kube-scheduler-debug kube-controller-manager-debug kube-apiserver-debug dlv >&2 ;;
 esac
+# The opt-in metrics-server addon (cluster.addons, docs/addons.md) that test/addons-wire.test.ts wires:
+# its binary, from sigs.k8s.io/metrics-server v0.8.0. wire builds it on first use otherwise.
+case "${1:-}" in
+  test) nice -n 10 node cli/hardwire.ts components build metrics-server >&2 ;;
+esac
 # What a worker runs (kubelet, kube-proxy, containerd, runc, the CNI plugins, CoreDNS, pause and the
 # image builder; crictl, which the kubeadm plane's hosts get), from the Go module proxy and pause.c.
 # About 8 minutes the first time on 2 cores.

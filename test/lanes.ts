@@ -45,6 +45,7 @@ export const LAB_LANES: readonly (readonly string[])[] = [
     'test/flags-prove-multi.test.ts',
     'test/w1w.test.ts',
     'test/webhook-pod.test.ts',
+    'test/addons-wire.test.ts',
     'test/flags.test.ts',
     'test/workers-wire.test.ts',
     'test/components.test.ts',

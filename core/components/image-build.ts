@@ -22,9 +22,10 @@ import {
   IMAGE_DIR,
   IMAGES,
   REGISTRY_IMAGE_DIR,
-  REGISTRY_IMAGES,
+  servedImages,
   type ImageSpec,
 } from './images.ts';
+import type { AddonName } from '../inventory/schema.ts';
 import { localArch, type Arch } from '../../lib/arch.ts';
 
 /** busybox-static for an architecture: this machine's package, or Debian's package of that architecture unpacked by setup. */
@@ -191,15 +192,21 @@ export interface RegistryImage extends BuiltImage {
   as: readonly string[];
 }
 
-/** The images the lab registry serves, built or found in the cache, each with where it lands on the registry's host. */
-export async function ensureRegistryImages(log: Logger, from?: string): Promise<RegistryImage[]> {
-  const table = Object.fromEntries(
-    Object.entries(REGISTRY_IMAGES).map(([n, r]) => [n, r.spec as ImageSpec<string>]),
-  );
+/**
+ * The images the lab registry serves (with the inventory's addons' images), built or found in the
+ * cache, each with where it lands on the registry's host.
+ */
+export async function ensureRegistryImages(
+  log: Logger,
+  from?: string,
+  addons: readonly AddonName[] = [],
+): Promise<RegistryImage[]> {
+  const served = servedImages(addons);
+  const table = Object.fromEntries(Object.entries(served).map(([n, r]) => [n, r.spec]));
   const built = await ensureImages(log, from, table);
   return built.map((b) => ({
     ...b,
     hostPath: `${REGISTRY_IMAGE_DIR}/${b.name}.tar`,
-    as: REGISTRY_IMAGES[b.name as keyof typeof REGISTRY_IMAGES].as,
+    as: served[b.name]!.as,
   }));
 }

@@ -5,6 +5,7 @@
 // Built by components/image-build.ts; this table stays free of the build code, so the gates and
 // models that name the images do not import it.
 import type { WORKER_BINARIES } from './registry/worker-binaries.ts';
+import type { AddonName } from '../inventory/schema.ts';
 
 type BinaryName = keyof typeof WORKER_BINARIES;
 /** The control plane's binaries, by their registry names (registry/index.ts; not imported: it imports this file through the models). */
@@ -198,12 +199,24 @@ const NGINX_PACKAGES = [
   'zlib1g',
 ];
 
-/** The images the lab registry serves, with the names they are pushed under (docker.io's, without the host). */
+/**
+ * An image the lab registry serves: the names it is pushed under (repository:tag, without the host)
+ * and the registry those names belong to, whose certs.d/<upstream>/hosts.toml on each worker names
+ * the lab registry as its mirror (models/containerd.ts).
+ */
+export interface ServedImage {
+  spec: ImageSpec<string>;
+  as: readonly string[];
+  upstream: 'docker.io' | 'registry.k8s.io';
+}
+
+/** The images the lab registry serves on every cluster with workers (docker.io's names, without the host). */
 export const REGISTRY_IMAGES = {
   // The same tarball as the workers' busybox (imported as hardwire.local/busybox:1.35.0).
   busybox: {
     spec: IMAGES.busybox,
     as: ['library/busybox:latest', 'library/busybox:1.35.0'],
+    upstream: 'docker.io',
   },
   nginx: {
     spec: {
@@ -239,8 +252,45 @@ export const REGISTRY_IMAGES = {
       why: "`kubectl create deploy x --image=nginx`: Debian's nginx 1.22.1, run as `nginx -g 'daemon off;'`",
     },
     as: ['library/nginx:latest', 'library/nginx:1.22.1'],
+    upstream: 'docker.io',
   },
-} as const satisfies Record<string, { spec: ImageSpec; as: readonly string[] }>;
+} as const satisfies Record<string, ServedImage>;
 
-export type RegistryImageName = keyof typeof REGISTRY_IMAGES;
-export const REGISTRY_IMAGE_NAMES = Object.keys(REGISTRY_IMAGES) as RegistryImageName[];
+/**
+ * The opt-in addons' images (cluster.addons), served under their upstream names so the addon's
+ * manifest names them as upstream does. metrics-server's is upstream's Dockerfile (the module's
+ * Dockerfile: the binary at /, USER 65534, ENTRYPOINT ["/metrics-server"]) on an empty base in
+ * place of distroless/static: the binary is static (cgo off).
+ */
+export const ADDON_IMAGES = {
+  'metrics-server': {
+    spec: {
+      ref: 'registry.k8s.io/metrics-server/metrics-server:v0.8.0',
+      from: ['metrics-server'],
+      args: (b) => [
+        '-entrypoint',
+        '/metrics-server',
+        '-user',
+        '65534:65534',
+        '-add',
+        `/metrics-server=${b('metrics-server')}`,
+      ],
+      why: 'the metrics-server addon (cluster.addons): sigs.k8s.io/metrics-server v0.8.0 built here',
+    },
+    as: ['metrics-server/metrics-server:v0.8.0'],
+    upstream: 'registry.k8s.io',
+  },
+} as const satisfies Record<AddonName, ServedImage>;
+
+/** Every image the lab registry of a cluster with these addons serves, by name. */
+export function servedImages(addons: readonly AddonName[]): Record<string, ServedImage> {
+  return {
+    ...REGISTRY_IMAGES,
+    ...Object.fromEntries(addons.map((a) => [a, ADDON_IMAGES[a]])),
+  };
+}
+
+/** The registries whose names the lab registry serves for these addons: each gets a hosts.toml. */
+export function mirroredRegistries(addons: readonly AddonName[]): ServedImage['upstream'][] {
+  return [...new Set(Object.values(servedImages(addons)).map((i) => i.upstream))];
+}

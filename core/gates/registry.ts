@@ -14,7 +14,8 @@ import { unitState } from './local.ts';
 import { POLL_MS } from './wait.ts';
 import type { Gate, GateContext } from '../components/registry/types.ts';
 import { REGISTRY_PORT } from '../components/models/registry.ts';
-import { REGISTRY_IMAGES } from '../components/images.ts';
+import { servedImages } from '../components/images.ts';
+import type { AddonName } from '../inventory/schema.ts';
 
 /** GET path on the registry of the host `s` reaches, verified with `ca` as `address`; JSON parsed when it is JSON. */
 export async function registryGet(
@@ -79,11 +80,16 @@ export async function registryGet(
   });
 }
 
-/** /v2/ answers 200 through the CA, and each image is there under each name it is pushed as. */
-export async function registryServes(s: Session, address: string, ca: string): Promise<string> {
+/** /v2/ answers 200 through the CA, and each image (the addons' too) is there under each name it is pushed as. */
+export async function registryServes(
+  s: Session,
+  address: string,
+  ca: string,
+  addons: readonly AddonName[],
+): Promise<string> {
   const base = await registryGet(s, address, ca, '/v2/');
   if (base.status !== 200) throw new Error(`GET /v2/ answered ${base.status}: ${base.body.trim()}`);
-  const names = Object.values(REGISTRY_IMAGES).flatMap((i) => [...i.as]);
+  const names = Object.values(servedImages(addons)).flatMap((i) => [...i.as]);
   const missing: string[] = [];
   for (const n of names) {
     const [repo, tag] = n.split(':') as [string, string];
@@ -99,7 +105,7 @@ function registryHost(ctx: GateContext) {
 }
 
 export const registryGate: Gate = {
-  proves: `GET https://<address>:${REGISTRY_PORT}/v2/ answers 200, verified with the cluster CA, and every image it serves is there under each docker.io name`,
+  proves: `GET https://<address>:${REGISTRY_PORT}/v2/ answers 200, verified with the cluster CA, and every image it serves is there under each name it is pushed as (docker.io's, and an addon's registry.k8s.io's)`,
   async wait(ctx, hosts) {
     const h = registryHost(ctx);
     if (!h || (hosts.length > 0 && !hosts.includes(h.name))) return;
@@ -110,7 +116,7 @@ export const registryGate: Gate = {
       async () => {
         const u = await unitState(s, unitOf('registry'));
         if (u.active === 'failed') throw new Error(`${unitOf('registry')} is failed (${u.sub})`);
-        return registryServes(s, h.address, ca);
+        return registryServes(s, h.address, ca, ctx.inv.addons);
       },
       {
         timeoutMs: ctx.opts.gateTimeoutMs,
@@ -137,7 +143,12 @@ export const registryGate: Gate = {
           {
             name: `registry ${h.name}: /v2/ through the cluster CA, images served`,
             run: () =>
-              registryServes(ctx.sessions.get(h.name)!, h.address, adminCreds(ctx.clusterDir).ca),
+              registryServes(
+                ctx.sessions.get(h.name)!,
+                h.address,
+                adminCreds(ctx.clusterDir).ca,
+                ctx.inv.addons,
+              ),
           },
         ]
       : [];

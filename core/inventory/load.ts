@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { InputError } from '../../lib/errors.ts';
 import { cidrContains, cidrsOverlap, firstServiceIp, type Cidr } from '../../lib/net.ts';
 import { expandHome } from '../../lib/paths.ts';
-import { inventorySchema, type HostDoc, type InventoryDoc } from './schema.ts';
+import { inventorySchema, type AddonName, type HostDoc, type InventoryDoc } from './schema.ts';
 import { APISERVER_PORT } from '../../lib/constants.ts';
 import {
   checkCertValidity,
@@ -17,6 +17,7 @@ import {
   checkSan,
   checkServiceCidr,
   checkSshAddress,
+  checkAddons,
   nodeMask,
   parseEndpoint,
 } from './rules.ts';
@@ -56,6 +57,8 @@ export interface Inventory {
   endpointWarning?: string;
   knownHostsFile: string | undefined;
   warnings: string[];
+  /** cluster.addons, checked (inventory/rules.ts checkAddons): applied by wire's addons phase. */
+  addons: readonly AddonName[];
 }
 
 function formatPath(path: PropertyKey[]): string {
@@ -156,6 +159,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
   checkDnsDomain(c.dnsDomain);
   c.extraSANs.forEach((san, i) => checkSan(`cluster.extraSANs[${i}]`, san));
   checkCertValidity(c.certValidity);
+  const addons = checkAddons(c.addons, doc.hosts.filter((h) => h.roles.includes('worker')).length);
 
   const names = new Map<string, number>();
   const addrs = new Map<string, number>();
@@ -250,6 +254,7 @@ export function resolveInventory(doc: InventoryDoc, file: string): Inventory {
     ...(endpointWarning ? { endpointWarning } : {}),
     knownHostsFile: doc.knownHosts ? resolve(base, expandHome(doc.knownHosts)) : undefined,
     warnings,
+    addons,
   };
 }
 

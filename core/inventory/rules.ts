@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { InputError } from '../../lib/errors.ts';
 import { cidrContains, parseCidr, type Cidr } from '../../lib/net.ts';
 import { flagValueProblem } from './flag-values.ts';
+import { ADDON_NAMES, type AddonName } from './schema.ts';
 
 type ExtraArgs = Record<string, Record<string, string> | undefined>;
 
@@ -245,4 +246,34 @@ export function checkCertValidity(v: { leafDays: number; caDays: number }): void
       `${v.leafDays} days is longer than caDays (${v.caDays}); a leaf stops working when its CA expires, so keep leafDays at or below caDays`,
     );
   }
+}
+
+/**
+ * cluster.addons: known names, each once, and only where a worker runs their Pods. cert-manager is
+ * named apart: its three binaries' main packages are nested modules the Go module proxy does not
+ * serve (docs/addons.md), so it cannot be built here yet.
+ */
+export function checkAddons(addons: readonly string[], workers: number): AddonName[] {
+  const seen = new Set<string>();
+  addons.forEach((a, i) => {
+    const field = `cluster.addons[${i}]`;
+    if (a === 'cert-manager')
+      throw new InputError(
+        field,
+        `cert-manager cannot be built here yet (its cmd/controller, cmd/webhook and cmd/cainjector modules are not served by the Go module proxy; docs/addons.md); remove it, valid addons are ${ADDON_NAMES.join(', ')}`,
+      );
+    if (!(ADDON_NAMES as readonly string[]).includes(a))
+      throw new InputError(
+        field,
+        `unknown addon "${a}"; valid addons are ${ADDON_NAMES.join(', ')}`,
+      );
+    if (seen.has(a)) throw new InputError(field, `"${a}" is listed twice; list each addon once`);
+    seen.add(a);
+  });
+  if (addons.length > 0 && workers === 0)
+    throw new InputError(
+      'cluster.addons',
+      `${addons.join(', ')} run as Pods and no host has the worker role; give a host "worker" or remove cluster.addons`,
+    );
+  return addons as AddonName[];
 }

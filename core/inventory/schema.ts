@@ -54,6 +54,13 @@ export const KEY_ALGORITHMS = [
 ] as const;
 export type KeyAlgorithm = (typeof KEY_ALGORITHMS)[number];
 
+/**
+ * The opt-in cluster addons (core/addons/<name>.ts), built here and served by the lab registry under
+ * their upstream image names; applied by wire's addons phase, each with its gate (docs/addons.md).
+ */
+export const ADDON_NAMES = ['metrics-server'] as const;
+export type AddonName = (typeof ADDON_NAMES)[number];
+
 const cluster = z.strictObject({
   name: dnsLabel,
   kubernetesVersion: z
@@ -101,6 +108,8 @@ const cluster = z.strictObject({
     .default([]),
   /** Every key hardwire generates: CAs, leaves, the service-account key. Fixed once a CA exists (pki/store.ts). */
   keyAlgorithm: z.enum(KEY_ALGORITHMS).default('RSA-2048'),
+  /** Opt-in addons beside CoreDNS, on a cluster with workers (inventory/rules.ts checkAddons). */
+  addons: z.array(z.string()).default([]),
   certValidity: z
     .strictObject({
       leafDays: z.number().int().min(1).max(3650).default(365),

@@ -102,7 +102,7 @@ export async function cacheFilesInUse(inv: Inventory, log: Logger): Promise<Cach
   const images = [
     ...(inv.workerHosts.length > 0 ? await ensureImages(log, inv.doc.components?.from) : []),
     ...(inv.hosts.some((h) => h.isRegistry)
-      ? await ensureRegistryImages(log, inv.doc.components?.from)
+      ? await ensureRegistryImages(log, inv.doc.components?.from, inv.addons)
       : []),
   ];
   const out: CacheFiles = {};

@@ -8,6 +8,9 @@ import { adminCreds } from '../creds.ts';
 import { kubeJson, type KubeCreds } from '../../transport/kube-api.ts';
 import { retry } from '../../../lib/retry.ts';
 import { corednsObjects } from '../../addons/coredns.ts';
+import { metricsServerObjects } from '../../addons/metrics-server.ts';
+import { addonsGate } from '../../gates/addons.ts';
+import type { Inventory } from '../../inventory/load.ts';
 import { probeObjects, probeGate } from '../../gates/pods.ts';
 import { isNoop } from './gates.ts';
 import { workersLive } from './nodes.ts';
@@ -23,6 +26,8 @@ const PLURAL: Record<string, string> = {
   ServiceAccount: 'serviceaccounts',
   ClusterRole: 'clusterroles',
   ClusterRoleBinding: 'clusterrolebindings',
+  RoleBinding: 'rolebindings',
+  APIService: 'apiservices',
   ConfigMap: 'configmaps',
   Deployment: 'deployments',
   Service: 'services',
@@ -68,7 +73,11 @@ export function ownedFields(o: Obj): Record<string, unknown> {
     case 'ClusterRole':
       return { rules: o.rules };
     case 'ClusterRoleBinding':
+    case 'RoleBinding':
       return { roleRef: o.roleRef, subjects: o.subjects };
+    // The aggregator fills in only status; spec.service.port is given as its default (443).
+    case 'APIService':
+      return { spec: o.spec };
     case 'ConfigMap':
       return { data: o.data };
     case 'Service':
@@ -117,14 +126,24 @@ async function defaultServiceAccount(creds: KubeCreds, namespace: string): Promi
   );
 }
 
+/** The opt-in addons' objects (cluster.addons), after CoreDNS's, each addon in the order it is listed. */
+export function optInObjects(inv: Inventory): object[] {
+  return inv.addons.flatMap((a) => (a === 'metrics-server' ? metricsServerObjects() : []));
+}
+
 export const addonsPhase: Phase = {
   id: 'addons',
-  title: 'Apply the CoreDNS addon and a probe Pod per worker with a Service over them (as admin)',
+  title:
+    'Apply the CoreDNS addon, the opt-in addons (cluster.addons) and a probe Pod per worker with a Service over them (as admin); gate each opt-in addon',
   shouldRun: workersLive,
   async run(ctx) {
     const creds = adminCreds(ctx.clusterDir);
     const host = ctx.inv.controlPlaneHosts[0]!.name;
-    const objects = [...corednsObjects(ctx.inv), ...probeObjects(ctx.inv)] as KubeObject[];
+    const objects = [
+      ...corednsObjects(ctx.inv),
+      ...optInObjects(ctx.inv),
+      ...probeObjects(ctx.inv),
+    ] as KubeObject[];
     // Read all at once (a no-op run makes only these reads); write in order, each after what it needs.
     const live = await Promise.all(
       objects.map((o) =>
@@ -159,6 +178,8 @@ export const addonsPhase: Phase = {
         kubeJson(creds, 'PUT', `${coll}/${name}`, { body }),
       );
     }
+    // Each opt-in addon proven as its user would use it (gates/addons.ts); with none enabled, nothing is read.
+    await addonsGate(ctx);
   },
 };
 

@@ -52,7 +52,7 @@ export const binariesPhase: Phase = {
     ctx.binaries = bins.get(localArch())!;
     // The registry's host gets the images it serves (this machine's architecture); its ExecStartPost pushes them into it.
     const served = ctx.inv.hosts.some((h) => h.isRegistry)
-      ? await ensureRegistryImages(ctx.log, ctx.inv.doc.components?.from)
+      ? await ensureRegistryImages(ctx.log, ctx.inv.doc.components?.from, ctx.inv.addons)
       : [];
     for (const i of served) ctx.localFiles.set(i.sha256, i.path);
     ctx.wants = ctx.inv.hosts.map((h) => {

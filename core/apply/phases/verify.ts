@@ -4,6 +4,7 @@ import { adminCreds } from '../creds.ts';
 import { runGateChecks } from '../../gates/checks.ts';
 import { smoke, timed, type CheckResult } from '../../gates/smoke.ts';
 import { probeChecks } from '../../gates/pods.ts';
+import { addonChecks } from '../../gates/addons.ts';
 import { encryptionKeys, writePrefix } from '../../pki/encryption.ts';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -16,11 +17,12 @@ export interface VerifyReport {
 /**
  * verify's gates without its smoke test (which writes): each component's own checks, all at once as
  * a drill's baseline runs them (each controller host's check watches its unit for 2 s: one after
- * another they took 4 s per host), then the workload's (none without workers), in order.
+ * another they took 4 s per host), then the workload's and the opt-in addons' (none without workers), in order.
  */
 export async function verifyGates(ctx: WireContext): Promise<CheckResult[]> {
   const gates = await runGateChecks(ctx);
-  for (const check of probeChecks(ctx)) gates.push(await timed(check.name, check.run));
+  for (const check of [...probeChecks(ctx), ...addonChecks(ctx)])
+    gates.push(await timed(check.name, check.run));
   return gates;
 }
 

@@ -202,6 +202,19 @@ const MODULE_RECIPES: Partial<Record<BinaryGroup, ModuleRecipe>> = {
       'github.com/distribution/distribution/v3/version.mainpkg=github.com/distribution/distribution/v3',
     ],
   },
+  // metrics-server's Makefile stamps client-go's version package (VERSION_LDFLAGS; -w, symbols kept
+  // as upstream's are not: -s here as every group); `--version` prints gitVersion.
+  'metrics-server': {
+    modules: ['sigs.k8s.io/metrics-server'],
+    ldflags: (v) => [
+      '-s',
+      '-w',
+      '-X',
+      `k8s.io/client-go/pkg/version.gitVersion=${v['metrics-server']}`,
+      '-X',
+      'k8s.io/client-go/pkg/version.buildDate=1970-01-01T00:00:00Z',
+    ],
+  },
   // cri-tools' Makefile stamps pkg/version.Version without the "v" (VERSION from git describe | sed 's/^v//').
   'cri-tools': {
     modules: ['sigs.k8s.io/cri-tools'],

@@ -66,6 +66,8 @@ export interface VersionSet {
   'kube-vip': string;
   /** The CNCF distribution registry (components/go/registry): the lab's docker.io mirror (issue 44). */
   registry: string;
+  /** metrics-server (components/go/metrics-server): the opt-in addon behind `kubectl top` (issue 44). */
+  'metrics-server': string;
   /** Debug builds (`flags prove`, issue 25): the same Kubernetes and etcd modules, -gcflags=all=-N -l, symbols kept. */
   'kubernetes-debug': string;
   'etcd-debug': string;
@@ -98,6 +100,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     'cri-tools': 'v1.37.0',
     'kube-vip': 'v1.0.0',
     registry: 'v3.0.0',
+    'metrics-server': 'v0.8.0',
     'kubernetes-debug': 'v1.36.3',
     'etcd-debug': 'v3.6.8',
     delve: 'v1.27.2',
@@ -126,6 +129,7 @@ export const VERSION_TABLE: readonly VersionSet[] = [
     'cri-tools': 'v1.37.0',
     'kube-vip': 'v1.0.0',
     registry: 'v3.0.0',
+    'metrics-server': 'v0.8.0',
     'kubernetes-debug': 'v1.37.2',
     'etcd-debug': 'v3.7.0',
     delve: 'v1.27.2',

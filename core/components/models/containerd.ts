@@ -6,7 +6,7 @@
 // (it is not Kubernetes), so the reasons and citations here are the model's.
 import { flag, BIN, nodeOf, type Directive, type ModelContext, type UnitModel } from './types.ts';
 import { nodeKernelDirectives, nodeKernelFiles } from './node-kernel.ts';
-import { IMAGE_DIR, IMAGE_NAMES } from '../images.ts';
+import { IMAGE_DIR, IMAGE_NAMES, mirroredRegistries, type ServedImage } from '../images.ts';
 import { REGISTRY_CA, REGISTRY_PORT } from './registry.ts';
 
 export const CONTAINERD_SOCKET = '/run/containerd/containerd.sock';
@@ -18,6 +18,17 @@ export const CNI_CONFLIST = `${CNI_CONF_DIR}/10-bridge.conflist`;
 /** The registry host directories (config_path): one directory per registry host, each with its hosts.toml. */
 export const CERTS_D = '/etc/containerd/certs.d';
 export const DOCKER_IO_HOSTS = `${CERTS_D}/docker.io/hosts.toml`;
+/** Where containerd reads a registry's hosts (config_path/<registry>/hosts.toml). */
+export const hostsTomlPath = (upstream: string) => `${CERTS_D}/${upstream}/hosts.toml`;
+
+/**
+ * Each mirrored registry's own server, the fall-through after the lab registry: docker.io's is
+ * registry-1.docker.io (C core/remotes/docker/config/hosts.go:102-104); any other is its own name.
+ */
+const UPSTREAM_SERVER: Record<ServedImage['upstream'], string> = {
+  'docker.io': 'https://registry-1.docker.io',
+  'registry.k8s.io': 'https://registry.k8s.io',
+};
 
 /**
  * The sandbox image and CNI plugin directory are a worker's unless given (compare's kubeadm host
@@ -149,16 +160,28 @@ export function podRoutes(
  * fails there. Read at each pull, so a change needs no restart.
  */
 export function dockerIoHosts(registry: { name: string; address: string }): string {
+  return mirrorHosts(registry, 'docker.io');
+}
+
+/**
+ * A mirrored registry's hosts.toml (docker.io always; registry.k8s.io when an addon's image is
+ * served under its name): the lab registry first, then the registry itself, tried last.
+ */
+export function mirrorHosts(
+  registry: { name: string; address: string },
+  upstream: ServedImage['upstream'],
+): string {
   const at = `https://${registry.address}:${REGISTRY_PORT}`;
+  const server = UPSTREAM_SERVER[upstream];
   return `# Rendered by hardwire (components/models/containerd.ts). C = github.com/containerd/containerd/v2@v2.3.3.
-# Read at each pull of a docker.io image from config_path/docker.io/hosts.toml (C core/remotes/docker/config/hosts.go:316).
+# Read at each pull of a ${upstream} image from config_path/${upstream}/hosts.toml (C core/remotes/docker/config/hosts.go:316).
 # The [host] entries are tried in order, then the top-level server last (C core/remotes/docker/config/hosts.go:392, :415).
 
-# docker.io itself, the fall-through: reached only when the lab registry does not answer or lacks the name
-# (C core/remotes/docker/config/hosts.go:390, :102-104: without a hosts.toml, containerd's default for docker.io too).
-server = "https://registry-1.docker.io"
+# ${upstream} itself, the fall-through: reached only when the lab registry does not answer or lacks the name
+# (C core/remotes/docker/config/hosts.go:390${upstream === 'docker.io' ? ", :102-104: without a hosts.toml, containerd's default for docker.io too" : ''}).
+server = "${server}"
 
-# The lab registry on ${registry.name} (components/registry/registry.ts), serving docker.io's library images
+# The lab registry on ${registry.name} (components/registry/registry.ts), serving ${upstream === 'docker.io' ? "docker.io's library" : `${upstream}'s`} images
 # built on the operator's machine. pull and resolve only (C core/remotes/docker/config/hosts.go:456-459):
 # no push goes to a mirror.
 [host."${at}"]
@@ -198,14 +221,12 @@ export function containerdModel(ctx: ModelContext): UnitModel {
         why: "containerd's config (--config): CRI sandbox image, runc and its cgroup driver, CNI dirs, the registry hosts' directory",
       },
       ...(registry
-        ? [
-            {
-              path: DOCKER_IO_HOSTS,
-              content: dockerIoHosts(registry),
-              mode: 0o644,
-              why: "docker.io's mirror: the lab registry, then docker.io; read by containerd's CRI at each pull",
-            },
-          ]
+        ? mirroredRegistries(ctx.inv.addons).map((upstream) => ({
+            path: hostsTomlPath(upstream),
+            content: mirrorHosts(registry, upstream),
+            mode: 0o644,
+            why: `${upstream}'s mirror: the lab registry, then ${upstream}; read by containerd's CRI at each pull`,
+          }))
         : []),
       ...nodeKernelFiles(node),
       {

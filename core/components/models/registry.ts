@@ -10,7 +10,8 @@ import {
   type ModelContext,
   type UnitModel,
 } from './types.ts';
-import { REGISTRY_IMAGE_DIR, REGISTRY_IMAGES, REGISTRY_IMAGE_NAMES } from '../images.ts';
+import { REGISTRY_IMAGE_DIR, servedImages } from '../images.ts';
+import type { AddonName } from '../../inventory/schema.ts';
 
 export const REGISTRY_MODULE = 'github.com/distribution/distribution/v3@v3.0.0';
 export const REGISTRY_PORT = 5000;
@@ -111,16 +112,16 @@ export function registryConfig(fields: readonly RegistryField[] = REGISTRY_FIELD
   return `${lines.join('\n')}\n`;
 }
 
-/** The push of each image it serves, once it answers (imagebuild -push waits for GET /v2/). */
-function pushes(): Directive[] {
-  return REGISTRY_IMAGE_NAMES.map((n) => ({
+/** The push of each image it serves (the addons' too), once it answers (imagebuild -push waits for GET /v2/). */
+function pushes(addons: readonly AddonName[]): Directive[] {
+  return Object.entries(servedImages(addons)).map(([n, i]) => ({
     key: 'ExecStartPost',
-    value: `+${BIN}/imagebuild -push ${REGISTRY_IMAGE_DIR}/${n}.tar -registry 127.0.0.1:${REGISTRY_PORT} -ca ${REGISTRY_CA} ${REGISTRY_IMAGES[n].as.map((a) => `-as ${a}`).join(' ')}`,
-    why: `push the locally built ${n} image into it as docker.io's ${REGISTRY_IMAGES[n].as.join(', ')}; a changed tarball restarts it, so this runs again. Idempotent: a blob it holds is not sent again. "+": as root, like wire's files under /var/lib/hardwire`,
+    value: `+${BIN}/imagebuild -push ${REGISTRY_IMAGE_DIR}/${n}.tar -registry 127.0.0.1:${REGISTRY_PORT} -ca ${REGISTRY_CA} ${i.as.map((a) => `-as ${a}`).join(' ')}`,
+    why: `push the locally built ${n} image into it as ${i.upstream}'s ${i.as.join(', ')}; a changed tarball restarts it, so this runs again. Idempotent: a blob it holds is not sent again. "+": as root, like wire's files under /var/lib/hardwire`,
   }));
 }
 
-export function registryModel(_ctx: ModelContext): UnitModel {
+export function registryModel(ctx: ModelContext): UnitModel {
   return {
     component: 'registry',
     description: 'CNCF distribution registry: the lab mirror of docker.io (hardwire)',
@@ -155,7 +156,7 @@ export function registryModel(_ctx: ModelContext): UnitModel {
         value: `registry.key:${REGISTRY_CERT}.key`,
         why: 'its key: the file under /etc/kubernetes/pki stays root:root 0600',
       },
-      ...pushes(),
+      ...pushes(ctx.inv.addons),
     ],
     files: [
       {

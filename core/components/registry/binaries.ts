@@ -109,6 +109,15 @@ export const TOOLS = {
   pause: WORKER_BINARIES.pause,
   imagebuild: WORKER_BINARIES.imagebuild,
   webhook: WORKER_BINARIES.webhook,
+  // The metrics-server addon's one binary (cluster.addons, core/addons/metrics-server.ts): into an
+  // image the lab registry serves as registry.k8s.io's, never onto a host. `--version` prints
+  // client-go's gitVersion (cmd/metrics-server/app/start.go:71).
+  'metrics-server': {
+    group: 'metrics-server',
+    goPackage: 'sigs.k8s.io/metrics-server/cmd/metrics-server',
+    probe: { args: ['--version'], expect: (v) => v },
+    why: 'the metrics-server addon: the metrics.k8s.io APIService behind `kubectl top`',
+  },
   // On kubeadm plane hosts only (compare), beside containerd.
   crictl: WORKER_BINARIES.crictl,
 } as const satisfies Record<string, BinarySpec>;

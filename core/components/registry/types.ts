@@ -10,6 +10,7 @@ import type { KubeconfigIdentity, NodeCert } from '../../pki/identity.ts';
 /** kubernetes-node, containerd, runc, cni-plugins, coredns and pause are what a worker runs (issue 22). */
 /** kube-vip holds the API's virtual address on the control-plane hosts (issue 41). */
 /** registry is the CNCF distribution registry, the lab's docker.io mirror (issue 44). */
+/** metrics-server is an opt-in cluster addon (cluster.addons), built into an image the lab registry serves. */
 /** imagebuild and webhook are hardwire's own Go mains (components/go/<group>/main.go); cri-tools is crictl, on kubeadm plane hosts. */
 export type BinaryGroup =
   | 'kubernetes'
@@ -29,6 +30,7 @@ export type BinaryGroup =
   | 'cri-tools'
   | 'kube-vip'
   | 'registry'
+  | 'metrics-server'
   | 'kubernetes-debug'
   | 'etcd-debug'
   | 'delve';
