@@ -69,7 +69,7 @@ export const EDGE: Exercise[] = [
       'kubectl create namespace ec3-lab',
       `kubectl create configmap held -n ec3-lab && kubectl patch configmap held -n ec3-lab --type=merge -p '{"metadata":{"finalizers":["learn.hardwire.dev/gone-controller"]}}'`,
       'kubectl delete namespace ec3-lab --wait=false',
-      'sleep 5',
+      'kubectl wait --for=condition=NamespaceFinalizersRemaining namespace/ec3-lab --timeout=60s',
       `kubectl get namespace ec3-lab -o jsonpath='{.status.phase}{"\\n"}{range .status.conditions[?(@.status=="True")]}{.type}: {.message}{"\\n"}{end}'`,
       `kubectl patch configmap held -n ec3-lab --type=json -p '[{"op":"remove","path":"/metadata/finalizers"}]'`,
       'kubectl wait --for=delete namespace/ec3-lab --timeout=60s',
@@ -254,11 +254,14 @@ EOF`,
     section: SECTION,
     title: 'generation against observedGeneration',
     task: [
-      'Annotate own-demo, then scale it: watch metadata.generation and status.observedGeneration.',
+      'Label own-demo, annotate it, then scale it: after each, read metadata.generation and',
+      'status.observedGeneration.',
     ],
     commands: [
       `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
-      'kubectl annotate deploy own-demo -n api-lab learn.hardwire.dev/touched=yes --overwrite',
+      'kubectl label deploy own-demo -n api-lab learn.hardwire.dev/touched=yes --overwrite',
+      `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
+      'kubectl annotate deploy own-demo -n api-lab learn.hardwire.dev/note="$(date +%s)" --overwrite',
       `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
       'kubectl scale deploy own-demo -n api-lab --replicas=2',
       `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
@@ -266,15 +269,22 @@ EOF`,
       `kubectl get deploy own-demo -n api-lab -o jsonpath='{.metadata.generation} {.status.observedGeneration}{"\\n"}'`,
     ],
     watch: [
-      'An annotation does not move generation; a spec change does, and observedGeneration follows',
-      'once the controller has acted on it.',
+      'A label leaves generation alone; a spec change moves it, and observedGeneration follows once',
+      "the controller has acted. A Deployment's annotation moves it too: the Deployment copies its",
+      'annotations to its ReplicaSets, so its strategy counts them as a change to act on.',
     ],
     cites: [
       KUBERNETES(
         'pkg/registry/apps/deployment/strategy.go',
+        118,
+        'annotation updates bump the generation',
+        "a Deployment's annotations count, because they are copied to its ReplicaSets",
+      ),
+      KUBERNETES(
+        'pkg/registry/apps/deployment/strategy.go',
         122,
         'newDeployment.Generation = oldDeployment.Generation + 1',
-        'generation moves only when the spec changes',
+        'the bump, for a spec or an annotation change',
       ),
     ],
     async check(env) {
@@ -283,8 +293,9 @@ EOF`,
       >(env, apps(env, 'deployments', 'own-demo'));
       return [
         ...expectThat(
-          d?.metadata.annotations?.['learn.hardwire.dev/touched'] === 'yes',
-          'own-demo has no annotation learn.hardwire.dev/touched=yes',
+          d?.metadata.labels?.['learn.hardwire.dev/touched'] === 'yes' &&
+            d.metadata.annotations?.['learn.hardwire.dev/note'] !== undefined,
+          'own-demo has no label learn.hardwire.dev/touched=yes and annotation learn.hardwire.dev/note',
         ),
         ...expectThat(d?.spec.replicas === 2, 'own-demo is not scaled to 2'),
         ...expectThat(
