@@ -1,7 +1,10 @@
 // Module 3.3 of the curriculum, admission webhooks: hardwire's own validating webhook
 // (core/components/go/webhook, the image hardwire.local/webhook that wire imports on the workers)
 // as a Pod behind a Service; its certificate wrong; the same rule as a webhook and as a
-// ValidatingAdmissionPolicy, each failing its own way; matchConditions; and a kubectl plugin.
+// ValidatingAdmissionPolicy, each failing its own way; matchConditions; a kubectl plugin. Then
+// stage 1 (3.3f) and reinvocation (3.3g): a Python script the commands write, run on this machine
+// (python3, as a learner's edit-and-restart loop) at a URL the apiservers reach, the machine's
+// address on the cluster's network; it ends with the demo's bash.
 //
 // The serving certificate comes through the certificates API, as a learner can type it without the
 // cluster CA's key: a CSR to kubernetes.io/kubelet-serving, the one built-in signer that issues
@@ -33,6 +36,12 @@ const SECTION = 'Module 3.3: admission webhooks';
 const SVC_HOST = 'webhook.api-lab.svc';
 const DENIED = 'hardwire stage-2 webhook: key forbidden is not allowed';
 const LABEL = 'learn.hardwire.dev/webhook';
+/** This machine's address on the cluster's network: the source address of its route to the apiserver. */
+const ADDR_LINE = `ADDR=$(ip -4 -o route get $(kubectl config view --minify -o jsonpath='{.clusters[0].cluster.server}' | sed 's#https://##; s#:.*##') | sed 's/.* src \\([0-9.]*\\) .*/\\1/'); echo "this machine, as the apiservers reach it: $ADDR"`;
+
+/** Where 3.3f's and 3.3g's scripts listen on this machine. */
+const STAGE1_PORT = 19443;
+const REINVOKE_PORT = 19444;
 
 const KUBECTL = (file: string, line: number, holds: string, why: string): Cite => ({
   site: { module: 'k8s.io/kubectl', version: STAGING_VERSION, file, line },
@@ -45,7 +54,7 @@ const X509_HOSTNAME = MESSAGES.find((m) => m.id === 'x509-hostname')!;
 
 /** A key and a CSR for the webhook's serving certificate, signed through the certificates API into FILE.crt. */
 const issue = (file: string, csr: string, san: string) => [
-  `openssl req -new -newkey rsa:2048 -nodes -keyout ${file}.key -out ${file}.csr -subj '/O=system:nodes/CN=system:node:webhook' -addext 'subjectAltName=DNS:${san}' 2>/dev/null && echo "${file}.csr for ${san}"`,
+  `openssl req -new -newkey rsa:2048 -nodes -keyout ${file}.key -out ${file}.csr -subj '/O=system:nodes/CN=system:node:webhook' -addext "subjectAltName=${san}" 2>/dev/null && echo "${file}.csr for ${san}"`,
   `kubectl apply -f - <<EOF
 apiVersion: certificates.k8s.io/v1
 kind: CertificateSigningRequest
@@ -61,7 +70,9 @@ EOF`,
 ];
 
 /** A ValidatingWebhookConfiguration for the webhook's Service, trusting the cluster CA, scoped to api-lab and one label value. */
-const webhookConfig = (name: string, hook: string, label: string, extra = '') =>
+const SERVICE = 'service: {namespace: api-lab, name: webhook, path: /validate, port: 443}';
+
+const webhookConfig = (name: string, hook: string, label: string, extra = '', client = SERVICE) =>
   `kubectl apply -f - <<EOF
 apiVersion: admissionregistration.k8s.io/v1
 kind: ValidatingWebhookConfiguration
@@ -73,7 +84,7 @@ webhooks:
   admissionReviewVersions: [v1]
   timeoutSeconds: 5
   clientConfig:
-    service: {namespace: api-lab, name: webhook, path: /validate, port: 443}
+    ${client}
     caBundle: $(kubectl get configmap kube-root-ca.crt -n api-lab -o jsonpath='{.data.ca\\.crt}' | base64 -w0)
   namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: api-lab}}
   objectSelector: {matchLabels: {${LABEL}: ${label}}}
@@ -243,7 +254,7 @@ export const MODULE_3_3: Exercise[] = [
       'as caBundle, and create one with a key "forbidden". Read the webhook Pod\'s log.',
     ],
     commands: [
-      ...issue('webhook', 'learn-webhook-serving', SVC_HOST),
+      ...issue('webhook', 'learn-webhook-serving', `DNS:${SVC_HOST}`),
       'kubectl create secret tls webhook-tls -n api-lab --cert=webhook.crt --key=webhook.key',
       `kubectl apply -n api-lab -f - <<'EOF'
 apiVersion: apps/v1
@@ -357,7 +368,7 @@ EOF`,
     commands: [
       "kubectl get secret webhook-tls -n api-lab -o jsonpath='{.data.tls\\.crt}' | base64 -d > good.crt",
       "kubectl get secret webhook-tls -n api-lab -o jsonpath='{.data.tls\\.key}' | base64 -d > good.key",
-      ...issue('wrong', 'learn-webhook-wrong-san', 'webhook.default.svc'),
+      ...issue('wrong', 'learn-webhook-wrong-san', 'DNS:webhook.default.svc'),
       'kubectl create secret tls webhook-tls -n api-lab --cert=wrong.crt --key=wrong.key --dry-run=client -o yaml | kubectl replace -f -',
       ...restartWebhook,
       webhookConfig('learn-webhook-san', 'san.webhook.hardwire.dev', 'san'),
@@ -688,6 +699,283 @@ EOF`,
         ...expectThat(
           (found?.found ?? '').split('\n').some((l) => l.trim().endsWith('/kubectl-labinfo')),
           'configmap plugin-list does not record a kubectl-labinfo found by kubectl plugin list',
+        ),
+      ];
+    },
+  },
+  {
+    id: '3.3f',
+    section: SECTION,
+    title: 'stage 1: a webhook at a URL, served by a process the learner edits',
+    task: [
+      'Before any image: a webhook served by a script on this machine, at a URL the apiservers reach',
+      "(this machine's address on the cluster's network), its certificate for that IP from the",
+      'certificates API as in 3.3a. It refuses a ConfigMap key "forbidden". Create one with a key',
+      '"secret" (admitted); edit the script to refuse "secret" too, restart it, create another.',
+    ],
+    commands: [
+      ADDR_LINE,
+      ...issue('hook', 'learn-stage1', 'IP:$ADDR'),
+      `cat > hook.py <<'EOF'
+import json, ssl, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+DENY = ["forbidden"]
+
+class Hook(BaseHTTPRequestHandler):
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["request"]
+        bad = sorted(set((req.get("object") or {}).get("data") or {}) & set(DENY))
+        resp = {"uid": req["uid"], "allowed": not bad}
+        if bad:
+            resp["status"] = {"code": 403, "message": "stage-1 webhook: key %s is not allowed" % bad[0]}
+        print("review", req["operation"], "%s/%s" % (req["namespace"], req["name"]), "allowed=%s" % resp["allowed"], flush=True)
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+srv = HTTPServer((sys.argv[1], ${STAGE1_PORT}), Hook)
+tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+tls.load_cert_chain("hook.crt", "hook.key")
+srv.socket = tls.wrap_socket(srv.socket, server_side=True)
+print("listening on https://%s:${STAGE1_PORT}/validate, denying %s" % (sys.argv[1], DENY), flush=True)
+srv.serve_forever()
+EOF`,
+      `python3 hook.py $ADDR >> hook.log 2>&1 & HOOK=$!; until curl -sk -o /dev/null https://$ADDR:${STAGE1_PORT}/; do sleep 0.2; done; grep listening hook.log | tail -1`,
+      webhookConfig(
+        'learn-stage1',
+        'stage1.webhook.hardwire.dev',
+        'stage1',
+        '',
+        `url: https://$ADDR:${STAGE1_PORT}/validate`,
+      ),
+      cmFile('stage1-forbidden', 'stage1', '{forbidden: "yes"}'),
+      cmFile('stage1-before', 'stage1', '{secret: "yes"}'),
+      cmFile('stage1-after', 'stage1', '{secret: "yes"}'),
+      until('stage1-forbidden.yaml', 'denied the request'),
+      'kubectl create -n api-lab -f stage1-before.yaml',
+      `sed -i 's/^DENY = \\["forbidden"\\]/DENY = ["forbidden", "secret"]/' hook.py && grep '^DENY' hook.py`,
+      `kill $HOOK; wait $HOOK; python3 hook.py $ADDR >> hook.log 2>&1 & HOOK=$!; until curl -sk -o /dev/null https://$ADDR:${STAGE1_PORT}/; do sleep 0.2; done; grep listening hook.log | tail -1`,
+      'kubectl create -n api-lab -f stage1-after.yaml',
+      'cat hook.log',
+      'kubectl delete validatingwebhookconfiguration learn-stage1',
+    ],
+    reset: [
+      'kubectl delete validatingwebhookconfiguration learn-stage1 --ignore-not-found',
+      'kubectl delete csr learn-stage1 --ignore-not-found',
+      'kubectl delete configmap stage1-before -n api-lab --ignore-not-found',
+    ],
+    watch: [
+      "The certificate's SAN is this machine's IP (kubelet-serving takes IP SANs). stage1-before is",
+      'admitted: the script then refused only "forbidden". After the edit and a restart (no image, no',
+      "rollout), stage1-after, the same data, is refused: 'admission webhook",
+      '"stage1.webhook.hardwire.dev" denied the request: stage-1 webhook: key secret is not allowed\'.',
+      "hook.log has each review the apiservers sent. The script ends with the demo's bash, and so the",
+      'last line removes its configuration.',
+    ],
+    cites: [
+      APISERVER(
+        'pkg/util/webhook/client.go',
+        237,
+        'cfg.Host = u.Scheme + "://" + u.Host',
+        'clientConfig.url: the apiserver dials that host itself, no Service to resolve',
+      ),
+      KUBERNETES(
+        'pkg/apis/certificates/helpers.go',
+        74,
+        'if len(req.DNSNames) == 0 && len(req.IPAddresses) == 0 {',
+        'the kubelet-serving signer takes an IP SAN as well as a DNS one',
+      ),
+      APISERVER(
+        'pkg/admission/plugin/webhook/errors/statuserror.go',
+        29,
+        'deniedBy := fmt.Sprintf("admission webhook %q denied the request", webhookName)',
+        "the script's allowed: false and its message, as kubectl shows them",
+      ),
+    ],
+    async check(env) {
+      return [
+        ...expectThat(
+          (await getObj(env, core(env, 'configmaps', 'stage1-before'))) !== undefined,
+          'configmap stage1-before (a key "secret", before the edit) is not in api-lab',
+        ),
+        ...(await liveBefore(env, 'stage1-forbidden', 'stage1-before')),
+        ...(await refusedWith(
+          env,
+          'stage1-after',
+          'admission webhook "stage1.webhook.hardwire.dev" denied the request: stage-1 webhook: key secret is not allowed',
+        )),
+        ...(await absent(env, 'stage1-after')),
+        ...(await noWebhookConfig(env, 'learn-stage1')),
+      ];
+    },
+  },
+  {
+    id: '3.3g',
+    section: SECTION,
+    title: 'a webhook that must run twice: reinvocationPolicy IfNeeded',
+    task: [
+      'Two mutating webhooks served by one script on this machine (as in 3.3f): "summarise" writes',
+      'the sorted data keys into an annotation, "add" adds a data key. summarise runs first, so its',
+      'summary is stale unless it is called again: give it reinvocationPolicy IfNeeded. Create a',
+      "labelled ConfigMap; read its annotation, the script's log and the create's audit annotations.",
+    ],
+    commands: [
+      ADDR_LINE,
+      ...issue('mutate', 'learn-reinvoke', 'IP:$ADDR'),
+      `cat > mutate.py <<'EOF'
+import base64, json, ssl, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+class Hook(BaseHTTPRequestHandler):
+    def do_POST(self):
+        req = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["request"]
+        obj = req["object"]
+        data = obj.get("data") or {}
+        if self.path.startswith("/summarise"):
+            notes = dict(obj["metadata"].get("annotations") or {})
+            notes["learn.hardwire.dev/keys"] = ",".join(sorted(data))
+            patch = [{"op": "add", "path": "/metadata/annotations", "value": notes}]
+        else:
+            patch = [] if "added" in data else [{"op": "add", "path": "/data/added", "value": "by the second webhook"}]
+        print("review", self.path.split("?")[0], "uid=" + req["uid"], req["name"], "keys=" + ",".join(sorted(data)), flush=True)
+        resp = {"uid": req["uid"], "allowed": True}
+        if patch:
+            resp.update(patchType="JSONPatch", patch=base64.b64encode(json.dumps(patch).encode()).decode())
+        body = json.dumps({"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "response": resp}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+srv = HTTPServer((sys.argv[1], ${REINVOKE_PORT}), Hook)
+tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+tls.load_cert_chain("mutate.crt", "mutate.key")
+srv.socket = tls.wrap_socket(srv.socket, server_side=True)
+print("listening on https://%s:${REINVOKE_PORT}" % sys.argv[1], flush=True)
+srv.serve_forever()
+EOF`,
+      `python3 mutate.py $ADDR >> mutate.log 2>&1 & until curl -sk -o /dev/null https://$ADDR:${REINVOKE_PORT}/; do sleep 0.2; done; cat mutate.log`,
+      `CA=$(kubectl get configmap kube-root-ca.crt -n api-lab -o jsonpath='{.data.ca\\.crt}' | base64 -w0)`,
+      `kubectl apply -f - <<EOF
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: learn-reinvoke}
+webhooks:
+- name: summarise.webhook.hardwire.dev
+  reinvocationPolicy: IfNeeded
+  clientConfig: {url: "https://$ADDR:${REINVOKE_PORT}/summarise", caBundle: $CA}
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  timeoutSeconds: 5
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: api-lab}}
+  objectSelector: {matchLabels: {${LABEL}: reinvoke}}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps], scope: Namespaced}
+- name: add.webhook.hardwire.dev
+  reinvocationPolicy: Never
+  clientConfig: {url: "https://$ADDR:${REINVOKE_PORT}/add", caBundle: $CA}
+  failurePolicy: Fail
+  sideEffects: None
+  admissionReviewVersions: [v1]
+  timeoutSeconds: 5
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: api-lab}}
+  objectSelector: {matchLabels: {${LABEL}: reinvoke}}
+  rules:
+  - {apiGroups: [""], apiVersions: [v1], operations: [CREATE], resources: [configmaps], scope: Namespaced}
+EOF`,
+      cmFile('reinvoked-cm', 'reinvoke', '{first: "yes"}'),
+      `for i in $(seq 30); do kubectl create -n api-lab -f reinvoked-cm.yaml --dry-run=server -o jsonpath='{.data}' | grep -q added && break; sleep 1; done`,
+      `kubectl create -n api-lab -f reinvoked-cm.yaml -o jsonpath='{.metadata.annotations}{"\\n"}{.data}{"\\n"}'`,
+      "grep ' reinvoked-cm ' mutate.log | tail -3",
+      'kubectl delete mutatingwebhookconfiguration learn-reinvoke',
+    ],
+    reset: [
+      'kubectl delete mutatingwebhookconfiguration learn-reinvoke --ignore-not-found',
+      'kubectl delete csr learn-reinvoke --ignore-not-found',
+      'kubectl delete configmap reinvoked-cm -n api-lab --ignore-not-found',
+    ],
+    watch: [
+      'The stored annotation is learn.hardwire.dev/keys: added,first, though summarise ran before',
+      '"added" existed. The log has three calls for the create: /summarise keys=first, /add',
+      'keys=first, then /summarise again with keys=added,first: add changed the object, so the',
+      'IfNeeded webhook was called a second time (add, Never, was not). The audit event of the create',
+      'holds mutation.webhook.admission.k8s.io/round_1_index_0 for summarise: round 1 is the',
+      'reinvocation.',
+    ],
+    cites: [
+      APISERVER(
+        'pkg/admission/plugin/webhook/mutating/dispatcher.go',
+        195,
+        'reinvokeCtx.SetShouldReinvoke()',
+        "a webhook's patch changed the object: admission will run the mutating plugins again",
+      ),
+      APISERVER(
+        'pkg/admission/plugin/webhook/mutating/dispatcher.go',
+        197,
+        'if hook.ReinvocationPolicy != nil && *hook.ReinvocationPolicy == admissionregistrationv1.IfNeededReinvocationPolicy {',
+        'only a webhook with IfNeeded is remembered as one to call again',
+      ),
+      APISERVER(
+        'pkg/admission/plugin/webhook/mutating/dispatcher.go',
+        150,
+        'if reinvokeCtx.IsReinvoke() && !webhookReinvokeCtx.ShouldReinvokeWebhook(invocation.Webhook.GetUID()) {',
+        'in the second round, the others are skipped',
+      ),
+      APISERVER(
+        'pkg/admission/plugin/webhook/mutating/dispatcher.go',
+        408,
+        'mutationAnnotationKey:   fmt.Sprintf("%sround_%d_index_%d", MutationAuditAnnotationPrefix, round, idx),',
+        'the audit annotation that names each call by round: round_1 is the reinvocation',
+      ),
+    ],
+    async check(env) {
+      const cm = await getObj(env, core(env, 'configmaps', 'reinvoked-cm'));
+      const keys = Object.keys(cm?.data ?? {})
+        .sort()
+        .join(',');
+      const events = (await env.audit('"name":"reinvoked-cm"')) as AuditDetail[];
+      const made = events.findLast(
+        (e) =>
+          e.verb === 'create' &&
+          e.responseStatus?.code === 201 &&
+          !new URL(e.requestURI, 'https://x').searchParams.has('dryRun'),
+      );
+      const round1 = Object.entries(made?.annotations ?? {}).filter(([k]) =>
+        k.startsWith('mutation.webhook.admission.k8s.io/round_1_'),
+      );
+      return [
+        ...expectThat(cm !== undefined, 'configmap reinvoked-cm is not in api-lab'),
+        ...expectThat(
+          cm?.data?.added !== undefined,
+          'configmap reinvoked-cm has no key "added": the second webhook did not run',
+        ),
+        ...expectThat(
+          cm?.metadata.annotations?.['learn.hardwire.dev/keys'] === keys,
+          `its annotation learn.hardwire.dev/keys is ${JSON.stringify(cm?.metadata.annotations?.['learn.hardwire.dev/keys'] ?? null)}, not its keys ${keys}: summarise was not called again after add`,
+        ),
+        ...expectThat(
+          round1.some(([, v]) => v.includes('summarise.webhook.hardwire.dev')),
+          `the audit event of its create has no round_1 mutation annotation for summarise.webhook.hardwire.dev (${
+            made
+              ? Object.keys(made.annotations ?? {})
+                  .filter((k) => k.startsWith('mutation.'))
+                  .join(', ') || 'none'
+              : 'no stored create'
+          })`,
+        ),
+        ...expectThat(
+          (await getObj(
+            env,
+            '/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/learn-reinvoke',
+          )) === undefined,
+          'mutatingwebhookconfiguration learn-reinvoke (failurePolicy Fail, its server gone) is still on the cluster',
         ),
       ];
     },
