@@ -4,7 +4,10 @@ export { withConnected, type Connection } from './connected.ts';
 export {
   citation,
   findFormat,
+  MESSAGES,
   sourcePath,
   STAGING_VERSION,
+  traceLine,
   type SourceSite,
 } from './trace.ts';
+export { journalLines } from './journal.ts';

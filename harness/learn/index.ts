@@ -6,6 +6,7 @@ import { TASKS } from './tasks.ts';
 import { EDGE } from './edge.ts';
 import { MODULE_3_1 } from './module-3-1.ts';
 import { MODULE_3_2 } from './module-3-2.ts';
+import { MODULE_3_3 } from './module-3-3.ts';
 import { MODULE_3_4 } from './module-3-4.ts';
 import { MODULE_3_5 } from './module-3-5.ts';
 import type { Exercise, Findings, LearnEnv, Typed } from './types.ts';
@@ -15,6 +16,7 @@ export const EXERCISES: readonly Exercise[] = [
   ...EDGE,
   ...MODULE_3_1,
   ...MODULE_3_2,
+  ...MODULE_3_3,
   ...MODULE_3_4,
   ...MODULE_3_5,
 ];
