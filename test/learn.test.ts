@@ -126,6 +126,11 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
       /"Request" verb="GET" url="https:\/\/[^"]+\/api\/v1\/namespaces\/api-lab\/pods\/w1"/,
     );
     expect(out('1.3')).toContain('as=Table');
+    const auditId = /^\s*Audit-Id: ([0-9a-f-]{36})$/m.exec(out('1.3'))?.[1];
+    expect(auditId, out('1.3')).toBeDefined();
+    expect((await get<{ data: { auditID: string } }>(`${NS}/configmaps/v8`)).data.auditID).toBe(
+      auditId,
+    );
     // 2.1, 2.2: 410 in the stream, and a bookmark.
     expect(out('2.1')).toMatch(
       /"type":"ERROR".*too old resource version: 1 \(\d+\).*"reason":"Expired","code":410/,

@@ -240,24 +240,33 @@ const level1: Exercise[] = [
     id: '1.3',
     section: 'Level 1: the API by hand',
     title: 'kubectl -v=8',
-    task: ['Get w1 with -v=8 and read the request kubectl made and the headers it sent.'],
-    commands: [
-      `kubectl get pod w1 -n api-lab -v=8 2>&1 | grep -E '"Request"|Accept:|"Response"|Audit-Id'`,
+    task: [
+      'Get w1 with -v=8, read the request kubectl made and the headers it sent, and record the',
+      'Audit-Id the apiserver answered with in a ConfigMap v8.',
     ],
+    commands: [
+      `kubectl get pod w1 -n api-lab -v=8 2>&1 | tee v8.log | grep -E '"Request"|Accept:|"Response"|Audit-Id'`,
+      `kubectl create configmap v8 -n api-lab --from-literal=auditID="$(sed -n 's/^[[:space:]]*Audit-Id: //p' v8.log | head -n 1)"`,
+    ],
+    reset: ['kubectl delete configmap v8 -n api-lab --ignore-not-found'],
     watch: [
       'kubectl asks for a Table (Accept: application/json;as=Table;v=v1;g=meta.k8s.io): the',
       'columns are made by the server. The Audit-Id header names the request in the audit log.',
     ],
     cites: [],
     async check(env) {
-      return requested(env, [
-        {
-          verb: 'get',
-          resource: 'pods',
-          agent: 'kubectl',
-          uriIs: '/api/v1/namespaces/api-lab/pods/w1',
-        },
-      ]);
+      const id = (await getObj(env, core(env, 'configmaps', 'v8')))?.data?.auditID ?? '';
+      if (!/^[0-9a-f-]{36}$/.test(id))
+        return ['configmap v8 with the auditID kubectl -v=8 showed is not in api-lab'];
+      const events = await env.audit(`"auditID":"${id}"`);
+      return expectThat(
+        events.some(
+          (e) =>
+            matches(e, { verb: 'get', resource: 'pods', name: 'w1', agent: 'kubectl' }) &&
+            e.requestURI === '/api/v1/namespaces/api-lab/pods/w1',
+        ),
+        `the audit log's request ${id} is not kubectl's GET of w1`,
+      );
     },
   },
 ];
