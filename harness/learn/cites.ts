@@ -13,7 +13,8 @@ import {
 } from '../drills/index.ts';
 import type { Cite, Exercise } from './types.ts';
 
-const at =
+/** A cite factory for one module at one version. */
+export const citeIn =
   (module: string, version: string) =>
   (file: string, line: number, holds: string, why: string): Cite => ({
     site: { module, version, file, line },
@@ -22,10 +23,11 @@ const at =
   });
 
 /** A module's line at the pinned version. */
-export const APISERVER = at('k8s.io/apiserver', STAGING_VERSION);
-export const APIMACHINERY = at('k8s.io/apimachinery', STAGING_VERSION);
-export const KUBERNETES = at('k8s.io/kubernetes', PINNED_KUBERNETES);
-export const APIEXTENSIONS = at('k8s.io/apiextensions-apiserver', STAGING_VERSION);
+export const APISERVER = citeIn('k8s.io/apiserver', STAGING_VERSION);
+export const APIMACHINERY = citeIn('k8s.io/apimachinery', STAGING_VERSION);
+export const KUBERNETES = citeIn('k8s.io/kubernetes', PINNED_KUBERNETES);
+export const APIEXTENSIONS = citeIn('k8s.io/apiextensions-apiserver', STAGING_VERSION);
+export const KUBECTL = citeIn('k8s.io/kubectl', STAGING_VERSION);
 
 export interface CiteFailure {
   exercise: string;

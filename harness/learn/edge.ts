@@ -3,6 +3,7 @@
 import { APIMACHINERY, APISERVER, KUBERNETES } from './cites.ts';
 import { apps, core, expectThat, getObj, matches, type Obj } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
+import { PROXY } from './lines.ts';
 
 const SECTION = 'Edge cases';
 const nsGone = async (env: LearnEnv, ns: string) =>
@@ -208,8 +209,7 @@ EOF`,
       'kubectl create namespace ec6-lab',
       'for n in a b c; do kubectl create configmap keep-$n -n ec6-lab; done',
       'kubectl get configmaps -n ec6-lab',
-      'kubectl proxy --port=8001 &',
-      'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
+      ...PROXY,
       `curl -s -X DELETE http://127.0.0.1:8001/api/v1/namespaces/ec6-lab/configmaps | grep -o '"name": *"[^"]*"'`,
       'kubectl get configmaps -n ec6-lab',
     ],

@@ -6,6 +6,9 @@ export const PROXY = [
   'until curl -s http://127.0.0.1:8001/version >/dev/null; do sleep 0.2; done',
 ];
 
+/** Tries a line up to 30 times, a second apart: a new policy or webhook configuration reaches admission through an informer. */
+export const untilLive = (line: string) => `for i in $(seq 30); do ${line} && break; sleep 1; done`;
+
 const CMS = '/api/v1/namespaces/api-lab/configmaps';
 
 /**

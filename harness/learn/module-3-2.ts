@@ -15,11 +15,9 @@ import {
   type Obj,
 } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
+import { untilLive } from './lines.ts';
 
 const SECTION = 'Module 3.2: admission';
-
-/** Tries a dry-run line up to 30 times, a second apart: a new policy reaches the admission plugin through an informer. */
-const untilLive = (line: string) => `for i in $(seq 30); do ${line} && break; sleep 1; done`;
 
 const SA_MOUNT = '/var/run/secrets/kubernetes.io/serviceaccount';
 

@@ -19,8 +19,8 @@
 import { X509Certificate } from 'node:crypto';
 import { session } from '../../core/apply/context.ts';
 import { IMAGES } from '../../core/components/images.ts';
-import { citation, journalLines, MESSAGES, STAGING_VERSION, traceLine } from '../drills/index.ts';
-import { APISERVER, KUBERNETES } from './cites.ts';
+import { citation, journalLines, MESSAGES, traceLine } from '../drills/index.ts';
+import { APISERVER, KUBECTL, KUBERNETES } from './cites.ts';
 import {
   core,
   createdAt,
@@ -30,7 +30,8 @@ import {
   type AuditDetail,
   type Obj,
 } from './read.ts';
-import type { Cite, Exercise, Findings, LearnEnv } from './types.ts';
+import type { Exercise, Findings, LearnEnv } from './types.ts';
+import { untilLive } from './lines.ts';
 
 const SECTION = 'Module 3.3: admission webhooks';
 const SVC_HOST = 'webhook.api-lab.svc';
@@ -42,12 +43,6 @@ const ADDR_LINE = `ADDR=$(ip -4 -o route get $(kubectl config view --minify -o j
 /** Where 3.3f's and 3.3g's scripts listen on this machine. */
 const STAGE1_PORT = 19443;
 const REINVOKE_PORT = 19444;
-
-const KUBECTL = (file: string, line: number, holds: string, why: string): Cite => ({
-  site: { module: 'k8s.io/kubectl', version: STAGING_VERSION, file, line },
-  holds,
-  why,
-});
 
 /** crypto/x509's hostname error, as the drills' trace catalogues it (its line re-checked by the trace's own test). */
 const X509_HOSTNAME = MESSAGES.find((m) => m.id === 'x509-hostname')!;
@@ -103,7 +98,7 @@ EOF`;
 
 /** Server dry runs, a second apart, until the answer holds `text`: a new configuration reaches admission through an informer. */
 const until = (file: string, text: string) =>
-  `for i in $(seq 30); do kubectl create -n api-lab -f ${file} --dry-run=server 2>&1 | grep -q '${text}' && break; sleep 1; done`;
+  untilLive(`kubectl create -n api-lab -f ${file} --dry-run=server 2>&1 | grep -q '${text}'`);
 
 const restartWebhook = [
   'kubectl rollout restart deploy/webhook -n api-lab',

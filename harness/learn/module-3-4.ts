@@ -3,23 +3,16 @@
 // where a CRD's REST storage comes from at runtime (built on demand from the CRD object, dropped on
 // each spec change); and a path under /apis served by another process, metrics-server, through the
 // v1beta1.metrics.k8s.io APIService. `etcdctl` is the first etcd host's (env.ts).
-import { APIEXTENSIONS, APISERVER } from './cites.ts';
+import { APIEXTENSIONS, APISERVER, citeIn } from './cites.ts';
 import { STAGING_VERSION } from '../drills/index.ts';
 import { expectThat, getObj, recorded, type AuditDetail, type Obj } from './read.ts';
-import type { AuditEvent, Cite, Exercise, Findings, LearnEnv } from './types.ts';
+import type { AuditEvent, Exercise, Findings, LearnEnv } from './types.ts';
 
 const SECTION = 'Module 3.4: CRD versions, storage and aggregation';
 
 /** A line of kube-aggregator at the pinned version, and of metrics-server at the version the addon builds. */
-const cite =
-  (module: string, version: string) =>
-  (file: string, line: number, holds: string, why: string): Cite => ({
-    site: { module, version, file, line },
-    holds,
-    why,
-  });
-const AGGREGATOR = cite('k8s.io/kube-aggregator', STAGING_VERSION);
-const METRICS_SERVER = cite('sigs.k8s.io/metrics-server', 'v0.8.0');
+const AGGREGATOR = citeIn('k8s.io/kube-aggregator', STAGING_VERSION);
+const METRICS_SERVER = citeIn('sigs.k8s.io/metrics-server', 'v0.8.0');
 
 const GROUP = 'conv.learn.hardwire.dev';
 const CRD = `gizmos.${GROUP}`;
