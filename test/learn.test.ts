@@ -16,7 +16,8 @@ import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { run } from '../lib/proc.ts';
 import { TASKS } from '../harness/learn/tasks.ts';
 import { EDGE } from '../harness/learn/edge.ts';
-import { EXERCISES } from '../harness/learn/index.ts';
+import { EXERCISES, exercise } from '../harness/learn/index.ts';
+import { CAPSTONE_GROUP, MUTATED_LABEL } from '../harness/trace/capstone.ts';
 
 const NAME = 'hwtest-learn';
 const HOSTS = ['node1', 'node2'];
@@ -260,6 +261,121 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
     }
     expect(r.code, r.stderr.slice(-500)).toBe(0);
   }, 1_800_000);
+
+  it("the capstone's three webhooks run at once, and trace apply --capstone of a new Thermo stops at a call out to each, at its cited line; each Pod logs the create", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hwtest-capstone-'));
+    try {
+      // Bad input first: one line naming the option, exit 2, before anything connects.
+      const cm = join(dir, 'cm.yaml');
+      writeFileSync(
+        cm,
+        'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cm, namespace: api-lab}\n',
+      );
+      const bad = hardwire([
+        'trace',
+        'apply',
+        '--capstone',
+        '-f',
+        cm,
+        '--inventory',
+        inventory,
+        '--state-dir',
+        w.state,
+      ]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trim().split('\n').at(-1)).toMatch(
+        /^error: -f: with --capstone the object must be a Thermo/,
+      );
+      const file = join(dir, 'thermo.yaml');
+      writeFileSync(
+        file,
+        `apiVersion: ${CAPSTONE_GROUP}/v2\nkind: Thermo\nmetadata: {name: retraced, namespace: api-lab}\nspec: {temperature: {value: 50, unit: F}}\n`,
+      );
+      const pods = await get<{
+        items: { metadata: { labels: Record<string, string> }; status: { phase: string } }[];
+      }>(`${NS}/pods`);
+      const apps = ['capstone-mutate', 'capstone-validate', 'capstone-convert'];
+      for (const a of apps)
+        expect(
+          pods.items.filter((p) => p.metadata.labels.app === a && p.status.phase === 'Running')
+            .length,
+          a,
+        ).toBe(1);
+      const r = hardwire(
+        [
+          'trace',
+          'apply',
+          '--capstone',
+          '-f',
+          file,
+          '--json',
+          '--inventory',
+          inventory,
+          '--state-dir',
+          w.state,
+          '--quiet',
+        ],
+        { timeoutMs: 600_000 },
+      );
+      expect(r.code, r.stderr.slice(-1000)).toBe(0);
+      const report = JSON.parse(r.stdout) as {
+        capstone: {
+          calls: { role: string; callOut: { ref: string; n: number; function: string } }[];
+        };
+        curriculum: { name: string; stage?: number }[];
+      };
+      // The live stack's call outs are the lines the capstone cites, each in its own package, in order.
+      const cited = exercise('capstone').cites.map(
+        (c) => `${c.site.module}@${c.site.version}/${c.site.file}:${c.site.line}`,
+      );
+      const calls = report.capstone.calls;
+      expect(calls.map((c) => c.role)).toEqual(['mutating', 'validating', 'conversion']);
+      for (const c of calls) expect(cited).toContain(c.callOut.ref);
+      expect(calls[0]!.callOut.function).toMatch(/\/webhook\/mutating\./);
+      expect(calls[1]!.callOut.function).toMatch(/\/webhook\/validating\./);
+      expect(calls[2]!.callOut.function).toMatch(/\/conversion\.\(\*webhookConverter\)\.Convert$/);
+      expect(calls[0]!.callOut.n).toBeLessThan(calls[1]!.callOut.n);
+      expect(calls[1]!.callOut.n).toBeLessThan(calls[2]!.callOut.n);
+      expect(report.curriculum.every((c) => c.stage !== undefined)).toBe(true);
+      // The object as stored, read by the test: labelled by the mutating webhook, converted to v1.
+      const t = await get<{
+        metadata: { labels?: Record<string, string> };
+        spec: { celsius?: number };
+      }>(`/apis/${CAPSTONE_GROUP}/v1/namespaces/api-lab/thermos/retraced`);
+      expect(t.metadata.labels?.[MUTATED_LABEL]).toBe('true');
+      expect(t.spec.celsius).toBe(10);
+      // Each webhook's own Pod saw this create.
+      const logs = async (a: string) =>
+        (
+          await run(
+            binaryPath('kubectl', PINNED_KUBERNETES),
+            ['--kubeconfig', kc, 'logs', '-n', 'api-lab', `deploy/${a}`],
+            {
+              step: 'kubectl logs',
+              allowFail: true,
+            },
+          )
+        ).stdout;
+      expect(await logs('capstone-mutate')).toMatch(
+        /CREATE Thermo api-lab\/retraced allowed=true patched/,
+      );
+      expect(await logs('capstone-validate')).toMatch(
+        /CREATE Thermo api-lab\/retraced allowed=true/,
+      );
+      expect(await logs('capstone-convert')).toMatch(
+        new RegExp(`api-lab/retraced ${CAPSTONE_GROUP}/v2 to ${CAPSTONE_GROUP}/v1`),
+      );
+      // The debug apiserver is gone from the host.
+      const active = await remote(await w.lab.ssh('node1'), [
+        'systemctl',
+        'is-active',
+        'hardwire-trace-kube-apiserver',
+      ]);
+      expect(active.trim()).not.toBe('active');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 700_000);
 
   it("no image was pulled from outside the lab: every pull in each host's containerd journal is a docker.io library image, none went to docker.io", async () => {
     for (const h of HOSTS) {

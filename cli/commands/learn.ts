@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { act, topCommand, type Cli, type Run } from '../command.ts';
 import {
   connection,
@@ -147,6 +148,11 @@ export function declare(root: Cli): Cli {
           }
           return out;
         },
+        [
+          ...(opts.inventory ? ['--inventory', resolve(opts.inventory)] : []),
+          ...(opts.stateDir ? ['--state-dir', resolve(opts.stateDir)] : []),
+          ...(opts.acceptNewHostKeys ? ['--accept-new-host-keys'] : []),
+        ],
       );
       if (opts.json) printJson(results);
       const missing = results.filter((r) => !r.done);

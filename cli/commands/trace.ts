@@ -15,7 +15,7 @@ import { printJson } from '../../lib/log.ts';
 import { InputError } from '../../lib/errors.ts';
 
 const HELP = `
-usage: hardwire trace apply [-f FILE] [--authz-user NAME | --webhook-reject] [--md FILE] [--html FILE] [--json] [--inventory FILE] [--state-dir DIR]
+usage: hardwire trace apply [-f FILE] [--authz-user NAME | --webhook-reject | --capstone] [--md FILE] [--html FILE] [--json] [--inventory FILE] [--state-dir DIR]
                            [--ready-timeout SECONDS] [--accept-new-host-keys] [--quiet]
 
 Runs a debug kube-apiserver (-N -l, symbols kept) under delve on the first control-plane host,
@@ -37,6 +37,10 @@ outermost first; the curriculum's nine are marked. The debug instance is removed
                    alone (both removed afterwards). The object must be a ConfigMap with a data key
                    "forbidden" (the default object gets one). The trace names where admission calls
                    out, where the answer comes back and where it becomes the rejection
+  --capstone       trace a create through the three webhooks "hardwire learn capstone" deploys (run
+                   it first): -f is a Thermo of capstone.learn.hardwire.dev/v2 in api-lab; the
+                   trace names where the create called the mutating, the validating and the
+                   conversion webhook (v2 to the stored v1, inside etcd3 store.Create)
   --md FILE        also write the trace as Markdown
   --html FILE      also write it as one self-contained HTML page
   --json           the report, with delve's replies verbatim, on stdout
@@ -46,6 +50,7 @@ outermost first; the curriculum's nine are marked. The debug instance is removed
 interface Opts extends InventoryOpts, HostOpts {
   authzUser?: string;
   webhookReject?: boolean;
+  capstone?: boolean;
   filename?: string;
   md?: string;
   html?: string;
@@ -68,6 +73,7 @@ export function declare(root: Cli): Cli {
       'first a create authorization rejects (no binding), then admits (bound)',
     )
     .option('--webhook-reject', 'trace a create that a validating webhook rejects')
+    .option('--capstone', "trace a create through learn capstone's three webhooks")
     .addOption(options.md('the trace'))
     .addOption(options.html('the trace'))
     .option(
@@ -93,6 +99,16 @@ export function declare(root: Cli): Cli {
           '--webhook-reject',
           'traces one rejected create; drop --authz-user, or run the two traces one after the other',
         );
+      if (opts.capstone && (opts.webhookReject || opts.authzUser !== undefined))
+        throw new InputError(
+          '--capstone',
+          "traces one create through the capstone's webhooks; drop --webhook-reject and --authz-user, or run the traces one after the other",
+        );
+      if (opts.capstone && opts.filename === undefined)
+        throw new InputError(
+          '--capstone',
+          'needs -f FILE, a Thermo of capstone.learn.hardwire.dev/v2 in api-lab (hardwire learn capstone writes thermo-traced.yaml)',
+        );
       const { DENIED_KEY, requireDenied } = await import('../../harness/trace/webhook.ts');
       const obj =
         opts.filename === undefined
@@ -103,6 +119,7 @@ export function declare(root: Cli): Cli {
             )
           : readObject(resolve(opts.filename));
       if (opts.webhookReject) requireDenied(obj);
+      if (opts.capstone) (await import('../../harness/trace/capstone.ts')).requireCapstone(obj);
       if (opts.authzUser !== undefined && !obj.namespace)
         throw new InputError(
           '--authz-user',
@@ -119,6 +136,7 @@ export function declare(root: Cli): Cli {
           acceptNewHostKeys: opts.acceptNewHostKeys === true,
           ...(opts.authzUser ? { authzUser: opts.authzUser } : {}),
           ...(opts.webhookReject ? { webhookReject: true } : {}),
+          ...(opts.capstone ? { capstone: true } : {}),
         },
         log,
       );

@@ -85,7 +85,7 @@ export const IMAGES = {
   },
   // Its tag is the catalog's webhook version (not imported: the catalog is build code).
   webhook: {
-    ref: 'hardwire.local/webhook:v0.1.0',
+    ref: 'hardwire.local/webhook:v0.2.0',
     from: ['webhook'],
     args: (b) => [
       '-entrypoint',

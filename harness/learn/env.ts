@@ -87,12 +87,26 @@ exec ${ssh} ${shQuote(shJoin(etcdctlArgv(inv)))}"$(printf ' %q' "$@")"
 `;
 }
 
+/**
+ * The demo's `hardwire`: this same CLI, with the inventory and state this run was given, so that a
+ * line such as `hardwire trace apply ...` reaches the same cluster.
+ */
+export function hardwireShim(cliArgs: readonly string[]): string {
+  const state = process.env.HARDWIRE_STATE;
+  return `#!/bin/bash
+# hardwire, as this run of hardwire learn was started. Written by hardwire learn for the demo's bash.
+exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), process.execPath, process.argv[1]!])} "$@" ${shJoin([...cliArgs])}
+`;
+}
+
 export async function withLearnEnv<T>(
   inv: Inventory,
   stateDir: string,
   conn: Connection,
   log: Logger,
   fn: (env: LearnEnv) => Promise<T>,
+  /** Options that reach the same cluster (--inventory, --state-dir, ...), for the demo's `hardwire`. */
+  cliArgs: readonly string[] = [],
 ): Promise<T> {
   return withConnected(inv, stateDir, conn, log, async (ctx) => {
     const creds = adminCreds(ctx.clusterDir);
@@ -109,6 +123,7 @@ export async function withLearnEnv<T>(
         const bin = join(cwd, '.bin');
         mkdirSync(bin);
         writeFileSync(join(bin, 'etcdctl'), etcdctlShim(inv), { mode: 0o755 });
+        writeFileSync(join(bin, 'hardwire'), hardwireShim(cliArgs), { mode: 0o755 });
         try {
           const r = await run('bash', ['--noprofile', '--norc'], {
             step: 'learn',
@@ -119,7 +134,7 @@ export async function withLearnEnv<T>(
               HOME: process.env.HOME ?? '/root',
               KUBECONFIG: kubeconfig,
             },
-            timeoutMs: 300_000,
+            timeoutMs: 600_000,
             tailOf: 'all',
           });
           return splitTyped(lines, r.stdout);

@@ -9,6 +9,7 @@ import { MODULE_3_2 } from './module-3-2.ts';
 import { MODULE_3_3 } from './module-3-3.ts';
 import { MODULE_3_4 } from './module-3-4.ts';
 import { MODULE_3_5 } from './module-3-5.ts';
+import { CAPSTONE } from './capstone.ts';
 import type { Exercise, Findings, LearnEnv, Typed } from './types.ts';
 
 export const EXERCISES: readonly Exercise[] = [
@@ -19,6 +20,7 @@ export const EXERCISES: readonly Exercise[] = [
   ...MODULE_3_3,
   ...MODULE_3_4,
   ...MODULE_3_5,
+  ...CAPSTONE,
 ];
 
 export function exercise(id: string): Exercise {

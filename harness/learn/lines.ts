@@ -20,3 +20,20 @@ export const PAST_THE_WINDOW = [
   'kubectl create configmap churn -n api-lab',
   `for round in $(seq 40); do kubectl get --raw '${CMS}?watch=1&resourceVersion=1&timeoutSeconds=1' | grep -q 'too old resource version' && break; for i in $(seq 50); do curl -s -X PATCH -H 'Content-Type: application/merge-patch+json' http://127.0.0.1:8001${CMS}/churn -d "{\\"data\\":{\\"i\\":\\"$round-$i\\"}}" >/dev/null; done; done; echo "churn patched $(( (round - 1) * 50 )) times"`,
 ];
+
+/** A key and a CSR for the webhook's serving certificate, signed through the certificates API into FILE.crt. */
+export const issue = (file: string, csr: string, san: string) => [
+  `openssl req -new -newkey rsa:2048 -nodes -keyout ${file}.key -out ${file}.csr -subj '/O=system:nodes/CN=system:node:webhook' -addext "subjectAltName=${san}" 2>/dev/null && echo "${file}.csr for ${san}"`,
+  `kubectl apply -f - <<EOF
+apiVersion: certificates.k8s.io/v1
+kind: CertificateSigningRequest
+metadata: {name: ${csr}}
+spec:
+  signerName: kubernetes.io/kubelet-serving
+  usages: [digital signature, key encipherment, server auth]
+  request: $(base64 -w0 ${file}.csr)
+EOF`,
+  `kubectl certificate approve ${csr}`,
+  `for i in $(seq 30); do kubectl get csr ${csr} -o jsonpath='{.status.certificate}' | base64 -d > ${file}.crt; [ -s ${file}.crt ] && break; sleep 1; done`,
+  `openssl x509 -in ${file}.crt -noout -issuer -ext subjectAltName`,
+];

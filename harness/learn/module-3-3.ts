@@ -31,7 +31,7 @@ import {
   type Obj,
 } from './read.ts';
 import type { Exercise, Findings, LearnEnv } from './types.ts';
-import { untilLive } from './lines.ts';
+import { issue, untilLive } from './lines.ts';
 
 const SECTION = 'Module 3.3: admission webhooks';
 const SVC_HOST = 'webhook.api-lab.svc';
@@ -46,23 +46,6 @@ const REINVOKE_PORT = 19444;
 
 /** crypto/x509's hostname error, as the drills' trace catalogues it (its line re-checked by the trace's own test). */
 const X509_HOSTNAME = MESSAGES.find((m) => m.id === 'x509-hostname')!;
-
-/** A key and a CSR for the webhook's serving certificate, signed through the certificates API into FILE.crt. */
-const issue = (file: string, csr: string, san: string) => [
-  `openssl req -new -newkey rsa:2048 -nodes -keyout ${file}.key -out ${file}.csr -subj '/O=system:nodes/CN=system:node:webhook' -addext "subjectAltName=${san}" 2>/dev/null && echo "${file}.csr for ${san}"`,
-  `kubectl apply -f - <<EOF
-apiVersion: certificates.k8s.io/v1
-kind: CertificateSigningRequest
-metadata: {name: ${csr}}
-spec:
-  signerName: kubernetes.io/kubelet-serving
-  usages: [digital signature, key encipherment, server auth]
-  request: $(base64 -w0 ${file}.csr)
-EOF`,
-  `kubectl certificate approve ${csr}`,
-  `for i in $(seq 30); do kubectl get csr ${csr} -o jsonpath='{.status.certificate}' | base64 -d > ${file}.crt; [ -s ${file}.crt ] && break; sleep 1; done`,
-  `openssl x509 -in ${file}.crt -noout -issuer -ext subjectAltName`,
-];
 
 /** A ValidatingWebhookConfiguration for the webhook's Service, trusting the cluster CA, scoped to api-lab and one label value. */
 const SERVICE = 'service: {namespace: api-lab, name: webhook, path: /validate, port: 443}';

@@ -43,6 +43,19 @@ export function webhookLine(r: TraceReport): string | undefined {
     : undefined;
 }
 
+/** The capstone's three webhooks, in one line: where the create called each. */
+export function capstoneLine(r: TraceReport): string | undefined {
+  const c = r.capstone;
+  return c
+    ? `through the capstone's three webhooks (${r.kubectl.command} exited ${r.kubectl.code}): ${c.calls
+        .map(
+          (x) =>
+            `${x.role} called at ${x.callOut.ref} in ${shortName(x.callOut.function)} (stage ${x.callOut.n})`,
+        )
+        .join('; ')}`
+    : undefined;
+}
+
 /** The webhook's three points as Markdown links, with the server's journal and kubectl's answer. */
 function webhookMarkdown(r: TraceReport): string[] {
   const w = r.webhook!;
@@ -70,7 +83,7 @@ export function formatText(r: TraceReport): string {
   const w = Math.max(...r.stages.map((s) => s.ref.length));
   const line = (s: Stage) =>
     `${String(s.n).padStart(3)} ${(s.curriculum ?? '').padEnd(20)} ${s.ref.padEnd(w)}  ${shortName(s.function)}  [g${s.goroutine}]`;
-  const rej = [rejectionLine(r), webhookLine(r)]
+  const rej = [rejectionLine(r), webhookLine(r), capstoneLine(r)]
     .filter((x) => x !== undefined)
     .map((x) => `${x}\n`)
     .join('');
@@ -119,5 +132,15 @@ export function formatMarkdown(r: TraceReport): string {
       );
   }
   if (r.webhook) out.push(...webhookMarkdown(r));
+  if (r.capstone)
+    out.push(
+      '',
+      `## Through the capstone's three webhooks (CRD ${r.capstone.crd}; ${r.capstone.configurations.join(', ')})`,
+      '',
+      ...r.capstone.calls.map(
+        (x) =>
+          `- ${x.role}: called at ${x.callOut.url ? `[${x.callOut.ref}](${x.callOut.url})` : x.callOut.ref} in \`${shortName(x.callOut.function)}\` (stage ${x.callOut.n})`,
+      ),
+    );
   return `${out.join('\n')}\n`;
 }

@@ -9,6 +9,7 @@ import {
   shortName,
   summary,
   webhookLine,
+  capstoneLine,
 } from './format.ts';
 import { esc, htmlPage, link } from '../../lib/html.ts';
 
@@ -50,6 +51,7 @@ export function formatHtml(r: TraceReport): string {
 <p id="summary">${esc(summary(r))}</p>
 <p id="curriculum">${esc(curriculumLine(r))}</p>
 ${r.authz ? `<p id="authz">${esc(rejectionLine(r)!)}; the rejection point: ${link(r.authz.point.ref, r.authz.point.url)}</p>` : ''}
+${r.capstone ? `<p id="capstone">${esc(capstoneLine(r)!)}</p><ul id="capstone-calls">${r.capstone.calls.map((x) => `<li data-role="${x.role}">${x.role}: ${link(x.callOut.ref, x.callOut.url)} <code>${esc(shortName(x.callOut.function))}</code></li>`).join('')}</ul>` : ''}
 ${r.webhook ? `<p id="webhook">${esc(webhookLine(r)!)}</p><ul id="webhook-points">${(['callOut', 'answer', 'rejection'] as const).map((k) => `<li data-point="${k}">${link(r.webhook![k].ref, r.webhook![k].url)} <code>${esc(shortName(r.webhook![k].function))}</code></li>`).join('')}</ul>` : ''}
 <dl id="run">${run.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`).join('')}</dl>
 <table id="stages"><thead><tr><th>#</th><th>curriculum</th><th>function</th><th>file:line at the tag</th><th>goroutine</th></tr></thead>

@@ -28,6 +28,16 @@ import {
 import type { TraceObject } from './object.ts';
 import { debugBuildReplaces } from '../delve/modules.ts';
 import {
+  CAPSTONE_CRD,
+  CAPSTONE_SINKS,
+  capstoneCalls,
+  capstoneOnCluster,
+  capstoneRequestHits,
+  MUTATING_CONFIGURATION,
+  VALIDATING_CONFIGURATION,
+  type CapstoneTrace,
+} from './capstone.ts';
+import {
   armWebhook,
   CONFIGURATION,
   WEBHOOK_NAME,
@@ -37,6 +47,15 @@ import {
   type ArmedWebhook,
   type WebhookTrace,
 } from './webhook.ts';
+
+export {
+  CAPSTONE_CRD,
+  CAPSTONE_GROUP,
+  CAPSTONE_NS,
+  MUTATED_LABEL,
+  MUTATING_CONFIGURATION,
+  VALIDATING_CONFIGURATION,
+} from './capstone.ts';
 
 export interface TraceReport {
   kubernetesVersion: string;
@@ -58,6 +77,8 @@ export interface TraceReport {
   authz?: AuthzTrace;
   /** With --webhook-reject: the create a validating webhook rejected (kubectl above got its message); where admission called out, where the answer came back, where it became the rejection. */
   webhook?: WebhookTrace;
+  /** With --capstone: where the create called each of the capstone's three webhooks. */
+  capstone?: CapstoneTrace;
   seconds: { total: number; startup: number; traced: number };
 }
 
@@ -70,6 +91,7 @@ export async function traceApply(
     acceptNewHostKeys: boolean;
     authzUser?: string;
     webhookReject?: boolean;
+    capstone?: boolean;
   },
   log: Logger,
 ): Promise<TraceReport> {
@@ -98,6 +120,7 @@ export async function traceApply(
       '-f',
       `${exists.stdout.trim()} already exists, and apply would patch it; trace apply traces a create: give a new metadata.name`,
     );
+  if (opts.capstone) await capstoneOnCluster(k);
   const ctx = newContext(
     inv,
     stateDir,
@@ -138,6 +161,7 @@ export async function traceApply(
           kind: obj.kind,
           readyTimeoutMs: opts.readyTimeoutMs,
           ...(armed ? { extraSinks: WEBHOOK_SINKS } : {}),
+          ...(opts.capstone ? { extraSinks: CAPSTONE_SINKS } : {}),
           apply,
         },
         log,
@@ -169,7 +193,26 @@ export async function traceApply(
   let hits: Hit[];
   let stages: Stage[];
   let webhook: WebhookTrace | undefined;
-  if (armed) {
+  let capstone: CapstoneTrace | undefined;
+  if (opts.capstone) {
+    if (out.kubectl.code !== 0)
+      throw new StepError(
+        'trace apply',
+        `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`,
+      );
+    hits = capstoneRequestHits(out.hits, obj.name, obj.namespace!);
+    if (!hits.length)
+      throw new StepError(
+        'trace apply',
+        `no stop at etcd3 store.Create wrote a key ending in ${obj.namespace}/${obj.name} (${out.hits.length} stops in all)`,
+      );
+    stages = deriveStages(hits, replaced);
+    capstone = {
+      crd: CAPSTONE_CRD,
+      configurations: [MUTATING_CONFIGURATION, VALIDATING_CONFIGURATION],
+      calls: capstoneCalls(hits, stages),
+    };
+  } else if (armed) {
     if (
       out.kubectl.code === 0 ||
       !out.kubectl.output.includes(`admission webhook "${WEBHOOK_NAME}" denied the request`)
@@ -239,6 +282,7 @@ export async function traceApply(
         }
       : {}),
     ...(webhook ? { webhook } : {}),
+    ...(capstone ? { capstone } : {}),
     seconds: { total: (Date.now() - started) / 1000, ...out.seconds },
   };
 }

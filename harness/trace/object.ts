@@ -7,9 +7,11 @@ import { InputError } from '../../lib/errors.ts';
 
 export interface TraceObject {
   file: string;
+  apiVersion?: string;
   kind: string;
   name: string;
-  namespace?: string /** A ConfigMap's data keys (what --webhook-reject's webhook reads). */;
+  namespace?: string;
+  /** A ConfigMap's data keys (what --webhook-reject's webhook reads). */
   dataKeys?: string[];
 }
 
@@ -23,6 +25,7 @@ export function readObject(file: string): TraceObject {
       `${file} must hold exactly one YAML object (found ${docs.length}${docs[0]?.errors.length ? ', with errors' : ''})`,
     );
   const o = docs[0]!.toJS() as {
+    apiVersion?: unknown;
     kind?: unknown;
     metadata?: { name?: unknown; namespace?: unknown };
     data?: unknown;
@@ -39,6 +42,7 @@ export function readObject(file: string): TraceObject {
   const keys = o.data && typeof o.data === 'object' ? Object.keys(o.data) : undefined;
   return {
     file,
+    ...(typeof o.apiVersion === 'string' ? { apiVersion: o.apiVersion } : {}),
     kind: o.kind,
     name,
     ...(typeof ns === 'string' && ns ? { namespace: ns } : {}),
@@ -60,6 +64,7 @@ export function defaultObject(dir: string, now = new Date(), deny?: string): Tra
   );
   return {
     file,
+    apiVersion: 'v1',
     kind: 'ConfigMap',
     name,
     namespace: 'default',
