@@ -3,7 +3,7 @@
 // reads each "Verify" from the cluster and the output itself. Then learn's own --check and --demo
 // are run against that: every --check fails before anything was done, passes after, and every
 // --demo runs again and passes. Last, containerd's journal on every host: no pull left the lab.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +14,9 @@ import { credsFromKubeconfig, kubeJson, type KubeCreds } from '../core/transport
 import { binaryPath } from '../core/components/binaries/cache.ts';
 import { PINNED_KUBERNETES } from '../lib/constants.ts';
 import { run } from '../lib/proc.ts';
+import { repoRoot } from '../lib/paths.ts';
+import { loadInventory } from '../core/inventory/load.ts';
+import { hardwireShim } from '../harness/learn/env.ts';
 import { TASKS } from '../harness/learn/tasks.ts';
 import { EDGE } from '../harness/learn/edge.ts';
 import { EXERCISES, exercise } from '../harness/learn/index.ts';
@@ -77,6 +80,18 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
 
   it('the commands as a learner types them, each Verify read from the cluster and the output', async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'hwtest-learner-'));
+    // EC2 types `hardwire lab ssh node2 -- nft ...`: this lab's hosts, as learn's demo reaches them.
+    const bin = join(cwd, '.bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'hardwire'),
+      hardwireShim(
+        loadInventory(inventory),
+        ['--inventory', inventory, '--state-dir', w.state],
+        [process.execPath, join(repoRoot, 'cli', 'hardwire.ts')],
+      ),
+      { mode: 0o755 },
+    );
     try {
       for (const e of TYPED) {
         const r = await run('bash', ['--noprofile', '--norc'], {
@@ -84,7 +99,7 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
           cwd,
           input: `exec 2>&1\n${e.commands.join('\n')}\nkill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit 0\n`,
           env: {
-            PATH: `${dirname(binaryPath('kubectl', PINNED_KUBERNETES))}:/usr/bin:/bin`,
+            PATH: `${dirname(binaryPath('kubectl', PINNED_KUBERNETES))}:${bin}:/usr/bin:/bin`,
             HOME: cwd,
             KUBECONFIG: kc,
           },
@@ -192,6 +207,20 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
     // The edge cases.
     expect(out('EC1')).toMatch(/Normal\s+Started\s+pod\/ev-demo/);
     expect((await kubeJson(admin, 'GET', `${NS}/pods/ev-demo`, { allow: [404] })).status).toBe(404);
+    // EC2: node2, cut off from etcd, answered resourceVersion=0 from its cache with the old value at
+    // an older resourceVersion than the write node1 reported; the quorum read timed out.
+    const written = Number(/written through node1 at resourceVersion (\d+)/.exec(out('EC2'))?.[1]);
+    const stale = /"resourceVersion":"(\d+)"\n"v":"before"/.exec(out('EC2'));
+    expect(written).toBeGreaterThan(0);
+    expect(stale, out('EC2')).not.toBeNull();
+    expect(Number(stale![1])).toBeLessThan(written);
+    expect(out('EC2')).toMatch(/^"v":"after"$/m);
+    expect(out('EC2')).toMatch(
+      /Unable to connect to the server: (context deadline exceeded|net\/http: request canceled)/,
+    );
+    expect(out('EC2')).toMatch(/node2's cache caught up within \d+ s/);
+    const staleNow = await get<{ data: Record<string, string> }>(`${NS}/configmaps/stale`);
+    expect(staleNow.data.v).toBe('after');
     const nsStatus = async (ns: string) =>
       (await kubeJson(admin, 'GET', `/api/v1/namespaces/${ns}`, { allow: [404] })).status;
     expect(out('EC3')).toContain(

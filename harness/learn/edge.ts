@@ -1,11 +1,16 @@
 // The task list's edge cases, each as a learner types it. The ones that need a namespace to delete
 // make their own (ec3-lab, ec4-lab, ec6-lab), so api-lab stays as the levels left it.
 import { APIMACHINERY, APISERVER, KUBERNETES } from './cites.ts';
-import { apps, core, expectThat, getObj, matches, type Obj } from './read.ts';
+import { apps, core, expectThat, getObj, matches, recorded, type Obj } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
-import { PROXY } from './lines.ts';
+import { PROXY, untilLive } from './lines.ts';
 
 const SECTION = 'Edge cases';
+const INTERNAL_IP = '{.status.addresses[?(@.type=="InternalIP")].address}';
+const STALE = '/api/v1/namespaces/api-lab/configmaps/stale';
+/** EC2's cut: node2 drops its etcd client traffic both ways (an etcd member's peers talk on 2380, untouched). */
+const TABLE = 'learn-stale';
+const CUT = `nft add table inet ${TABLE}; nft add chain inet ${TABLE} out '{ type filter hook output priority 0; }'; nft add chain inet ${TABLE} in '{ type filter hook input priority 0; }'; nft add rule inet ${TABLE} out tcp dport 2379 drop; nft add rule inet ${TABLE} in tcp sport 2379 drop`;
 const nsGone = async (env: LearnEnv, ns: string) =>
   expectThat(
     (await getObj(env, `/api/v1/namespaces/${ns}`)) === undefined,
@@ -54,6 +59,103 @@ export const EDGE: Exercise[] = [
         ...expectThat(
           ev.json.items.some((e) => e.reason === 'Started'),
           'no Started event for ev-demo in api-lab',
+        ),
+      ];
+    },
+  },
+  {
+    id: 'EC2',
+    section: SECTION,
+    title: 'cached reads can be stale',
+    task: [
+      "Cut node2's kube-apiserver off from etcd (drop its etcd traffic with nft on node2), write a",
+      "ConfigMap through node1's apiserver, and read it back from both with resourceVersion=0, then",
+      'without one. Record what node2 answered, restore it, and watch its cache catch up.',
+    ],
+    commands: [
+      `N1=$(kubectl get node node1 -o jsonpath='${INTERNAL_IP}'); N2=$(kubectl get node node2 -o jsonpath='${INTERNAL_IP}'); echo "node1's apiserver https://$N1:6443, node2's https://$N2:6443"`,
+      'kubectl create configmap stale -n api-lab --from-literal=v=before',
+      `${untilLive(`kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"before"'`)}; echo "node2's cache holds v=before"`,
+      `hardwire lab ssh node2 -- "${CUT}"`,
+      `kubectl --server https://$N1:6443 patch configmap stale -n api-lab -p '{"data":{"v":"after"}}' -o jsonpath='written through node1 at resourceVersion {.metadata.resourceVersion}{"\\n"}'`,
+      `kubectl --server https://$N1:6443 get --raw '${STALE}?resourceVersion=0' | grep -o '"v":"[a-z]*"'`,
+      `SEEN=$(kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0'); echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"\\|"v":"[a-z]*"'`,
+      `kubectl --server https://$N2:6443 --request-timeout=5s get configmap stale -n api-lab -o jsonpath='{.data.v}{"\\n"}'`,
+      `hardwire lab ssh node2 -- nft delete table inet ${TABLE}`,
+      `kubectl --server https://$N1:6443 create configmap stale-seen -n api-lab --from-literal=node2-rv0="$(echo "$SEEN" | grep -o '"v":"[a-z]*"' | cut -d'"' -f4)" --from-literal=node2-rv="$(echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"' | cut -d'"' -f4)"`,
+      `for i in $(seq 60); do kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"after"' && break; sleep 1; done; echo "node2's cache caught up within $i s"`,
+    ],
+    reset: [
+      `kubectl get node node2 -o name >/dev/null && hardwire lab ssh node2 -- nft delete table inet ${TABLE} 2>/dev/null; true`,
+      'kubectl delete configmap stale stale-seen -n api-lab --ignore-not-found',
+    ],
+    watch: [
+      'node1 answers v=after. node2, with resourceVersion=0, answers v=before at the older',
+      'resourceVersion, from its watch cache, without a word: its watch on etcd is stalled, and the etcd',
+      "client's keepalive (30 s, then 10 s) has not noticed yet. The same read without a",
+      'resourceVersion must reach etcd, and times out. Once the table is deleted, node2 catches up.',
+    ],
+    cites: [
+      APISERVER(
+        'pkg/storage/cacher/delegator.go',
+        142,
+        'if opts.ResourceVersion == "" {',
+        'a get without a resourceVersion is read from etcd, a quorum read',
+      ),
+      APISERVER(
+        'pkg/storage/cacher/delegator.go',
+        158,
+        "It's guaranteed that the returned value is at least that",
+        'with one, it is served from the watch cache: "at least that fresh", and 0 asks for nothing',
+      ),
+      APISERVER(
+        'pkg/storage/cacher/cacher.go',
+        708,
+        'obj, exists, readResourceVersion, err := c.watchCache.WaitUntilFreshAndGet(ctx, getRV, key)',
+        'waits until the cache has seen resourceVersion getRV; for 0 it does not wait at all',
+      ),
+      APISERVER(
+        'pkg/storage/storagebackend/factory/etcd3.go',
+        63,
+        'keepaliveTime    = 30 * time.Second',
+        "why a stalled watch goes unnoticed for a while: the etcd client's keepalive period",
+      ),
+    ],
+    async check(env) {
+      const seen = await recorded(env, 'stale-seen');
+      if (!seen) return ['configmap stale-seen (what node2 answered) is not in api-lab'];
+      const now = await getObj(env, core(env, 'configmaps', 'stale'));
+      const written = (await env.audit('"name":"stale"')).findLast(
+        (e) =>
+          e.verb === 'patch' &&
+          e.objectRef?.resource === 'configmaps' &&
+          e.responseStatus?.code === 200,
+      );
+      const staleRead = (await env.audit('"name":"stale"')).find(
+        (e) =>
+          written !== undefined &&
+          e.verb === 'get' &&
+          e.stageTimestamp > written.stageTimestamp &&
+          new URL(e.requestURI, 'https://x').searchParams.get('resourceVersion') === '0',
+      );
+      return [
+        ...expectThat(now?.data?.v === 'after', 'configmap stale does not hold v=after'),
+        ...expectThat(
+          written !== undefined,
+          'the audit log shows no patch of configmap stale answered 200',
+        ),
+        ...expectThat(
+          staleRead !== undefined,
+          'the audit log shows no get of configmap stale with resourceVersion=0 after its patch',
+        ),
+        ...expectThat(
+          seen['node2-rv0'] === 'before',
+          `node2 answered v=${seen['node2-rv0'] || '(nothing)'} after the write, not the stale v=before: was it cut off from etcd?`,
+        ),
+        ...expectThat(
+          Number(seen['node2-rv']) > 0 &&
+            Number(seen['node2-rv']) < Number(now?.metadata.resourceVersion),
+          `node2's answer was at resourceVersion ${seen['node2-rv'] || '(none)'}, not older than the write's ${now?.metadata.resourceVersion}`,
         ),
       ];
     },

@@ -41,14 +41,8 @@ export function splitTyped(lines: readonly string[], out: string): Typed[] {
   }));
 }
 
-/**
- * The demo's `etcdctl`: the first etcd host's own, over OpenSSH with the inventory's key and pinned
- * host keys, with the cluster's client certificate, so a line reads as a learner types it on the lab
- * (`hardwire lab ssh node1 -- etcdctl --endpoints=... --cacert=... get KEY`). stdin is /dev/null: the
- * bash reads its script from stdin. Output is passed through byte for byte (a stored value is binary).
- */
-export function etcdctlShim(inv: Inventory): string {
-  const h = inv.etcdHosts[0]!;
+/** OpenSSH to one host as `hardwire lab ssh` reaches it: the inventory's key, pinned host keys, at most one jump host; a shell-quoted argv prefix, or why not. */
+function sshTo(inv: Inventory, h: Inventory['hosts'][number]): { ssh: string } | { why: string } {
   const key = expandHome(h.ssh.identityFile);
   const pinned = [
     ...(existsSync(key) ? ['-i', key, '-o', 'IdentitiesOnly=yes'] : []),
@@ -63,39 +57,75 @@ export function etcdctlShim(inv: Inventory): string {
   ];
   const hops = parseProxyJump(h.ssh.proxyJump, h.ssh.user);
   if (hops.length > 1)
-    return `#!/bin/bash\necho "etcdctl: ${h.name} is behind ${hops.length} jump hosts; the demo's etcdctl takes at most one" >&2\nexit 1\n`;
+    return {
+      why: `${h.name} is behind ${hops.length} jump hosts; the demo's ssh takes at most one`,
+    };
   const jump = hops.map((j) => [
     '-o',
     `ProxyCommand=${shJoin(['ssh', ...pinned, '-W', '%h:%p', `ssh://${j.user}@${j.address}:${j.port}`])}`,
   ]);
-  const ssh = shJoin([
-    'ssh',
-    '-n',
-    ...pinned,
-    ...jump.flat(),
-    '-p',
-    String(h.ssh.port),
-    '-l',
-    h.ssh.user,
-    sshAddressOf(h),
-    '--',
-  ]);
+  return {
+    ssh: shJoin([
+      'ssh',
+      '-n',
+      ...pinned,
+      ...jump.flat(),
+      '-p',
+      String(h.ssh.port),
+      '-l',
+      h.ssh.user,
+      sshAddressOf(h),
+      '--',
+    ]),
+  };
+}
+
+/**
+ * The demo's `etcdctl`: the first etcd host's own, over OpenSSH with the inventory's key and pinned
+ * host keys, with the cluster's client certificate, so a line reads as a learner types it on the lab
+ * (`hardwire lab ssh node1 -- etcdctl --endpoints=... --cacert=... get KEY`). stdin is /dev/null: the
+ * bash reads its script from stdin. Output is passed through byte for byte (a stored value is binary).
+ */
+export function etcdctlShim(inv: Inventory): string {
+  const h = inv.etcdHosts[0]!;
+  const to = sshTo(inv, h);
+  if ('why' in to)
+    return `#!/bin/bash
+echo "etcdctl: ${to.why}" >&2
+exit 1
+`;
   return `#!/bin/bash
 # etcdctl on ${h.name}, the first etcd host, with the cluster's client certificate: what
 # \`hardwire lab ssh ${h.name} -- etcdctl ...\` runs. Written by hardwire learn for the demo's bash.
-exec ${ssh} ${shQuote(shJoin(etcdctlArgv(inv)))}"$(printf ' %q' "$@")"
+exec ${to.ssh} ${shQuote(shJoin(etcdctlArgv(inv)))}"$(printf ' %q' "$@")"
 `;
 }
 
 /**
  * The demo's `hardwire`: this same CLI, with the inventory and state this run was given, so that a
- * line such as `hardwire trace apply ...` reaches the same cluster.
+ * line such as `hardwire trace apply ...` reaches the same cluster; `hardwire lab ssh HOST -- CMD`
+ * runs CMD through that host's shell over OpenSSH as lab ssh does, for any inventory's host.
  */
-export function hardwireShim(cliArgs: readonly string[]): string {
+export function hardwireShim(
+  inv: Inventory,
+  cliArgs: readonly string[],
+  cli: readonly string[] = [process.execPath, process.argv[1]!],
+): string {
   const state = process.env.HARDWIRE_STATE;
+  const hosts = inv.hosts.map((h) => {
+    const to = sshTo(inv, h);
+    return `    ${shQuote(h.name)}) ${'ssh' in to ? `exec ${to.ssh} "$@"` : `echo ${shQuote(`hardwire lab ssh: ${to.why}`)} >&2; exit 1`} ;;`;
+  });
   return `#!/bin/bash
 # hardwire, as this run of hardwire learn was started. Written by hardwire learn for the demo's bash.
-exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), process.execPath, process.argv[1]!])} "$@" ${shJoin([...cliArgs])}
+if [ "$1" = lab ] && [ "$2" = ssh ]; then
+  host=$3; shift 3; [ "$1" = -- ] && shift
+  case "$host" in
+${hosts.join('\n')}
+    *) echo "hardwire lab ssh: no host $host in the inventory" >&2; exit 1 ;;
+  esac
+fi
+exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), ...cli])} "$@" ${shJoin([...cliArgs])}
 `;
 }
 
@@ -123,7 +153,7 @@ export async function withLearnEnv<T>(
         const bin = join(cwd, '.bin');
         mkdirSync(bin);
         writeFileSync(join(bin, 'etcdctl'), etcdctlShim(inv), { mode: 0o755 });
-        writeFileSync(join(bin, 'hardwire'), hardwireShim(cliArgs), { mode: 0o755 });
+        writeFileSync(join(bin, 'hardwire'), hardwireShim(inv, cliArgs), { mode: 0o755 });
         try {
           const r = await run('bash', ['--noprofile', '--norc'], {
             step: 'learn',
