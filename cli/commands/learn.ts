@@ -26,8 +26,11 @@ usage: hardwire learn                         list the exercises by curriculum i
 The Phase 3 task list (0.1 to 5.4) on the wired cluster, in the namespace api-lab, with the images
 named busybox and nginx (served by the lab registry). The commands are run through bash with the
 pinned kubectl on PATH and KUBECONFIG set to the admin's, as a learner types them; curl goes
-through kubectl proxy on 127.0.0.1:8001. --check reads the objects, and the apiserver's audit log on
-every control-plane host for the requests the learner made and how each was answered.
+through kubectl proxy on 127.0.0.1:8001; hardwire in them is this CLI on the same cluster (its
+"lab ssh HOST -- CMD" over OpenSSH with the inventory's key). "learn capstone --demo" leaves three
+webhooks running in api-lab and traces one create through them (trace apply --capstone).
+--check reads the objects, and the apiserver's audit log on every control-plane host for the
+requests the learner made and how each was answered.
 Each source line is cited at the version the cluster runs, when its source is on this machine.
 `;
 
