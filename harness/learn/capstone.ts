@@ -5,7 +5,6 @@
 // of the Thermo CRD (v2 served, v1 stored). Then `hardwire trace apply --capstone` creates one
 // Thermo through a debug kube-apiserver under delve and names where it called each of the three.
 // The webhooks are left running: scoped to Thermos in api-lab, they touch nothing else.
-import { IMAGES } from '../../core/components/images.ts';
 import {
   CAPSTONE_CRD,
   CAPSTONE_GROUP,
@@ -15,7 +14,7 @@ import {
   VALIDATING_CONFIGURATION,
 } from '../trace/index.ts';
 import { APIEXTENSIONS, APISERVER } from './cites.ts';
-import { issue, untilLive } from './lines.ts';
+import { issue, untilLive, webhookApp } from './lines.ts';
 import { core, expectThat, getObj, type Obj } from './read.ts';
 import type { Exercise, Findings, LearnEnv } from './types.ts';
 
@@ -30,29 +29,7 @@ const CA_LINE = `CA=$(kubectl get configmap kube-root-ca.crt -n ${NS} -o jsonpat
 const client = (p: Path) =>
   `{service: {namespace: ${NS}, name: ${svc(p)}, path: /${p}, port: 443}, caBundle: $CA}`;
 
-const deployment = (p: Path) => `apiVersion: apps/v1
-kind: Deployment
-metadata: {name: ${svc(p)}}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: ${svc(p)}}}
-  template:
-    metadata: {labels: {app: ${svc(p)}}}
-    spec:
-      containers:
-      - name: webhook
-        image: ${IMAGES.webhook.ref}
-        ports: [{containerPort: 8443}]
-        readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 1}
-        volumeMounts: [{name: tls, mountPath: /tls, readOnly: true}]
-      volumes: [{name: tls, secret: {secretName: ${svc(p)}-tls}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: ${svc(p)}}
-spec:
-  selector: {app: ${svc(p)}}
-  ports: [{port: 443, targetPort: 8443}]`;
+const deployment = (p: Path) => webhookApp(svc(p));
 
 const thermo = (name: string, value: number, labels = '') => `cat > thermo-${name}.yaml <<'EOF'
 apiVersion: ${CAPSTONE_GROUP}/v2

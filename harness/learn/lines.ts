@@ -1,4 +1,5 @@
 // Lines more than one exercise types, said once.
+import { IMAGES } from '../../core/components/images.ts';
 
 /** kubectl proxy on the port the task list uses, and a wait until it answers. */
 export const PROXY = [
@@ -37,3 +38,28 @@ EOF`,
   `for i in $(seq 30); do kubectl get csr ${csr} -o jsonpath='{.status.certificate}' | base64 -d > ${file}.crt; [ -s ${file}.crt ] && break; sleep 1; done`,
   `openssl x509 -in ${file}.crt -noout -issuer -ext subjectAltName`,
 ];
+
+/** hardwire's webhook image as Deployment NAME behind Service NAME (443 to 8443), serving with the TLS Secret NAME-tls. */
+export const webhookApp = (name: string) => `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ${name}}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: ${name}}}
+  template:
+    metadata: {labels: {app: ${name}}}
+    spec:
+      containers:
+      - name: webhook
+        image: ${IMAGES.webhook.ref}
+        ports: [{containerPort: 8443}]
+        readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 1}
+        volumeMounts: [{name: tls, mountPath: /tls, readOnly: true}]
+      volumes: [{name: tls, secret: {secretName: ${name}-tls}}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: ${name}}
+spec:
+  selector: {app: ${name}}
+  ports: [{port: 443, targetPort: 8443}]`;

@@ -31,7 +31,7 @@ import {
   type Obj,
 } from './read.ts';
 import type { Exercise, Findings, LearnEnv } from './types.ts';
-import { issue, untilLive } from './lines.ts';
+import { issue, untilLive, webhookApp } from './lines.ts';
 
 const SECTION = 'Module 3.3: admission webhooks';
 const SVC_HOST = 'webhook.api-lab.svc';
@@ -234,31 +234,7 @@ export const MODULE_3_3: Exercise[] = [
     commands: [
       ...issue('webhook', 'learn-webhook-serving', `DNS:${SVC_HOST}`),
       'kubectl create secret tls webhook-tls -n api-lab --cert=webhook.crt --key=webhook.key',
-      `kubectl apply -n api-lab -f - <<'EOF'
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: webhook}
-spec:
-  replicas: 1
-  selector: {matchLabels: {app: webhook}}
-  template:
-    metadata: {labels: {app: webhook}}
-    spec:
-      containers:
-      - name: webhook
-        image: ${IMAGES.webhook.ref}
-        ports: [{containerPort: 8443}]
-        readinessProbe: {tcpSocket: {port: 8443}, periodSeconds: 1}
-        volumeMounts: [{name: tls, mountPath: /tls, readOnly: true}]
-      volumes: [{name: tls, secret: {secretName: webhook-tls}}]
----
-apiVersion: v1
-kind: Service
-metadata: {name: webhook}
-spec:
-  selector: {app: webhook}
-  ports: [{port: 443, targetPort: 8443}]
-EOF`,
+      `kubectl apply -n api-lab -f - <<'EOF'\n${webhookApp('webhook')}\nEOF`,
       'kubectl rollout status deploy/webhook -n api-lab --timeout=120s',
       webhookConfig('learn-webhook', 'configmaps.webhook.hardwire.dev', 'hooked'),
       cmFile('hooked-bad', 'hooked', '{forbidden: "yes"}'),
