@@ -18,7 +18,6 @@
 // is never left behind. 3.3b to 3.3d call the webhook 3.3a deployed.
 import { X509Certificate } from 'node:crypto';
 import { session } from '../../core/apply/context.ts';
-import { IMAGES } from '../../core/components/images.ts';
 import { citation, journalLines, MESSAGES, traceLine } from '../drills/index.ts';
 import { APISERVER, KUBECTL, KUBERNETES } from './cites.ts';
 import {
