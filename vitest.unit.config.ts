@@ -53,6 +53,7 @@ export const UNIT_TESTS = [
   'test/kubeadm-config.test.ts',
   'test/trace-stages.test.ts',
   'test/trace-webhook.test.ts',
+  'test/trace-capstone.test.ts',
   'test/compare-html.test.ts',
   'test/compare-node.test.ts',
   'test/cis-redact.test.ts',
