@@ -8,7 +8,7 @@ import { PROXY, untilLive } from './lines.ts';
 const SECTION = 'Edge cases';
 const INTERNAL_IP = '{.status.addresses[?(@.type=="InternalIP")].address}';
 const STALE = '/api/v1/namespaces/api-lab/configmaps/stale';
-/** EC2's cut: node2 drops its etcd client traffic both ways (an etcd member's peers talk on 2380, untouched). */
+/** EC2's cut: one host drops its etcd client traffic both ways (an etcd member's peers talk on 2380, untouched). */
 const TABLE = 'learn-stale';
 const CUT = `nft add table inet ${TABLE}; nft add chain inet ${TABLE} out '{ type filter hook output priority 0; }'; nft add chain inet ${TABLE} in '{ type filter hook input priority 0; }'; nft add rule inet ${TABLE} out tcp dport 2379 drop; nft add rule inet ${TABLE} in tcp sport 2379 drop`;
 const nsGone = async (env: LearnEnv, ns: string) =>
@@ -68,32 +68,33 @@ export const EDGE: Exercise[] = [
     section: SECTION,
     title: 'cached reads can be stale',
     task: [
-      "Cut node2's kube-apiserver off from etcd (drop its etcd traffic with nft on node2), write a",
-      "ConfigMap through node1's apiserver, and read it back from both with resourceVersion=0, then",
-      'without one. Record what node2 answered, restore it, and watch its cache catch up.',
+      "Cut one kube-apiserver off from etcd (drop its host's etcd traffic with nft), not the one whose",
+      "host holds the VIP (kube-vip renews its Lease through its own host's apiserver). Write a",
+      'ConfigMap through the other, read it back from both with resourceVersion=0, then without one.',
+      'Record what the cut one answered, restore it, and watch its cache catch up.',
     ],
     commands: [
-      `N1=$(kubectl get node node1 -o jsonpath='${INTERNAL_IP}'); N2=$(kubectl get node node2 -o jsonpath='${INTERNAL_IP}'); echo "node1's apiserver https://$N1:6443, node2's https://$N2:6443"`,
+      `VIP=$(kubectl get lease plndr-cp-lock -n kube-system -o jsonpath='{.spec.holderIdentity}'); if [ "$VIP" = node2 ]; then KEEP=node2 CUT=node1; else KEEP=node1 CUT=node2; fi; NK=$(kubectl get node $KEEP -o jsonpath='${INTERNAL_IP}'); NC=$(kubectl get node $CUT -o jsonpath='${INTERNAL_IP}'); echo "the VIP is on $VIP; keep $KEEP's apiserver (https://$NK:6443), cut $CUT's (https://$NC:6443)"`,
       'kubectl create configmap stale -n api-lab --from-literal=v=before',
-      `${untilLive(`kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"before"'`)}; echo "node2's cache holds v=before"`,
-      `hardwire lab ssh node2 -- "${CUT}"`,
-      `kubectl --server https://$N1:6443 patch configmap stale -n api-lab -p '{"data":{"v":"after"}}' -o jsonpath='written through node1 at resourceVersion {.metadata.resourceVersion}{"\\n"}'`,
-      `kubectl --server https://$N1:6443 get --raw '${STALE}?resourceVersion=0' | grep -o '"v":"[a-z]*"'`,
-      `SEEN=$(kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0'); echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"\\|"v":"[a-z]*"'`,
-      `kubectl --server https://$N2:6443 --request-timeout=5s get configmap stale -n api-lab -o jsonpath='{.data.v}{"\\n"}'`,
-      `hardwire lab ssh node2 -- nft delete table inet ${TABLE}`,
-      `kubectl --server https://$N1:6443 create configmap stale-seen -n api-lab --from-literal=node2-rv0="$(echo "$SEEN" | grep -o '"v":"[a-z]*"' | cut -d'"' -f4)" --from-literal=node2-rv="$(echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"' | cut -d'"' -f4)"`,
-      `for i in $(seq 60); do kubectl --server https://$N2:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"after"' && break; sleep 1; done; echo "node2's cache caught up within $i s"`,
+      `${untilLive(`kubectl --server https://$NC:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"before"'`)}; echo "$CUT's cache holds v=before"`,
+      `hardwire lab ssh $CUT -- "${CUT}"`,
+      `kubectl --server https://$NK:6443 patch configmap stale -n api-lab -p '{"data":{"v":"after"}}' -o jsonpath='written through the kept apiserver at resourceVersion {.metadata.resourceVersion}{"\\n"}'`,
+      `kubectl --server https://$NK:6443 get --raw '${STALE}?resourceVersion=0' | grep -o '"v":"[a-z]*"'`,
+      `SEEN=$(kubectl --server https://$NC:6443 get --raw '${STALE}?resourceVersion=0'); echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"\\|"v":"[a-z]*"'`,
+      `kubectl --server https://$NC:6443 --request-timeout=5s get configmap stale -n api-lab -o jsonpath='{.data.v}{"\\n"}'`,
+      `hardwire lab ssh $CUT -- nft delete table inet ${TABLE}`,
+      `kubectl --server https://$NK:6443 create configmap stale-seen -n api-lab --from-literal=cut-rv0="$(echo "$SEEN" | grep -o '"v":"[a-z]*"' | cut -d'"' -f4)" --from-literal=cut-rv="$(echo "$SEEN" | grep -o '"resourceVersion":"[0-9]*"' | cut -d'"' -f4)"`,
+      `for i in $(seq 60); do kubectl --server https://$NC:6443 get --raw '${STALE}?resourceVersion=0' | grep -q '"v":"after"' && break; sleep 1; done; echo "the cut apiserver's cache caught up within $i s"`,
     ],
     reset: [
-      `kubectl get node node2 -o name >/dev/null && hardwire lab ssh node2 -- nft delete table inet ${TABLE} 2>/dev/null; true`,
+      `for n in $(kubectl get nodes -o name | sed 's#node/##'); do hardwire lab ssh $n -- nft delete table inet ${TABLE} 2>/dev/null; done; true`,
       'kubectl delete configmap stale stale-seen -n api-lab --ignore-not-found',
     ],
     watch: [
-      'node1 answers v=after. node2, with resourceVersion=0, answers v=before at the older',
-      'resourceVersion, from its watch cache, without a word: its watch on etcd is stalled, and the etcd',
-      "client's keepalive (30 s, then 10 s) has not noticed yet. The same read without a",
-      'resourceVersion must reach etcd, and times out. Once the table is deleted, node2 catches up.',
+      'The kept apiserver answers v=after. The cut one, with resourceVersion=0, answers v=before at the',
+      'older resourceVersion, from its watch cache, without a word: its watch on etcd is stalled, and',
+      "the etcd client's keepalive (30 s, then 10 s) has not noticed yet. The same read without a",
+      'resourceVersion must reach etcd, and times out. Once the table is deleted, it catches up.',
     ],
     cites: [
       APISERVER(
@@ -123,7 +124,8 @@ export const EDGE: Exercise[] = [
     ],
     async check(env) {
       const seen = await recorded(env, 'stale-seen');
-      if (!seen) return ['configmap stale-seen (what node2 answered) is not in api-lab'];
+      if (!seen)
+        return ['configmap stale-seen (what the cut apiserver answered) is not in api-lab'];
       const now = await getObj(env, core(env, 'configmaps', 'stale'));
       const written = (await env.audit('"name":"stale"')).findLast(
         (e) =>
@@ -149,13 +151,13 @@ export const EDGE: Exercise[] = [
           'the audit log shows no get of configmap stale with resourceVersion=0 after its patch',
         ),
         ...expectThat(
-          seen['node2-rv0'] === 'before',
-          `node2 answered v=${seen['node2-rv0'] || '(nothing)'} after the write, not the stale v=before: was it cut off from etcd?`,
+          seen['cut-rv0'] === 'before',
+          `the cut apiserver answered v=${seen['cut-rv0'] || '(nothing)'} after the write, not the stale v=before: was it cut off from etcd?`,
         ),
         ...expectThat(
-          Number(seen['node2-rv']) > 0 &&
-            Number(seen['node2-rv']) < Number(now?.metadata.resourceVersion),
-          `node2's answer was at resourceVersion ${seen['node2-rv'] || '(none)'}, not older than the write's ${now?.metadata.resourceVersion}`,
+          Number(seen['cut-rv']) > 0 &&
+            Number(seen['cut-rv']) < Number(now?.metadata.resourceVersion),
+          `the cut apiserver's answer was at resourceVersion ${seen['cut-rv'] || '(none)'}, not older than the write's ${now?.metadata.resourceVersion}`,
         ),
       ];
     },
