@@ -327,7 +327,20 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
         file,
         `apiVersion: ${CAPSTONE_GROUP}/v2\nkind: Thermo\nmetadata: {name: retraced, namespace: api-lab}\nspec: {temperature: {value: 50, unit: F}}\n`,
       );
-      const pods = await get<{
+      // Read with kubectl, a process of its own: the spawnSync calls before this one blocked the event
+      // loop for minutes, so a kept-alive socket the apiserver closed meanwhile is still pooled here
+      // (a first run of this case failed on it with EPIPE, another with ECONNRESET).
+      const kget = async <T>(path: string): Promise<T> => {
+        const r = await run(
+          binaryPath('kubectl', PINNED_KUBERNETES),
+          ['--kubeconfig', kc, 'get', '--raw', path],
+          {
+            step: 'kubectl get --raw',
+          },
+        );
+        return JSON.parse(r.stdout) as T;
+      };
+      const pods = await kget<{
         items: { metadata: { labels: Record<string, string> }; status: { phase: string } }[];
       }>(`${NS}/pods`);
       const apps = ['capstone-mutate', 'capstone-validate', 'capstone-convert'];
@@ -374,7 +387,7 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
       expect(calls[1]!.callOut.n).toBeLessThan(calls[2]!.callOut.n);
       expect(report.curriculum.every((c) => c.stage !== undefined)).toBe(true);
       // The object as stored, read by the test: labelled by the mutating webhook, converted to v1.
-      const t = await get<{
+      const t = await kget<{
         metadata: { labels?: Record<string, string> };
         spec: { celsius?: number };
       }>(`/apis/${CAPSTONE_GROUP}/v1/namespaces/api-lab/thermos/retraced`);
