@@ -341,12 +341,12 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
         return JSON.parse(r.stdout) as T;
       };
       const pods = await kget<{
-        items: { metadata: { labels: Record<string, string> }; status: { phase: string } }[];
+        items: { metadata: { labels?: Record<string, string> }; status: { phase: string } }[];
       }>(`${NS}/pods`);
       const apps = ['capstone-mutate', 'capstone-validate', 'capstone-convert'];
       for (const a of apps)
         expect(
-          pods.items.filter((p) => p.metadata.labels.app === a && p.status.phase === 'Running')
+          pods.items.filter((p) => p.metadata.labels?.app === a && p.status.phase === 'Running')
             .length,
           a,
         ).toBe(1);
