@@ -72,13 +72,15 @@ function candidates(site: SourceSite): SourceSite[] {
   ];
 }
 
+/** A cite a tracepoint can show: an executable statement that runs when the behaviour happens. */
+export const live = (c: Cite): Cite => ({ ...c, live: true });
+
 /**
- * The citation at the version the cluster runs: the line that holds the same text nearest the pinned
- * one (in the same file, else in its package), when that version's source is here; otherwise the
- * pinned line, saying which version it is at.
+ * The cited line at the version the cluster runs: the line that holds the same text nearest the
+ * pinned one (in the same file, else in its package), when that version's source is here.
  */
-export function citeAt(c: Cite, running: string): { ref: string; note?: string } {
-  if (running === PINNED_KUBERNETES) return { ref: citation(c.site) };
+export function siteAt(c: Cite, running: string): SourceSite | undefined {
+  if (running === PINNED_KUBERNETES) return c.site;
   const version = c.site.module === 'k8s.io/kubernetes' ? running : staging(running);
   for (const site of candidates({ ...c.site, version })) {
     const lines = findFormat(site, c.holds);
@@ -86,8 +88,15 @@ export function citeAt(c: Cite, running: string): { ref: string; note?: string }
     const line = lines.reduce((a, b) =>
       Math.abs(b - c.site.line) < Math.abs(a - c.site.line) ? b : a,
     );
-    return { ref: citation({ ...site, line }) };
+    return { ...site, line };
   }
+  return undefined;
+}
+
+/** The citation at the version the cluster runs (siteAt); otherwise the pinned line, saying which version it is at. */
+export function citeAt(c: Cite, running: string): { ref: string; note?: string } {
+  const site = siteAt(c, running);
+  if (site) return { ref: citation(site) };
   return {
     ref: citation(c.site),
     note: `at ${c.site.version}; the cluster runs ${running}, and the text is not in its source on this machine`,

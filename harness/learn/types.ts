@@ -12,6 +12,8 @@ export interface Cite {
   site: SourceSite;
   holds: string;
   why: string;
+  /** A tracepoint can show the line running: `learn ID --demo --live` sets one there. */
+  live?: boolean;
 }
 
 /** One command's run: the line as typed, its exit code and what it printed (stdout and stderr). */
