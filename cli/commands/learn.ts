@@ -32,7 +32,7 @@ through kubectl proxy on 127.0.0.1:8001. --check reads the objects, and the apis
 every control-plane host for the requests the learner made and how each was answered.
 Each source line is cited at the version the cluster runs, when its source is on this machine.
 --live (with --demo) starts a debug kube-apiserver under delve beside the unit on the first
-control-plane host, as trace apply does, sets a tracepoint at each line marked live (2.1, 3.5a,
+control-plane host, as trace apply does, sets a tracepoint at each line marked [live] (2.1, 3.5a,
 3.5b: where "too old resource version" is made), sends the demo's kubectl and kubectl proxy to it,
 checks while it runs (its audit log is read too), then removes it; each such line is shown with
 its hits and the frame that called it, or "not seen".
@@ -40,7 +40,8 @@ its hits and the frame that called it, or "not seen".
 
 type Cited = ReturnType<typeof citations>[number];
 
-const citeLine = (c: Cited) => `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}`;
+const citeLine = (c: Cited) =>
+  `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}${c.live ? ' [live]' : ''}`;
 
 /** The task as `learn ID` prints it. */
 function describe(e: Exercise, cites: Cited[]): string {

@@ -68,7 +68,11 @@ export function livePoint(
     return {
       unset: `the text is not in ${running}'s source on this machine, so the line is not known there`,
     };
-  return { ref: citation(site), file: name(site.module, site.version, site.file), line: site.line };
+  return {
+    ref: citation(site),
+    file: name(site.module, site.version, site.file),
+    line: site.line,
+  };
 }
 
 /** The exercises' live cites (2.1's and 3.5a's share one line, and so one tracepoint). */
