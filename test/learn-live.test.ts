@@ -44,6 +44,13 @@ describe('learn --live', () => {
       file: 'k8s.io/apiserver@v0.37.2/pkg/storage/cacher/watch_cache_history.go',
       line: 237,
     });
+    // delegator.go holds its text on several lines: the same one by order, the ShouldDelegate branch
+    // (the nearest to the pinned line would be the Expired retry, 158).
+    const sent = liveCites([exercise('3.5b')]).find((x) => x.site.file.endsWith('delegator.go'))!;
+    expect(livePoint(sent, 'v1.37.2', name)).toMatchObject({
+      file: 'k8s.io/apiserver@v0.37.2/pkg/storage/cacher/delegator.go',
+      line: 141,
+    });
     // A text that is not in the running version's source: no line, so no tracepoint, said so.
     const snap = { ...c!, holds: 'no such text in any Go file' };
     expect(livePoint(snap, 'v1.37.2', name)).toEqual({

@@ -82,12 +82,15 @@ export const live = (c: Cite): Cite => ({ ...c, live: true });
 export function siteAt(c: Cite, running: string): SourceSite | undefined {
   if (running === PINNED_KUBERNETES) return c.site;
   const version = c.site.module === 'k8s.io/kubernetes' ? running : staging(running);
-  for (const site of candidates({ ...c.site, version })) {
+  // A text the file holds several times (delegator.go's `return c.storage.GetList(...)`): the same
+  // occurrence by order, when the running file has it; the nearest line moves to another branch.
+  const nth = findFormat(c.site, c.holds).indexOf(c.site.line);
+  for (const [i, site] of candidates({ ...c.site, version }).entries()) {
     const lines = findFormat(site, c.holds);
     if (lines.length === 0) continue;
-    const line = lines.reduce((a, b) =>
-      Math.abs(b - c.site.line) < Math.abs(a - c.site.line) ? b : a,
-    );
+    const line =
+      (i === 0 ? lines[nth] : undefined) ??
+      lines.reduce((a, b) => (Math.abs(b - c.site.line) < Math.abs(a - c.site.line) ? b : a));
     return { ...site, line };
   }
   return undefined;
