@@ -11,6 +11,7 @@ export const UNIT_TESTS = [
   'test/preflight-checks.test.ts',
   'test/arch.test.ts',
   'test/learn-cites.test.ts',
+  'test/learn-live.test.ts',
   'test/cache-verified.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',

@@ -70,6 +70,7 @@ const CONNECTS: Record<string, boolean> = {
   // They read the registry's catalog on its host, or push into it through the SSH connection; no gate.
   images: false,
   'images add': false,
+  // --live waits for its debug apiserver's start, not for a gate of wire's (as trace apply).
   learn: false,
 };
 
@@ -122,6 +123,7 @@ const MEANING: Record<string, RegExp> = {
   '--arch': /^the architecture to build for/,
   '--demo': /^run the commands as typed, then check$/,
   '--check': /^read the cluster for the result$/,
+  '--live': /^with --demo: run it against a debug kube-apiserver under delve/,
 };
 
 /** Names that still carry two meanings, left for a later change: any new one fails. */

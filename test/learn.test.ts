@@ -446,4 +446,74 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
       expect(journal).not.toMatch(/registry-1\.docker\.io|https:\/\/registry\.k8s\.io/);
     }
   });
+
+  it('--demo --live: "too old resource version" from both causes, each emitting line seen live by a tracepoint on a debug apiserver, which is gone after', async () => {
+    const ids = EXERCISES.filter((e) => e.cites.some((c) => c.live)).map((e) => e.id);
+    expect(ids).toEqual(['2.1', '3.5a', '3.5b']);
+    // The namespace the typed commands made, so this case also runs alone (-t).
+    await kubeJson(admin, 'POST', '/api/v1/namespaces', {
+      body: { metadata: { name: 'api-lab' } },
+      allow: [409],
+    });
+    const r = learn([...ids, '--demo', '--live', '--json'], 900_000);
+    expect(r.code, r.stderr.slice(-1000)).toBe(0);
+    const docs = JSON.parse(r.stdout) as {
+      id: string;
+      done: boolean;
+      typed: { output: string }[];
+      live: {
+        ref: string;
+        seen: boolean;
+        hits: number;
+        frames?: { file: string; line: number; function: string }[];
+      }[];
+    }[];
+    expect(docs.map((d) => d.id)).toEqual(ids);
+    for (const d of docs) {
+      const e = EXERCISES.find((x) => x.id === d.id)!;
+      expect(d.done, d.id).toBe(true);
+      const cites = e.cites.filter((c) => c.live);
+      expect(
+        d.live.map((l) => l.ref),
+        d.id,
+      ).toEqual(
+        cites.map((c) => `${c.site.module}@${c.site.version}/${c.site.file}:${c.site.line}`),
+      );
+      for (const [i, c] of cites.entries()) {
+        const l = d.live[i]!;
+        expect(l.seen, `${d.id} ${l.ref}`).toBe(true);
+        expect(l.hits, `${d.id} ${l.ref}`).toBeGreaterThanOrEqual(1);
+        // Where delve stopped, as it names the file: the cited line itself, and a caller above it.
+        expect(l.frames?.[0]).toMatchObject({
+          file: `${c.site.module}@${c.site.version}/${c.site.file}`,
+          line: c.site.line,
+        });
+        expect(l.frames?.[1]?.file, `${d.id} ${l.ref}`).toMatch(/^k8s\.io\//);
+      }
+    }
+    const out = (id: string) =>
+      docs
+        .find((d) => d.id === id)!
+        .typed.map((t) => t.output)
+        .join('\n');
+    expect(out('2.1')).toMatch(
+      /"message":"too old resource version: 1 \(\d+\)","reason":"Expired","code":410/,
+    );
+    expect(out('3.5a')).toMatch(/too old resource version: (\d+) \(\d+\)/);
+    expect(out('3.5b')).toContain(
+      'Error from server (Expired): The resourceVersion for the provided list is too old.',
+    );
+    const s = await w.lab.ssh(HOSTS[0]!);
+    try {
+      expect(await remote(s, ['systemctl', 'is-active', 'kube-apiserver.service'])).toBe('active');
+      expect(
+        await remote(s, ['systemctl', 'is-active', 'hardwire-trace-kube-apiserver.service']),
+      ).not.toBe('active');
+      expect(
+        await remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-trace.* 2>/dev/null || true']),
+      ).toBe('');
+    } finally {
+      await s.close();
+    }
+  }, 900_000);
 });

@@ -13,6 +13,7 @@ import { PINNED_KUBERNETES } from '../../lib/constants.ts';
 import { InputError } from '../../lib/errors.ts';
 import { printJson, type Logger } from '../../lib/log.ts';
 import type { CheckResult, citations } from '../../harness/learn/index.ts';
+import type { LiveCite } from '../../harness/learn/live.ts';
 import type { Exercise, Typed } from '../../harness/learn/types.ts';
 
 const HELP = `
@@ -21,6 +22,8 @@ usage: hardwire learn                         list the exercises by curriculum i
        hardwire learn [ID...] --check         read the cluster: is the result there, and why not (exit 1);
                                               with no ID, every exercise
        hardwire learn ID... --demo            run the commands as typed, in order, show what they printed, then check
+       hardwire learn ID... --demo --live     the same against a debug kube-apiserver under delve, and each
+                                              source line a tracepoint can show: seen live, or not seen
   [--inventory FILE] [--state-dir DIR] [--accept-new-host-keys] [--quiet] [--json]
 
 The Phase 3 task list (0.1 to 5.4) on the wired cluster, in the namespace api-lab, with the images
@@ -32,11 +35,17 @@ webhooks running in api-lab and traces one create through them (trace apply --ca
 --check reads the objects, and the apiserver's audit log on every control-plane host for the
 requests the learner made and how each was answered.
 Each source line is cited at the version the cluster runs, when its source is on this machine.
+--live (with --demo) starts a debug kube-apiserver under delve beside the unit on the first
+control-plane host, as trace apply does, sets a tracepoint at each line marked [live] (2.1, 3.5a,
+3.5b: where "too old resource version" is made), sends the demo's kubectl and kubectl proxy to it,
+checks while it runs (its audit log is read too), then removes it; each such line is shown with
+its hits and the frame that called it, or "not seen".
 `;
 
 type Cited = ReturnType<typeof citations>[number];
 
-const citeLine = (c: Cited) => `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}`;
+const citeLine = (c: Cited) =>
+  `  ${c.ref}  ${c.why}${c.note ? ` (${c.note})` : ''}${c.live ? ' [live]' : ''}`;
 
 /** The task as `learn ID` prints it. */
 function describe(e: Exercise, cites: Cited[]): string {
@@ -56,8 +65,10 @@ function describe(e: Exercise, cites: Cited[]): string {
   ].join('\n')}\n`;
 }
 
-/** One result: with --demo each line as typed and what it printed; then done, or why not. */
-function print(r: CheckResult & { typed?: Typed[]; cites: Cited[] }, withCites: boolean): void {
+type Result = CheckResult & { typed?: Typed[]; cites: Cited[]; live?: LiveCite[] };
+
+/** One result: with --demo each line as typed and what it printed; then done, or why not; with --live, what delve saw. */
+function print(r: Result, withCites: boolean, liveLine: (l: LiveCite) => string): void {
   for (const t of r.typed ?? [])
     process.stdout.write(
       `$ ${t.line.replaceAll('\n', '\n> ')}\n${t.output ? `${t.output}\n` : ''}${t.code === 0 ? '' : `[exit ${t.code}]\n`}`,
@@ -68,6 +79,8 @@ function print(r: CheckResult & { typed?: Typed[]; cites: Cited[] }, withCites: 
       : `${r.id} not done:\n${r.findings.map((f) => `  - ${f}`).join('\n')}\n`,
   );
   if (withCites || r.typed) for (const c of r.cites) process.stdout.write(`${citeLine(c)}\n`);
+  if (r.live?.length)
+    process.stdout.write(`Seen live (tracepoints):\n${r.live.map(liveLine).join('\n')}\n`);
 }
 
 /** The version the lab or inventory says the cluster runs, read from the file only; the pinned one without a lab. */
@@ -83,6 +96,7 @@ async function runningVersion(opts: InventoryOpts, log: Logger): Promise<string>
 interface Opts extends InventoryOpts, HostOpts {
   demo?: boolean;
   check?: boolean;
+  live?: boolean;
   json?: boolean;
 }
 
@@ -96,6 +110,10 @@ export function declare(root: Cli): Cli {
     .argument('[ids...]')
     .option('--demo', 'run the commands as typed, then check')
     .option('--check', 'read the cluster for the result')
+    .option(
+      '--live',
+      "with --demo: run it against a debug kube-apiserver under delve and show each traceable line's hits",
+    )
     .addOption(options.inventory())
     .addOption(options.stateDir())
     .addOption(options.json());
@@ -106,6 +124,11 @@ export function declare(root: Cli): Cli {
       );
       if (opts.demo && opts.check)
         throw new InputError('--demo', 'runs the check itself; give --demo or --check, not both');
+      if (opts.live && !opts.demo)
+        throw new InputError(
+          '--live',
+          'traces a demo; add --demo, e.g. hardwire learn 2.1 --demo --live',
+        );
       if (ids.length === 0 && opts.demo)
         throw new InputError(
           'ID',
@@ -126,6 +149,16 @@ export function declare(root: Cli): Cli {
       }
       // Every id is checked before anything connects; --check alone checks them all.
       const chosen = ids.length === 0 ? [...EXERCISES] : ids.map(exercise);
+      const live = opts.live ? await import('../../harness/learn/live.ts') : undefined;
+      if (live && live.liveCites(chosen).length === 0)
+        throw new InputError(
+          '--live',
+          `${chosen.map((e) => e.id).join(', ')} cite no line a tracepoint can show; --live demos ${EXERCISES.filter(
+            (e) => e.cites.some((c) => c.live),
+          )
+            .map((e) => e.id)
+            .join(', ')}`,
+        );
       if (!opts.demo && !opts.check) {
         const running = await runningVersion(opts, log);
         if (opts.json)
@@ -141,14 +174,20 @@ export function declare(root: Cli): Cli {
         connection(opts),
         log,
         async (env) => {
-          const out: (CheckResult & { typed?: Typed[]; cites: Cited[] })[] = [];
-          for (const e of chosen) {
-            const r: CheckResult & { typed?: Typed[] } = opts.demo
-              ? await demo(env, e)
-              : await check(env, e);
+          const out: Result[] = [];
+          const emit = (e: Exercise, r: CheckResult & { typed?: Typed[]; live?: LiveCite[] }) => {
             out.push({ ...r, cites: citations(e, inv.cluster.kubernetesVersion) });
-            if (!opts.json) print(out.at(-1)!, opts.demo === true && chosen.length === 1);
-          }
+            if (!opts.json)
+              print(
+                out.at(-1)!,
+                opts.demo === true && chosen.length === 1,
+                live?.liveLine ?? String,
+              );
+          };
+          if (live)
+            await live.liveDemos(env, chosen, log, (e, r, seen) => emit(e, { ...r, live: seen }));
+          else
+            for (const e of chosen) emit(e, opts.demo ? await demo(env, e) : await check(env, e));
           return out;
         },
         [

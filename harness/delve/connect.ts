@@ -52,3 +52,37 @@ export function unitProperties(
     props.push(`BindReadOnlyPaths=/run/credentials/${unitOf(debugUnit)}:/run/credentials/${unit}`);
   return { ...(user ? { user } : {}), props: props.flatMap((p) => ['-p', p]) };
 }
+
+/**
+ * systemd-run's argv for a transient unit running delve headless on a unix socket, with delve's
+ * config under `configDir` and the debuggee `argv` (argv[0] its binary).
+ */
+export function delveUnitArgv(o: {
+  unit: string;
+  props: string[];
+  configDir: string;
+  env?: string[];
+  dlv: string;
+  socket: string;
+  argv: string[];
+}): string[] {
+  return [
+    'systemd-run',
+    `--unit=${o.unit}`,
+    '--collect',
+    '--quiet',
+    ...o.props,
+    `--setenv=XDG_CONFIG_HOME=${o.configDir}`,
+    ...(o.env ?? []).map((e) => `--setenv=${e}`),
+    '--',
+    o.dlv,
+    'exec',
+    '--headless',
+    `--listen=unix:${o.socket}`,
+    '--api-version=2',
+    '--check-go-version=false',
+    o.argv[0]!,
+    '--',
+    ...o.argv.slice(1),
+  ];
+}

@@ -29,9 +29,9 @@ function parseRequires(goMod: string): Map<string, string> {
 }
 
 /** Modules the binary names at another version than the cache holds: module → { cache, binary }. */
-export function binaryVersions(goMod: string): Map<string, { cache: string; binary: string }> {
+export function binaryVersions(goMod: string): BinaryVersions {
   const required = parseRequires(goMod);
-  const out = new Map<string, { cache: string; binary: string }>();
+  const out: BinaryVersions = new Map();
   for (const [mod, cache] of parseReplaces(goMod)) {
     const binary = required.get(mod);
     if (binary && binary !== cache) out.set(mod, { cache, binary });
@@ -48,8 +48,16 @@ export function debugBuildReplaces(kubernetesVersion: string): Map<string, strin
 }
 
 /** The same module's renames, in the direction a tracepoint needs them. */
-export function debugBuildBinaryVersions(
-  kubernetesVersion: string,
-): Map<string, { cache: string; binary: string }> {
+export function debugBuildBinaryVersions(kubernetesVersion: string): BinaryVersions {
   return binaryVersions(debugGoMod(kubernetesVersion));
+}
+
+export type BinaryVersions = Map<string, { cache: string; binary: string }>;
+
+/** `module@version/file` as the debug build's DWARF names it. */
+export function namer(binary: BinaryVersions) {
+  return (module: string, version: string, file: string) => {
+    const b = binary.get(module);
+    return `${module}@${b && b.cache === version ? b.binary : version}/${file}`;
+  };
 }

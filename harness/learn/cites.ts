@@ -72,22 +72,34 @@ function candidates(site: SourceSite): SourceSite[] {
   ];
 }
 
+/** A cite a tracepoint can show: an executable statement that runs when the behaviour happens. */
+export const live = (c: Cite): Cite => ({ ...c, live: true });
+
 /**
- * The citation at the version the cluster runs: the line that holds the same text nearest the pinned
- * one (in the same file, else in its package), when that version's source is here; otherwise the
- * pinned line, saying which version it is at.
+ * The cited line at the version the cluster runs: the line that holds the same text nearest the
+ * pinned one (in the same file, else in its package), when that version's source is here.
  */
-export function citeAt(c: Cite, running: string): { ref: string; note?: string } {
-  if (running === PINNED_KUBERNETES) return { ref: citation(c.site) };
+export function siteAt(c: Cite, running: string): SourceSite | undefined {
+  if (running === PINNED_KUBERNETES) return c.site;
   const version = c.site.module === 'k8s.io/kubernetes' ? running : staging(running);
-  for (const site of candidates({ ...c.site, version })) {
+  // A text the file holds several times (delegator.go's `return c.storage.GetList(...)`): the same
+  // occurrence by order, when the running file has it; the nearest line moves to another branch.
+  const nth = findFormat(c.site, c.holds).indexOf(c.site.line);
+  for (const [i, site] of candidates({ ...c.site, version }).entries()) {
     const lines = findFormat(site, c.holds);
     if (lines.length === 0) continue;
-    const line = lines.reduce((a, b) =>
-      Math.abs(b - c.site.line) < Math.abs(a - c.site.line) ? b : a,
-    );
-    return { ref: citation({ ...site, line }) };
+    const line =
+      (i === 0 ? lines[nth] : undefined) ??
+      lines.reduce((a, b) => (Math.abs(b - c.site.line) < Math.abs(a - c.site.line) ? b : a));
+    return { ...site, line };
   }
+  return undefined;
+}
+
+/** The citation at the version the cluster runs (siteAt); otherwise the pinned line, saying which version it is at. */
+export function citeAt(c: Cite, running: string): { ref: string; note?: string } {
+  const site = siteAt(c, running);
+  if (site) return { ref: citation(site) };
   return {
     ref: citation(c.site),
     note: `at ${c.site.version}; the cluster runs ${running}, and the text is not in its source on this machine`,

@@ -6,6 +6,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Inventory } from '../../core/inventory/load.ts';
 import type { Logger } from '../../lib/log.ts';
+import type { WireContext } from '../../core/apply/context.ts';
 import { run } from '../../lib/proc.ts';
 import { adminCreds, adminKubeconfigPath } from '../../core/apply/creds.ts';
 import { session } from '../../core/apply/context.ts';
@@ -129,6 +130,70 @@ exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), ...cli])} "
 `;
 }
 
+/** The demo's bash: each line as typed, with kubectl first on PATH and KUBECONFIG set to `kubeconfig`. */
+function shell(inv: Inventory, kubeconfig: string, cliArgs: readonly string[]): LearnEnv['sh'] {
+  return async (lines) => {
+    const cwd = mkdtempSync(join(tmpdir(), 'hardwire-learn-'));
+    const bin = join(cwd, '.bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'etcdctl'), etcdctlShim(inv), { mode: 0o755 });
+    writeFileSync(join(bin, 'hardwire'), hardwireShim(inv, cliArgs), { mode: 0o755 });
+    try {
+      const r = await run('bash', ['--noprofile', '--norc'], {
+        step: 'learn',
+        cwd,
+        input: `exec 2>&1\n${script(lines)}kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit 0\n`,
+        env: {
+          PATH: `${dirname(kubectlPath())}:${bin}:/usr/local/bin:/usr/bin:/bin`,
+          HOME: process.env.HOME ?? '/root',
+          KUBECONFIG: kubeconfig,
+        },
+        timeoutMs: 600_000,
+        tailOf: 'all',
+      });
+      return splitTyped(lines, r.stdout);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  };
+}
+
+/** An audit log besides the units': the debug apiserver's (learn --live), on one host. */
+export interface AuditFile {
+  host: string;
+  file: string;
+}
+
+/** The audit log on every control-plane host, and the `also` files on theirs. */
+function auditReader(inv: Inventory, ctx: WireContext, also: AuditFile[]): LearnEnv['audit'] {
+  return async (needle) => {
+    const events: AuditEvent[] = [];
+    for (const h of inv.controlPlaneHosts) {
+      const files = also.filter((a) => a.host === h.name).map((a) => a.file);
+      const r = await session(ctx, h.name).exec(
+        ['grep', '-h', '-F', '-r', '--', needle, AUDIT_LOG_DIR, ...files],
+        { allowFail: true, timeoutMs: 30_000 },
+      );
+      for (const l of r.stdout.split('\n'))
+        if (l.startsWith('{')) events.push(JSON.parse(l) as AuditEvent);
+    }
+    return events.sort((a, b) => a.stageTimestamp.localeCompare(b.stageTimestamp));
+  };
+}
+
+/**
+ * The same frame with the bash's kubectl (and so its kubectl proxy) sent to another apiserver, and
+ * the checks reading that apiserver's audit log too: learn --live's debug instance.
+ */
+export function redirected(env: LearnEnv, kubeconfig: string, audit: AuditFile): LearnEnv {
+  return {
+    ...env,
+    kubeconfig,
+    sh: shell(env.inv, kubeconfig, env.cliArgs),
+    audit: auditReader(env.inv, env.ctx, [audit]),
+  };
+}
+
 export async function withLearnEnv<T>(
   inv: Inventory,
   stateDir: string,
@@ -148,30 +213,8 @@ export async function withLearnEnv<T>(
       creds,
       kubeconfig,
       ns: LEARN_NS,
-      async sh(lines) {
-        const cwd = mkdtempSync(join(tmpdir(), 'hardwire-learn-'));
-        const bin = join(cwd, '.bin');
-        mkdirSync(bin);
-        writeFileSync(join(bin, 'etcdctl'), etcdctlShim(inv), { mode: 0o755 });
-        writeFileSync(join(bin, 'hardwire'), hardwireShim(inv, cliArgs), { mode: 0o755 });
-        try {
-          const r = await run('bash', ['--noprofile', '--norc'], {
-            step: 'learn',
-            cwd,
-            input: `exec 2>&1\n${script(lines)}kill $(jobs -p) 2>/dev/null; wait 2>/dev/null; exit 0\n`,
-            env: {
-              PATH: `${dirname(kubectlPath())}:${bin}:/usr/local/bin:/usr/bin:/bin`,
-              HOME: process.env.HOME ?? '/root',
-              KUBECONFIG: kubeconfig,
-            },
-            timeoutMs: 600_000,
-            tailOf: 'all',
-          });
-          return splitTyped(lines, r.stdout);
-        } finally {
-          rmSync(cwd, { recursive: true, force: true });
-        }
-      },
+      cliArgs,
+      sh: shell(inv, kubeconfig, cliArgs),
       async api(method, path, body, contentType) {
         const r = await kubeRequest(creds, method, path, {
           ...(body === undefined ? {} : { body: body as object }),
@@ -186,18 +229,7 @@ export async function withLearnEnv<T>(
         }
         return { status: r.status, json: json as never };
       },
-      async audit(needle) {
-        const events: AuditEvent[] = [];
-        for (const h of inv.controlPlaneHosts) {
-          const r = await session(ctx, h.name).exec(
-            ['grep', '-h', '-F', '-r', '--', needle, AUDIT_LOG_DIR],
-            { allowFail: true, timeoutMs: 30_000 },
-          );
-          for (const l of r.stdout.split('\n'))
-            if (l.startsWith('{')) events.push(JSON.parse(l) as AuditEvent);
-        }
-        return events.sort((a, b) => a.stageTimestamp.localeCompare(b.stageTimestamp));
-      },
+      audit: auditReader(inv, ctx, []),
       async etcdctl(args) {
         const h = inv.etcdHosts[0]!;
         const r = await session(ctx, h.name).exec(etcdctlArgv(inv, ...args), {

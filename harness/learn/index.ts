@@ -45,7 +45,12 @@ export interface DemoResult extends CheckResult {
 
 /** The running version's citations, with where each was looked for. */
 export function citations(e: Exercise, running: string) {
-  return e.cites.map((c) => ({ ...citeAt(c, running), holds: c.holds, why: c.why }));
+  return e.cites.map((c) => ({
+    ...citeAt(c, running),
+    holds: c.holds,
+    why: c.why,
+    ...(c.live ? { live: true } : {}),
+  }));
 }
 
 export async function check(env: LearnEnv, e: Exercise): Promise<CheckResult> {

@@ -4,7 +4,7 @@
 // FlowSchema that classified one's own request. `etcdctl` is the first etcd host's (env.ts).
 // A compaction on the lab is safe to repeat: each run compacts at a revision its own write made,
 // newer than any before, and bumps compact_rev_key first so the apiservers' compactors stand down.
-import { APISERVER } from './cites.ts';
+import { APISERVER, live } from './cites.ts';
 import { core, expectThat, getObj, recorded, requested, type AuditDetail } from './read.ts';
 import type { Exercise, LearnEnv } from './types.ts';
 import { PAST_THE_WINDOW, PROXY } from './lines.ts';
@@ -77,11 +77,13 @@ export const MODULE_3_5: Exercise[] = [
       "etcd still holds: the two numbers are the cache's wording, and a watch never reads etcd's history.",
     ],
     cites: [
-      APISERVER(
-        'pkg/storage/cacher/watch_cache.go',
-        917,
-        'too old resource version: %d (%d)',
-        "the watch cache refuses an RV older than its window, and names the window's start",
+      live(
+        APISERVER(
+          'pkg/storage/cacher/watch_cache.go',
+          917,
+          'too old resource version: %d (%d)',
+          "the watch cache refuses an RV older than its window, and names the window's start",
+        ),
       ),
       APISERVER(
         'pkg/storage/cacher/watch_cache.go',
@@ -175,10 +177,26 @@ export const MODULE_3_5: Exercise[] = [
         'The resourceVersion for the provided list is too old.',
         'the wording a list gets from etcd at a compacted revision',
       ),
+      live(
+        APISERVER(
+          'pkg/storage/etcd3/errors.go',
+          72,
+          'return errors.NewResourceExpired(expired)',
+          "etcd answered ErrCompacted: the 410 with that wording is made here (store.go's GetList calls it)",
+        ),
+      ),
+      live(
+        APISERVER(
+          'pkg/storage/cacher/delegator.go',
+          190,
+          'return c.storage.GetList(ctx, key, opts, listObj)',
+          "the cache holds no snapshot at that RV any more (cacher.go's shouldDelegateExactRV), so the list is sent to etcd",
+        ),
+      ),
       APISERVER(
         'pkg/storage/cacher/watch_cache.go',
         610,
-        'too old resource version: %d',
+        'errors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", resourceVersion))',
         "the cache's own wording for an exact-RV list it has no snapshot for...",
       ),
       APISERVER(

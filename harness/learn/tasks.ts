@@ -2,7 +2,7 @@
 // `kubectl proxy`, in the namespace api-lab, with the images named busybox and nginx. Each check reads
 // the object itself, or the apiserver's audit log for the request the learner made and how it was
 // answered (the audit policy records every request's verb, URI, user agent and status).
-import { APIMACHINERY, APISERVER, APIEXTENSIONS, KUBERNETES } from './cites.ts';
+import { APIMACHINERY, APISERVER, APIEXTENSIONS, KUBERNETES, live } from './cites.ts';
 import { apps, core, expectThat, getObj, matches, requested, type Obj } from './read.ts';
 import type { Exercise, Findings, LearnEnv } from './types.ts';
 import { PAST_THE_WINDOW, PROXY } from './lines.ts';
@@ -291,11 +291,13 @@ const level2: Exercise[] = [
       '"too old resource version: 1 (N)", N the oldest the watch cache still holds.',
     ],
     cites: [
-      APISERVER(
-        'pkg/storage/cacher/watch_cache.go',
-        917,
-        'too old resource version: %d (%d)',
-        'the watch cache refuses an RV older than its window',
+      live(
+        APISERVER(
+          'pkg/storage/cacher/watch_cache.go',
+          917,
+          'too old resource version: %d (%d)',
+          'the watch cache refuses an RV older than its window',
+        ),
       ),
       APIMACHINERY(
         'pkg/api/errors/errors.go',

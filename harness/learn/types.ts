@@ -12,6 +12,8 @@ export interface Cite {
   site: SourceSite;
   holds: string;
   why: string;
+  /** A tracepoint can show the line running: `learn ID --demo --live` sets one there. */
+  live?: boolean;
 }
 
 /** One command's run: the line as typed, its exit code and what it printed (stdout and stderr). */
@@ -46,6 +48,8 @@ export interface LearnEnv {
   kubeconfig: string;
   /** The namespace of the task list. */
   ns: string;
+  /** Options that reach the same cluster, for the demo's `hardwire` (--inventory, --state-dir, ...). */
+  cliArgs: readonly string[];
   /** Runs the lines in one bash, as typed, with kubectl on PATH and KUBECONFIG set; never throws on a line's exit code. */
   sh(lines: readonly string[]): Promise<Typed[]>;
   /** GET (or another verb) against the apiserver as the admin, parsed; status kept. */

@@ -8,7 +8,7 @@ import { UNIT_DIR } from '../../lib/constants.ts';
 import type { Logger } from '../../lib/log.ts';
 import { execStartArgv } from '../planes/normalize.ts';
 import type { DlvClient } from '../delve/rpc.ts';
-import { connectDlv, unitProperties } from '../delve/connect.ts';
+import { connectDlv, delveUnitArgv, unitProperties } from '../delve/connect.ts';
 import { setTracepoints, traceUntil, type TraceOutcome } from './trace.ts';
 import type { GuardProbe } from './guards.ts';
 import type { TraceSite } from './sites.ts';
@@ -110,24 +110,14 @@ export async function proveOnHost(
     const socket = `${dir}/${DLV_DIR}/dlv.sock`;
     await sh(
       s,
-      [
-        'systemd-run',
-        `--unit=${debugUnit}`,
-        '--collect',
-        '--quiet',
-        ...props,
-        `--setenv=XDG_CONFIG_HOME=${dir}/${DLV_DIR}`,
-        '--',
-        `${dir}/dlv`,
-        'exec',
-        '--headless',
-        `--listen=unix:${socket}`,
-        '--api-version=2',
-        '--check-go-version=false',
-        `${dir}/${run.component}`,
-        '--',
-        ...argv.slice(1),
-      ],
+      delveUnitArgv({
+        unit: debugUnit,
+        props,
+        configDir: `${dir}/${DLV_DIR}`,
+        dlv: `${dir}/dlv`,
+        socket,
+        argv: [`${dir}/${run.component}`, ...argv.slice(1)],
+      }),
       'start delve',
     );
     client = await connectDlv(s, socket, Date.now() + 180_000); // kube-apiserver's DWARF takes longest to load

@@ -8,6 +8,7 @@ import {
   type ReadSite,
 } from '../../core/flags/map.ts';
 import { guardProbes, type GuardProbe } from './guards.ts';
+import { namer, type BinaryVersions } from '../delve/modules.ts';
 
 export interface PassedFlag {
   name: string;
@@ -59,16 +60,6 @@ export function valueExpr(site: ReadSite): string | undefined {
     .map((m) => m[1]!)
     .filter((e) => !e.startsWith('out.'));
   return found.at(-1);
-}
-
-type BinaryVersions = Map<string, { cache: string; binary: string }>;
-
-/** `module@version/file` as the debug build's DWARF names it. */
-function namer(binary: BinaryVersions) {
-  return (module: string, version: string, file: string) => {
-    const b = binary.get(module);
-    return `${module}@${b && b.cache === version ? b.binary : version}/${file}`;
-  };
 }
 
 /** The probes for the guards of every site the plans trace (guards.ts). */

@@ -2,7 +2,8 @@
 // and those of the goroutines that started it (while they hold apiserver frames: the HTTP
 // server's accept loop above them is not this request's), then continue. When kubectl has
 // exited, halt. delve's replies are kept verbatim in each hit.
-import type { DlvClient, DlvFrame, DlvState } from '../delve/rpc.ts';
+import type { DlvClient, DlvFrame } from '../delve/rpc.ts';
+import { continueWhile } from '../delve/continue.ts';
 import type { Sink } from './sinks.ts';
 import type { Frame, GoroutineStack, Hit } from './stages.ts';
 
@@ -14,7 +15,6 @@ export interface Kubectl {
 
 const DEPTH = 200;
 const ANCESTORS = 10;
-const HALT_MS = 60_000;
 
 const frames = (locs: DlvFrame[] | null): Frame[] =>
   (locs ?? [])
@@ -50,55 +50,6 @@ async function hitAt(
     chain,
     raw: { stop, ancestors: anc.raw, stacks },
   };
-}
-
-/**
- * Continues the debuggee while `work` runs, handing each stop to `onStop`, then halts it. Halting is
- * repeated until the loop, between two continues, sees that the work is done. Throws if the
- * debuggee exited; `alive` tells the work so, for it to stop waiting.
- */
-export async function continueWhile<T>(
-  c: DlvClient,
-  work: (alive: () => boolean) => Promise<T>,
-  onStop: (state: DlvState, raw: string) => Promise<void>,
-): Promise<T> {
-  let done = false;
-  let exited: number | undefined;
-  const loop = (async () => {
-    while (!done) {
-      const { state, raw } = await c.commandRaw('continue');
-      if (state.exited) {
-        exited = state.exitStatus;
-        break;
-      }
-      await onStop(state, raw);
-    }
-  })().finally(() => {
-    done = true;
-  });
-  let ended = false;
-  void loop.then(
-    () => {
-      ended = true;
-    },
-    () => {
-      ended = true;
-    },
-  );
-  const result = await work(() => exited === undefined).finally(() => {
-    done = true;
-  });
-  const haltBy = Date.now() + HALT_MS;
-  while (!ended) {
-    if (Date.now() > haltBy)
-      throw new Error(`delve did not halt the debug kube-apiserver in ${HALT_MS / 1000}s`);
-    await c.command('halt').catch(() => undefined);
-    await Promise.race([loop.catch(() => undefined), new Promise((res) => setTimeout(res, 1000))]);
-  }
-  await loop;
-  if (exited !== undefined)
-    throw new Error(`the debug kube-apiserver exited with ${exited} under delve`);
-  return result;
 }
 
 export async function recordHits(

@@ -14,10 +14,14 @@ export async function forwardLocal(s: Session, remotePort: number): Promise<Forw
     s.openLocalPort(remotePort).then(
       (ch) => {
         sock.pipe(ch).pipe(sock);
+        // ssh2 emits a forwarded channel's close (which frees its session slot) only once its
+        // readable side has ended: unpiped from a closed socket, it must be drained to get there.
         const end = () => {
           sock.destroy();
           ch.destroy();
+          ch.resume();
         };
+        if (sock.destroyed) end();
         sock.on('error', end);
         ch.on('error', end);
         sock.on('close', end);
