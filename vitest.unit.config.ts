@@ -12,6 +12,7 @@ export const UNIT_TESTS = [
   'test/arch.test.ts',
   'test/learn-cites.test.ts',
   'test/learn-live.test.ts',
+  'test/learn-shims.test.ts',
   'test/cache-verified.test.ts',
   'test/compare-ttfp.test.ts',
   'test/compare-proc-tree.test.ts',

@@ -126,7 +126,7 @@ ${hosts.join('\n')}
     *) echo "hardwire lab ssh: no host $host in the inventory" >&2; exit 1 ;;
   esac
 fi
-exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), ...cli])} "$@" ${shJoin([...cliArgs])}
+exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), ...cli])} "$@"${cliArgs.length ? ` ${shJoin([...cliArgs])}` : ''}
 `;
 }
 
