@@ -9,14 +9,15 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { hardwireShim } from '../harness/learn/env.ts';
 import type { Inventory } from '../core/inventory/load.ts';
 import { run } from '../lib/proc.ts';
+import { defaultStateDir } from '../lib/paths.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'hwtest-shims-'));
-const echoArgv = (name: string) => {
-  writeFileSync(join(dir, name), `#!/bin/bash\nprintf '%s\\n' "${name}" "$@"\n`);
+const echoArgv = (name: string, env = '') => {
+  writeFileSync(join(dir, name), `#!/bin/bash\nprintf '%s\\n' ${env}"${name}" "$@"\n`);
   chmodSync(join(dir, name), 0o755);
 };
 echoArgv('ssh');
-echoArgv('fake-node');
+echoArgv('fake-node', '"state=$HARDWIRE_STATE" ');
 
 const host = (name: string, address: string) => ({
   name,
@@ -47,15 +48,22 @@ async function shim(cliArgs: string[], args: string[]) {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the demo's hardwire", () => {
-  it('runs this CLI with no options added when the run was given none', async () => {
+  it('runs this CLI with no options added when the run was given none, its state dir absolute', async () => {
     const r = await shim([], ['trace', 'apply', '--capstone']);
     expect(r.code).toBe(0);
-    expect(r.lines).toEqual(['fake-node', '/repo/cli/hardwire.ts', 'trace', 'apply', '--capstone']);
+    expect(r.lines).toEqual([
+      `state=${defaultStateDir()}`,
+      'fake-node',
+      '/repo/cli/hardwire.ts',
+      'trace',
+      'apply',
+      '--capstone',
+    ]);
   });
 
   it("adds the run's options after the command's", async () => {
     const r = await shim(['--inventory', '/x/inv.yaml'], ['learn', '0.1']);
-    expect(r.lines.slice(2)).toEqual(['learn', '0.1', '--inventory', '/x/inv.yaml']);
+    expect(r.lines.slice(3)).toEqual(['learn', '0.1', '--inventory', '/x/inv.yaml']);
   });
 
   it('sends lab ssh HOST -- CMD to that host over OpenSSH, host keys pinned', async () => {

@@ -16,7 +16,7 @@ import { etcdctlArgv } from '../../core/gates/etcd.ts';
 import { kubectlPath } from '../../core/components/binaries/cache.ts';
 import { sshAddressOf } from '../../core/transport/session.ts';
 import { parseProxyJump } from '../../core/transport/dial.ts';
-import { expandHome } from '../../lib/paths.ts';
+import { defaultStateDir, expandHome } from '../../lib/paths.ts';
 import { shJoin, shQuote } from '../../lib/quote.ts';
 import { withConnected, type Connection } from '../drills/index.ts';
 import type { AuditEvent, LearnEnv, Typed } from './types.ts';
@@ -112,7 +112,9 @@ export function hardwireShim(
   cliArgs: readonly string[],
   cli: readonly string[] = [process.execPath, process.argv[1]!],
 ): string {
-  const state = process.env.HARDWIRE_STATE;
+  // Absolute: the demo's bash runs in a scratch directory, where the default .hardwire is not.
+  const state = defaultStateDir();
+  const cache = process.env.HARDWIRE_CACHE;
   const hosts = inv.hosts.map((h) => {
     const to = sshTo(inv, h);
     return `    ${shQuote(h.name)}) ${'ssh' in to ? `exec ${to.ssh} "$@"` : `echo ${shQuote(`hardwire lab ssh: ${to.why}`)} >&2; exit 1`} ;;`;
@@ -126,7 +128,7 @@ ${hosts.join('\n')}
     *) echo "hardwire lab ssh: no host $host in the inventory" >&2; exit 1 ;;
   esac
 fi
-exec ${shJoin(['env', ...(state ? [`HARDWIRE_STATE=${state}`] : []), ...cli])} "$@"${cliArgs.length ? ` ${shJoin([...cliArgs])}` : ''}
+exec ${shJoin(['env', `HARDWIRE_STATE=${state}`, ...(cache ? [`HARDWIRE_CACHE=${cache}`] : []), ...cli])} "$@"${cliArgs.length ? ` ${shJoin([...cliArgs])}` : ''}
 `;
 }
 
