@@ -16,15 +16,20 @@ import type { Cite } from '../harness/learn/types.ts';
 const name = namer(new Map());
 
 describe('learn --live', () => {
-  it('marks the lines that make "too old resource version": 2.1, 3.5a and 3.5b, and no others', () => {
+  it('marks the lines that make "too old resource version" (2.1, 3.5a, 3.5b) and a CRD\'s storage (3.4c), and no others', () => {
     expect(EXERCISES.filter((e) => liveCites([e]).length > 0).map((e) => e.id)).toEqual([
       '2.1',
+      '3.4c',
       '3.5a',
       '3.5b',
     ]);
     const at = (id: string) =>
       liveCites([exercise(id)]).map((c) => `${c.site.file}:${c.site.line}`);
     expect(at('2.1')).toEqual(['pkg/storage/cacher/watch_cache.go:917']);
+    expect(at('3.4c')).toEqual([
+      'pkg/apiserver/customresource_handler.go:855',
+      'pkg/apiserver/customresource_handler.go:513',
+    ]);
     expect(at('3.5a')).toEqual(['pkg/storage/cacher/watch_cache.go:917']);
     expect(at('3.5b')).toEqual([
       'pkg/storage/etcd3/errors.go:72',

@@ -61,3 +61,10 @@ export function namer(binary: BinaryVersions) {
     return `${module}@${b && b.cache === version ? b.binary : version}/${file}`;
   };
 }
+
+/** A file as delve names it (`module@v0.0.0/path` for a replaced module) at the version the build compiled. */
+export function compiledFile(file: string, replaced: Map<string, string>): string {
+  const m = /^(.+?)@(v[^/]+)\/(.+)$/.exec(file);
+  const v = m && replaced.get(m[1]!);
+  return m && v ? `${m[1]}@${v}/${m[3]}` : file;
+}

@@ -3,7 +3,7 @@
 // where a CRD's REST storage comes from at runtime (built on demand from the CRD object, dropped on
 // each spec change); and a path under /apis served by another process, metrics-server, through the
 // v1beta1.metrics.k8s.io APIService. `etcdctl` is the first etcd host's (env.ts).
-import { APIEXTENSIONS, APISERVER, citeIn } from './cites.ts';
+import { APIEXTENSIONS, APISERVER, citeIn, live } from './cites.ts';
 import { STAGING_VERSION } from '../drills/index.ts';
 import { expectThat, getObj, recorded, type AuditDetail, type Obj } from './read.ts';
 import type { AuditEvent, Exercise, Findings, LearnEnv } from './types.ts';
@@ -380,17 +380,21 @@ export const MODULE_3_4: Exercise[] = [
         'func (r *crdHandler) getOrCreateServingInfoFor(uid types.UID, name string) (*crdInfo, error) {',
         "the storage map is keyed by the CRD's uid; missing, it is built from the CRD in the lister",
       ),
-      APIEXTENSIONS(
-        'pkg/apiserver/customresource_handler.go',
-        855,
-        'storages[v.Name], err = customresource.NewStorage(',
-        'a REST storage per version, each with its own watch cache (the Cacher)',
+      live(
+        APIEXTENSIONS(
+          'pkg/apiserver/customresource_handler.go',
+          855,
+          'storages[v.Name], err = customresource.NewStorage(',
+          'a REST storage per version, each with its own watch cache (the Cacher)',
+        ),
       ),
-      APIEXTENSIONS(
-        'pkg/apiserver/customresource_handler.go',
-        513,
-        'r.removeStorage_locked(newCRD.UID)',
-        'a CRD update that changes the spec drops the storage; the next request builds it anew',
+      live(
+        APIEXTENSIONS(
+          'pkg/apiserver/customresource_handler.go',
+          513,
+          'r.removeStorage_locked(newCRD.UID)',
+          'a CRD update that changes the spec drops the storage; the next request builds it anew',
+        ),
       ),
       APIEXTENSIONS(
         'pkg/controller/status/naming_controller.go',

@@ -5,6 +5,7 @@
 // filter the chain runs is a stage because it is on the stack.
 import type { SinkId } from './sinks.ts';
 import { CHAIN_ADMIT, CHAIN_VALIDATE, ETCD_TXN, STORAGE_CREATE } from './sinks.ts';
+import { compiledFile } from '../delve/modules.ts';
 
 export interface Frame {
   function: string;
@@ -108,16 +109,11 @@ export function sourceUrl(
  * `raw` keeps delve's replies verbatim.
  */
 export function atCompiledVersions(hits: Hit[], replaced: Map<string, string>): Hit[] {
-  const file = (f: string) => {
-    const m = moduleFile(f);
-    const v = m && replaced.get(m.module);
-    return m && v ? `${m.module}@${v}/${m.path}` : f;
-  };
   return hits.map((h) => ({
     ...h,
     chain: h.chain.map((c) => ({
       ...c,
-      frames: c.frames.map((f) => ({ ...f, file: file(f.file) })),
+      frames: c.frames.map((f) => ({ ...f, file: compiledFile(f.file, replaced) })),
     })),
   }));
 }
