@@ -447,7 +447,7 @@ describe('hardwire learn: the task list as written, on a workers lab (issue 44)'
     }
   });
 
-  it('--demo --live: "too old resource version" from both causes, each emitting line seen live by a tracepoint on a debug apiserver, which is gone after', async () => {
+  it('--demo --live: "too old resource version" from both causes, and a CRD\'s storage built and dropped, each line seen live by a tracepoint on a debug apiserver, which is gone after', async () => {
     const ids = EXERCISES.filter((e) => e.cites.some((c) => c.live)).map((e) => e.id);
     expect(ids).toEqual(['2.1', '3.4c', '3.5a', '3.5b']);
     // The namespace the typed commands made, so this case also runs alone (-t).
