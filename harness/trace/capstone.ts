@@ -7,7 +7,7 @@
 import { InputError, StepError } from '../../lib/errors.ts';
 import type { RunResult } from '../../lib/proc.ts';
 import type { TraceObject } from './object.ts';
-import type { Hit, Stage } from './stages.ts';
+import { storageCreateHit, type Hit, type Stage } from './stages.ts';
 import { WEBHOOK_SINKS } from './webhook.ts';
 
 export const CAPSTONE_NS = 'api-lab';
@@ -80,9 +80,7 @@ export async function capstoneOnCluster(k: RunKubectl): Promise<void> {
 
 /** The create's hits: on the goroutine whose store.Create wrote the key, and on goroutines it started (the validating dispatcher's). */
 export function capstoneRequestHits(hits: Hit[], name: string, namespace: string): Hit[] {
-  const create = hits.find(
-    (h) => h.sink === 'storage-create' && h.key?.endsWith(`/${namespace}/${name}`),
-  );
+  const create = storageCreateHit(hits, name, namespace);
   if (!create) return [];
   return hits.filter((h) => h.chain.some((c) => c.goroutine === create.goroutine));
 }

@@ -194,12 +194,13 @@ export async function traceApply(
   let stages: Stage[];
   let webhook: WebhookTrace | undefined;
   let capstone: CapstoneTrace | undefined;
+  // Every create but --webhook-reject's must succeed.
+  if (!armed && out.kubectl.code !== 0)
+    throw new StepError(
+      'trace apply',
+      `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`,
+    );
   if (opts.capstone) {
-    if (out.kubectl.code !== 0)
-      throw new StepError(
-        'trace apply',
-        `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`,
-      );
     hits = capstoneRequestHits(out.hits, obj.name, obj.namespace!);
     if (!hits.length)
       throw new StepError(
@@ -236,11 +237,6 @@ export async function traceApply(
       serverLog,
     };
   } else {
-    if (out.kubectl.code !== 0)
-      throw new StepError(
-        'trace apply',
-        `${out.kubectl.command} exited ${out.kubectl.code}: ${out.kubectl.output}`,
-      );
     hits = requestHits(out.hits, obj.name, obj.namespace);
     if (!hits.length)
       throw new StepError(

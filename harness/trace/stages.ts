@@ -118,10 +118,19 @@ export function atCompiledVersions(hits: Hit[], replaced: Map<string, string>): 
   }));
 }
 
+/** The stop at etcd3 store.Create that wrote the object's key. */
+export function storageCreateHit(
+  hits: Hit[],
+  name: string,
+  namespace: string | undefined,
+): Hit | undefined {
+  const suffix = namespace ? `/${namespace}/${name}` : `/${name}`;
+  return hits.find((h) => h.sink === 'storage-create' && h.key?.endsWith(suffix));
+}
+
 /** This request's hits: those of the goroutine whose storage create wrote the object's key. */
 export function requestHits(hits: Hit[], name: string, namespace: string | undefined): Hit[] {
-  const suffix = namespace ? `/${namespace}/${name}` : `/${name}`;
-  const create = hits.find((h) => h.sink === 'storage-create' && h.key?.endsWith(suffix));
+  const create = storageCreateHit(hits, name, namespace);
   return create ? hits.filter((h) => h.goroutine === create.goroutine) : [];
 }
 

@@ -118,6 +118,25 @@ export async function remote(s: Session, argv: string[]): Promise<string> {
   return (await s.exec(argv, { allowFail: true })).stdout.trim();
 }
 
+/**
+ * After a debug kube-apiserver ran beside the unit (trace apply, learn --live): the unit still
+ * active on `host`, the debug unit not, and no scratch directory of it left.
+ */
+export async function expectDebugApiserverGone(lab: TestLab, host: string): Promise<void> {
+  const s = await lab.ssh(host);
+  try {
+    expect(await remote(s, ['systemctl', 'is-active', 'kube-apiserver.service'])).toBe('active');
+    expect(
+      await remote(s, ['systemctl', 'is-active', 'hardwire-trace-kube-apiserver.service']),
+    ).not.toBe('active');
+    expect(
+      await remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-trace.* 2>/dev/null || true']),
+    ).toBe('');
+  } finally {
+    await s.close();
+  }
+}
+
 export interface WiredLab {
   lab: TestLab;
   inv: string;

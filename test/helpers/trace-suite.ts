@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hardwire } from './cli.ts';
-import { remote, type WiredLab } from './lab.ts';
+import { expectDebugApiserverGone, type WiredLab } from './lab.ts';
 import { withPage } from './chromium.ts';
 import { kubectlPath } from '../../core/components/binaries/cache.ts';
 import { loadInventory } from '../../core/inventory/load.ts';
@@ -195,20 +195,7 @@ export function traceSuite(lab: () => WiredLab): void {
           kubectl(['get', 'configmap', 'traced', '-n', NS, '-o', 'jsonpath={.data.stage}']),
         ).toBe('one');
         expect(kubectl(['get', '--raw', '/readyz'])).toBe('ok');
-        const s = await w.lab.ssh(w.lab.info.hosts[0]!.name);
-        try {
-          expect(await remote(s, ['systemctl', 'is-active', 'kube-apiserver.service'])).toBe(
-            'active',
-          );
-          expect(
-            await remote(s, ['systemctl', 'is-active', 'hardwire-trace-kube-apiserver.service']),
-          ).not.toBe('active');
-          expect(
-            await remote(s, ['sh', '-c', 'ls -d /var/tmp/hardwire-trace.* 2>/dev/null || true']),
-          ).toBe('');
-        } finally {
-          await s.close();
-        }
+        await expectDebugApiserverGone(w.lab, w.lab.info.hosts[0]!.name);
       },
       TRACE_MS,
     );
